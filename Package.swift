@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "tenbin",
+    products: [
+        .executable(name: "tenbin", targets: ["tenbin"]),
+        .library(name: "TenbinKit", targets: ["TenbinKit"]),
+    ],
+    targets: [
+        // C libraries, each behind its own module. Only the wrapper folder imports it.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto"),
+        // libjpeg and libpng report errors with setjmp/longjmp, which must never cross a
+        // Swift frame, so every call into them lives in this C target.
+        .target(
+            name: "CImageCodec",
+            path: "Sources/CImageCodec",
+            cSettings: [.unsafeFlags(["-O2"])],
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
+        ),
+        .target(
+            name: "TenbinKit",
+            dependencies: ["CSQLite", "CCrypto", "CImageCodec"],
+            path: "Sources/TenbinKit"
+        ),
+        .executableTarget(
+            name: "tenbin",
+            dependencies: ["TenbinKit"],
+            path: "Sources/tenbin"
+        ),
+        .testTarget(
+            name: "TenbinKitTests",
+            dependencies: ["TenbinKit"],
+            path: "Tests/TenbinKitTests"
+        ),
+        .testTarget(
+            name: "TenbinEndToEndTests",
+            dependencies: ["tenbin"],
+            path: "Tests/TenbinEndToEndTests"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,90 @@
+#ifndef TENBIN_CIMAGECODEC_H
+#define TENBIN_CIMAGECODEC_H
+
+// The only place tenbin calls libjpeg and libpng. Both libraries report fatal errors by
+// calling a handler that must not return, which in practice means setjmp/longjmp; a longjmp
+// across Swift frames is undefined behaviour, so each entry point below sets its own jump
+// target, does the whole operation in C, and returns a status code with a message instead.
+//
+// Every function returns 0 on success and -1 on failure, with a NUL-terminated reason in
+// `error` (at most TB_ERROR_CAPACITY bytes, including the NUL).
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TB_ERROR_CAPACITY 200
+
+/// What a JPEG's header says, read without decoding any pixel.
+typedef struct {
+    int width;
+    int height;
+    /// Components in the file: 1 (gray), 3 (YCbCr/RGB) or 4 (CMYK/YCCK).
+    int components;
+    /// 1 when the file is progressive.
+    int progressive;
+    /// Bytes of the EXIF APP1 payload copied into the caller's buffer (0 when none).
+    size_t exif_length;
+} tb_jpeg_header;
+
+/// What a PNG's header says, read without decoding any pixel.
+typedef struct {
+    int width;
+    int height;
+    int bit_depth;
+    /// PNG colour type: 0 gray, 2 RGB, 3 palette, 4 gray+alpha, 6 RGBA.
+    int color_type;
+    int interlaced;
+    /// 1 when the file has a tRNS chunk.
+    int has_trns;
+} tb_png_header;
+
+/// Decoded 8-bit pixels, rows packed (stride = width * channels). `pixels` is owned by the
+/// caller and released with tb_free.
+typedef struct {
+    uint8_t *pixels;
+    int width;
+    int height;
+    /// 1 gray, 3 RGB, 4 RGBA.
+    int channels;
+} tb_image;
+
+/// Encoded bytes owned by the caller and released with tb_free.
+typedef struct {
+    uint8_t *bytes;
+    size_t length;
+} tb_buffer;
+
+/// Frees memory handed out by this module (pixels and encoded bytes are malloc'ed in C).
+void tb_free(void *pointer);
+
+/// Reads the JPEG header and copies the EXIF APP1 payload (after "Exif\0\0") into `exif`,
+/// truncated to `exif_capacity`.
+int tb_jpeg_read_header(const uint8_t *data, size_t size, tb_jpeg_header *header,
+                        uint8_t *exif, size_t exif_capacity, char *error);
+
+/// Decodes a JPEG scaled by scale_num/8 (libjpeg's shrink-on-load: 1, 2, 4 or 8 for
+/// 1/8 … 1/1) into gray or RGB. CMYK and YCCK files are converted to RGB here, honouring
+/// the Adobe marker's inverted storage. A truncated file is an error.
+int tb_jpeg_decode(const uint8_t *data, size_t size, int scale_num, tb_image *image,
+                   char *error);
+
+/// Encodes gray (1) or RGB (3) pixels as a baseline JPEG with 4:2:0 chroma at `quality`.
+/// Nothing but the JFIF header is written: no EXIF, ICC or comment.
+int tb_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, int quality,
+                   tb_buffer *output, char *error);
+
+/// Reads the PNG signature and IHDR (and whether tRNS exists) without decoding pixels.
+int tb_png_read_header(const uint8_t *data, size_t size, tb_png_header *header, char *error);
+
+/// Decodes a PNG of any colour type, bit depth or interlace into 8-bit gray, RGB or RGBA
+/// (palette and tRNS expanded, 16-bit scaled, gray with alpha widened to RGBA). Ancillary
+/// chunk problems (an incorrect sRGB profile, a bad ancillary CRC) are only warnings; a
+/// truncated file or a bad critical-chunk CRC is an error.
+int tb_png_decode(const uint8_t *data, size_t size, tb_image *image, char *error);
+
+/// Encodes gray (1), RGB (3) or RGBA (4) 8-bit pixels as a non-interlaced PNG with no
+/// ancillary chunks. The output depends only on the pixels.
+int tb_png_encode(const uint8_t *pixels, int width, int height, int channels,
+                  tb_buffer *output, char *error);
+
+#endif

@@ -1,0 +1,212 @@
+// libjpeg-turbo entry points. Each function owns its setjmp target: libjpeg's error_exit
+// must not return, and longjmp must not cross a Swift frame, so errors stop here and come
+// back to Swift as -1 plus a message.
+
+#include "CImageCodec.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
+
+void tb_free(void *pointer) { free(pointer); }
+
+typedef struct {
+    struct jpeg_error_mgr base;
+    jmp_buf jump;
+    char *error;
+} tb_jpeg_error;
+
+// Formats libjpeg's message into the caller's buffer and jumps back to the entry point.
+static void tb_jpeg_error_exit(j_common_ptr cinfo) {
+    tb_jpeg_error *err = (tb_jpeg_error *)cinfo->err;
+    char message[JMSG_LENGTH_MAX];
+    (*cinfo->err->format_message)(cinfo, message);
+    snprintf(err->error, TB_ERROR_CAPACITY, "%s", message);
+    longjmp(err->jump, 1);
+}
+
+// libjpeg reports a truncated file only as a warning and fills the rest with gray; a
+// truncated upload must be refused, so that one warning becomes an error. Other warnings
+// (extraneous bytes before a marker, common in real cameras' files) are tolerated.
+static void tb_jpeg_emit_message(j_common_ptr cinfo, int level) {
+    if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF) {
+        tb_jpeg_error *err = (tb_jpeg_error *)cinfo->err;
+        snprintf(err->error, TB_ERROR_CAPACITY, "the file is truncated (premature end of JPEG data)");
+        longjmp(err->jump, 1);
+    }
+}
+
+static void tb_jpeg_install_errors(j_common_ptr cinfo, tb_jpeg_error *err, char *error) {
+    cinfo->err = jpeg_std_error(&err->base);
+    err->base.error_exit = tb_jpeg_error_exit;
+    err->base.emit_message = tb_jpeg_emit_message;
+    err->error = error;
+    error[0] = 0;
+}
+
+static const uint8_t exif_signature[6] = {'E', 'x', 'i', 'f', 0, 0};
+
+int tb_jpeg_read_header(const uint8_t *data, size_t size, tb_jpeg_header *header,
+                        uint8_t *exif, size_t exif_capacity, char *error) {
+    struct jpeg_decompress_struct cinfo;
+    tb_jpeg_error err;
+    tb_jpeg_install_errors((j_common_ptr)&cinfo, &err, error);
+    if (setjmp(err.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)size);
+    jpeg_save_markers(&cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_read_header(&cinfo, TRUE);
+
+    memset(header, 0, sizeof(*header));
+    header->width = (int)cinfo.image_width;
+    header->height = (int)cinfo.image_height;
+    header->components = cinfo.num_components;
+    header->progressive = cinfo.progressive_mode ? 1 : 0;
+    for (jpeg_saved_marker_ptr m = cinfo.marker_list; m != NULL; m = m->next) {
+        if (m->marker != JPEG_APP0 + 1 || m->data_length < sizeof(exif_signature)) continue;
+        if (memcmp(m->data, exif_signature, sizeof(exif_signature)) != 0) continue;
+        size_t length = m->data_length - sizeof(exif_signature);
+        if (length > exif_capacity) length = exif_capacity;
+        memcpy(exif, m->data + sizeof(exif_signature), length);
+        header->exif_length = length;
+        break;
+    }
+    jpeg_destroy_decompress(&cinfo);
+    return 0;
+}
+
+// Converts one row of CMYK samples to RGB in place order (4 bytes in, 3 out). Adobe
+// applications store CMYK inverted (0 = full ink); libjpeg passes that through untouched.
+static void tb_cmyk_row_to_rgb(const JSAMPLE *in, uint8_t *out, JDIMENSION width, int inverted) {
+    for (JDIMENSION x = 0; x < width; x++) {
+        unsigned c = in[0], m = in[1], y = in[2], k = in[3];
+        if (!inverted) {
+            c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k;
+        }
+        // With inverted storage, each channel already holds (255 - ink).
+        out[0] = (uint8_t)((c * k + 127) / 255);
+        out[1] = (uint8_t)((m * k + 127) / 255);
+        out[2] = (uint8_t)((y * k + 127) / 255);
+        in += 4;
+        out += 3;
+    }
+}
+
+int tb_jpeg_decode(const uint8_t *data, size_t size, int scale_num, tb_image *image,
+                   char *error) {
+    struct jpeg_decompress_struct cinfo;
+    tb_jpeg_error err;
+    // Locals changed after setjmp and read after longjmp must be volatile.
+    uint8_t *volatile pixels = NULL;
+    JSAMPLE *volatile row = NULL;
+    tb_jpeg_install_errors((j_common_ptr)&cinfo, &err, error);
+    if (setjmp(err.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        free(pixels);
+        free(row);
+        return -1;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)size);
+    jpeg_save_markers(&cinfo, JPEG_APP0 + 14, 0xFFFF);
+    jpeg_read_header(&cinfo, TRUE);
+
+    int cmyk = 0;
+    switch (cinfo.jpeg_color_space) {
+    case JCS_GRAYSCALE:
+        cinfo.out_color_space = JCS_GRAYSCALE;
+        break;
+    case JCS_CMYK:
+    case JCS_YCCK:
+        cinfo.out_color_space = JCS_CMYK;
+        cmyk = 1;
+        break;
+    default:
+        cinfo.out_color_space = JCS_RGB;
+        break;
+    }
+    cinfo.scale_num = (unsigned)scale_num;
+    cinfo.scale_denom = 8;
+    jpeg_start_decompress(&cinfo);
+
+    const int channels = cmyk ? 3 : cinfo.output_components;
+    const size_t stride = (size_t)cinfo.output_width * (size_t)channels;
+    pixels = malloc(stride * cinfo.output_height);
+    if (pixels == NULL) {
+        snprintf(error, TB_ERROR_CAPACITY, "out of memory for %ux%u pixels",
+                 cinfo.output_width, cinfo.output_height);
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
+    if (cmyk) {
+        row = malloc((size_t)cinfo.output_width * 4);
+        if (row == NULL) {
+            snprintf(error, TB_ERROR_CAPACITY, "out of memory");
+            jpeg_destroy_decompress(&cinfo);
+            free(pixels);
+            return -1;
+        }
+    }
+    while (cinfo.output_scanline < cinfo.output_height) {
+        uint8_t *target = pixels + stride * cinfo.output_scanline;
+        JSAMPROW rows[1] = {cmyk ? row : target};
+        JDIMENSION read = jpeg_read_scanlines(&cinfo, rows, 1);
+        if (read == 1 && cmyk) tb_cmyk_row_to_rgb(row, target, cinfo.output_width, cinfo.saw_Adobe_marker);
+    }
+    jpeg_finish_decompress(&cinfo);
+
+    image->pixels = pixels;
+    image->width = (int)cinfo.output_width;
+    image->height = (int)cinfo.output_height;
+    image->channels = channels;
+    jpeg_destroy_decompress(&cinfo);
+    free(row);
+    return 0;
+}
+
+int tb_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, int quality,
+                   tb_buffer *output, char *error) {
+    struct jpeg_compress_struct cinfo;
+    tb_jpeg_error err;
+    unsigned char *volatile buffer = NULL;
+    unsigned long length = 0;
+    tb_jpeg_install_errors((j_common_ptr)&cinfo, &err, error);
+    if (setjmp(err.jump)) {
+        // The buffer is not freed: after libjpeg grows it, `buffer` still names the old,
+        // already freed block until jpeg_finish_compress. Encoding pixels already in memory
+        // fails only when memory runs out, so leaking one buffer then beats a double free.
+        jpeg_destroy_compress(&cinfo);
+        return -1;
+    }
+    if (channels != 1 && channels != 3) {
+        snprintf(error, TB_ERROR_CAPACITY, "JPEG output needs 1 or 3 channels, not %d", channels);
+        return -1;
+    }
+    jpeg_create_compress(&cinfo);
+    // jpeg_mem_dest grows the buffer with malloc; it is ours to free afterwards.
+    jpeg_mem_dest(&cinfo, (unsigned char **)&buffer, &length);
+    cinfo.image_width = (JDIMENSION)width;
+    cinfo.image_height = (JDIMENSION)height;
+    cinfo.input_components = channels;
+    cinfo.in_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, quality, TRUE);
+    jpeg_start_compress(&cinfo, TRUE);
+    const size_t stride = (size_t)width * (size_t)channels;
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW rows[1] = {(JSAMPROW)(pixels + stride * cinfo.next_scanline)};
+        jpeg_write_scanlines(&cinfo, rows, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    output->bytes = buffer;
+    output->length = length;
+    return 0;
+}

@@ -1,0 +1,221 @@
+// libpng entry points. libpng's error handler must not return: it longjmps to the target
+// set in each function below, so no jump ever crosses a Swift frame.
+
+#include "CImageCodec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <png.h>
+
+typedef struct {
+    const uint8_t *data;
+    size_t size;
+    size_t offset;
+    char *error;
+} tb_png_source;
+
+static void tb_png_error(png_structp png, png_const_charp message) {
+    tb_png_source *source = png_get_error_ptr(png);
+    if (source->error[0] == 0) snprintf(source->error, TB_ERROR_CAPACITY, "%s", message);
+    png_longjmp(png, 1);
+}
+
+// Warnings (an incorrect sRGB profile, a bad CRC in an ancillary chunk that libpng then
+// skips) do not make a picture wrong, so they are not reported.
+static void tb_png_warning(png_structp png, png_const_charp message) {
+    (void)png;
+    (void)message;
+}
+
+static void tb_png_read(png_structp png, png_bytep out, size_t count) {
+    tb_png_source *source = png_get_io_ptr(png);
+    if (count > source->size - source->offset) {
+        snprintf(source->error, TB_ERROR_CAPACITY, "the file is truncated (PNG data ends early)");
+        png_error(png, "truncated");
+    }
+    memcpy(out, source->data + source->offset, count);
+    source->offset += count;
+}
+
+static int tb_png_check_signature(const uint8_t *data, size_t size, char *error) {
+    if (size < 8 || png_sig_cmp(data, 0, 8) != 0) {
+        snprintf(error, TB_ERROR_CAPACITY, "not a PNG signature");
+        return -1;
+    }
+    return 0;
+}
+
+int tb_png_read_header(const uint8_t *data, size_t size, tb_png_header *header, char *error) {
+    error[0] = 0;
+    if (tb_png_check_signature(data, size, error) != 0) return -1;
+    tb_png_source source = {data, size, 0, error};
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, tb_png_error, tb_png_warning);
+    if (png == NULL) {
+        snprintf(error, TB_ERROR_CAPACITY, "out of memory");
+        return -1;
+    }
+    png_infop info = png_create_info_struct(png);
+    if (info == NULL) {
+        png_destroy_read_struct(&png, NULL, NULL);
+        snprintf(error, TB_ERROR_CAPACITY, "out of memory");
+        return -1;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_read_struct(&png, &info, NULL);
+        return -1;
+    }
+    png_set_read_fn(png, &source, tb_png_read);
+    png_set_benign_errors(png, 1);
+    png_set_option(png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);
+    // tenbin checks its own, configurable limits from these numbers; lift libpng's so the
+    // header of an oversized image is read and refused by tenbin with a clear message.
+    png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
+    png_read_info(png, info);
+    memset(header, 0, sizeof(*header));
+    header->width = (int)png_get_image_width(png, info);
+    header->height = (int)png_get_image_height(png, info);
+    header->bit_depth = png_get_bit_depth(png, info);
+    header->color_type = png_get_color_type(png, info);
+    header->interlaced = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE;
+    header->has_trns = png_get_valid(png, info, PNG_INFO_tRNS) ? 1 : 0;
+    png_destroy_read_struct(&png, &info, NULL);
+    return 0;
+}
+
+int tb_png_decode(const uint8_t *data, size_t size, tb_image *image, char *error) {
+    error[0] = 0;
+    if (tb_png_check_signature(data, size, error) != 0) return -1;
+    tb_png_source source = {data, size, 0, error};
+    // Changed after setjmp and read after longjmp, hence volatile.
+    uint8_t *volatile pixels = NULL;
+    png_bytep *volatile rows = NULL;
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, tb_png_error, tb_png_warning);
+    if (png == NULL) {
+        snprintf(error, TB_ERROR_CAPACITY, "out of memory");
+        return -1;
+    }
+    png_infop info = png_create_info_struct(png);
+    if (info == NULL) {
+        png_destroy_read_struct(&png, NULL, NULL);
+        snprintf(error, TB_ERROR_CAPACITY, "out of memory");
+        return -1;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_read_struct(&png, &info, NULL);
+        free(pixels);
+        free(rows);
+        return -1;
+    }
+    png_set_read_fn(png, &source, tb_png_read);
+    png_set_benign_errors(png, 1);
+    png_set_option(png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);
+    png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
+    png_read_info(png, info);
+
+    const int color_type = png_get_color_type(png, info);
+    const int bit_depth = png_get_bit_depth(png, info);
+    const int has_trns = png_get_valid(png, info, PNG_INFO_tRNS) ? 1 : 0;
+    if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
+    if (color_type == PNG_COLOR_TYPE_GRAY && bit_depth < 8) png_set_expand_gray_1_2_4_to_8(png);
+    if (has_trns) png_set_tRNS_to_alpha(png);
+    if (bit_depth == 16) png_set_scale_16(png);
+    if ((color_type == PNG_COLOR_TYPE_GRAY && has_trns) || color_type == PNG_COLOR_TYPE_GRAY_ALPHA)
+        png_set_gray_to_rgb(png);
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+
+    const png_uint_32 width = png_get_image_width(png, info);
+    const png_uint_32 height = png_get_image_height(png, info);
+    const int channels = png_get_channels(png, info);
+    const size_t stride = png_get_rowbytes(png, info);
+    if (channels != 1 && channels != 3 && channels != 4) {
+        snprintf(error, TB_ERROR_CAPACITY, "unexpected %d channels after expansion", channels);
+        png_error(png, error);
+    }
+    pixels = malloc(stride * height);
+    rows = malloc(sizeof(png_bytep) * height);
+    if (pixels == NULL || rows == NULL) {
+        snprintf(error, TB_ERROR_CAPACITY, "out of memory for %ux%u pixels", width, height);
+        png_error(png, error);
+    }
+    for (png_uint_32 y = 0; y < height; y++) rows[y] = pixels + stride * y;
+    png_read_image(png, rows);
+    png_read_end(png, NULL);
+
+    image->pixels = pixels;
+    image->width = (int)width;
+    image->height = (int)height;
+    image->channels = channels;
+    png_destroy_read_struct(&png, &info, NULL);
+    free(rows);
+    return 0;
+}
+
+typedef struct {
+    uint8_t *bytes;
+    size_t length;
+    size_t capacity;
+    char *error;
+} tb_png_sink;
+
+static void tb_png_write(png_structp png, png_bytep data, size_t count) {
+    tb_png_sink *sink = png_get_io_ptr(png);
+    if (count > sink->capacity - sink->length) {
+        size_t capacity = sink->capacity ? sink->capacity : 65536;
+        while (count > capacity - sink->length) capacity *= 2;
+        uint8_t *grown = realloc(sink->bytes, capacity);
+        if (grown == NULL) png_error(png, "out of memory");
+        sink->bytes = grown;
+        sink->capacity = capacity;
+    }
+    memcpy(sink->bytes + sink->length, data, count);
+    sink->length += count;
+}
+
+static void tb_png_flush(png_structp png) { (void)png; }
+
+int tb_png_encode(const uint8_t *pixels, int width, int height, int channels,
+                  tb_buffer *output, char *error) {
+    error[0] = 0;
+    int color_type;
+    switch (channels) {
+    case 1: color_type = PNG_COLOR_TYPE_GRAY; break;
+    case 3: color_type = PNG_COLOR_TYPE_RGB; break;
+    case 4: color_type = PNG_COLOR_TYPE_RGBA; break;
+    default:
+        snprintf(error, TB_ERROR_CAPACITY, "PNG output needs 1, 3 or 4 channels, not %d", channels);
+        return -1;
+    }
+    // The sink lives in memory that longjmp cannot roll back, so its buffer is always known.
+    tb_png_sink sink = {NULL, 0, 0, error};
+    tb_png_source errors = {NULL, 0, 0, error};
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &errors, tb_png_error, tb_png_warning);
+    if (png == NULL) {
+        snprintf(error, TB_ERROR_CAPACITY, "out of memory");
+        return -1;
+    }
+    png_infop info = png_create_info_struct(png);
+    if (info == NULL) {
+        png_destroy_write_struct(&png, NULL);
+        snprintf(error, TB_ERROR_CAPACITY, "out of memory");
+        return -1;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        free(sink.bytes);
+        return -1;
+    }
+    png_set_write_fn(png, &sink, tb_png_write, tb_png_flush);
+    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8, color_type,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    const size_t stride = (size_t)width * (size_t)channels;
+    for (int y = 0; y < height; y++) png_write_row(png, (png_const_bytep)(pixels + stride * (size_t)y));
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    output->bytes = sink.bytes;
+    output->length = sink.length;
+    return 0;
+}

@@ -1,0 +1,36 @@
+/// A failure reading or writing the blob store, naming the blob and its file.
+public struct BlobError: Error, CustomStringConvertible, Sendable {
+    /// What was being done.
+    public enum Operation: String, Sendable {
+        case create = "create the blob folder"
+        case write = "write"
+        case read = "read"
+        case remove = "remove"
+        case list = "list"
+    }
+
+    public let operation: Operation
+    /// The file or folder concerned.
+    public let path: String
+    /// The blob concerned, when one is.
+    public let digest: Digest?
+    /// The system's errno, when the system refused.
+    public let errno: Int32?
+    /// Extra detail, when there is no errno.
+    public let detail: String?
+
+    init(_ operation: Operation, path: String, digest: Digest? = nil, errno: Int32? = nil, detail: String? = nil) {
+        self.operation = operation
+        self.path = path
+        self.digest = digest
+        self.errno = errno
+        self.detail = detail
+    }
+
+    public var description: String {
+        var reason = detail ?? errno.map(SystemError.message(for:)) ?? "unknown error"
+        if errno == 28 { reason += " (the disk is full)" }
+        if errno == 30 || errno == 13 { reason += " (is the store read-only?)" }
+        return "cannot \(operation.rawValue) \(path): \(reason)"
+    }
+}

@@ -1,0 +1,185 @@
+import CImageCodec
+
+/// What an image's header says, read without decoding pixels.
+public struct ImageHeader: Sendable, Hashable {
+    public let format: ImageFormat
+    /// Width and height as stored in the file (before orientation).
+    public let width: Int
+    public let height: Int
+    /// The EXIF orientation (JPEG only; PNG is always `.up`).
+    public let orientation: ExifOrientation
+}
+
+/// A re-encoded image, ready to be stored.
+public struct EncodedImage: Sendable, Hashable {
+    public let bytes: [UInt8]
+    public let format: ImageFormat
+    public let width: Int
+    public let height: Int
+}
+
+/// The upload pipeline: sniff → header probe and limits → decode (JPEG shrink-on-load) →
+/// orient → resize → re-encode. Everything happens in memory; nothing is written.
+///
+/// The codec is a value with no shared state, so any number of tasks may use it at once.
+public struct ImageCodec: Sendable {
+    public var limits: ImageLimits
+    public var encoding: EncodingOptions
+
+    /// A codec with the given limits and output options.
+    public init(limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions()) {
+        self.limits = limits
+        self.encoding = encoding
+    }
+
+    /// Reads the file at `path`, refusing it before reading when it is over the size limit.
+    public func readUpload(at path: String) throws -> [UInt8] {
+        switch FileBytes.read(path, limit: limits.maxFileBytes) {
+        case .success(let bytes): return bytes
+        case .failure(let error) where error.code == 27:  // EFBIG
+            throw ImageError(source: path, stage: .read, reason: "is larger than the limit of \(ByteCount(limits.maxFileBytes))")
+        case .failure(let error):
+            throw ImageError(source: path, stage: .read, reason: "cannot be read: \(SystemError.message(for: error.code))")
+        }
+    }
+
+    /// Recognises the format and reads the header, checking it against the limits.
+    public func probe(_ bytes: [UInt8], source: String) throws -> ImageHeader {
+        let kind = ImageSniffer.kind(of: bytes)
+        guard case .supported(let format) = kind else {
+            throw ImageError(source: source, stage: .sniff, reason: ImageSniffer.refusal(for: kind)!)  // non-nil for every unsupported kind
+        }
+        if bytes.count > limits.maxFileBytes {
+            throw ImageError(
+                source: source, stage: .limits, format: format, reason: "is larger than the limit of \(ByteCount(limits.maxFileBytes))")
+        }
+        var error = [CChar](repeating: 0, count: Int(TB_ERROR_CAPACITY))
+        let header: ImageHeader
+        switch format {
+        case .jpeg:
+            var info = tb_jpeg_header()
+            var exif = [UInt8](repeating: 0, count: 65536)
+            let status = tb_jpeg_read_header(bytes, bytes.count, &info, &exif, exif.count, &error)
+            guard status == 0 else { throw Self.failure(source, .header, format, error) }
+            let orientation = ExifOrientation.parse(exif: Array(exif.prefix(info.exif_length)))
+            header = ImageHeader(format: .jpeg, width: Int(info.width), height: Int(info.height), orientation: orientation)
+        case .png:
+            var info = tb_png_header()
+            let status = tb_png_read_header(bytes, bytes.count, &info, &error)
+            guard status == 0 else { throw Self.failure(source, .header, format, error) }
+            header = ImageHeader(format: .png, width: Int(info.width), height: Int(info.height), orientation: .up)
+        }
+        if let violation = limits.violation(width: header.width, height: header.height) {
+            throw ImageError(source: source, stage: .limits, format: format, reason: violation)
+        }
+        return header
+    }
+
+    /// Decodes an upload upright, at about `maxEdge` on its longer side (never smaller),
+    /// using libjpeg's shrink-on-load for JPEG. Pass nil for full size.
+    public func decode(_ bytes: [UInt8], source: String, maxEdge: Int?) throws -> PixelBuffer {
+        let header = try probe(bytes, source: source)
+        return try decode(bytes, header: header, source: source, maxEdge: maxEdge)
+    }
+
+    func decode(_ bytes: [UInt8], header: ImageHeader, source: String, maxEdge: Int?) throws -> PixelBuffer {
+        var error = [CChar](repeating: 0, count: Int(TB_ERROR_CAPACITY))
+        var image = tb_image()
+        let status: Int32
+        switch header.format {
+        case .jpeg:
+            let target = maxEdge.map { Resampler.fitting(width: header.width, height: header.height, maxEdge: $0) }
+            let scale = target.map { Self.jpegScale(width: header.width, height: header.height, atLeast: $0) } ?? 8
+            status = tb_jpeg_decode(bytes, bytes.count, Int32(scale), &image, &error)
+        case .png:
+            status = tb_png_decode(bytes, bytes.count, &image, &error)
+        }
+        guard status == 0 else { throw Self.failure(source, .decode, header.format, error) }
+        let buffer = Self.adopt(image)
+        return buffer.applying(header.orientation)
+    }
+
+    /// Validates and re-encodes an upload for storage: oriented, scaled to fit
+    /// `encoding.maxEdge`, JPEG at `encoding.jpegQuality` unless it has real transparency
+    /// (then PNG), with no metadata. The same input always gives the same bytes.
+    public func reencode(_ bytes: [UInt8], source: String) throws -> EncodedImage {
+        let header = try probe(bytes, source: source)
+        var pixels = try decode(bytes, header: header, source: source, maxEdge: encoding.maxEdge)
+        let target = Resampler.fitting(width: pixels.width, height: pixels.height, maxEdge: encoding.maxEdge)
+        pixels = Resampler.resize(pixels, width: target.width, height: target.height)
+        return try encode(pixels, source: source)
+    }
+
+    /// Encodes pixels as tenbin stores them: PNG when any pixel is transparent, else JPEG.
+    public func encode(_ pixels: PixelBuffer, source: String) throws -> EncodedImage {
+        let transparent = pixels.hasTransparency
+        let opaque = transparent ? pixels : pixels.droppingAlpha()
+        let format: ImageFormat = transparent ? .png : .jpeg
+        var error = [CChar](repeating: 0, count: Int(TB_ERROR_CAPACITY))
+        var output = tb_buffer()
+        let status = opaque.pixels.withUnsafeBufferPointer { buffer in
+            switch format {
+            case .jpeg:
+                tb_jpeg_encode(
+                    buffer.baseAddress, Int32(opaque.width), Int32(opaque.height), Int32(opaque.channels), Int32(encoding.jpegQuality),
+                    &output, &error)
+            case .png:
+                tb_png_encode(buffer.baseAddress, Int32(opaque.width), Int32(opaque.height), Int32(opaque.channels), &output, &error)
+            }
+        }
+        guard status == 0, let start = output.bytes else { throw Self.failure(source, .encode, format, error) }
+        defer { tb_free(start) }
+        let bytes = Array(UnsafeBufferPointer(start: start, count: output.length))
+        return EncodedImage(bytes: bytes, format: format, width: opaque.width, height: opaque.height)
+    }
+
+    /// The largest libjpeg shrink (scale_num over 8: 1, 2, 4 or 8) whose output still covers
+    /// `target`, so the final resample only ever scales down.
+    static func jpegScale(width: Int, height: Int, atLeast target: (width: Int, height: Int)) -> Int {
+        for numerator in [1, 2, 4] {
+            let scaledWidth = (width * numerator + 7) / 8
+            let scaledHeight = (height * numerator + 7) / 8
+            if scaledWidth >= target.width && scaledHeight >= target.height { return numerator }
+        }
+        return 8
+    }
+
+    /// Moves C-allocated pixels into a Swift buffer and frees them.
+    private static func adopt(_ image: tb_image) -> PixelBuffer {
+        defer { tb_free(image.pixels) }
+        let count = Int(image.width) * Int(image.height) * Int(image.channels)
+        let pixels = Array(UnsafeBufferPointer(start: image.pixels, count: count))
+        return PixelBuffer(width: Int(image.width), height: Int(image.height), channels: Int(image.channels), pixels: pixels)
+    }
+
+    private static func failure(_ source: String, _ stage: ImageError.Stage, _ format: ImageFormat, _ error: [CChar]) -> ImageError {
+        var reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if reason.isEmpty { reason = "unknown error" }
+        if stage == .header && reason.contains("Not a JPEG") == false && reason.lowercased().contains("premature") {
+            reason = "the file is truncated (\(reason))"
+        }
+        return ImageError(source: source, stage: stage, format: format, reason: reason)
+    }
+}
+
+/// A byte count printed for people: "50 MiB", "1.5 KiB", "312 bytes".
+struct ByteCount: CustomStringConvertible {
+    let value: Int
+
+    init(_ value: Int) {
+        self.value = value
+    }
+
+    var description: String {
+        let units = ["KiB", "MiB", "GiB", "TiB"]
+        guard value >= 1024 else { return "\(value) bytes" }
+        var scaled = Double(value) / 1024
+        var unit = 0
+        while scaled >= 1024 && unit < units.count - 1 {
+            scaled /= 1024
+            unit += 1
+        }
+        let text = scaled == scaled.rounded() ? "\(Int(scaled))" : ImageLimits.oneDecimal(scaled)
+        return "\(text) \(units[unit])"
+    }
+}

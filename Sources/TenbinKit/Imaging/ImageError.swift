@@ -1,0 +1,46 @@
+/// Why an uploaded image was refused, naming the file and the stage that refused it.
+public struct ImageError: Error, CustomStringConvertible, Sendable {
+    /// Where in the pipeline the image failed.
+    public enum Stage: String, Sendable {
+        /// Reading the file from disk.
+        case read
+        /// Recognising the format from the first bytes.
+        case sniff
+        /// Reading the header.
+        case header
+        /// Checking the header against the limits.
+        case limits
+        /// Decoding pixels.
+        case decode
+        /// Encoding the stored image.
+        case encode
+    }
+
+    /// The file (or other source) the image came from.
+    public let source: String
+    public let stage: Stage
+    /// The format, once it is known.
+    public let format: ImageFormat?
+    /// What is wrong, as a phrase a user can act on.
+    public let reason: String
+
+    /// Creates an image error.
+    public init(source: String, stage: Stage, format: ImageFormat? = nil, reason: String) {
+        self.source = source
+        self.stage = stage
+        self.format = format
+        self.reason = reason
+    }
+
+    /// The same error about another source (a path instead of a label).
+    public func about(_ source: String) -> ImageError {
+        ImageError(source: source, stage: stage, format: format, reason: reason)
+    }
+
+    public var description: String {
+        switch stage {
+        case .read, .sniff, .limits: "\(source): \(reason)"
+        default: "\(source): \(format.map { "\($0.rawValue.uppercased()) " } ?? "")\(stage.rawValue) failed: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,50 @@
+/// Decoded 8-bit pixels, rows packed: gray (1 channel), RGB (3) or RGBA (4).
+public struct PixelBuffer: Sendable, Hashable {
+    public let width: Int
+    public let height: Int
+    public let channels: Int
+    /// `width * height * channels` bytes, row by row.
+    public var pixels: [UInt8]
+
+    /// Wraps pixels; `pixels.count` must be `width * height * channels`.
+    public init(width: Int, height: Int, channels: Int, pixels: [UInt8]) {
+        // Invariant every pixel loop relies on for its unchecked indexing.
+        precondition(pixels.count == width * height * channels, "pixel count does not match the size")
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.pixels = pixels
+    }
+
+    /// Memory the pixels take, in bytes.
+    public var byteCount: Int { pixels.count }
+
+    /// Whether any pixel is less than fully opaque (always false without an alpha channel).
+    public var hasTransparency: Bool {
+        guard channels == 4 else { return false }
+        return pixels.withUnsafeBufferPointer { buffer in
+            var index = 3
+            while index < buffer.count {
+                if buffer[index] != 255 { return true }
+                index += 4
+            }
+            return false
+        }
+    }
+
+    /// The same pixels without their alpha channel (for fully opaque RGBA images).
+    func droppingAlpha() -> PixelBuffer {
+        guard channels == 4 else { return self }
+        var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        pixels.withUnsafeBufferPointer { source in
+            rgb.withUnsafeMutableBufferPointer { target in
+                for pixel in 0..<(width * height) {
+                    target[pixel * 3] = source[pixel * 4]
+                    target[pixel * 3 + 1] = source[pixel * 4 + 1]
+                    target[pixel * 3 + 2] = source[pixel * 4 + 2]
+                }
+            }
+        }
+        return PixelBuffer(width: width, height: height, channels: 3, pixels: rgb)
+    }
+}

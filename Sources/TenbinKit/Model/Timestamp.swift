@@ -1,0 +1,52 @@
+/// A moment in whole seconds since 1970-01-01T00:00:00Z, printed as ISO 8601 in UTC.
+public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Seconds since the Unix epoch.
+    public let secondsSince1970: Int64
+
+    /// Creates a timestamp from seconds since the Unix epoch.
+    public init(secondsSince1970: Int64) {
+        self.secondsSince1970 = secondsSince1970
+    }
+
+    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
+        lhs.secondsSince1970 < rhs.secondsSince1970
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SSZ`.
+    public var description: String {
+        let days = secondsSince1970 >= 0 ? secondsSince1970 / 86_400 : (secondsSince1970 - 86_399) / 86_400
+        let seconds = secondsSince1970 - days * 86_400
+        let (year, month, day) = Self.civil(fromDays: days)
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let yearText = String(year).count < 4 ? String(repeating: "0", count: 4 - String(year).count) + String(year) : String(year)
+        return "\(yearText)-\(two(month))-\(two(day))T\(two(seconds / 3600)):\(two(seconds % 3600 / 60)):\(two(seconds % 60))Z"
+    }
+
+    /// Year, month and day of the proleptic Gregorian calendar for a count of days since
+    /// 1970-01-01 (Howard Hinnant's days-to-civil algorithm).
+    static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (year, month, day)
+    }
+}
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension Timestamp {
+    /// The current time from the system clock.
+    @Sendable public static func now() -> Timestamp {
+        Timestamp(secondsSince1970: Int64(time(nil)))
+    }
+}

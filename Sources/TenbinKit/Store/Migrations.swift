@@ -1,0 +1,69 @@
+/// The store's schema, as numbered steps applied in order and recorded in
+/// `PRAGMA user_version`. A step, once released, never changes: later changes are new steps.
+enum Migrations {
+    static let steps: [String] = [
+        // 1: posters, their hashtags, and the blobs they reference.
+        """
+        CREATE TABLE blob (
+            digest TEXT PRIMARY KEY NOT NULL,
+            format TEXT NOT NULL CHECK (format IN ('jpeg', 'png')),
+            width INTEGER NOT NULL,
+            height INTEGER NOT NULL,
+            bytes INTEGER NOT NULL,
+            source TEXT
+        ) WITHOUT ROWID;
+        CREATE TABLE upload (
+            source TEXT NOT NULL,
+            options TEXT NOT NULL,
+            digest TEXT NOT NULL REFERENCES blob(digest) ON DELETE CASCADE,
+            PRIMARY KEY (source, options)
+        ) WITHOUT ROWID;
+        CREATE INDEX upload_digest ON upload(digest);
+        CREATE TABLE poster (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            contents TEXT NOT NULL,
+            good1 INTEGER NOT NULL DEFAULT 0,
+            good2 INTEGER NOT NULL DEFAULT 0,
+            created_at INTEGER NOT NULL,
+            image1 TEXT NOT NULL REFERENCES blob(digest),
+            image2 TEXT NOT NULL REFERENCES blob(digest)
+        );
+        CREATE INDEX poster_popular ON poster(good1 + good2 DESC, id DESC);
+        CREATE INDEX poster_image1 ON poster(image1);
+        CREATE INDEX poster_image2 ON poster(image2);
+        CREATE TABLE hashtag (
+            poster_id INTEGER NOT NULL REFERENCES poster(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (poster_id, position)
+        ) WITHOUT ROWID;
+        CREATE INDEX hashtag_tag ON hashtag(tag);
+        """
+    ]
+
+    /// Brings the database up to the newest schema, each step in its own transaction.
+    static func migrate(_ database: Database) throws {
+        let current = try version(of: database)
+        guard current < steps.count else {
+            if current > steps.count {
+                throw SQLiteError(
+                    code: 1,
+                    message: "the store has schema version \(current), newer than this tenbin knows (\(steps.count)); upgrade tenbin",
+                    sql: nil)
+            }
+            return
+        }
+        try database.transaction {
+            // Another process may have migrated while this one waited for the lock.
+            let now = try version(of: database)
+            for index in now..<steps.count {
+                try database.execute(steps[index])
+            }
+            try database.execute("PRAGMA user_version = \(steps.count)")
+        }
+    }
+
+    static func version(of database: Database) throws -> Int {
+        try database.statement("PRAGMA user_version").first { $0.int(0) } ?? 0
+    }
+}

@@ -1,0 +1,18 @@
+import TenbinKit
+
+/// `tenbin delete ID`
+enum DeleteCommand: Command {
+    static let spec = CommandSpec(
+        name: "delete",
+        abstract: "Delete a poster, and the images no other poster uses.",
+        usage: "ID",
+        arguments: [("ID", "The poster's id.")]
+    )
+
+    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+        try arguments.expectPositionals(1...1)
+        let poster = try context.board(create: false).delete(id: try arguments.posterID(at: 0))
+        Output.line("Deleted #\(poster.id).")
+        return 0
+    }
+}

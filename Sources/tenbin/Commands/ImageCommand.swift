@@ -1,0 +1,32 @@
+import TenbinKit
+
+/// `tenbin image ID 1|2 [-o FILE]`
+enum ImageCommand: Command {
+    static let spec = CommandSpec(
+        name: "image",
+        abstract: "Write one of a poster's stored images.",
+        usage: "ID 1|2 [-o FILE]",
+        arguments: [("ID", "The poster's id."), ("1|2", "Which image.")],
+        options: [.init(names: ["-o", "--output"], value: "FILE", help: "Write to FILE instead of standard output.")],
+        discussion: "The bytes are the stored ones, exactly: JPEG or PNG as `tenbin show` says."
+    )
+
+    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+        try arguments.expectPositionals(2...2)
+        let id = try arguments.posterID(at: 0)
+        guard let side = Int(arguments.positionals[1]).flatMap(VoteSide.init(rawValue:)) else {
+            throw UsageError("the image must be 1 or 2, not '\(arguments.positionals[1])'", command: spec)
+        }
+        let output = arguments.value("--output")
+        if output == nil && context.stdoutIsTerminal {
+            throw UsageError("refusing to write image bytes to a terminal; use -o FILE or a redirect", command: spec)
+        }
+        let (_, bytes) = try context.board(create: false).imageBytes(id: id, side: side)
+        if let output {
+            try FileOutput.writeAtomically(bytes, to: output)
+        } else {
+            try Output.bytes(bytes)
+        }
+        return 0
+    }
+}

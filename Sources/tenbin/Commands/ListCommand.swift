@@ -1,0 +1,36 @@
+import TenbinKit
+
+/// `tenbin list [--sort new|popular] [--limit N] [--offset N] [--json]`
+enum ListCommand: Command {
+    static let spec = CommandSpec(
+        name: "list",
+        abstract: "List posters, newest or most voted first.",
+        usage: "[--sort new|popular] [--limit N] [--offset N] [--json]",
+        options: FeedOptions.options + [.init(names: ["--json"], value: nil, help: "Print a JSON array of posters.")]
+    )
+
+    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+        try arguments.expectPositionals(0...0)
+        let page = try FeedOptions.parse(arguments)
+        let posters = try context.board(create: false).posters(order: page.order, limit: page.limit, offset: page.offset)
+        Output.line(arguments.flag("--json") ? JSON.posters(posters) : context.formatter.list(posters))
+        return 0
+    }
+}
+
+/// The paging options of every command that lists posters.
+enum FeedOptions {
+    static let options: [CommandSpec.Option] = [
+        .init(names: ["--sort"], value: "new|popular", help: "new: newest first (default); popular: most votes first."),
+        .init(names: ["--limit"], value: "N", help: "At most N posters (default 20)."),
+        .init(names: ["--offset"], value: "N", help: "Skip the first N posters (default 0)."),
+    ]
+
+    static func parse(_ arguments: ParsedArguments) throws -> (order: FeedOrder, limit: Int, offset: Int) {
+        (
+            try arguments.choice("--sort", default: FeedOrder.new),
+            try arguments.integer("--limit", in: 1...1_000_000, default: 20),
+            try arguments.integer("--offset", in: 0...Int(Int32.max), default: 0)
+        )
+    }
+}

@@ -1,0 +1,28 @@
+import TenbinKit
+
+/// `tenbin vote ID 1|2 [--times N] [--json]`
+enum VoteCommand: Command {
+    static let spec = CommandSpec(
+        name: "vote",
+        abstract: "Vote for one side of a poster.",
+        usage: "ID 1|2 [--times N] [--json]",
+        arguments: [("ID", "The poster's id."), ("1|2", "The side to vote for.")],
+        options: [
+            .init(names: ["--times"], value: "N", help: "Add N votes at once (default 1)."),
+            .init(names: ["--json"], value: nil, help: "Print the poster with its new counts as JSON."),
+        ],
+        discussion: "Each vote is one SQL statement: any number of processes may vote at once and none is lost."
+    )
+
+    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+        try arguments.expectPositionals(2...2)
+        let id = try arguments.posterID(at: 0)
+        guard let side = Int(arguments.positionals[1]).flatMap(VoteSide.init(rawValue:)) else {
+            throw UsageError("the side must be 1 or 2, not '\(arguments.positionals[1])'", command: spec)
+        }
+        let times = try arguments.integer("--times", in: 1...1_000_000_000, default: 1)
+        let poster = try context.board(create: false).vote(id: id, side: side, times: times)
+        Output.line(arguments.flag("--json") ? JSON.poster(poster) : context.formatter.voteResult(poster))
+        return 0
+    }
+}

@@ -1,0 +1,102 @@
+import TenbinKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Exit statuses, as documented in the README.
+enum ExitStatus {
+    static let success: Int32 = 0
+    static let failure: Int32 = 1
+    static let usage: Int32 = 64
+}
+
+/// Parses the global options and the subcommand, runs it, and turns every outcome into
+/// output and an exit status. The only place tenbin exits.
+func runTenbin(_ rawArguments: [String], environment: [String: String]) -> Int32 {
+    var arguments = rawArguments
+    var storeOption: String?
+    // Global options come before the subcommand.
+    while let first = arguments.first, first.hasPrefix("-") {
+        switch first {
+        case "--version":
+            Output.line(Help.version)
+            return ExitStatus.success
+        case "-h", "--help":
+            Output.line(Help.general)
+            return ExitStatus.success
+        case "--store":
+            guard arguments.count >= 2 else { return usageFailure(UsageError("missing value for '--store DIR'")) }
+            storeOption = arguments[1]
+            arguments.removeFirst(2)
+        case let option where option.hasPrefix("--store="):
+            storeOption = String(option.dropFirst("--store=".count))
+            arguments.removeFirst()
+        default:
+            return usageFailure(UsageError("unknown option '\(first)'"))
+        }
+    }
+    guard let name = arguments.first else {
+        Errors.write(Help.general)
+        return ExitStatus.usage
+    }
+    arguments.removeFirst()
+    if name == "help" {
+        guard let topic = arguments.first else {
+            Output.line(Help.general)
+            return ExitStatus.success
+        }
+        guard let command = allCommands.first(where: { $0.spec.name == topic }) else {
+            return usageFailure(UsageError("unknown subcommand '\(topic)'"))
+        }
+        Output.line(Help.of(command.spec))
+        return ExitStatus.success
+    }
+    guard let command = allCommands.first(where: { $0.spec.name == name }) else {
+        return usageFailure(UsageError("unknown subcommand '\(name)'"))
+    }
+    do {
+        let parsed = try ParsedArguments(arguments, spec: command.spec)
+        if parsed.flag("--help") {
+            Output.line(Help.of(command.spec))
+            return ExitStatus.success
+        }
+        let context = Context(storeOption: parsed.value("--store") ?? storeOption, environment: environment)
+        return try command.run(parsed, context: context)
+    } catch let error as UsageError {
+        var error = error
+        if error.command == nil { error.command = command.spec }
+        return usageFailure(error)
+    } catch {
+        Errors.write("Error: \(error)")
+        return ExitStatus.failure
+    }
+}
+
+func usageFailure(_ error: UsageError) -> Int32 {
+    Errors.write("Error: \(error.message)")
+    if let spec = error.command {
+        Errors.write("Usage: \(spec.usageLine)\n  See 'tenbin help \(spec.name)'.")
+    } else {
+        Errors.write("Usage: tenbin [--store DIR] <subcommand>\n  See 'tenbin --help'.")
+    }
+    return ExitStatus.usage
+}
+
+// SIGPIPE would kill tenbin silently when its output is piped into `head`; a failed write
+// is handled where it happens instead.
+_ = signal(SIGPIPE, SIG_IGN)
+var environment: [String: String] = [:]
+var cursor = environ
+while let entry = cursor.pointee {
+    let text = String(cString: entry)
+    if let equals = text.firstIndex(of: "=") {
+        environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
+    }
+    cursor += 1
+}
+let status = runTenbin(Array(CommandLine.arguments.dropFirst()), environment: environment)
+_ = fflush(nil)  // nothing more can be reported if stdout is gone
+exit(status)

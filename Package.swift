@@ -29,6 +29,12 @@ let package = Package(
             dependencies: ["TenbinKit"],
             path: "Sources/tenbin"
         ),
+        // `make bench`: measurements printed as tables, never timed tests.
+        .executableTarget(
+            name: "tenbin-bench",
+            dependencies: ["TenbinKit"],
+            path: "Sources/tenbin-bench"
+        ),
         .testTarget(
             name: "TenbinKitTests",
             dependencies: ["TenbinKit"],

@@ -135,7 +135,7 @@ public struct ImageCodec: Sendable {
 
     /// The largest libjpeg shrink (scale_num over 8: 1, 2, 4 or 8) whose output still covers
     /// `target`, so the final resample only ever scales down.
-    static func jpegScale(width: Int, height: Int, atLeast target: (width: Int, height: Int)) -> Int {
+    public static func jpegScale(width: Int, height: Int, atLeast target: (width: Int, height: Int)) -> Int {
         for numerator in [1, 2, 4] {
             let scaledWidth = (width * numerator + 7) / 8
             let scaledHeight = (height * numerator + 7) / 8

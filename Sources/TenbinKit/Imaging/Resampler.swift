@@ -1,7 +1,7 @@
 /// Area-averaging resampling for scaling images down: each output pixel is the mean of the
 /// source area it covers, weighted by coverage. Integer arithmetic, so the same input
 /// always gives the same bytes.
-enum Resampler {
+public enum Resampler {
     /// Fixed-point precision of the weights: 14 bits keeps every sum inside 32 bits.
     private static let precision = 14
 
@@ -38,7 +38,7 @@ enum Resampler {
     }
 
     /// `image` scaled to exactly `width`×`height` (each no larger than the source's).
-    static func resize(_ image: PixelBuffer, width: Int, height: Int) -> PixelBuffer {
+    public static func resize(_ image: PixelBuffer, width: Int, height: Int) -> PixelBuffer {
         if width == image.width && height == image.height { return image }
         let horizontal = Contributions(source: image.width, target: width)
         let vertical = Contributions(source: image.height, target: height)
@@ -102,7 +102,7 @@ enum Resampler {
 
     /// The size that fits `width`×`height` inside `maxEdge` on its longer side, keeping the
     /// aspect ratio; the size itself when it already fits.
-    static func fitting(width: Int, height: Int, maxEdge: Int) -> (width: Int, height: Int) {
+    public static func fitting(width: Int, height: Int, maxEdge: Int) -> (width: Int, height: Int) {
         let longest = max(width, height)
         guard longest > maxEdge else { return (width, height) }
         if width >= height {

@@ -1,0 +1,107 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Running and timing whole processes.
+enum Shell {
+    /// What one process run cost.
+    struct Measurement {
+        /// Wall-clock seconds.
+        let seconds: Double
+        /// Peak resident memory in bytes (the largest of the process and its children).
+        let peakRSS: Int
+        let status: Int32
+    }
+
+    /// Runs a program (looked up on PATH) and throws when it fails.
+    @discardableResult
+    static func run(_ arguments: String...) throws -> Measurement {
+        let measurement = try measure(arguments)
+        guard measurement.status == 0 else {
+            throw BenchError("\(arguments.joined(separator: " ")) exited \(measurement.status)")
+        }
+        return measurement
+    }
+
+    /// Runs `sh -c script` and measures it.
+    static func shell(_ script: String) throws -> Measurement {
+        try measure(["/bin/sh", "-c", script])
+    }
+
+    /// Spawns `arguments` with stdout and stderr to /dev/null and waits, measuring wall time
+    /// and the peak RSS reported by wait4.
+    static func measure(_ arguments: [String], environment: [String: String]? = nil) throws -> Measurement {
+        var pid: pid_t = 0
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { env.forEach { free($0) } }
+        let start = DispatchTime.now().uptimeNanoseconds
+        let code = posix_spawnp(&pid, arguments[0], &actions, nil, argv, env)
+        guard code == 0 else { throw BenchError("cannot start \(arguments[0]): \(String(cString: strerror(code)))") }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return Measurement(seconds: seconds, peakRSS: usage.ru_maxrss * 1024, status: exitStatus)
+    }
+}
+
+/// Order statistics over repeated measurements.
+struct Samples {
+    private(set) var values: [Double] = []
+
+    mutating func add(_ value: Double) { values.append(value) }
+
+    var median: Double { percentile(50) }
+
+    /// The nearest-rank percentile.
+    func percentile(_ p: Double) -> Double {
+        guard !values.isEmpty else { return .nan }
+        let sorted = values.sorted()
+        let rank = Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1
+        return sorted[max(0, min(sorted.count - 1, rank))]
+    }
+}
+
+/// A printed table in Markdown, so it reads in a terminal and pastes into notes.
+struct Table {
+    let headers: [String]
+    private(set) var rows: [[String]] = []
+
+    init(_ headers: String...) {
+        self.headers = headers
+    }
+
+    mutating func add(_ cells: String...) { rows.append(cells) }
+
+    func print() {
+        let widths = headers.indices.map { column in
+            ([headers[column]] + rows.map { column < $0.count ? $0[column] : "" }).map(\.count).max() ?? 0
+        }
+        func line(_ cells: [String]) -> String {
+            "| "
+                + cells.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }.joined(
+                    separator: " | ") + " |"
+        }
+        Swift.print(line(headers))
+        Swift.print("|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|")
+        for row in rows { Swift.print(line(row)) }
+    }
+}
+
+/// Number formatting for tables.
+enum Format {
+    static func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1000) }
+    static func ratio(_ value: Double) -> String { String(format: "%.2f×", value) }
+    static func mb(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
+    static func number(_ value: Double, digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
+}

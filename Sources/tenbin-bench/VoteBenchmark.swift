@@ -1,0 +1,29 @@
+import Foundation
+
+/// `tenbin vote` as a whole process against one `sqlite3 DB "UPDATE …"` process.
+enum VoteBenchmark {
+    static func run(_ context: BenchContext) throws {
+        let store = try context.freshFolder("vote-store")
+        let photos = try context.photos(count: 2, width: 640, height: 480)
+        try Shell.run(context.tenbin, "--store", store, "post", photos[0], photos[1])
+        let database = "\(store)/tenbin.sqlite"
+        let rounds = 60
+        var tenbin = Samples()
+        var sqlite = Samples()
+        for round in 0..<rounds {
+            // Alternate so that drift in the machine's load affects both alike.
+            let vote = try Shell.measure([context.tenbin, "--store", store, "vote", "1", round % 2 == 0 ? "1" : "2"])
+            guard vote.status == 0 else { throw BenchError("tenbin vote exited \(vote.status)") }
+            tenbin.add(vote.seconds)
+            let update = try Shell.measure(["sqlite3", database, "UPDATE poster SET good1 = good1 + 1 WHERE id = 1"])
+            guard update.status == 0 else { throw BenchError("sqlite3 exited \(update.status)") }
+            sqlite.add(update.seconds)
+        }
+        var table = Table("one vote per process", "median", "p90", "ratio (median)")
+        table.add("sqlite3 DB \"UPDATE …\"", Format.ms(sqlite.median), Format.ms(sqlite.percentile(90)), Format.ratio(1))
+        table.add(
+            "tenbin vote ID 1", Format.ms(tenbin.median), Format.ms(tenbin.percentile(90)), Format.ratio(tenbin.median / sqlite.median))
+        table.print()
+        print("\n\(rounds) runs each, interleaved. Aim: tenbin within 2.00× of sqlite3.")
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+// `tenbin-bench [SECTION…]`: runs the named benchmark sections (all when none are named)
+// and prints a table for each. Every speed is reported next to a reference measured in the
+// same run, as a ratio: the machines are noisy, ratios less so.
+
+/// One benchmark section: a name for the command line and the function that prints it.
+struct Section {
+    let name: String
+    let summary: String
+    let run: (BenchContext) throws -> Void
+}
+
+/// The sections, in the order `make bench` runs them. Each lives in its own file.
+let sections: [Section] = [
+    Section(name: "reencode", summary: "Re-encoding large photos against djpeg | cjpeg", run: ReencodeBenchmark.run),
+    Section(name: "vote", summary: "One vote per process against one sqlite3 process", run: VoteBenchmark.run),
+    Section(name: "memory", summary: "Peak memory posting a 20-megapixel JPEG", run: MemoryBenchmark.run),
+]
+
+let requested = Array(CommandLine.arguments.dropFirst())
+if requested.contains("-h") || requested.contains("--help") {
+    print("USAGE: tenbin-bench [SECTION...]\n\nSECTIONS:")
+    for section in sections { print("  \(section.name.padding(toLength: 12, withPad: " ", startingAt: 0))\(section.summary)") }
+    exit(0)
+}
+let unknown = requested.filter { name in !sections.contains { $0.name == name } }
+if !unknown.isEmpty {
+    FileHandle.standardError.write(Data("Error: unknown section \(unknown.joined(separator: ", "))\n".utf8))
+    exit(64)
+}
+do {
+    let context = try BenchContext()
+    for section in sections where requested.isEmpty || requested.contains(section.name) {
+        print("\n## \(section.name): \(section.summary)\n")
+        try section.run(context)
+    }
+} catch {
+    FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+    exit(1)
+}

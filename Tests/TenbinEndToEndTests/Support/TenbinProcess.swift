@@ -1,0 +1,97 @@
+import Foundation
+
+/// Runs the built `tenbin` binary the way a user does and captures what they would see.
+struct TenbinRun {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+    let stdoutBytes: Data
+}
+
+enum Tenbin {
+    /// The package root, found from this file's path.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+
+    /// `$TENBIN_BIN`, else the `tenbin` built next to the test bundle, else `.build/debug`.
+    static let binary: String = {
+        if let path = ProcessInfo.processInfo.environment["TENBIN_BIN"] { return path }
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [beside, beside.deletingLastPathComponent()] {
+            let path = candidate.appendingPathComponent("tenbin").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return "\(root)/.build/debug/tenbin"
+    }()
+
+    /// Runs tenbin with `arguments`, in `store` when given, and waits for it.
+    @discardableResult
+    static func run(_ arguments: [String], store: String? = nil, environment: [String: String] = [:], stdin: Data? = nil) throws
+        -> TenbinRun
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = (store.map { ["--store", $0] } ?? []) + arguments
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "TENBIN_STORE")
+        env["NO_COLOR"] = "1"
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.currentDirectoryURL = URL(fileURLWithPath: root)
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        if let stdin {
+            let input = Pipe()
+            process.standardInput = input
+            try process.run()
+            input.fileHandleForWriting.write(stdin)
+            try input.fileHandleForWriting.close()
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
+        // Read both pipes to the end before waiting, so a large output cannot block the child.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var errData = Data()
+        group.enter()
+        DispatchQueue.global().async {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return TenbinRun(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: outData)
+    }
+}
+
+/// A fresh store folder for one test, removed when the value is released.
+final class ScratchFolder {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "tenbin-e2e-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Every file below the folder, relative paths sorted (to prove nothing was left behind).
+    func files() -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: path) else { return [] }
+        var result: [String] = []
+        while let item = walker.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: "\(path)/\(item)", isDirectory: &isDirectory), !isDirectory.boolValue {
+                result.append(item)
+            }
+        }
+        return result.sorted()
+    }
+}

@@ -85,56 +85,74 @@ public final class Board: Sendable {
         return poster
     }
 
-    /// Validates and re-encodes both images in memory, writes their blobs, then commits the
-    /// poster and its blob rows in one transaction. On any failure nothing is recorded (a
-    /// blob file already written is only an unreferenced file that `gc` removes).
+    /// Validates and re-encodes both images in memory, and only when both are good writes
+    /// their blobs, then commits the poster and its blob rows in one transaction. A bad
+    /// image leaves nothing behind; a failure after the blobs are written leaves only whole,
+    /// unreferenced files that `gc` removes.
     public func post(_ draft: PosterDraft) throws -> Poster {
-        var prepared: [Result<PreparedImage, any Error>] = Array(repeating: .failure(BoardError.noSuchPoster(0)), count: 2)
         let uploads = draft.images
-        let slots = Mutex(prepared)
+        let slots = Mutex([Result<PreparedImage, any Error>?](repeating: nil, count: uploads.count))
         // The two images are independent: prepare them on both cores at once.
-        DispatchQueue.concurrentPerform(iterations: 2) { index in
+        DispatchQueue.concurrentPerform(iterations: uploads.count) { index in
             let result = Result { try self.prepare(uploads[index]) }
             slots.withLock { $0[index] = result }
         }
-        prepared = slots.withLock { $0 }
-        let images = try prepared.map { try $0.get() }
-        return try commit(draft, images)
+        // concurrentPerform returns after every iteration has stored its result.
+        let images = try slots.withLock { $0 }.map { try $0!.get() }
+        return try commit(draft, try images.map(writeBlob))
     }
 
-    /// An image ready to be referenced: stored (or known to be), with its upload's digest.
+    /// An upload checked and ready to store: either re-encoded in memory, or recognised as
+    /// an upload already stored under the same encoding options.
     struct PreparedImage: Sendable {
-        let stored: StoredImage
-        let source: Digest
         let upload: ImageUpload
+        /// The SHA-256 of the uploaded bytes.
+        let source: Digest
+        /// Set when the upload was seen before and its blob exists.
+        let known: StoredImage?
+        /// Set when the upload was re-encoded here.
+        let encoded: EncodedImage?
     }
 
-    /// Reads, recognises and stores one upload; an upload seen before under the same
-    /// encoding options is not decoded again.
+    /// An image whose blob is on disk, ready to be referenced by a poster row.
+    struct StoredUpload: Sendable {
+        let prepared: PreparedImage
+        let stored: StoredImage
+    }
+
+    /// Reads and checks one upload, re-encoding it in memory; an upload seen before under
+    /// the same encoding options is not decoded again. Writes nothing.
     func prepare(_ upload: ImageUpload) throws -> PreparedImage {
         let bytes = try upload.bytes(codec)
         let source = Digest(of: bytes)
         if let known = try store.storedImage(source: source, encodingKey: codec.encoding.key), blobs.contains(known.digest) {
-            return PreparedImage(stored: known, source: source, upload: upload)
+            return PreparedImage(upload: upload, source: source, known: known, encoded: nil)
         }
-        let stored = try store(bytes, label: upload.label)
-        return PreparedImage(stored: stored, source: source, upload: upload)
+        return PreparedImage(upload: upload, source: source, known: nil, encoded: try codec.reencode(bytes, source: upload.label))
     }
 
-    private func store(_ bytes: [UInt8], label: String) throws -> StoredImage {
-        let encoded = try codec.reencode(bytes, source: label)
+    /// Writes a prepared image's blob (whole, or not at all) unless it is already stored.
+    func writeBlob(_ prepared: PreparedImage) throws -> StoredUpload {
+        if let known = prepared.known { return StoredUpload(prepared: prepared, stored: known) }
+        // A prepared image has either `known` or `encoded`.
+        let encoded = prepared.encoded!
         let digest = try blobs.write(encoded.bytes)
-        return StoredImage(digest: digest, format: encoded.format, width: encoded.width, height: encoded.height, bytes: encoded.bytes.count)
+        let stored = StoredImage(
+            digest: digest, format: encoded.format, width: encoded.width, height: encoded.height, bytes: encoded.bytes.count)
+        return StoredUpload(prepared: prepared, stored: stored)
     }
 
-    func commit(_ draft: PosterDraft, _ images: [PreparedImage]) throws -> Poster {
+    func commit(_ draft: PosterDraft, _ images: [StoredUpload]) throws -> Poster {
         let poster = NewPoster(
-            contents: draft.contents, hashtags: draft.hashtags, images: images.map(\.stored), sources: images.map(\.source))
+            contents: draft.contents, hashtags: draft.hashtags, images: images.map(\.stored), sources: images.map(\.prepared.source))
         return try store.insert(poster, createdAt: configuration.now(), encodingKey: codec.encoding.key) {
             // Holding the write lock: `gc` (which deletes only under this lock) may have removed
             // a file between its write and now. Put it back before the rows point at it.
             for image in images where !blobs.contains(image.stored.digest) {
-                _ = try self.store(try image.upload.bytes(codec), label: image.upload.label)
+                let bytes =
+                    try image.prepared.encoded?.bytes
+                    ?? codec.reencode(try image.prepared.upload.bytes(codec), source: image.prepared.upload.label).bytes
+                _ = try blobs.write(bytes)
             }
         }
     }

@@ -99,18 +99,18 @@ static void tb_cmyk_row_to_rgb(const JSAMPLE *in, uint8_t *out, JDIMENSION width
     }
 }
 
-int tb_jpeg_decode(const uint8_t *data, size_t size, int scale_num, tb_image *image,
-                   char *error) {
+int tb_jpeg_decode_rows(const uint8_t *data, size_t size, int scale_num, void *context,
+                        tb_jpeg_begin_callback begin, tb_jpeg_row_callback deliver, char *error) {
     struct jpeg_decompress_struct cinfo;
     tb_jpeg_error err;
-    // Locals changed after setjmp and read after longjmp must be volatile.
-    uint8_t *volatile pixels = NULL;
-    JSAMPLE *volatile row = NULL;
+    // Changed after setjmp and read after longjmp, hence volatile.
+    JSAMPLE *volatile rows = NULL;
+    uint8_t *volatile converted = NULL;
     tb_jpeg_install_errors((j_common_ptr)&cinfo, &err, error);
     if (setjmp(err.jump)) {
         jpeg_destroy_decompress(&cinfo);
-        free(pixels);
-        free(row);
+        free(rows);
+        free(converted);
         return -1;
     }
     jpeg_create_decompress(&cinfo);
@@ -137,37 +137,41 @@ int tb_jpeg_decode(const uint8_t *data, size_t size, int scale_num, tb_image *im
     jpeg_start_decompress(&cinfo);
 
     const int channels = cmyk ? 3 : cinfo.output_components;
-    const size_t stride = (size_t)cinfo.output_width * (size_t)channels;
-    pixels = malloc(stride * cinfo.output_height);
-    if (pixels == NULL) {
-        snprintf(error, TB_ERROR_CAPACITY, "out of memory for %ux%u pixels",
-                 cinfo.output_width, cinfo.output_height);
+    if (begin(context, (int)cinfo.output_width, (int)cinfo.output_height, channels) != 0) {
+        snprintf(error, TB_ERROR_CAPACITY, "decoding was stopped");
         jpeg_destroy_decompress(&cinfo);
         return -1;
     }
-    if (cmyk) {
-        row = malloc((size_t)cinfo.output_width * 4);
-        if (row == NULL) {
-            snprintf(error, TB_ERROR_CAPACITY, "out of memory");
-            jpeg_destroy_decompress(&cinfo);
-            free(pixels);
-            return -1;
+    // Read as many rows per call as libjpeg produces at once (its recommended batch).
+    const int batch = cinfo.rec_outbuf_height > 0 ? cinfo.rec_outbuf_height : 1;
+    const size_t stride = (size_t)cinfo.output_width * (size_t)cinfo.output_components;
+    rows = malloc(stride * (size_t)batch);
+    if (cmyk) converted = malloc((size_t)cinfo.output_width * 3);
+    if (rows == NULL || (cmyk && converted == NULL)) {
+        snprintf(error, TB_ERROR_CAPACITY, "out of memory");
+        jpeg_destroy_decompress(&cinfo);
+        free(rows);
+        free(converted);
+        return -1;
+    }
+    JSAMPROW pointers[16];
+    for (int i = 0; i < batch && i < 16; i++) pointers[i] = rows + stride * (size_t)i;
+    while (cinfo.output_scanline < cinfo.output_height) {
+        const int first = (int)cinfo.output_scanline;
+        JDIMENSION read = jpeg_read_scanlines(&cinfo, pointers, (JDIMENSION)(batch < 16 ? batch : 16));
+        for (JDIMENSION i = 0; i < read; i++) {
+            if (cmyk) {
+                tb_cmyk_row_to_rgb(pointers[i], converted, cinfo.output_width, cinfo.saw_Adobe_marker);
+                deliver(context, converted, first + (int)i);
+            } else {
+                deliver(context, pointers[i], first + (int)i);
+            }
         }
     }
-    while (cinfo.output_scanline < cinfo.output_height) {
-        uint8_t *target = pixels + stride * cinfo.output_scanline;
-        JSAMPROW rows[1] = {cmyk ? row : target};
-        JDIMENSION read = jpeg_read_scanlines(&cinfo, rows, 1);
-        if (read == 1 && cmyk) tb_cmyk_row_to_rgb(row, target, cinfo.output_width, cinfo.saw_Adobe_marker);
-    }
     jpeg_finish_decompress(&cinfo);
-
-    image->pixels = pixels;
-    image->width = (int)cinfo.output_width;
-    image->height = (int)cinfo.output_height;
-    image->channels = channels;
     jpeg_destroy_decompress(&cinfo);
-    free(row);
+    free(rows);
+    free(converted);
     return 0;
 }
 

@@ -15,6 +15,6 @@ enum MemoryBenchmark {
         let baseline = try Shell.measure([context.tenbin, "--version"])
         table.add("tenbin --version (the floor)", Format.mb(baseline.peakRSS), Format.ms(baseline.seconds))
         table.print()
-        print("\nPeak RSS from wait4. Aim: under 120 MB.")
+        print("\nPeak RSS of the tenbin process (GNU time). Aim: under 120 MB.")
     }
 }

@@ -31,8 +31,23 @@ enum Shell {
     }
 
     /// Spawns `arguments` with stdout and stderr to /dev/null and waits, measuring wall time
-    /// and the peak RSS reported by wait4.
+    /// and peak RSS.
+    ///
+    /// The peak comes from GNU time (`/usr/bin/time -f %M`), not from this process's own
+    /// wait4: Linux records the spawning process's memory high-water mark in a child that
+    /// posix_spawn execs, so wait4 would report at least this benchmark's own size.
     static func measure(_ arguments: [String], environment: [String: String]? = nil) throws -> Measurement {
+        let report = "\(NSTemporaryDirectory())tenbin-bench-rss-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: report) }
+        let timed = try spawn(["/usr/bin/time", "-f", "%M", "-o", report] + arguments, environment: environment)
+        let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
+        // The last line is the number; a line before it may say the command exited non-zero.
+        let kilobytes = text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        return Measurement(seconds: timed.seconds, peakRSS: kilobytes * 1024, status: timed.status)
+    }
+
+    /// Spawns `arguments` with stdout and stderr to /dev/null and waits for it.
+    private static func spawn(_ arguments: [String], environment: [String: String]?) throws -> Measurement {
         var pid: pid_t = 0
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

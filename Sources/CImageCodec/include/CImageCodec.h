@@ -62,11 +62,18 @@ void tb_free(void *pointer);
 int tb_jpeg_read_header(const uint8_t *data, size_t size, tb_jpeg_header *header,
                         uint8_t *exif, size_t exif_capacity, char *error);
 
+/// Receives the decoded size before the first row; returns 0 to go on, non-zero to stop.
+typedef int (*tb_jpeg_begin_callback)(void *context, int width, int height, int channels);
+/// Receives each decoded row in order (`width * channels` bytes, valid only during the call).
+typedef void (*tb_jpeg_row_callback)(void *context, const uint8_t *row, int y);
+
 /// Decodes a JPEG scaled by scale_num/8 (libjpeg's shrink-on-load: 1, 2, 4 or 8 for
-/// 1/8 … 1/1) into gray or RGB. CMYK and YCCK files are converted to RGB here, honouring
-/// the Adobe marker's inverted storage. A truncated file is an error.
-int tb_jpeg_decode(const uint8_t *data, size_t size, int scale_num, tb_image *image,
-                   char *error);
+/// 1/8 … 1/1) into gray or RGB, handing each row to `row` as it is decoded, so the caller
+/// can resample while streaming and never hold the whole frame. CMYK and YCCK files are
+/// converted to RGB here, honouring the Adobe marker's inverted storage. A truncated file
+/// is an error. The callbacks must not call back into libjpeg.
+int tb_jpeg_decode_rows(const uint8_t *data, size_t size, int scale_num, void *context,
+                        tb_jpeg_begin_callback begin, tb_jpeg_row_callback row, char *error);
 
 /// Encodes gray (1) or RGB (3) pixels as a baseline JPEG with 4:2:0 chroma at `quality`.
 /// Nothing but the JFIF header is written: no EXIF, ICC or comment.

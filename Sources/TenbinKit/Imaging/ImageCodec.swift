@@ -75,28 +75,42 @@ public struct ImageCodec: Sendable {
         return header
     }
 
-    /// Decodes an upload upright, at about `maxEdge` on its longer side (never smaller),
-    /// using libjpeg's shrink-on-load for JPEG. Pass nil for full size.
+    /// Decodes an upload upright, scaled down to fit `maxEdge` on its longer side (nil:
+    /// full size). JPEGs shrink on load and are resampled row by row as they decode, so the
+    /// full-size frame is never held in memory.
     public func decode(_ bytes: [UInt8], source: String, maxEdge: Int?) throws -> PixelBuffer {
         let header = try probe(bytes, source: source)
         return try decode(bytes, header: header, source: source, maxEdge: maxEdge)
     }
 
     func decode(_ bytes: [UInt8], header: ImageHeader, source: String, maxEdge: Int?) throws -> PixelBuffer {
+        let target = Resampler.fitting(width: header.width, height: header.height, maxEdge: maxEdge ?? Int.max)
         var error = [CChar](repeating: 0, count: Int(TB_ERROR_CAPACITY))
-        var image = tb_image()
-        let status: Int32
+        let stored: PixelBuffer
         switch header.format {
         case .jpeg:
-            let target = maxEdge.map { Resampler.fitting(width: header.width, height: header.height, maxEdge: $0) }
-            let scale = target.map { Self.jpegScale(width: header.width, height: header.height, atLeast: $0) } ?? 8
-            status = tb_jpeg_decode(bytes, bytes.count, Int32(scale), &image, &error)
+            let scale = Self.jpegScale(width: header.width, height: header.height, atLeast: target)
+            let sink = JPEGRowSink(targetHeight: target.height)
+            let status = withExtendedLifetime(sink) {
+                tb_jpeg_decode_rows(
+                    bytes, bytes.count, Int32(scale), Unmanaged.passUnretained(sink).toOpaque(),
+                    { context, width, height, channels in
+                        // The context is the sink, kept alive by withExtendedLifetime above.
+                        Unmanaged<JPEGRowSink>.fromOpaque(context!).takeUnretainedValue().begin(
+                            width: Int(width), height: Int(height), channels: Int(channels))
+                    },
+                    { context, row, y in
+                        Unmanaged<JPEGRowSink>.fromOpaque(context!).takeUnretainedValue().add(row: row!, y: Int(y))
+                    }, &error)
+            }
+            guard status == 0, let shrunk = sink.resampler?.result else { throw Self.failure(source, .decode, header.format, error) }
+            stored = Resampler.resizeHorizontally(shrunk, width: target.width)
         case .png:
-            status = tb_png_decode(bytes, bytes.count, &image, &error)
+            var image = tb_image()
+            guard tb_png_decode(bytes, bytes.count, &image, &error) == 0 else { throw Self.failure(source, .decode, header.format, error) }
+            stored = Resampler.resize(Self.adopt(image), width: target.width, height: target.height)
         }
-        guard status == 0 else { throw Self.failure(source, .decode, header.format, error) }
-        let buffer = Self.adopt(image)
-        return buffer.applying(header.orientation)
+        return stored.applying(header.orientation)
     }
 
     /// Validates and re-encodes an upload for storage: oriented, scaled to fit
@@ -104,10 +118,7 @@ public struct ImageCodec: Sendable {
     /// (then PNG), with no metadata. The same input always gives the same bytes.
     public func reencode(_ bytes: [UInt8], source: String) throws -> EncodedImage {
         let header = try probe(bytes, source: source)
-        var pixels = try decode(bytes, header: header, source: source, maxEdge: encoding.maxEdge)
-        let target = Resampler.fitting(width: pixels.width, height: pixels.height, maxEdge: encoding.maxEdge)
-        pixels = Resampler.resize(pixels, width: target.width, height: target.height)
-        return try encode(pixels, source: source)
+        return try encode(try decode(bytes, header: header, source: source, maxEdge: encoding.maxEdge), source: source)
     }
 
     /// Encodes pixels as tenbin stores them: PNG when any pixel is transparent, else JPEG.
@@ -181,5 +192,26 @@ struct ByteCount: CustomStringConvertible {
         }
         let text = scaled == scaled.rounded() ? "\(Int(scaled))" : ImageLimits.oneDecimal(scaled)
         return "\(text) \(units[unit])"
+    }
+}
+
+/// Receives a JPEG's rows from the C decoder and shrinks them to the target height as they
+/// arrive.
+private final class JPEGRowSink {
+    let targetHeight: Int
+    var resampler: StreamingResampler?
+
+    init(targetHeight: Int) {
+        self.targetHeight = targetHeight
+    }
+
+    func begin(width: Int, height: Int, channels: Int) -> Int32 {
+        // Shrink-on-load never goes below the target, so the target height always fits.
+        resampler = StreamingResampler(width: width, channels: channels, sourceHeight: height, targetHeight: min(targetHeight, height))
+        return 0
+    }
+
+    func add(row: UnsafePointer<UInt8>, y: Int) {
+        resampler?.add(row: row, y: y)
     }
 }

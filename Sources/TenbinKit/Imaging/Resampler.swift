@@ -3,11 +3,11 @@
 /// always gives the same bytes.
 public enum Resampler {
     /// Fixed-point precision of the weights: 14 bits keeps every sum inside 32 bits.
-    private static let precision = 14
+    static let precision = 14
 
     /// For each output index, the first source index and the weights of the sources it
     /// covers (summing to 1 << precision).
-    private struct Contributions {
+    struct Contributions {
         var starts: [Int32] = []
         var counts: [Int32] = []
         var weights: [Int32] = []
@@ -38,66 +38,104 @@ public enum Resampler {
     }
 
     /// `image` scaled to exactly `width`×`height` (each no larger than the source's).
+    ///
+    /// The vertical pass runs first: it sums whole rows, a loop the compiler vectorises, and
+    /// it shrinks the image before the costlier per-pixel horizontal pass.
     public static func resize(_ image: PixelBuffer, width: Int, height: Int) -> PixelBuffer {
         if width == image.width && height == image.height { return image }
-        let horizontal = Contributions(source: image.width, target: width)
-        let vertical = Contributions(source: image.height, target: height)
-        let c = image.channels
-        // Horizontal pass into 16-bit-per-channel rows kept at 8.8 fixed point would cost
-        // precision; keep the intermediate as bytes, rounding once per pass.
-        var middle = [UInt8](repeating: 0, count: width * image.height * c)
-        let round = Int32(1 << (precision - 1))
+        let tall = resizeVertically(image, height: height)
+        return resizeHorizontally(tall, width: width)
+    }
+
+    static let rounding = Int32(1 << (precision - 1))
+
+    private static func resizeVertically(_ image: PixelBuffer, height: Int) -> PixelBuffer {
+        if height == image.height { return image }
+        let contributions = Contributions(source: image.height, target: height)
+        let rowLength = image.width * image.channels
+        var output = [UInt8](repeating: 0, count: rowLength * height)
+        var sums = [Int32](repeating: 0, count: rowLength)
         image.pixels.withUnsafeBufferPointer { source in
-            middle.withUnsafeMutableBufferPointer { target in
-                horizontal.weights.withUnsafeBufferPointer { weights in
-                    var accumulators = [Int32](repeating: 0, count: c)
-                    for y in 0..<image.height {
-                        let sourceRow = y * image.width * c
-                        let targetRow = y * width * c
-                        var weightIndex = 0
-                        for x in 0..<width {
-                            let start = Int(horizontal.starts[x])
-                            let count = Int(horizontal.counts[x])
-                            for channel in 0..<c { accumulators[channel] = round }
-                            for k in 0..<count {
-                                let weight = weights[weightIndex + k]
-                                let base = sourceRow + (start + k) * c
-                                for channel in 0..<c { accumulators[channel] &+= Int32(source[base + channel]) &* weight }
-                            }
-                            weightIndex += count
-                            let base = targetRow + x * c
-                            for channel in 0..<c { target[base + channel] = UInt8(clamping: accumulators[channel] >> Int32(precision)) }
-                        }
-                    }
-                }
-            }
-        }
-        var output = [UInt8](repeating: 0, count: width * height * c)
-        let rowLength = width * c
-        middle.withUnsafeBufferPointer { source in
             output.withUnsafeMutableBufferPointer { target in
-                vertical.weights.withUnsafeBufferPointer { weights in
-                    var accumulator = [Int32](repeating: 0, count: rowLength)
+                sums.withUnsafeMutableBufferPointer { sums in
                     var weightIndex = 0
                     for y in 0..<height {
-                        let start = Int(vertical.starts[y])
-                        let count = Int(vertical.counts[y])
-                        accumulator.withUnsafeMutableBufferPointer { sums in
-                            for i in 0..<rowLength { sums[i] = round }
-                            for k in 0..<count {
-                                let weight = weights[weightIndex + k]
-                                let base = (start + k) * rowLength
-                                for i in 0..<rowLength { sums[i] &+= Int32(source[base + i]) &* weight }
-                            }
-                            let base = y * rowLength
-                            for i in 0..<rowLength { target[base + i] = UInt8(clamping: sums[i] >> Int32(precision)) }
+                        let start = Int(contributions.starts[y])
+                        let count = Int(contributions.counts[y])
+                        for i in 0..<rowLength { sums[i] = rounding }
+                        for k in 0..<count {
+                            let weight = contributions.weights[weightIndex + k]
+                            let row = UnsafeBufferPointer(rebasing: source[((start + k) * rowLength)...].prefix(rowLength))
+                            for i in 0..<rowLength { sums[i] &+= Int32(row[i]) &* weight }
                         }
                         weightIndex += count
+                        let base = y * rowLength
+                        for i in 0..<rowLength { target[base + i] = UInt8(truncatingIfNeeded: sums[i] >> Int32(precision)) }
                     }
                 }
             }
         }
-        return PixelBuffer(width: width, height: height, channels: c, pixels: output)
+        return PixelBuffer(width: image.width, height: height, channels: image.channels, pixels: output)
+    }
+
+    static func resizeHorizontally(_ image: PixelBuffer, width: Int) -> PixelBuffer {
+        if width == image.width { return image }
+        let contributions = Contributions(source: image.width, target: width)
+        let channels = image.channels
+        var output = [UInt8](repeating: 0, count: width * image.height * channels)
+        image.pixels.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                contributions.weights.withUnsafeBufferPointer { weights in
+                    for y in 0..<image.height {
+                        let sourceRow = source.baseAddress! + y * image.width * channels  // non-empty image
+                        let targetRow = target.baseAddress! + y * width * channels  // non-empty image
+                        switch channels {
+                        case 1: horizontalRow(sourceRow, targetRow, contributions, weights, channels: 1)
+                        case 3: horizontalRow(sourceRow, targetRow, contributions, weights, channels: 3)
+                        default: horizontalRow(sourceRow, targetRow, contributions, weights, channels: 4)
+                        }
+                    }
+                }
+            }
+        }
+        return PixelBuffer(width: width, height: image.height, channels: channels, pixels: output)
+    }
+
+    /// One row of the horizontal pass. Inlined with a constant `channels`, so each case
+    /// compiles to straight-line arithmetic on registers.
+    @inline(__always)
+    private static func horizontalRow(
+        _ source: UnsafePointer<UInt8>, _ target: UnsafeMutablePointer<UInt8>, _ contributions: Contributions,
+        _ weights: UnsafeBufferPointer<Int32>, channels: Int
+    ) {
+        var weightIndex = 0
+        var out = target
+        for x in 0..<contributions.starts.count {
+            let count = Int(contributions.counts[x])
+            var pixel = source + Int(contributions.starts[x]) * channels
+            var c0 = rounding
+            var c1 = rounding
+            var c2 = rounding
+            var c3 = rounding
+            for k in 0..<count {
+                let weight = weights[weightIndex + k]
+                c0 &+= Int32(pixel[0]) &* weight
+                if channels > 1 {
+                    c1 &+= Int32(pixel[1]) &* weight
+                    c2 &+= Int32(pixel[2]) &* weight
+                }
+                if channels > 3 { c3 &+= Int32(pixel[3]) &* weight }
+                pixel += channels
+            }
+            weightIndex += count
+            out[0] = UInt8(truncatingIfNeeded: c0 >> Int32(precision))
+            if channels > 1 {
+                out[1] = UInt8(truncatingIfNeeded: c1 >> Int32(precision))
+                out[2] = UInt8(truncatingIfNeeded: c2 >> Int32(precision))
+            }
+            if channels > 3 { out[3] = UInt8(truncatingIfNeeded: c3 >> Int32(precision)) }
+            out += channels
+        }
     }
 
     /// The size that fits `width`×`height` inside `maxEdge` on its longer side, keeping the

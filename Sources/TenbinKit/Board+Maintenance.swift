@@ -14,9 +14,12 @@ public struct CheckReport: Sendable, Equatable {
     public var problems: [String] = []
     /// Things worth knowing that are not wrong (files `gc` would remove).
     public var notes: [String] = []
+    /// Posters in the store.
     public var posters = 0
+    /// Blob rows in the store.
     public var blobs = 0
 
+    /// Whether no problem was found.
     public var isSound: Bool { problems.isEmpty }
 }
 

@@ -30,6 +30,7 @@ public final class Board: Sendable {
         }
     }
 
+    /// What this board was opened with.
     public let configuration: Configuration
     let store: any PosterStoring
     let blobs: any BlobStoring
@@ -174,7 +175,9 @@ public final class Board: Sendable {
 public struct PosterDraft: Sendable {
     /// The first and second image.
     public var images: [ImageUpload]
+    /// The question; may be empty.
     public var contents: String
+    /// Hashtags as typed; normalised when stored.
     public var hashtags: [String]
 
     /// A draft; hashtags are normalised when stored.

@@ -9,6 +9,7 @@ public struct BlobError: Error, CustomStringConvertible, Sendable {
         case list = "list"
     }
 
+    /// What was being done.
     public let operation: Operation
     /// The file or folder concerned.
     public let path: String

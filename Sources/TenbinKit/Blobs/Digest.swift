@@ -13,7 +13,7 @@ public struct Digest: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// The SHA-256 of `bytes`, computed by libcrypto (which uses the CPU's SHA instructions).
-    public init(of bytes: UnsafeRawBufferPointer) {
+    init(of bytes: UnsafeRawBufferPointer) {
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         let ok = EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_sha256(), nil)

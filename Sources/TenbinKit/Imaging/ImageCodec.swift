@@ -2,9 +2,12 @@ import CImageCodec
 
 /// What an image's header says, read without decoding pixels.
 public struct ImageHeader: Sendable, Hashable {
+    /// The format recognised from the first bytes.
     public let format: ImageFormat
     /// Width and height as stored in the file (before orientation).
+    /// Stored width in pixels.
     public let width: Int
+    /// Stored height in pixels.
     public let height: Int
     /// The EXIF orientation (JPEG only; PNG is always `.up`).
     public let orientation: ExifOrientation
@@ -12,9 +15,13 @@ public struct ImageHeader: Sendable, Hashable {
 
 /// A re-encoded image, ready to be stored.
 public struct EncodedImage: Sendable, Hashable {
+    /// The bytes to store.
     public let bytes: [UInt8]
+    /// JPEG, or PNG for images with real transparency.
     public let format: ImageFormat
+    /// Width in pixels, upright.
     public let width: Int
+    /// Height in pixels, upright.
     public let height: Int
 }
 
@@ -23,7 +30,9 @@ public struct EncodedImage: Sendable, Hashable {
 ///
 /// The codec is a value with no shared state, so any number of tasks may use it at once.
 public struct ImageCodec: Sendable {
+    /// What uploads may be.
     public var limits: ImageLimits
+    /// How accepted uploads are stored.
     public var encoding: EncodingOptions
 
     /// A codec with the given limits and output options.

@@ -18,6 +18,7 @@ public struct ImageError: Error, CustomStringConvertible, Sendable {
 
     /// The file (or other source) the image came from.
     public let source: String
+    /// Where the image failed.
     public let stage: Stage
     /// The format, once it is known.
     public let format: ImageFormat?

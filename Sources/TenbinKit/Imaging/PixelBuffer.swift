@@ -1,7 +1,10 @@
 /// Decoded 8-bit pixels, rows packed: gray (1 channel), RGB (3) or RGBA (4).
 public struct PixelBuffer: Sendable, Hashable {
+    /// Width in pixels.
     public let width: Int
+    /// Height in pixels.
     public let height: Int
+    /// 1 (gray), 3 (RGB) or 4 (RGBA).
     public let channels: Int
     /// `width * height * channels` bytes, row by row.
     public var pixels: [UInt8]

@@ -4,7 +4,9 @@ public struct StoredImage: Sendable, Hashable {
     public let digest: Digest
     /// The stored encoding.
     public let format: ImageFormat
+    /// Stored width in pixels.
     public let width: Int
+    /// Stored height in pixels.
     public let height: Int
     /// Size of the stored bytes.
     public let bytes: Int

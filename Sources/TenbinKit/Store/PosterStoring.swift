@@ -1,6 +1,8 @@
 /// A poster about to be stored: its text, hashtags, and two already-written images.
 public struct NewPoster: Sendable, Hashable {
+    /// The question; may be empty.
     public var contents: String
+    /// Normalised hashtags.
     public var hashtags: [String]
     /// The first and second image.
     public var images: [StoredImage]

@@ -9,7 +9,7 @@ BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev
 # Tools the tests and benchmarks use (sample images, reference pipelines, terminals).
 TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time
 
-.PHONY: all build deps tool-deps demo test lint bench install clean sample-images
+.PHONY: all build deps tool-deps demo test lint bench install clean sample-images fuzz sanitize
 
 all: build
 
@@ -39,6 +39,14 @@ bench: deps tool-deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product tenbin-bench
 	.build/release/tenbin-bench $(SECTIONS)
 
+# libFuzzer targets (Fuzz/), FUZZ_SECONDS each (default 60).
+fuzz: deps tool-deps
+	scripts/fuzz.sh $(FUZZ_TARGETS)
+
+# The whole test suite under AddressSanitizer, then ThreadSanitizer.
+sanitize: deps tool-deps
+	scripts/sanitize.sh
+
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 .build/release/tenbin $(DESTDIR)$(PREFIX)/bin/tenbin
@@ -47,4 +55,4 @@ sample-images: tool-deps
 	scripts/make-sample-images.sh
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-address .build-thread .build-fuzz

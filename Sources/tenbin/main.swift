@@ -88,6 +88,9 @@ func usageFailure(_ error: UsageError) -> Int32 {
 // SIGPIPE would kill tenbin silently when its output is piped into `head`; a failed write
 // is handled where it happens instead.
 _ = signal(SIGPIPE, SIG_IGN)
+// Past a file-size limit (ulimit -f) the kernel would kill tenbin mid-write; ignored, the
+// write fails with EFBIG and is reported like a full disk, leaving nothing half-written.
+_ = signal(SIGXFSZ, SIG_IGN)
 var environment: [String: String] = [:]
 var cursor = environ
 while let entry = cursor.pointee {

@@ -30,8 +30,13 @@ public struct BlobError: Error, CustomStringConvertible, Sendable {
 
     public var description: String {
         var reason = detail ?? errno.map(SystemError.message(for:)) ?? "unknown error"
-        if errno == 28 { reason += " (the disk is full)" }
-        if errno == 30 || errno == 13 { reason += " (is the store read-only?)" }
+        switch errno {
+        case 28: reason += " (the disk is full)"
+        case 27: reason += " (the file-size limit, ulimit -f, was reached)"
+        case 30: reason += " (the store is on a read-only file system)"
+        case 13: reason += " (no permission to write in the store)"
+        default: break
+        }
         return "cannot \(operation.rawValue) \(path): \(reason)"
     }
 }

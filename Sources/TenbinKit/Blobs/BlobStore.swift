@@ -60,13 +60,14 @@ public struct BlobStore: BlobStoring {
         try makeFolder(root)
         try makeFolder(folder)
         let temporary = "\(folder)/\(Self.temporaryPrefix)\(digest.hex.prefix(16))-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        // Errors name the blob's final path: the temporary name means nothing to a user.
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw BlobError(.write, path: temporary, digest: digest, errno: errno) }
+        guard fd >= 0 else { throw BlobError(.write, path: final, digest: digest, errno: errno) }
         do {
-            try Self.writeAll(bytes, to: fd, path: temporary, digest: digest)
-            guard fsync(fd) == 0 else { throw BlobError(.write, path: temporary, digest: digest, errno: errno) }
+            try Self.writeAll(bytes, to: fd, path: final, digest: digest)
+            guard fsync(fd) == 0 else { throw BlobError(.write, path: final, digest: digest, errno: errno) }
             guard close(fd) == 0 else {
-                throw BlobError(.write, path: temporary, digest: digest, errno: errno)
+                throw BlobError(.write, path: final, digest: digest, errno: errno)
             }
         } catch {
             _ = close(fd)  // may already be closed; EBADF then is harmless

@@ -10,6 +10,14 @@ enum FileSystem {
         access(path, F_OK) == 0
     }
 
+    /// Whether `path` can be written: its permissions allow it and its file system is not
+    /// mounted read-only (which root's permissions do not override).
+    static func isWritable(_ path: String) -> Bool {
+        var info = statvfs()
+        if statvfs(path, &info) == 0 && info.f_flag & UInt(ST_RDONLY) != 0 { return false }
+        return access(path, W_OK) == 0
+    }
+
     /// Creates `path` and its missing parents.
     static func makeFolders(_ path: String) throws {
         var current = path.hasPrefix("/") ? "" : "."

@@ -14,6 +14,9 @@ final class Database {
         case readWrite
         /// A private, empty in-memory database (for reading a store that does not exist yet).
         case memory
+        /// Read an existing file that cannot be written (a read-only mount): SQLite is told
+        /// the file cannot change, so it needs no lock or shared-memory file beside it.
+        case immutable
     }
 
     private let handle: OpaquePointer
@@ -26,13 +29,19 @@ final class Database {
     /// wait for another's lock instead of failing, which is what keeps concurrent votes from
     /// being lost.
     init(path: String, mode: Mode, busyTimeout: Int32 = 10_000) throws {
-        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+        var flags = (mode == .immutable ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
         if mode == .create { flags |= SQLITE_OPEN_CREATE }
         if mode == .memory { flags |= SQLITE_OPEN_MEMORY }
+        let name =
+            switch mode {
+            case .memory: ":memory:"
+            case .immutable: "file:\(Self.uriEscaped(path))?immutable=1"
+            default: path
+            }
         var connection: OpaquePointer?
-        let code = sqlite3_open_v2(mode == .memory ? ":memory:" : path, &connection, flags, nil)
+        let code = sqlite3_open_v2(name, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {
-            let error = SQLiteError(code: code, connection: connection, sql: nil)
+            let error = SQLiteError(code: code, connection: connection, sql: nil).about(path)
             // A failed open still allocates a handle, which must be closed before throwing.
             _ = sqlite3_close_v2(connection)
             throw error
@@ -41,13 +50,26 @@ final class Database {
         self.path = path
         _ = sqlite3_extended_result_codes(connection, 1)  // always succeeds on an open handle
         _ = sqlite3_busy_timeout(connection, busyTimeout)  // always succeeds on an open handle
-        if mode != .memory {
+        if mode != .memory && mode != .immutable {
             try execute("PRAGMA journal_mode = WAL")
             // In WAL mode NORMAL survives any process crash; only a power cut can drop the
             // last commits, never tear one. It makes each commit about ten times cheaper.
             try execute("PRAGMA synchronous = NORMAL")
         }
         try execute("PRAGMA foreign_keys = ON")
+    }
+
+    /// `path` with the characters a URI treats specially percent-encoded.
+    private static func uriEscaped(_ path: String) -> String {
+        var bytes: [UInt8] = []
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                bytes += Array("%\(String(byte, radix: 16, uppercase: true))".utf8)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     deinit {

@@ -19,7 +19,15 @@ public final class PosterStore: PosterStoring, @unchecked Sendable {
     /// written shows an empty board instead of creating files.
     public init(path: String, create: Bool) throws {
         let exists = FileSystem.exists(path)
-        let database = try Database(path: path, mode: exists ? .readWrite : (create ? .create : .memory))
+        var database: Database
+        do {
+            database = try Database(path: path, mode: exists ? .readWrite : (create ? .create : .memory))
+        } catch let error as SQLiteError where exists && !FileSystem.isWritable(path) {
+            // A store on a read-only mount can still be read; any write then fails with a
+            // "read-only" error naming the file.
+            guard (try? Database(path: path, mode: .immutable)) != nil else { throw error }
+            database = try Database(path: path, mode: .immutable)
+        }
         try Migrations.migrate(database)
         self.connection = database
     }

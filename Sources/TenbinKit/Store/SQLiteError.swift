@@ -8,16 +8,30 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     public let message: String
     /// The SQL that failed, when one was running.
     public let sql: String?
+    /// The database file, when known.
+    public let path: String?
 
-    init(code: Int32, message: String, sql: String? = nil) {
+    init(code: Int32, message: String, sql: String? = nil, path: String? = nil) {
         self.code = code
         self.message = message
         self.sql = sql
+        self.path = path
     }
 
     init(code: Int32, connection: OpaquePointer?, sql: String? = nil) {
-        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
-        self.init(code: code, message: message ?? String(cString: sqlite3_errstr(code)), sql: sql)
+        var message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+        // An I/O error's cause is in the system's errno ("No space left on device").
+        if code & 0xff == SQLITE_IOERR || code & 0xff == SQLITE_CANTOPEN, let connection, sqlite3_system_errno(connection) != 0 {
+            message = (message ?? "I/O error") + ": " + SystemError.message(for: sqlite3_system_errno(connection))
+        }
+        let path = connection.flatMap { sqlite3_db_filename($0, "main") }.map { String(cString: $0) }
+        self.init(
+            code: code, message: message ?? String(cString: sqlite3_errstr(code)), sql: sql, path: path?.isEmpty == false ? path : nil)
+    }
+
+    /// The same error, naming the database file.
+    func about(_ path: String) -> SQLiteError {
+        SQLiteError(code: code, message: message, sql: sql, path: self.path ?? path)
     }
 
     /// Whether another connection held a lock past the busy timeout.
@@ -27,10 +41,18 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     public var isDiskFull: Bool { code & 0xff == SQLITE_FULL }
 
     public var description: String {
-        var text = "database error \(code): \(message)"
-        if code & 0xff == SQLITE_READONLY { text += " (is the store read-only?)" }
-        if code & 0xff == SQLITE_FULL { text += " (the disk is full)" }
-        if let sql { text += " — in: \(sql.prefix(120))" }
-        return text
+        var text = path.map { "\($0): " } ?? "database: "
+        text += message
+        switch code & 0xff {
+        case SQLITE_READONLY: text += " (the store is read-only)"
+        case SQLITE_FULL: text += " (the disk is full)"
+        case SQLITE_CANTOPEN: text += " (is the store's folder missing, unreadable or read-only?)"
+        case SQLITE_BUSY, SQLITE_LOCKED: text += " (another process held the store for too long; try again)"
+        case SQLITE_CORRUPT, SQLITE_NOTADB: text += " (the database is damaged; run tenbin check)"
+        default: break
+        }
+        text += " [SQLite \(code)"
+        if let sql { text += " in: \(sql.split(separator: "\n").first.map(String.init)?.prefix(80) ?? "")" }
+        return text + "]"
     }
 }

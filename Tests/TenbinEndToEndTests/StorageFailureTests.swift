@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// Posting into a store that runs out of space, or that cannot be written, fails with one
+/// clear line and leaves a store `tenbin check` passes.
+@Suite struct StorageFailureTests {
+    static let small = [Tenbin.root + "/SampleImages/01-cats-or-dogs/1-cat.jpg", Tenbin.root + "/SampleImages/01-cats-or-dogs/2-dog.jpg"]
+    static let large = [Tenbin.root + "/SampleImages/03-phone-portrait/a-rotated.jpg", Tenbin.root + "/SampleImages/07-tokyo/tower.JPG"]
+
+    /// Whether this process may mount file systems (root with CAP_SYS_ADMIN, as in CI).
+    static let canMount: Bool = {
+        guard getuid() == 0, let probe = try? ScratchFolder() else { return false }
+        defer { _ = try? Shell.run("umount", probe.path) }
+        return (try? Shell.run("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", probe.path)) == 0
+    }()
+
+    @Test func aFileSizeLimitFailsThePostCleanly() throws {
+        let store = try ScratchFolder()
+        #expect(try Tenbin.run(["post"] + Self.small, store: store.path).status == 0)
+        // 100 KiB: room for the database's next commit, not for the first image's blob.
+        let script = "ulimit -f 100 && exec \"$0\" --store \"$1\" post \"$2\" \"$3\""
+        let run = try Shell.capture(["/bin/sh", "-c", script, Tenbin.binary, store.path] + Self.large)
+        #expect(run.status == 1)
+        #expect(run.stderr.hasPrefix("Error: cannot write \(store.path)/blobs/"))
+        #expect(run.stderr.contains("File too large"))
+        #expect(run.stderr.split(separator: "\n").count == 1)
+        #expect(!store.files().contains { $0.contains(".tmp-") }, "no temporary file is left")
+        #expect(try Tenbin.run(["check"], store: store.path).status == 0)
+        #expect(try Tenbin.run(["list", "--json"], store: store.path).stdout.hasPrefix("[\n  {\"id\": 1,"))
+    }
+
+    @Test(.enabled(if: canMount)) func aFullDiskFailsThePostCleanlyAndKeepsWhatWasThere() throws {
+        let mount = try ScratchFolder()
+        try Shell.run("mount", "-t", "tmpfs", "-o", "size=200k", "tmpfs", mount.path)
+        defer { _ = try? Shell.run("umount", mount.path) }
+        #expect(try Tenbin.run(["post"] + Self.small, store: mount.path).status == 0)
+        let run = try Tenbin.run(["post"] + Self.large, store: mount.path)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("No space left on device (the disk is full)") || run.stderr.contains("(the disk is full)"))
+        #expect(run.stderr.split(separator: "\n").count == 1)
+        #expect(!mount.files().contains { $0.contains(".tmp-") })
+        let check = try Tenbin.run(["check"], store: mount.path)
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout.contains("OK: 1 poster(s)"))
+        #expect(try Tenbin.run(["show", "1"], store: mount.path).status == 0)
+    }
+
+    @Test(.enabled(if: canMount)) func aReadOnlyStoreCanBeReadButNotWritten() throws {
+        let store = try ScratchFolder()
+        #expect(try Tenbin.run(["post"] + Self.small, store: store.path).status == 0)
+        try Shell.run("mount", "--bind", store.path, store.path)
+        defer { _ = try? Shell.run("umount", store.path) }
+        try Shell.run("mount", "-o", "remount,ro,bind", store.path)
+        #expect(try Tenbin.run(["list", "--json"], store: store.path).stdout.contains("\"id\": 1"))
+        #expect(try Tenbin.run(["check"], store: store.path).status == 0)
+        let vote = try Tenbin.run(["vote", "1", "1"], store: store.path)
+        #expect(vote.status == 1)
+        #expect(vote.stderr.hasPrefix("Error: \(store.path)/tenbin.sqlite: attempt to write a readonly database (the store is read-only)"))
+        let post = try Tenbin.run(["post"] + Self.large, store: store.path)
+        #expect(post.status == 1)
+        #expect(post.stderr.contains("read-only file system"))
+        #expect(post.stderr.split(separator: "\n").count == 1)
+    }
+}
+
+/// Running helper programs (mount, sh) from tests.
+enum Shell {
+    @discardableResult
+    static func run(_ arguments: String...) throws -> Int32 {
+        let result = try capture(arguments)
+        guard result.status == 0 else { throw POSIXError(.EPERM) }
+        return result.status
+    }
+
+    static func capture(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0].hasPrefix("/") ? arguments[0] : "/usr/bin/env")
+        process.arguments = arguments[0].hasPrefix("/") ? Array(arguments.dropFirst()) : arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# `make fuzz`: builds each libFuzzer target (Fuzz/Fuzz*.swift) together with TenbinKit's
+# sources under -sanitize=fuzzer,address, then runs each for FUZZ_SECONDS (default 60),
+# seeded from SampleImages and the test fixtures. A crash leaves its input in
+# .build-fuzz/artifacts/<target>/; add it to Tests/Fixtures/fuzz/ with a test.
+#   scripts/fuzz.sh [TARGET…]     targets: image (more as Fuzz/Fuzz*.swift are added)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${FUZZ_SECONDS:-60}
+build=.build-fuzz
+mkdir -p "$build"
+
+# The C shims, instrumented for coverage and AddressSanitizer.
+for source in Sources/CImageCodec/*.c; do
+    clang -fsanitize=fuzzer-no-link,address -O1 -g -I Sources/CImageCodec/include \
+        -c "$source" -o "$build/$(basename "$source" .c).o"
+done
+
+library=$(find Sources/TenbinKit -name '*.swift' | sort)
+targets=("$@")
+if ((${#targets[@]} == 0)); then
+    for file in Fuzz/Fuzz*.swift; do
+        name=$(basename "$file" .swift)
+        targets+=("$(echo "${name#Fuzz}" | tr '[:upper:]' '[:lower:]')")
+    done
+fi
+
+status=0
+for target in "${targets[@]}"; do
+    file=$(ls Fuzz/Fuzz*.swift | while read -r f; do
+        n=$(basename "$f" .swift); [[ $(echo "${n#Fuzz}" | tr '[:upper:]' '[:lower:]') == "$target" ]] && echo "$f"; done)
+    if [[ -z $file ]]; then echo "Error: no fuzz target '$target'" >&2; exit 64; fi
+    binary="$build/fuzz-$target"
+    rm -f "$binary"
+    echo "== building $binary"
+    # shellcheck disable=SC2086
+    swiftc -sanitize=fuzzer,address -parse-as-library -module-name TenbinFuzz -O -g \
+        -swift-version 6 -I Sources/CSQLite -I Sources/CCrypto -I Fuzz/CImageCodec \
+        $library "$file" "$build"/*.o -lsqlite3 -lcrypto -ljpeg -lpng16 -o "$binary" 2>&1 |
+        { grep -v "Cannot export local symbol" || true; }  # gold's noise about ASan's own helpers
+    [[ -x $binary ]] || { echo "Error: building $binary failed" >&2; exit 1; }
+    corpus="$build/corpus/$target"
+    artifacts="$build/artifacts/$target/"
+    mkdir -p "$corpus" "$artifacts"
+    seeds=()
+    case $target in
+        image) seeds=(SampleImages/*/ Tests/Fixtures/hostile Tests/Fixtures/colors) ;;
+    esac
+    [[ -d Tests/Fixtures/fuzz/$target ]] && seeds+=("Tests/Fixtures/fuzz/$target")
+    echo "== fuzzing $target for ${seconds}s"
+    if ! "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
+        -artifact_prefix="$artifacts" "$corpus" "${seeds[@]}" 2>"$build/fuzz-$target.log"; then
+        echo "Error: fuzz target $target found a failure; see $build/fuzz-$target.log and $artifacts" >&2
+        tail -30 "$build/fuzz-$target.log" >&2
+        status=1
+    else
+        grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$build/fuzz-$target.log" | sed "s/^/  $target: /"
+    fi
+done
+exit $status

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `make sanitize`: the whole test suite under AddressSanitizer, then under ThreadSanitizer,
+# each in its own build folder so the normal build stays incremental. The end-to-end tests
+# run the binary built with the same sanitizer. Any report fails the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sanitizers=${SANITIZERS:-address thread}
+for sanitizer in $sanitizers; do
+    scratch=.build-$sanitizer
+    echo "== swift test --sanitize=$sanitizer ($scratch)"
+    swift build --scratch-path "$scratch" --sanitize="$sanitizer" --build-tests
+    bin=$(swift build --scratch-path "$scratch" --sanitize="$sanitizer" --show-bin-path)
+    # halt_on_error makes a report fail the test that triggered it; the end-to-end tests
+    # check every child's exit status and stderr.
+    TENBIN_BIN="$bin/tenbin" TENBIN_SANITIZER=$sanitizer \
+    ASAN_OPTIONS=halt_on_error=1:detect_leaks=0 \
+    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+        swift test --scratch-path "$scratch" --sanitize="$sanitizer" --skip-build
+done
+echo "sanitizers clean: $sanitizers"

@@ -47,31 +47,39 @@ static int tb_png_check_signature(const uint8_t *data, size_t size, char *error)
     return 0;
 }
 
+// Creates libpng's read structures over `source` with tenbin's settings. No libpng call
+// here can longjmp (the error handler is only reached by reading), so no jump target is
+// needed yet; the caller sets one before reading.
+static int tb_png_open(tb_png_source *source, png_structp *png_out, png_infop *info_out) {
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, source, tb_png_error, tb_png_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (info == NULL) {
+        if (png != NULL) png_destroy_read_struct(&png, NULL, NULL);
+        snprintf(source->error, TB_ERROR_CAPACITY, "out of memory");
+        return -1;
+    }
+    png_set_read_fn(png, source, tb_png_read);
+    png_set_benign_errors(png, 1);
+    png_set_option(png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);
+    // tenbin checks its own, configurable limits from the header; lift libpng's so the
+    // header of an oversized image is read and refused by tenbin with a clear message.
+    png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
+    *png_out = png;
+    *info_out = info;
+    return 0;
+}
+
 int tb_png_read_header(const uint8_t *data, size_t size, tb_png_header *header, char *error) {
     error[0] = 0;
     if (tb_png_check_signature(data, size, error) != 0) return -1;
     tb_png_source source = {data, size, 0, error};
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, tb_png_error, tb_png_warning);
-    if (png == NULL) {
-        snprintf(error, TB_ERROR_CAPACITY, "out of memory");
-        return -1;
-    }
-    png_infop info = png_create_info_struct(png);
-    if (info == NULL) {
-        png_destroy_read_struct(&png, NULL, NULL);
-        snprintf(error, TB_ERROR_CAPACITY, "out of memory");
-        return -1;
-    }
+    png_structp png;
+    png_infop info;
+    if (tb_png_open(&source, &png, &info) != 0) return -1;
     if (setjmp(png_jmpbuf(png))) {
         png_destroy_read_struct(&png, &info, NULL);
         return -1;
     }
-    png_set_read_fn(png, &source, tb_png_read);
-    png_set_benign_errors(png, 1);
-    png_set_option(png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);
-    // tenbin checks its own, configurable limits from these numbers; lift libpng's so the
-    // header of an oversized image is read and refused by tenbin with a clear message.
-    png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
     png_read_info(png, info);
     memset(header, 0, sizeof(*header));
     header->width = (int)png_get_image_width(png, info);
@@ -91,27 +99,15 @@ int tb_png_decode(const uint8_t *data, size_t size, tb_image *image, char *error
     // Changed after setjmp and read after longjmp, hence volatile.
     uint8_t *volatile pixels = NULL;
     png_bytep *volatile rows = NULL;
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, tb_png_error, tb_png_warning);
-    if (png == NULL) {
-        snprintf(error, TB_ERROR_CAPACITY, "out of memory");
-        return -1;
-    }
-    png_infop info = png_create_info_struct(png);
-    if (info == NULL) {
-        png_destroy_read_struct(&png, NULL, NULL);
-        snprintf(error, TB_ERROR_CAPACITY, "out of memory");
-        return -1;
-    }
+    png_structp png;
+    png_infop info;
+    if (tb_png_open(&source, &png, &info) != 0) return -1;
     if (setjmp(png_jmpbuf(png))) {
         png_destroy_read_struct(&png, &info, NULL);
         free(pixels);
         free(rows);
         return -1;
     }
-    png_set_read_fn(png, &source, tb_png_read);
-    png_set_benign_errors(png, 1);
-    png_set_option(png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);
-    png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
     png_read_info(png, info);
 
     const int color_type = png_get_color_type(png, info);

@@ -14,9 +14,7 @@ enum ImageCommand: Command {
     static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
         try arguments.expectPositionals(2...2)
         let id = try arguments.posterID(at: 0)
-        guard let side = Int(arguments.positionals[1]).flatMap(VoteSide.init(rawValue:)) else {
-            throw UsageError("the image must be 1 or 2, not '\(arguments.positionals[1])'", command: spec)
-        }
+        let side = try arguments.side(at: 1, what: "the image")
         let output = arguments.value("--output")
         if output == nil && context.stdoutIsTerminal {
             throw UsageError("refusing to write image bytes to a terminal; use -o FILE or a redirect", command: spec)

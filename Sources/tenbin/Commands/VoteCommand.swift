@@ -17,9 +17,7 @@ enum VoteCommand: Command {
     static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
         try arguments.expectPositionals(2...2)
         let id = try arguments.posterID(at: 0)
-        guard let side = Int(arguments.positionals[1]).flatMap(VoteSide.init(rawValue:)) else {
-            throw UsageError("the side must be 1 or 2, not '\(arguments.positionals[1])'", command: spec)
-        }
+        let side = try arguments.side(at: 1, what: "the side")
         let times = try arguments.integer("--times", in: 1...1_000_000_000, default: 1)
         let poster = try context.board(create: false).vote(id: id, side: side, times: times)
         Output.line(arguments.flag("--json") ? JSON.poster(poster) : context.formatter.voteResult(poster))

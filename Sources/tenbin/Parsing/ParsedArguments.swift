@@ -1,3 +1,5 @@
+import TenbinKit
+
 /// A subcommand's arguments after parsing: positionals, option values and flags.
 struct ParsedArguments {
     let spec: CommandSpec
@@ -98,5 +100,13 @@ struct ParsedArguments {
             throw UsageError("'\(text)' is not a poster id (a whole number from 1)", command: spec)
         }
         return id
+    }
+
+    /// The side (1 or 2) in positional `index`; `what` names it in the error.
+    func side(at index: Int, what: String) throws -> VoteSide {
+        guard let side = Int(positionals[index]).flatMap(VoteSide.init(rawValue:)) else {
+            throw UsageError("\(what) must be 1 or 2, not '\(positionals[index])'", command: spec)
+        }
+        return side
     }
 }

@@ -100,19 +100,8 @@ extension Tenbin {
     /// Runs tenbin under an address-space limit (`ulimit -v`, in KiB): any attempt to
     /// allocate past it fails, so a run that succeeds, or fails cleanly, stayed under it.
     static func runLimited(kilobytes: Int, _ arguments: [String]) throws -> TenbinRun {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "ulimit -v \(kilobytes) && exec \"$0\" \"$@\"", binary] + arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return TenbinRun(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: outData)
+        let script = "ulimit -v \(kilobytes) && exec \"$0\" \"$@\""
+        let run = try Shell.capture(["/bin/sh", "-c", script, binary] + arguments)
+        return TenbinRun(status: run.status, stdout: run.stdout, stderr: run.stderr, stdoutBytes: Data(run.stdout.utf8))
     }
 }

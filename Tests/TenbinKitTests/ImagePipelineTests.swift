@@ -15,7 +15,10 @@ import Testing
         let decodes = Counter()
         let pipeline: ImagePipeline
 
-        init(gate: Gate? = nil, failing: Set<Digest> = [], limits: CacheLimits = CacheLimits(bytes: 1 << 20, count: 100), concurrency: Int = 2) {
+        init(
+            gate: Gate? = nil, failing: Set<Digest> = [], limits: CacheLimits = CacheLimits(bytes: 1 << 20, count: 100),
+            concurrency: Int = 2
+        ) {
             let (reads, running, cancelled, decodes) = (reads, readsRunning, readsCancelled, decodes)
             let numbers = Dictionary(uniqueKeysWithValues: (1...50).map { (ImagePipelineTests.digest($0), $0) })
             pipeline = ImagePipeline(
@@ -36,7 +39,8 @@ import Testing
                     },
                     decode: { bytes, _ in
                         decodes.increment()
-                        return PixelBuffer(width: Int(bytes[0]), height: 1, channels: 1, pixels: [UInt8](repeating: bytes[0], count: Int(bytes[0])))
+                        return PixelBuffer(
+                            width: Int(bytes[0]), height: 1, channels: 1, pixels: [UInt8](repeating: bytes[0], count: Int(bytes[0])))
                     }))
         }
     }

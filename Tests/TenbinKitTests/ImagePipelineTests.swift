@@ -164,6 +164,28 @@ import Testing
         #expect(fixture.decodes.count == 2)
     }
 
+    @Test func cancellingABatchStopsItsLoadsAndFailsWhatWasNotLoaded() async throws {
+        let gate = Gate()
+        let fixture = Fixture(gate: gate, concurrency: 2)
+        let pipeline = fixture.pipeline
+        _ = try await ImagePipeline(
+            ImagePipeline.Configuration(
+                cache: pipeline.cache, maxConcurrentLoads: 1, read: { [UInt8($0 == Self.digest(1) ? 1 : 0)] },
+                decode: { bytes, _ in PixelBuffer(width: 1, height: 1, channels: 1, pixels: bytes) })
+        ).image(for: ImageRequest(Self.digest(1)))  // image 1 is cached
+        let batch = Task { await pipeline.images(for: (1...6).map { ImageRequest(Self.digest($0)) }) }
+        await Self.until { fixture.readsRunning.count == 2 }
+        batch.cancel()
+        let results = await batch.value
+        #expect(try results[0].get().width == 1)
+        for result in results.dropFirst() {
+            #expect(throws: CancellationError.self) { try result.get() }
+        }
+        await Self.until { fixture.readsRunning.count == 0 }
+        #expect(fixture.readsCancelled.count == 2)
+        #expect(fixture.decodes.count == 0)
+    }
+
     @Test func aFailedLoadIsNotCachedAndCanBeRetried() async throws {
         let fixture = Fixture(failing: [Self.digest(8)])
         let request = ImageRequest(Self.digest(8))

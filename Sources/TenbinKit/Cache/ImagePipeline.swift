@@ -78,7 +78,8 @@ public final class ImagePipeline: Sendable {
 
     /// Many images at once, in a task group running at most `maxConcurrentLoads` loads at a
     /// time. Results come in request order; one image failing does not fail the others.
-    /// Cached images are answered before any task starts.
+    /// Cached images are answered before any task starts. Cancelling the caller fails every
+    /// image not loaded yet with `CancellationError`.
     public func images(for requests: [ImageRequest]) async -> [Result<PixelBuffer, any Error>] {
         var results = [Result<PixelBuffer, any Error>?](repeating: nil, count: requests.count)
         var missing: [Int] = []
@@ -87,31 +88,34 @@ public final class ImagePipeline: Sendable {
         }
         if !missing.isEmpty {
             await withTaskGroup(of: (Int, Result<PixelBuffer, any Error>).self) { group in
-                var next = 0
-                func startNext() {
-                    let index = missing[next]
-                    next += 1
-                    group.addTask {
-                        do {
-                            return (index, .success(try await self.load(requests[index])))
-                        } catch {
-                            return (index, .failure(error))
-                        }
-                    }
+                var waiting = missing.makeIterator()
+                for _ in 0..<configuration.maxConcurrentLoads {
+                    guard let index = waiting.next() else { break }
+                    group.addTask { (index, await self.result(for: requests[index])) }
                 }
-                while next < min(missing.count, configuration.maxConcurrentLoads) { startNext() }
                 while let (index, result) = await group.next() {
                     results[index] = result
-                    if next < missing.count { startNext() }
+                    // A cancelled batch starts nothing more; what is left fails below.
+                    if !Task.isCancelled, let index = waiting.next() {
+                        group.addTask { (index, await self.result(for: requests[index])) }
+                    }
                 }
             }
         }
-        // Every index was either answered from the cache or by exactly one task above.
-        return results.map { $0! }
+        return results.map { $0 ?? .failure(CancellationError()) }
+    }
+
+    private func result(for request: ImageRequest) async -> Result<PixelBuffer, any Error> {
+        do {
+            return .success(try await load(request))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Joins the load of `request` in flight, or starts one.
     private func load(_ request: ImageRequest) async throws -> PixelBuffer {
+        try Task.checkCancellation()
         let joined: (ImageLoad, Int)? = loads.withLock { loads in
             if let load = loads[request], let ticket = load.join() { return (load, ticket) }
             // A load that finished between the caller's cache miss and now has cached its

@@ -1,3 +1,4 @@
+import Dispatch
 import TenbinKit
 
 #if canImport(Glibc)
@@ -15,7 +16,13 @@ enum ExitStatus {
 
 /// Parses the global options and the subcommand, runs it, and turns every outcome into
 /// output and an exit status. The only place tenbin exits.
-func runTenbin(_ rawArguments: [String], environment: [String: String]) -> Int32 {
+///
+/// A command's work that has to await (see `Command.asyncWork`) is handed to `continueAsync`,
+/// which runs it, reporting the same way, and exits with its status; it never returns here.
+func runTenbin(
+    _ rawArguments: [String], environment: [String: String],
+    continueAsync: (@escaping @Sendable () async -> Int32) -> Never
+) -> Int32 {
     var arguments = rawArguments
     var storeOption: String?
     // Global options come before the subcommand.
@@ -64,15 +71,30 @@ func runTenbin(_ rawArguments: [String], environment: [String: String]) -> Int32
             return ExitStatus.success
         }
         let context = Context(storeOption: parsed.value("--store") ?? storeOption, environment: environment)
+        if let work = try command.asyncWork(parsed, context: context) {
+            let spec = command.spec
+            continueAsync {
+                do {
+                    return try await work()
+                } catch {
+                    return failure(error, command: spec)
+                }
+            }
+        }
         return try command.run(parsed, context: context)
-    } catch let error as UsageError {
-        var error = error
-        if error.command == nil { error.command = command.spec }
-        return usageFailure(error)
     } catch {
-        Errors.write("Error: \(error)")
-        return ExitStatus.failure
+        return failure(error, command: command.spec)
     }
+}
+
+/// Reports a command's error: usage errors with the usage line (exit 64), others alone (exit 1).
+func failure(_ error: any Error, command spec: CommandSpec) -> Int32 {
+    if var error = error as? UsageError {
+        if error.command == nil { error.command = spec }
+        return usageFailure(error)
+    }
+    Errors.write("Error: \(error)")
+    return ExitStatus.failure
 }
 
 func usageFailure(_ error: UsageError) -> Int32 {
@@ -100,6 +122,16 @@ while let entry = cursor.pointee {
     }
     cursor += 1
 }
-let status = runTenbin(Array(CommandLine.arguments.dropFirst()), environment: environment)
-_ = fflush(nil)  // nothing more can be reported if stdout is gone
-exit(status)
+/// Flushes what was printed and exits.
+func finish(_ status: Int32) -> Never {
+    _ = fflush(nil)  // nothing more can be reported if stdout is gone
+    exit(status)
+}
+
+let status = runTenbin(Array(CommandLine.arguments.dropFirst()), environment: environment) { work in
+    // Only commands drawing images get here, so only they pay for starting the concurrency
+    // runtime. The main thread parks in dispatchMain; the work runs on the global executor.
+    Task.detached { finish(await work()) }
+    dispatchMain()
+}
+finish(status)

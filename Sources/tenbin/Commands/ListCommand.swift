@@ -1,13 +1,30 @@
 import TenbinKit
 
-/// `tenbin list [--sort new|popular] [--limit N] [--offset N] [--json]`
+/// `tenbin list [--sort new|popular] [--limit N] [--offset N] [--json] [--images | --no-images] …`
 enum ListCommand: Command {
     static let spec = CommandSpec(
         name: "list",
         abstract: "List posters, newest or most voted first.",
-        usage: "[--sort new|popular] [--limit N] [--offset N] [--json]",
+        usage: "[--sort new|popular] [--limit N] [--offset N] [--json] [--images | --no-images] [--cache-mb MB] [--cache-count N]",
         options: FeedOptions.options + [.init(names: ["--json"], value: nil, help: "Print a JSON array of posters.")]
+            + DrawingOptions.options
     )
+
+    /// With images on, the work awaits their loading.
+    static func asyncWork(_ arguments: ParsedArguments, context: Context) throws -> AsyncWork? {
+        guard try DrawingOptions.parse(arguments, context: context, json: arguments.flag("--json")).draw else { return nil }
+        return { try await runAsync(arguments, context: context) }
+    }
+
+    /// Draws every poster's images, all thumbnails loaded in one parallel batch first.
+    static func runAsync(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
+        try arguments.expectPositionals(0...0)
+        let page = try FeedOptions.parse(arguments)
+        let options = try DrawingOptions.parse(arguments, context: context, json: false)
+        let board = try context.board(create: false)
+        let posters = try board.posters(order: page.order, limit: page.limit, offset: page.offset)
+        return PosterImages.print(await PosterImages.list(posters, board: board, options: options, context: context))
+    }
 
     static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
         try arguments.expectPositionals(0...0)

@@ -1,19 +1,33 @@
 import TenbinKit
 
-/// `tenbin show ID [--json]`
+/// `tenbin show ID [--json] [--images | --no-images] [--cache-mb MB] [--cache-count N]`
 enum ShowCommand: Command {
     static let spec = CommandSpec(
         name: "show",
         abstract: "Show one poster.",
-        usage: "ID [--json]",
+        usage: "ID [--json] [--images | --no-images] [--cache-mb MB] [--cache-count N]",
         arguments: [("ID", "The poster's id.")],
-        options: [.init(names: ["--json"], value: nil, help: "Print the poster as JSON.")]
+        options: [.init(names: ["--json"], value: nil, help: "Print the poster as JSON.")] + DrawingOptions.options
     )
+
+    /// With images on, the work awaits their loading.
+    static func asyncWork(_ arguments: ParsedArguments, context: Context) throws -> AsyncWork? {
+        guard try DrawingOptions.parse(arguments, context: context, json: arguments.flag("--json")).draw else { return nil }
+        return { try await runAsync(arguments, context: context) }
+    }
 
     static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
         try arguments.expectPositionals(1...1)
         let poster = try context.board(create: false).poster(id: try arguments.posterID(at: 0))
         Output.line(arguments.flag("--json") ? JSON.poster(poster) : context.formatter.detail(poster))
         return 0
+    }
+
+    static func runAsync(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
+        try arguments.expectPositionals(1...1)
+        let options = try DrawingOptions.parse(arguments, context: context, json: false)
+        let board = try context.board(create: false)
+        let poster = try board.poster(id: try arguments.posterID(at: 0))
+        return PosterImages.print(await PosterImages.detail(poster, board: board, options: options, context: context))
     }
 }

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// The one service every front end talks to, and the only write path into a store.
 ///
@@ -92,7 +91,7 @@ public final class Board: Sendable {
     /// unreferenced files that `gc` removes.
     public func post(_ draft: PosterDraft) throws -> Poster {
         let uploads = draft.images
-        let slots = Mutex([Result<PreparedImage, any Error>?](repeating: nil, count: uploads.count))
+        let slots = Locked([Result<PreparedImage, any Error>?](repeating: nil, count: uploads.count))
         // The two images are independent: prepare them on both cores at once.
         DispatchQueue.concurrentPerform(iterations: uploads.count) { index in
             let result = Result { try self.prepare(uploads[index]) }

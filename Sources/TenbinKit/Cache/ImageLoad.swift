@@ -1,5 +1,3 @@
-import Synchronization
-
 /// One image being loaded, shared by every caller asking for it while it runs.
 ///
 /// Callers join, then wait; each waiting caller can be cancelled on its own, and returns at
@@ -30,7 +28,7 @@ final class ImageLoad: Sendable {
     }
 
     let request: ImageRequest
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(_ request: ImageRequest) {
         self.request = request

@@ -1,12 +1,10 @@
-import Synchronization
-
 /// Loads decoded images for front ends: through a memory cache, sharing one load between
 /// callers asking for the same image at the same time, and loading many at once in a task
 /// group bounded to the machine's cores.
 ///
 /// Reading and decoding run in tasks of their own on the global executor, never on a
 /// caller's actor. The pipeline holds no actor itself: its table of loads in flight sits
-/// behind a `Mutex`.
+/// behind a `Locked` (a pthread mutex).
 public final class ImagePipeline: Sendable {
     /// What a pipeline is built from; tests swap the parts.
     public struct Configuration: Sendable {
@@ -49,7 +47,7 @@ public final class ImagePipeline: Sendable {
     }
 
     public let configuration: Configuration
-    private let loads = Mutex<[ImageRequest: ImageLoad]>([:])
+    private let loads = Locked<[ImageRequest: ImageLoad]>([:])
 
     /// A pipeline over the given parts.
     public init(_ configuration: Configuration) {

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A memory cache that keeps the most recently used entries, bounded by their total cost and
 /// by their count. Reading, writing and evicting are O(1): a dictionary finds an entry's slot
 /// in an array, and the slots are chained newest to oldest by index.
@@ -11,13 +9,13 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
     public let costLimit: Int
     /// The most entries the cache holds.
     public let countLimit: Int
-    private let storage: Mutex<Storage>
+    private let storage: Locked<Storage>
 
     /// An empty cache with the given limits (negative limits count as zero).
     public init(costLimit: Int, countLimit: Int) {
         self.costLimit = max(0, costLimit)
         self.countLimit = max(0, countLimit)
-        storage = Mutex(Storage())
+        storage = Locked(Storage())
     }
 
     /// The value for `key`, which becomes the most recently used; nil when it is not cached.

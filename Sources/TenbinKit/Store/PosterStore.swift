@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Posters in SQLite: the `tenbin.sqlite` file of a store.
 ///
 /// One connection, used only inside `withDatabase`, which holds `lock`: SQLite's handle
@@ -7,7 +5,7 @@ import Synchronization
 /// That lock is what makes the `@unchecked Sendable` safe.
 public final class PosterStore: PosterStoring, @unchecked Sendable {
     private let connection: Database
-    private let lock = Mutex(())
+    private let lock = Locked(())
 
     /// Runs `body` with the connection, holding the lock.
     private func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {

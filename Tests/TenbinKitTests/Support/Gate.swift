@@ -1,4 +1,4 @@
-import Synchronization
+@testable import TenbinKit
 
 /// Holds tasks until it is opened; a waiting task that is cancelled leaves at once with
 /// `CancellationError`. Lets tests put a load in a known state without sleeping.
@@ -10,7 +10,7 @@ final class Gate: Sendable {
         var next = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func open() {
         let waiters = state.withLock { state in
@@ -48,7 +48,7 @@ final class Gate: Sendable {
 
 /// A number many tasks add to, remembering the highest it reached.
 final class Counter: Sendable {
-    private let state = Mutex((count: 0, highest: 0))
+    private let state = Locked((count: 0, highest: 0))
 
     var count: Int { state.withLock { $0.count } }
     var highest: Int { state.withLock { $0.highest } }

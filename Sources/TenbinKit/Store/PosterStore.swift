@@ -1,15 +1,13 @@
 /// Posters in SQLite: the `tenbin.sqlite` file of a store.
 ///
-/// One connection, used only inside `withDatabase`, which holds `lock`: SQLite's handle
-/// must be used by one thread at a time, and the lock makes every call below take turns.
-/// That lock is what makes the `@unchecked Sendable` safe.
-public final class PosterStore: PosterStoring, @unchecked Sendable {
-    private let connection: Database
-    private let lock = Locked(())
+/// One connection, kept inside a lock: SQLite's handle must be used by one thread at a
+/// time, and the lock makes every call below take turns.
+public final class PosterStore: PosterStoring {
+    private let connection: Locked<Database>
 
     /// Runs `body` with the connection, holding the lock.
     private func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
-        try lock.withLock { _ in try body(connection) }
+        try connection.withLock { database in try body(database) }
     }
 
     /// Opens (and creates or migrates) the database at `path`. With `create` false and no
@@ -27,7 +25,7 @@ public final class PosterStore: PosterStoring, @unchecked Sendable {
             database = try Database(path: path, mode: .immutable)
         }
         try Migrations.migrate(database)
-        self.connection = database
+        self.connection = Locked(database)
     }
 
     private static let posterColumns = """

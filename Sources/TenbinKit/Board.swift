@@ -113,17 +113,22 @@ public final class Board: Sendable {
     /// encoding options is not decoded again.
     func prepare(_ upload: ImageUpload) throws -> PreparedImage {
         let bytes = try upload.bytes(codec)
-        let source = Digest(of: bytes)
+        return try prepare(bytes, source: Digest(of: bytes), upload: upload, writing: true)
+    }
+
+    /// `prepare` for bytes already read and hashed. Without `writing`, a new image is still
+    /// validated and re-encoded but its blob is not written (a dry run).
+    func prepare(_ bytes: [UInt8], source: Digest, upload: ImageUpload, writing: Bool) throws -> PreparedImage {
         if let known = try store.storedImage(source: source, encodingKey: codec.encoding.key), blobs.contains(known.digest) {
             return PreparedImage(stored: known, source: source, upload: upload)
         }
-        let stored = try store(bytes, label: upload.label)
+        let stored = try store(bytes, label: upload.label, writing: writing)
         return PreparedImage(stored: stored, source: source, upload: upload)
     }
 
-    private func store(_ bytes: [UInt8], label: String) throws -> StoredImage {
+    func store(_ bytes: [UInt8], label: String, writing: Bool = true) throws -> StoredImage {
         let encoded = try codec.reencode(bytes, source: label)
-        let digest = try blobs.write(encoded.bytes)
+        let digest = writing ? try blobs.write(encoded.bytes) : Digest(of: encoded.bytes)
         return StoredImage(digest: digest, format: encoded.format, width: encoded.width, height: encoded.height, bytes: encoded.bytes.count)
     }
 

@@ -25,8 +25,9 @@ final class ImportRun {
     private var queueHead = 0
     private var inFlight = 0
 
-    /// Posters ready to commit, in source order, and their distinct images.
-    private var batch: [(source: String, poster: NewPoster)] = []
+    /// Entries dealt with since the last commit, in source order (failures too, so the
+    /// report keeps that order), and the distinct images of their posters.
+    private var batch: [(source: String, poster: Result<NewPoster, Failure>)] = []
     private var batchImages: [Digest: Board.PreparedImage] = [:]
     private var lastCommit: ContinuousClock.Instant
     /// Dry run only: posters that would have been added, to skip later identical ones.
@@ -39,6 +40,10 @@ final class ImportRun {
 
     /// Past this many remembered paths, those no waiting entry needs are forgotten.
     static let maximumRememberedImages = 100_000
+
+    private struct Failure: Error {
+        let reason: String
+    }
 
     private enum ImageState {
         case waiting
@@ -129,7 +134,7 @@ final class ImportRun {
             case .ignored:
                 break
             case .failed(let source, let reason):
-                report.record(ImportItem(source: source, status: .failed, error: reason), listed: true)
+                batch.append((source, .failure(Failure(reason: reason))))
             case .poster(let candidate):
                 var prepared: [Board.PreparedImage] = []
                 for image in candidate.images {
@@ -139,8 +144,7 @@ final class ImportRun {
                         prepared.append(ready)
                     case .failure(let error as ImageError):
                         prepared.removeAll()
-                        report.record(
-                            ImportItem(source: candidate.source, status: .failed, error: "\(error.about(image.label))"), listed: true)
+                        batch.append((candidate.source, .failure(Failure(reason: "\(error.about(image.label))"))))
                     case .failure(let error):
                         // Not the image's fault (the disk or the database failed): stop the import.
                         throw error
@@ -151,7 +155,7 @@ final class ImportRun {
                     let poster = NewPoster(
                         contents: candidate.contents, hashtags: candidate.hashtags, images: prepared.map(\.stored),
                         sources: prepared.map(\.source))
-                    batch.append((candidate.source, poster))
+                    batch.append((candidate.source, .success(poster)))
                     for image in prepared { batchImages[image.stored.digest] = image }
                 }
                 if !reusesImages {
@@ -178,29 +182,39 @@ final class ImportRun {
         images = images.filter { needed.contains($0.key) }
     }
 
-    /// Commits the batch in one transaction (in a dry run, only looks the posters up) and
-    /// records each poster's outcome.
+    /// Commits the batch's posters in one transaction (in a dry run, only looks them up) and
+    /// records every entry's outcome, in source order.
     private func commit() throws {
         guard !batch.isEmpty else { return }
-        let listed = options.listsEveryItem
+        let posters = batch.compactMap { try? $0.poster.get() }
+        var outcomes: [PosterImportOutcome?] = []
         if options.dryRun {
-            for (source, poster) in batch {
+            for poster in posters {
                 if let id = try board.matchingPoster(poster) {
-                    report.record(ImportItem(source: source, status: .skipped, id: id), listed: listed)
-                } else if !wouldAdd.insert(poster).inserted {
-                    report.record(ImportItem(source: source, status: .skipped), listed: listed)
+                    outcomes.append(.existing(id))
                 } else {
-                    report.record(ImportItem(source: source, status: .imported), listed: listed)
+                    // Not stored: would be added, unless an identical one earlier would be.
+                    outcomes.append(wouldAdd.insert(poster).inserted ? nil : .existing(-1))
                 }
             }
-        } else {
-            let outcomes = try board.commitImport(batch.map(\.poster), images: Array(batchImages.values))
-            for ((source, _), outcome) in zip(batch, outcomes) {
-                switch outcome {
-                case .inserted(let id): report.record(ImportItem(source: source, status: .imported, id: id), listed: listed)
-                case .existing(let id): report.record(ImportItem(source: source, status: .skipped, id: id), listed: listed)
+        } else if !posters.isEmpty {
+            outcomes = try board.commitImport(posters, images: Array(batchImages.values))
+        }
+        var next = outcomes.makeIterator()
+        for (source, poster) in batch {
+            let item: ImportItem
+            switch poster {
+            case .failure(let failure):
+                item = ImportItem(source: source, status: .failed, error: failure.reason)
+            case .success:
+                // There is one outcome per poster, in order.
+                switch next.next()! {
+                case .inserted(let id)?: item = ImportItem(source: source, status: .imported, id: id)
+                case .existing(let id)?: item = ImportItem(source: source, status: .skipped, id: id < 0 ? nil : id)
+                case nil: item = ImportItem(source: source, status: .imported)
                 }
             }
+            report.record(item, listed: options.listsEveryItem)
         }
         batch.removeAll(keepingCapacity: true)
         batchImages.removeAll(keepingCapacity: true)

@@ -64,7 +64,8 @@ final class ProgressLine: Sendable {
             var bytes = Array(line.utf8)
             var offset = 0
             while offset < bytes.count {
-                let written = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }  // non-empty
+                // The line is never empty (it starts with "\r"), so its base address exists.
+                let written = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
                 if written <= 0 {
                     if written < 0 && errno == EINTR { continue }
                     return  // stderr is gone: progress is not worth failing over

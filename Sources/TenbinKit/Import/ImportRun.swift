@@ -30,6 +30,8 @@ final class ImportRun {
     private var batch: [(source: String, poster: Result<NewPoster, Failure>)] = []
     private var batchImages: [Digest: Board.PreparedImage] = [:]
     private var lastCommit: ContinuousClock.Instant
+    /// The batch being committed in the background while the next one is read, if any.
+    private var committing: (entries: [(source: String, poster: Result<NewPoster, Failure>)], task: Task<[PosterImportOutcome], any Error>)?
     /// Dry run only: posters that would have been added, to skip later identical ones.
     private var wouldAdd: Set<NewPoster> = []
 
@@ -64,6 +66,17 @@ final class ImportRun {
 
     /// Runs the whole import from `reader`.
     func execute(_ reader: inout any ImportReader) async throws {
+        do {
+            try await coordinate(&reader)
+        } catch {
+            // Let a commit under way finish (or fail) before reporting, so nothing writes on
+            // after the import has returned.
+            _ = try? await committing?.task.value
+            throw error
+        }
+    }
+
+    private func coordinate(_ reader: inout any ImportReader) async throws {
         try await withThrowingTaskGroup(of: ImageResult.self) { group in
             var exhausted = false
             while true {
@@ -80,7 +93,7 @@ final class ImportRun {
                 try takeReadyEntries()
                 if exhausted && head == window.count && inFlight == 0 { break }
                 if batch.count >= options.batchSize || (!batch.isEmpty && clock.now - lastCommit >= options.batchInterval) {
-                    try commit()
+                    try await commit()
                 }
                 report(force: false)
                 // Wait for an image when there is nothing else to do: every job is busy, the
@@ -92,7 +105,8 @@ final class ImportRun {
                     images[finished.path] = .ready(finished.result)
                 }
             }
-            try commit()
+            try await commit()
+            try await finishCommit()
             report(force: true)
         }
     }
@@ -182,26 +196,46 @@ final class ImportRun {
         images = images.filter { needed.contains($0.key) }
     }
 
-    /// Commits the batch's posters in one transaction (in a dry run, only looks them up) and
-    /// records every entry's outcome, in source order.
-    private func commit() throws {
+    /// Starts committing the batch's posters in one transaction, in the background, once the
+    /// previous commit has finished (so batches commit one at a time, in order, while the
+    /// next batch is read). A dry run only looks the posters up.
+    private func commit() async throws {
         guard !batch.isEmpty else { return }
-        let posters = batch.compactMap { try? $0.poster.get() }
-        var outcomes: [PosterImportOutcome?] = []
+        try await finishCommit()
+        let entries = batch
+        let posters = entries.compactMap { try? $0.poster.get() }
+        let images = Array(batchImages.values)
+        batch.removeAll(keepingCapacity: true)
+        batchImages.removeAll(keepingCapacity: true)
+        lastCommit = clock.now
         if options.dryRun {
-            for poster in posters {
-                if let id = try board.matchingPoster(poster) {
-                    outcomes.append(.existing(id))
-                } else {
-                    // Not stored: would be added, unless an identical one earlier would be.
-                    outcomes.append(wouldAdd.insert(poster).inserted ? nil : .existing(-1))
-                }
-            }
-        } else if !posters.isEmpty {
-            outcomes = try board.commitImport(posters, images: Array(batchImages.values))
+            record(entries, try dryRunOutcomes(posters))
+        } else {
+            let board = self.board
+            committing = (entries, Task.detached { posters.isEmpty ? [] : try board.commitImport(posters, images: images) })
         }
+    }
+
+    /// Waits for the commit under way, if any, and records its outcomes.
+    private func finishCommit() async throws {
+        guard let (entries, task) = committing else { return }
+        committing = nil
+        record(entries, try await task.value.map { $0 })
+    }
+
+    /// What committing would do: nil for a poster that would be added.
+    private func dryRunOutcomes(_ posters: [NewPoster]) throws -> [PosterImportOutcome?] {
+        try posters.map { poster in
+            if let id = try board.matchingPoster(poster) { return .existing(id) }
+            // Not stored: it would be added, unless an identical one earlier would be.
+            return wouldAdd.insert(poster).inserted ? nil : .existing(-1)
+        }
+    }
+
+    /// Records each entry of a committed batch, in source order, with its poster's outcome.
+    private func record(_ entries: [(source: String, poster: Result<NewPoster, Failure>)], _ outcomes: [PosterImportOutcome?]) {
         var next = outcomes.makeIterator()
-        for (source, poster) in batch {
+        for (source, poster) in entries {
             let item: ImportItem
             switch poster {
             case .failure(let failure):
@@ -216,9 +250,6 @@ final class ImportRun {
             }
             report.record(item, listed: options.listsEveryItem)
         }
-        batch.removeAll(keepingCapacity: true)
-        batchImages.removeAll(keepingCapacity: true)
-        lastCommit = clock.now
     }
 
     /// Calls the progress handler, at most ten times a second unless `force`.

@@ -24,7 +24,7 @@ public struct ImportOptions: Sendable, Hashable {
 
     /// Options with tenbin's defaults.
     public init(
-        jobs: Int = ImportOptions.defaultJobs, dryRun: Bool = false, listsEveryItem: Bool = true, batchSize: Int = 1000,
+        jobs: Int = ImportOptions.defaultJobs, dryRun: Bool = false, listsEveryItem: Bool = true, batchSize: Int = 20_000,
         batchInterval: Duration = .milliseconds(500), window: Int = 512
     ) {
         // Invariants of the scheduler: it needs at least one job and room for one entry.

@@ -7,13 +7,20 @@ public enum PosterImportOutcome: Sendable, Hashable {
 }
 
 extension PosterStore {
+    /// The page cache an importing connection may grow to, in KiB (64 MiB).
+    static let importCacheKiB = 65536
+
     public func importPosters(_ posters: [NewPoster], createdAt: Timestamp, encodingKey: String, beforeCommit: () throws -> Void) throws
         -> [PosterImportOutcome]
     {
         try withDatabase { db in
+            // Each poster touches a few random pages of the indexes; a larger page cache than
+            // SQLite's 2 MB default keeps a big import from re-reading them for every batch.
+            // The cache grows only as pages are used.
+            try db.execute("PRAGMA cache_size = -\(Self.importCacheKiB)")
             // BEGIN IMMEDIATE: the lookups and the inserts see one state of the store, so two
             // imports of the same poster running at once cannot both add it.
-            try db.transaction {
+            return try db.transaction {
                 // A batch of a manifest typically reuses a few images many times: write each
                 // blob and upload row once, not once per poster.
                 var blobs: Set<Digest> = []

@@ -55,7 +55,8 @@ enum ImportBenchmark {
             }
         }
         var table = Table("8 photos, 4000×3000 (12 MP)", "time", "per image", "peak RSS", "vs reference")
-        table.add("reference: djpeg piped to cjpeg, a process per image", Format.ms(theirs.median), Format.ms(theirs.median / 8), "", "1.00×")
+        table.add(
+            "reference: djpeg piped to cjpeg, a process per image", Format.ms(theirs.median), Format.ms(theirs.median / 8), "", "1.00×")
         table.add(
             "ImageCodec.reencode in process, one core", Format.ms(codecOnly.median), Format.ms(codecOnly.median / 8), "",
             Format.ratio(codecOnly.median / theirs.median))

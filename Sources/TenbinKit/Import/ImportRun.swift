@@ -220,20 +220,27 @@ final class ImportRun {
     private func finishCommit() async throws {
         guard let (entries, task) = committing else { return }
         committing = nil
-        record(entries, try await task.value.map { $0 })
+        record(
+            entries,
+            try await task.value.map { outcome in
+                switch outcome {
+                case .inserted(let id): (.imported, id)
+                case .existing(let id): (.skipped, id)
+                }
+            })
     }
 
-    /// What committing would do: nil for a poster that would be added.
-    private func dryRunOutcomes(_ posters: [NewPoster]) throws -> [PosterImportOutcome?] {
+    /// What committing would do; a poster that is not stored yet has no id.
+    private func dryRunOutcomes(_ posters: [NewPoster]) throws -> [(ImportStatus, Int64?)] {
         try posters.map { poster in
-            if let id = try board.matchingPoster(poster) { return .existing(id) }
+            if let id = try board.matchingPoster(poster) { return (.skipped, id) }
             // Not stored: it would be added, unless an identical one earlier would be.
-            return wouldAdd.insert(poster).inserted ? nil : .existing(-1)
+            return (wouldAdd.insert(poster).inserted ? .imported : .skipped, nil)
         }
     }
 
     /// Records each entry of a committed batch, in source order, with its poster's outcome.
-    private func record(_ entries: [(source: String, poster: Result<NewPoster, Failure>)], _ outcomes: [PosterImportOutcome?]) {
+    private func record(_ entries: [(source: String, poster: Result<NewPoster, Failure>)], _ outcomes: [(ImportStatus, Int64?)]) {
         var next = outcomes.makeIterator()
         for (source, poster) in entries {
             let item: ImportItem
@@ -242,11 +249,8 @@ final class ImportRun {
                 item = ImportItem(source: source, status: .failed, error: failure.reason)
             case .success:
                 // There is one outcome per poster, in order.
-                switch next.next()! {
-                case .inserted(let id)?: item = ImportItem(source: source, status: .imported, id: id)
-                case .existing(let id)?: item = ImportItem(source: source, status: .skipped, id: id < 0 ? nil : id)
-                case nil: item = ImportItem(source: source, status: .imported)
-                }
+                let (status, id) = next.next()!
+                item = ImportItem(source: source, status: status, id: id)
             }
             report.record(item, listed: options.listsEveryItem)
         }

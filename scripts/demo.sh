@@ -1,26 +1,13 @@
 #!/usr/bin/env bash
 # `make demo`: fills the default store (./Storage, or $TENBIN_STORE) from SampleImages,
-# casts some votes, and prints the board. Safe to run again: posters already on the board
-# are not posted twice.
+# casts some votes, and prints the board. Safe to run again: `tenbin import` skips posters
+# already on the board.
 set -euo pipefail
 tenbin=${1:-.build/release/tenbin}
 cd "$(dirname "$0")/.."
 
-if [[ $("$tenbin" list --limit 1 --json) == "[]" ]]; then
-    for folder in SampleImages/*/; do
-        mapfile -t images < <(find "$folder" -maxdepth 1 -type f ! -name post.txt | sort)
-        text=()
-        tags=()
-        while IFS= read -r line || [[ -n $line ]]; do
-            if [[ $line == \#* ]]; then
-                for tag in $line; do tags+=(--tag "$tag"); done
-            elif [[ -n $line ]]; then
-                text+=("$line")
-            fi
-        done < "$folder/post.txt"
-        "$tenbin" post "${images[0]}" "${images[1]}" --text "${text[*]:-}" "${tags[@]}" > /dev/null
-    done
-fi
+# Importing is idempotent: posters already on the board are skipped, not added again.
+"$tenbin" import SampleImages
 
 # Some votes, so the bars have something to show.
 for id in $("$tenbin" list --limit 10 --json | grep -o '"id": [0-9]*' | grep -o '[0-9]*'); do

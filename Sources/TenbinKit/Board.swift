@@ -99,7 +99,7 @@ public final class Board: Sendable {
         }
         // concurrentPerform returns after every iteration has stored its result.
         let images = try slots.withLock { $0 }.map { try $0!.get() }
-        return try commit(draft, try images.map(writeBlob))
+        return try commit(draft, try images.map { try writeBlob($0) })
     }
 
     /// An upload checked and ready to store: either re-encoded in memory, or recognised as
@@ -124,7 +124,11 @@ public final class Board: Sendable {
     /// the same encoding options is not decoded again. Writes nothing.
     func prepare(_ upload: ImageUpload) throws -> PreparedImage {
         let bytes = try upload.bytes(codec)
-        let source = Digest(of: bytes)
+        return try prepare(bytes, source: Digest(of: bytes), upload: upload)
+    }
+
+    /// `prepare` for bytes already read and hashed.
+    func prepare(_ bytes: [UInt8], source: Digest, upload: ImageUpload) throws -> PreparedImage {
         if let known = try store.storedImage(source: source, encodingKey: codec.encoding.key), blobs.contains(known.digest) {
             return PreparedImage(upload: upload, source: source, known: known, encoded: nil)
         }
@@ -132,11 +136,12 @@ public final class Board: Sendable {
     }
 
     /// Writes a prepared image's blob (whole, or not at all) unless it is already stored.
-    func writeBlob(_ prepared: PreparedImage) throws -> StoredUpload {
+    /// Without `writing` (a dry run) nothing is written and the digest is only computed.
+    func writeBlob(_ prepared: PreparedImage, writing: Bool = true) throws -> StoredUpload {
         if let known = prepared.known { return StoredUpload(prepared: prepared, stored: known) }
         // A prepared image has either `known` or `encoded`.
         let encoded = prepared.encoded!
-        let digest = try blobs.write(encoded.bytes)
+        let digest = writing ? try blobs.write(encoded.bytes) : Digest(of: encoded.bytes)
         let stored = StoredImage(
             digest: digest, format: encoded.format, width: encoded.width, height: encoded.height, bytes: encoded.bytes.count)
         return StoredUpload(prepared: prepared, stored: stored)
@@ -146,14 +151,19 @@ public final class Board: Sendable {
         let poster = NewPoster(
             contents: draft.contents, hashtags: draft.hashtags, images: images.map(\.stored), sources: images.map(\.prepared.source))
         return try store.insert(poster, createdAt: configuration.now(), encodingKey: codec.encoding.key) {
-            // Holding the write lock: `gc` (which deletes only under this lock) may have removed
-            // a file between its write and now. Put it back before the rows point at it.
-            for image in images where !blobs.contains(image.stored.digest) {
-                let bytes =
-                    try image.prepared.encoded?.bytes
-                    ?? codec.reencode(try image.prepared.upload.bytes(codec), source: image.prepared.upload.label).bytes
-                _ = try blobs.write(bytes)
-            }
+            for image in images { try restoreBlob(image) }
+        }
+    }
+
+    /// Called holding the write lock before a commit: `gc` (which deletes only under that
+    /// lock) may have removed the image's file since it was written or found. Puts it back,
+    /// re-encoding the upload when its bytes are no longer in memory.
+    func restoreBlob(_ image: StoredUpload) throws {
+        guard !blobs.contains(image.stored.digest) else { return }
+        let upload = image.prepared.upload
+        let bytes = try image.prepared.encoded?.bytes ?? codec.reencode(try upload.bytes(codec), source: upload.label).bytes
+        guard try blobs.write(bytes) == image.stored.digest else {
+            throw ImageError(source: upload.label, stage: .read, reason: "changed while it was being stored; try again")
         }
     }
 

@@ -17,6 +17,7 @@ let sections: [Section] = [
     Section(name: "vote", summary: "One vote per process against one sqlite3 process", run: VoteBenchmark.run),
     Section(name: "memory", summary: "Peak memory posting a 20-megapixel JPEG", run: MemoryBenchmark.run),
     Section(name: "pipeline", summary: "Image pipeline: cold, parallel and warm loads, coalescing, cache", run: PipelineBenchmark.run),
+    Section(name: "import", summary: "Importing large photos and a million-line manifest", run: ImportBenchmark.run),
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())

@@ -38,7 +38,12 @@ enum Migrations {
             PRIMARY KEY (poster_id, position)
         ) WITHOUT ROWID;
         CREATE INDEX hashtag_tag ON hashtag(tag);
+        """,
+        // import: find a poster by its two images and contents, so importing the same poster
+        // again is recognised with one index probe (hashtags are compared on the few hits).
         """
+        CREATE INDEX poster_identity ON poster(image1, image2, contents);
+        """,
     ]
 
     /// Brings the database up to the newest schema, each step in its own transaction.

@@ -6,7 +6,7 @@ public final class PosterStore: PosterStoring {
     private let connection: Locked<Database>
 
     /// Runs `body` with the connection, holding the lock.
-    private func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
+    func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
         try connection.withLock { database in try body(database) }
     }
 
@@ -55,14 +55,24 @@ public final class PosterStore: PosterStoring {
     /// poster and its hashtags. Every insert path goes through here, inside a transaction.
     private static func insertRows(_ poster: NewPoster, createdAt: Timestamp, encodingKey: String, in db: Database) throws -> Poster {
         for (image, source) in zip(poster.images, poster.sources) {
-            try db.statement(
-                "INSERT OR IGNORE INTO blob (digest, format, width, height, bytes, source) VALUES (?, ?, ?, ?, ?, ?)"
-            ).bind(image.digest.hex, image.format.rawValue, image.width, image.height, image.bytes, source?.hex).run()
-            if let source {
-                try db.statement("INSERT OR REPLACE INTO upload (source, options, digest) VALUES (?, ?, ?)")
-                    .bind(source.hex, encodingKey, image.digest.hex).run()
-            }
+            try insertImageRow(image, source: source, encodingKey: encodingKey, in: db)
         }
+        return try insertPosterRows(poster, createdAt: createdAt, in: db)
+    }
+
+    /// Writes a blob row (unless present) and the upload it came from.
+    static func insertImageRow(_ image: StoredImage, source: Digest?, encodingKey: String, in db: Database) throws {
+        try db.statement(
+            "INSERT OR IGNORE INTO blob (digest, format, width, height, bytes, source) VALUES (?, ?, ?, ?, ?, ?)"
+        ).bind(image.digest.hex, image.format.rawValue, image.width, image.height, image.bytes, source?.hex).run()
+        if let source {
+            try db.statement("INSERT OR REPLACE INTO upload (source, options, digest) VALUES (?, ?, ?)")
+                .bind(source.hex, encodingKey, image.digest.hex).run()
+        }
+    }
+
+    /// Writes the poster row and its hashtags; its blob rows must already be written.
+    static func insertPosterRows(_ poster: NewPoster, createdAt: Timestamp, in db: Database) throws -> Poster {
         try db.statement("INSERT INTO poster (contents, created_at, image1, image2) VALUES (?, ?, ?, ?)")
             .bind(poster.contents, createdAt.secondsSince1970, poster.images[0].digest.hex, poster.images[1].digest.hex).run()
         let id = db.lastInsertedRowID

@@ -47,4 +47,11 @@ public protocol PosterStoring: Sendable {
     func integrityProblems() throws -> [String]
     /// How many posters there are.
     func count() throws -> Int
+    /// Inserts many posters in one transaction, skipping each one identical (same two images,
+    /// contents and hashtags) to a poster already stored or earlier in the batch; see
+    /// `PosterStore+Import.swift`.
+    func importPosters(_ posters: [NewPoster], createdAt: Timestamp, encodingKey: String, beforeCommit: () throws -> Void) throws
+        -> [PosterImportOutcome]
+    /// The id of a stored poster identical to `poster`, if there is one.
+    func matchingPoster(_ poster: NewPoster) throws -> Int64?
 }

@@ -66,4 +66,17 @@ enum JSON {
     static func posters(_ posters: [Poster]) -> String {
         posters.isEmpty ? "[]" : "[\n" + posters.map { "  " + poster($0) }.joined(separator: ",\n") + "\n]"
     }
+
+    /// The `import --json` report: counts, then one object per poster (`id` only when there
+    /// is one, `error` only for failures).
+    static func importReport(_ report: ImportReport) -> String {
+        let items = report.items.map { item in
+            var fields = "{\"source\": \(string(item.source)), \"status\": \(string(item.status.rawValue))"
+            if let id = item.id { fields += ", \"id\": \(id)" }
+            if let error = item.error { fields += ", \"error\": \(string(error))" }
+            return fields + "}"
+        }
+        let list = items.isEmpty ? "[]" : "[\n" + items.map { "  " + $0 }.joined(separator: ",\n") + "\n]"
+        return "{\"imported\": \(report.imported), \"skipped\": \(report.skipped), \"failed\": \(report.failed), \"items\": \(list)}"
+    }
 }

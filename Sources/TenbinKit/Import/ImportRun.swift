@@ -1,0 +1,266 @@
+/// The state of one import while it runs: a window of entries in source order, the images
+/// they wait for, the batch about to be committed, and the report so far.
+///
+/// Lives in (and is used only by) the task that called `Importer.run`, which coordinates:
+/// it reads entries, starts image tasks, commits batches. Decoding, encoding and hashing run
+/// only in the child tasks.
+final class ImportRun {
+    private let board: Board
+    private let options: ImportOptions
+    private let total: Int
+    /// Whether prepared images are kept by path for later entries (manifests).
+    private let reusesImages: Bool
+    private let progress: @Sendable (ImportProgress) -> Void
+    private let memo = ImageMemo()
+    private let clock = ContinuousClock()
+    private let started: ContinuousClock.Instant
+
+    /// Entries read and not yet dealt with are `window[head...]`.
+    private var window: [ImportEntry] = []
+    private var head = 0
+    /// Every image path an entry in the window (or, for manifests, an earlier one) needs.
+    private var images: [String: ImageState] = [:]
+    /// Paths waiting for a task are `queue[queueHead...]`.
+    private var queue: [String] = []
+    private var queueHead = 0
+    private var inFlight = 0
+
+    /// Entries dealt with since the last commit, in source order (failures too, so the
+    /// report keeps that order), and the distinct images of their posters.
+    private var batch: [(source: String, poster: Result<NewPoster, Failure>)] = []
+    private var batchImages: [Digest: Board.StoredUpload] = [:]
+    private var lastCommit: ContinuousClock.Instant
+    /// The batch being committed in the background while the next one is read, if any.
+    private var committing: (entries: [(source: String, poster: Result<NewPoster, Failure>)], task: Task<[PosterImportOutcome], any Error>)?
+    /// Dry run only: posters that would have been added, to skip later identical ones.
+    private var wouldAdd: Set<NewPoster> = []
+
+    private(set) var report = ImportReport()
+    private var done = 0
+    private var imagesRead = 0
+    private var lastProgress: ContinuousClock.Instant?
+
+    /// Past this many remembered paths, those no waiting entry needs are forgotten.
+    static let maximumRememberedImages = 100_000
+
+    private struct Failure: Error {
+        let reason: String
+    }
+
+    private enum ImageState {
+        case waiting
+        case ready(Result<Board.StoredUpload, any Error>)
+    }
+
+    init(board: Board, options: ImportOptions, total: Int, reusesImages: Bool, progress: @escaping @Sendable (ImportProgress) -> Void) {
+        self.board = board
+        self.options = options
+        self.total = total
+        self.reusesImages = reusesImages
+        self.progress = progress
+        self.started = clock.now
+        self.lastCommit = started
+    }
+
+    private typealias ImageResult = (path: String, result: Result<Board.StoredUpload, any Error>)
+
+    /// Runs the whole import from `reader`.
+    func execute(_ reader: inout any ImportReader) async throws {
+        do {
+            try await coordinate(&reader)
+        } catch {
+            // Let a commit under way finish (or fail) before reporting, so nothing writes on
+            // after the import has returned.
+            _ = try? await committing?.task.value
+            throw error
+        }
+    }
+
+    private func coordinate(_ reader: inout any ImportReader) async throws {
+        try await withThrowingTaskGroup(of: ImageResult.self) { group in
+            var exhausted = false
+            while true {
+                // Read ahead while the window has room and the image queue is short, so
+                // memory stays bounded however long the source is.
+                while !exhausted && window.count - head < options.window && queue.count - queueHead < options.jobs {
+                    guard let entry = try reader.next() else {
+                        exhausted = true
+                        break
+                    }
+                    admit(entry)
+                }
+                launch(into: &group)
+                try takeReadyEntries()
+                if exhausted && head == window.count && inFlight == 0 { break }
+                if batch.count >= options.batchSize || (!batch.isEmpty && clock.now - lastCommit >= options.batchInterval) {
+                    try await commit()
+                }
+                report(force: false)
+                // Wait for an image when there is nothing else to do: every job is busy, the
+                // window is full, or the source is read to its end.
+                if inFlight > 0 && (inFlight >= options.jobs || window.count - head >= options.window || exhausted) {
+                    guard let finished = try await group.next() else { break }
+                    inFlight -= 1
+                    imagesRead += 1
+                    images[finished.path] = .ready(finished.result)
+                }
+            }
+            try await commit()
+            try await finishCommit()
+            report(force: true)
+        }
+    }
+
+    /// Adds an entry to the window and queues the images it needs that are not known yet.
+    private func admit(_ entry: ImportEntry) {
+        window.append(entry)
+        guard case .poster(let candidate) = entry else { return }
+        for image in candidate.images where images[image.path] == nil {
+            images[image.path] = .waiting
+            queue.append(image.path)
+        }
+    }
+
+    /// Starts image tasks from the queue while fewer than `jobs` run.
+    private func launch(into group: inout ThrowingTaskGroup<ImageResult, any Error>) {
+        while inFlight < options.jobs && queueHead < queue.count {
+            let path = queue[queueHead]
+            queueHead += 1
+            inFlight += 1
+            let board = self.board
+            let memo = self.memo
+            let writing = !options.dryRun
+            group.addTask {
+                (path, Result { try board.prepareImport(path, writing: writing, memo: memo) })
+            }
+        }
+        if queueHead == queue.count {
+            queue.removeAll(keepingCapacity: true)
+            queueHead = 0
+        }
+    }
+
+    /// Moves the entries at the head of the window whose images are all ready into the batch
+    /// (or the report, for failures), keeping source order.
+    private func takeReadyEntries() throws {
+        scan: while head < window.count {
+            switch window[head] {
+            case .ignored:
+                break
+            case .failed(let source, let reason):
+                batch.append((source, .failure(Failure(reason: reason))))
+            case .poster(let candidate):
+                var prepared: [Board.StoredUpload] = []
+                for image in candidate.images {
+                    guard case .ready(let result)? = images[image.path] else { break scan }
+                    switch result {
+                    case .success(let ready):
+                        prepared.append(ready)
+                    case .failure(let error as ImageError):
+                        prepared.removeAll()
+                        batch.append((candidate.source, .failure(Failure(reason: "\(error.about(image.label))"))))
+                    case .failure(let error):
+                        // Not the image's fault (the disk or the database failed): stop the import.
+                        throw error
+                    }
+                    if prepared.isEmpty { break }
+                }
+                if prepared.count == 2 {
+                    let poster = NewPoster(
+                        contents: candidate.contents, hashtags: candidate.hashtags, images: prepared.map(\.stored),
+                        sources: prepared.map(\.prepared.source))
+                    batch.append((candidate.source, .success(poster)))
+                    for image in prepared { batchImages[image.stored.digest] = image }
+                }
+                if !reusesImages {
+                    for image in candidate.images { images.removeValue(forKey: image.path) }
+                }
+            }
+            head += 1
+            done += 1
+        }
+        if head >= 1024 && head * 2 >= window.count {
+            window.removeFirst(head)
+            head = 0
+        }
+        if images.count > Self.maximumRememberedImages { forgetUnneededImages() }
+    }
+
+    /// Forgets remembered images no waiting entry needs (a later line naming one reads it
+    /// again, and finds it stored without decoding).
+    private func forgetUnneededImages() {
+        var needed: Set<String> = []
+        for case .poster(let candidate) in window[head...] {
+            for image in candidate.images { needed.insert(image.path) }
+        }
+        images = images.filter { needed.contains($0.key) }
+    }
+
+    /// Starts committing the batch's posters in one transaction, in the background, once the
+    /// previous commit has finished (so batches commit one at a time, in order, while the
+    /// next batch is read). A dry run only looks the posters up.
+    private func commit() async throws {
+        guard !batch.isEmpty else { return }
+        try await finishCommit()
+        let entries = batch
+        let posters = entries.compactMap { try? $0.poster.get() }
+        let images = Array(batchImages.values)
+        batch.removeAll(keepingCapacity: true)
+        batchImages.removeAll(keepingCapacity: true)
+        lastCommit = clock.now
+        if options.dryRun {
+            record(entries, try dryRunOutcomes(posters))
+        } else {
+            let board = self.board
+            committing = (entries, Task.detached { posters.isEmpty ? [] : try board.commitImport(posters, images: images) })
+        }
+    }
+
+    /// Waits for the commit under way, if any, and records its outcomes.
+    private func finishCommit() async throws {
+        guard let (entries, task) = committing else { return }
+        committing = nil
+        record(
+            entries,
+            try await task.value.map { outcome in
+                switch outcome {
+                case .inserted(let id): (.imported, id)
+                case .existing(let id): (.skipped, id)
+                }
+            })
+    }
+
+    /// What committing would do; a poster that is not stored yet has no id.
+    private func dryRunOutcomes(_ posters: [NewPoster]) throws -> [(ImportStatus, Int64?)] {
+        try posters.map { poster in
+            if let id = try board.matchingPoster(poster) { return (.skipped, id) }
+            // Not stored: it would be added, unless an identical one earlier would be.
+            return (wouldAdd.insert(poster).inserted ? .imported : .skipped, nil)
+        }
+    }
+
+    /// Records each entry of a committed batch, in source order, with its poster's outcome.
+    private func record(_ entries: [(source: String, poster: Result<NewPoster, Failure>)], _ outcomes: [(ImportStatus, Int64?)]) {
+        var next = outcomes.makeIterator()
+        for (source, poster) in entries {
+            let item: ImportItem
+            switch poster {
+            case .failure(let failure):
+                item = ImportItem(source: source, status: .failed, error: failure.reason)
+            case .success:
+                // There is one outcome per poster, in order.
+                let (status, id) = next.next()!
+                item = ImportItem(source: source, status: status, id: id)
+            }
+            report.record(item, listed: options.listsEveryItem)
+        }
+    }
+
+    /// Calls the progress handler, at most ten times a second unless `force`.
+    private func report(force: Bool) {
+        let now = clock.now
+        if !force, let last = lastProgress, now - last < .milliseconds(100) { return }
+        lastProgress = now
+        progress(ImportProgress(done: done, total: total, images: imagesRead, elapsed: now - started))
+    }
+}

@@ -1,0 +1,83 @@
+/// Where an import reads its posters from.
+public enum ImportSource: Sendable, Hashable {
+    /// A folder whose immediate subfolders are poster folders (see ``PosterFolder``).
+    case folders(String)
+    /// A JSON Lines manifest, one poster per line (see ``Manifest``).
+    case manifest(String)
+
+    /// A folder at `path` is read as poster folders, a file as a manifest.
+    public static func at(_ path: String) throws -> ImportSource {
+        switch Directory.kind(of: path) {
+        case .folder: return .folders(path)
+        case .file: return .manifest(path)
+        case .other: throw ImportError(path: path, reason: "is neither a folder of poster folders nor a manifest file")
+        case .unreadable(let code): throw ImportError(path: path, reason: "cannot be read: \(SystemError.message(for: code))")
+        }
+    }
+
+    /// The folder or file, as given.
+    public var path: String {
+        switch self {
+        case .folders(let path), .manifest(let path): path
+        }
+    }
+
+    func makeReader() throws -> any ImportReader {
+        switch self {
+        case .folders(let path): try FolderReader(root: path)
+        case .manifest(let path): try ManifestReader(path: path)
+        }
+    }
+}
+
+/// A problem with an import's source as a whole (not with one poster): the import cannot start.
+public struct ImportError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The folder or manifest.
+    public let path: String
+    public let reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { "\(path) \(reason)" }
+}
+
+/// One image of a poster to import.
+struct ImportImage: Sendable, Hashable {
+    /// The file to read.
+    let path: String
+    /// How errors name it: the file name in a poster folder, the path as written in a manifest.
+    let label: String
+}
+
+/// One poster read from a source, before its images are prepared.
+struct ImportCandidate: Sendable {
+    /// How the report names it: `DIR/name` or `MANIFEST:LINE`.
+    let source: String
+    /// The first and second image.
+    let images: [ImportImage]
+    let contents: String
+    /// As written; normalised when stored.
+    let hashtags: [String]
+}
+
+/// What a source yields for each folder or line.
+enum ImportEntry: Sendable {
+    case poster(ImportCandidate)
+    /// A folder or line that cannot be a poster, with the reason.
+    case failed(source: String, reason: String)
+    /// A folder that holds nothing to import: counted for progress, not reported.
+    case ignored
+}
+
+/// Reads the entries of one source, in order.
+protocol ImportReader {
+    /// How many entries `next()` returns in all.
+    var total: Int { get }
+    /// Whether one image path may appear in many entries, so prepared images are worth keeping.
+    var reusesImages: Bool { get }
+    /// The next entry, or nil at the end. Throws only when the source itself fails.
+    mutating func next() throws -> ImportEntry?
+}

@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Listing a folder with plain system calls (no Foundation on the import path).
+enum Directory {
+    /// One name in a folder and what it is, symbolic links followed.
+    struct Entry: Sendable, Hashable {
+        enum Kind: Sendable, Hashable {
+            case file
+            case folder
+            /// A device, pipe or socket: never read.
+            case other
+            /// `stat` failed (a dangling link, no permission) with this errno.
+            case unreadable(Int32)
+        }
+
+        let name: String
+        let kind: Kind
+
+        /// Names starting with a dot are hidden.
+        var isHidden: Bool { name.hasPrefix(".") }
+    }
+
+    /// The entries of `path` (without `.` and `..`), sorted by the bytes of their names.
+    static func entries(_ path: String) -> Result<[Entry], SystemErrno> {
+        guard let directory = opendir(path) else { return .failure(SystemErrno(errno)) }
+        defer { _ = closedir(directory) }  // closing a read-only stream cannot lose data
+        var entries: [Entry] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(directory) else {
+                if errno != 0 { return .failure(SystemErrno(errno)) }
+                break
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)  // d_name is NUL-terminated
+            }
+            if name == "." || name == ".." { continue }
+            entries.append(Entry(name: name, kind: kind(of: "\(path)/\(name)")))
+        }
+        return .success(entries.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) })
+    }
+
+    /// What is at `path`, following symbolic links.
+    static func kind(of path: String) -> Entry.Kind {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return .unreadable(errno) }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .file
+        case S_IFDIR: return .folder
+        default: return .other
+        }
+    }
+
+    /// Up to `count` bytes from the start of a regular file.
+    static func head(of path: String, count: Int) -> Result<[UInt8], SystemErrno> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return .failure(SystemErrno(errno)) }
+        defer { _ = close(fd) }  // read-only descriptor: close cannot lose data
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, count - filled) }  // count > 0
+            if got < 0 {
+                if errno == EINTR { continue }
+                return .failure(SystemErrno(errno))
+            }
+            if got == 0 { break }
+            filled += got
+        }
+        bytes.removeSubrange(filled...)
+        return .success(bytes)
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import TenbinKit
+
+/// `tenbin import`: large photos with one and two jobs against libjpeg-turbo's own tools doing
+/// the same work one process per image, and a million-line manifest over stored images.
+enum ImportBenchmark {
+    static func run(_ context: BenchContext) throws {
+        try photos(context)
+        print()
+        try manifest(context, lines: Int(ProcessInfo.processInfo.environment["TENBIN_BENCH_MANIFEST_LINES"] ?? "") ?? 1_000_000)
+    }
+
+    /// Eight 12-megapixel photos as four poster folders.
+    static func photos(_ context: BenchContext) throws {
+        let photos = try context.photos(count: 8, width: 4000, height: 3000)
+        let folder = try context.freshFolder("import-photos")
+        for index in 0..<photos.count / 2 {
+            let poster = "\(folder)/poster-\(index)"
+            try FileManager.default.createDirectory(atPath: poster, withIntermediateDirectories: true)
+            for side in 0..<2 {
+                try FileManager.default.copyItem(atPath: photos[index * 2 + side], toPath: "\(poster)/\(side + 1).jpg")
+            }
+        }
+        let codec = ImageCodec()
+        let reference = try photos.map { photo in
+            let header = try codec.probe(Array(Data(contentsOf: URL(fileURLWithPath: photo))), source: photo)
+            let target = Resampler.fitting(width: header.width, height: header.height, maxEdge: codec.encoding.maxEdge)
+            let scale = ImageCodec.jpegScale(width: header.width, height: header.height, atLeast: target)
+            return "djpeg -scale \(scale)/8 '\(photo)' | cjpeg -quality 50 > /dev/null"
+        }
+        let rounds = 3
+        var theirs = Samples()
+        var codecOnly = Samples()
+        var one = Samples()
+        var two = Samples()
+        var rss = [1: 0, 2: 0]
+        for _ in 0..<rounds {
+            var total = 0.0
+            for script in reference { total += try Shell.shell(script).seconds }
+            theirs.add(total)
+            var inProcess = 0.0
+            for photo in photos {
+                let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: photo)))
+                let start = DispatchTime.now().uptimeNanoseconds
+                _ = try codec.reencode(bytes, source: photo)
+                inProcess += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            }
+            codecOnly.add(inProcess)
+            for jobs in [1, 2] {
+                let store = try context.freshFolder("import-store")
+                let run = try Shell.measure([context.tenbin, "--store", store, "import", folder, "--jobs", "\(jobs)"])
+                guard run.status == 0 else { throw BenchError("tenbin import exited \(run.status)") }
+                if jobs == 1 { one.add(run.seconds) } else { two.add(run.seconds) }
+                rss[jobs] = max(rss[jobs] ?? 0, run.peakRSS)
+            }
+        }
+        var table = Table("8 photos, 4000×3000 (12 MP)", "time", "per image", "peak RSS", "vs reference")
+        table.add(
+            "reference: djpeg piped to cjpeg, a process per image", Format.ms(theirs.median), Format.ms(theirs.median / 8), "", "1.00×")
+        table.add(
+            "ImageCodec.reencode in process, one core", Format.ms(codecOnly.median), Format.ms(codecOnly.median / 8), "",
+            Format.ratio(codecOnly.median / theirs.median))
+        table.add(
+            "tenbin import --jobs 1", Format.ms(one.median), Format.ms(one.median / 8), Format.mb(rss[1] ?? 0),
+            Format.ratio(one.median / theirs.median))
+        table.add(
+            "tenbin import --jobs 2", Format.ms(two.median), Format.ms(two.median / 8), Format.mb(rss[2] ?? 0),
+            Format.ratio(two.median / theirs.median))
+        table.print()
+        print("\nMedian of \(rounds) rounds; whole processes (tenbin also hashes, writes and fsyncs blobs, and commits).")
+        print("Ratio at one job: \(Format.ratio(one.median / theirs.median)) (aim ≤ 1.10×);", terminator: " ")
+        print("the import's own cost over the codec: \(Format.ratio(one.median / codecOnly.median)).")
+        print("Speed-up from one to two jobs: \(Format.ratio(one.median / two.median)) (aim ≥ 1.80×).")
+        print("Peak RSS at two jobs: \(Format.mb(rss[2] ?? 0)) (aim < 200 MB).")
+    }
+
+    /// `lines` posters over 300 small stored images: first import, then the same again.
+    static func manifest(_ context: BenchContext, lines: Int) throws {
+        let folder = "\(context.scratch)/import-manifest"
+        try FileManager.default.createDirectory(atPath: "\(folder)/images", withIntermediateDirectories: true)
+        let imageCount = 300
+        let codec = ImageCodec()
+        for index in 0..<imageCount where !FileManager.default.fileExists(atPath: "\(folder)/images/\(index).jpg") {
+            var pixels = [UInt8](repeating: 0, count: 64 * 48 * 3)
+            for offset in pixels.indices { pixels[offset] = UInt8(truncatingIfNeeded: offset &* (index + 7) / 5) }
+            let image = try codec.encode(PixelBuffer(width: 64, height: 48, channels: 3, pixels: pixels), source: "generated \(index)")
+            try Data(image.bytes).write(to: URL(fileURLWithPath: "\(folder)/images/\(index).jpg"))
+        }
+        // Store the images first (one poster per pair), untimed: the manifest runs over stored images.
+        let pairs = (0..<imageCount / 2).map { #"{"image1": "images/\#($0 * 2).jpg", "image2": "images/\#($0 * 2 + 1).jpg"}"# }
+        try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: "\(folder)/pairs.jsonl"))
+        let manifest = "\(folder)/posters-\(lines).jsonl"
+        if !FileManager.default.fileExists(atPath: manifest) {
+            // Written under another name first, so an interrupted run never leaves half a manifest.
+            let partial = manifest + ".partial"
+            guard FileManager.default.createFile(atPath: partial, contents: nil) else { throw BenchError("cannot create \(partial)") }
+            let output = try FileHandle(forWritingTo: URL(fileURLWithPath: partial))
+            var chunk = ""
+            var random: UInt64 = 42
+            for line in 0..<lines {
+                random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                let first = Int(random >> 33) % imageCount
+                let second = (first + 1 + Int(random >> 17) % (imageCount - 1)) % imageCount
+                chunk +=
+                    #"{"image1": "images/\#(first).jpg", "image2": "images/\#(second).jpg", "contents": "どっちが好き？ 質問 \#(line)", "hashtags": ["tag\#(line % 100)", "猫"]}"#
+                    + "\n"
+                if chunk.utf8.count > 1 << 20 {
+                    output.write(Data(chunk.utf8))
+                    chunk = ""
+                }
+            }
+            output.write(Data(chunk.utf8))
+            try output.close()
+            try FileManager.default.moveItem(atPath: partial, toPath: manifest)
+        }
+        let store = try context.freshFolder("import-manifest-store")
+        let setup = try Shell.measure([context.tenbin, "--store", store, "import", "\(folder)/pairs.jsonl"])
+        guard setup.status == 0 else { throw BenchError("storing the manifest's images exited \(setup.status)") }
+        var table = Table("\(lines) manifest lines over \(imageCount) stored images", "time", "posters/s", "peak RSS")
+        for label in ["first import (all added)", "second import (all skipped)"] {
+            let run = try Shell.measure([context.tenbin, "--store", store, "import", manifest])
+            guard run.status == 0 else { throw BenchError("tenbin import \(manifest) exited \(run.status)") }
+            table.add(label, Format.ms(run.seconds), Format.number(Double(lines) / run.seconds, digits: 0), Format.mb(run.peakRSS))
+        }
+        table.print()
+        print("\nOne run each (whole processes). Aim: ≥ 20,000 posters/s.")
+    }
+}

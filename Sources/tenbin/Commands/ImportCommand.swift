@@ -1,0 +1,104 @@
+import Dispatch
+import Synchronization
+import TenbinKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `tenbin import DIR|MANIFEST.jsonl [--jobs N] [--json] [--dry-run]`
+enum ImportCommand: Command {
+    static let spec = CommandSpec(
+        name: "import",
+        abstract: "Import a folder of poster folders, or a JSON Lines manifest.",
+        usage: "DIR|MANIFEST.jsonl [--jobs N] [--json] [--dry-run]",
+        arguments: [
+            ("DIR", "A folder whose subfolders each hold a poster's two images and an optional post.txt."),
+            ("MANIFEST.jsonl", "A file with one poster per line: {\"image1\", \"image2\", \"contents\", \"hashtags\"}."),
+        ],
+        options: [
+            .init(names: ["--jobs", "-j"], value: "N", help: "Images re-encoded at once (default: the number of cores)."),
+            .init(names: ["--json"], value: nil, help: "Print the report as JSON."),
+            .init(names: ["--dry-run"], value: nil, help: "Check and re-encode everything, but write nothing."),
+        ] + ImageOptions.options,
+        discussion: """
+            In a poster folder, the JPEG and PNG files (recognised by content), sorted by name, are
+            image 1 and image 2. In post.txt, lines of only #hashtags give the hashtags; the other
+            lines are the question. A poster identical to one on the board (same images, text and
+            hashtags) is skipped, so importing again adds nothing. A folder or line that fails is
+            reported and the rest goes on. Exits 0 when nothing failed, 1 otherwise.
+            """
+    )
+
+    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+        try arguments.expectPositionals(1...1)
+        let (limits, encoding) = try ImageOptions.parse(arguments)
+        let dryRun = arguments.flag("--dry-run")
+        let json = arguments.flag("--json")
+        let options = ImportOptions(
+            jobs: try arguments.integer("--jobs", in: 1...256, default: ImportOptions.defaultJobs), dryRun: dryRun, listsEveryItem: json)
+        let source = try ImportSource.at(arguments.positionals[0])
+        returnLargeBuffersPromptly()
+        let board = try context.board(create: !dryRun, limits: limits, encoding: encoding)
+        let line = ProgressLine(enabled: isatty(STDERR_FILENO) == 1, environment: context.environment)
+        let report = try waitFor {
+            try await Importer(board: board, options: options).run(source) { line.show($0) }
+        }
+        line.finish()
+        if json {
+            Output.line(JSON.importReport(report))
+        } else {
+            for item in report.items where item.status == .failed {
+                Errors.write("Error: \(item.source): \(item.error ?? "failed")")
+            }
+            Output.line(summary(report, dryRun: dryRun))
+        }
+        return report.succeeded ? ExitStatus.success : ExitStatus.failure
+    }
+
+    static func summary(_ report: ImportReport, dryRun: Bool) -> String {
+        let failed = report.failed == 0 ? "nothing failed" : "\(report.failed) failed"
+        if dryRun {
+            return
+                "Dry run: would import \(report.imported) poster(s), skip \(report.skipped) already on the board; \(failed). Nothing was written."
+        }
+        return "Imported \(report.imported) poster(s), skipped \(report.skipped) already on the board; \(failed)."
+    }
+
+    /// glibc raises its mmap threshold after a large free, after which decoded photos (tens of
+    /// MB each) are carved from per-thread heaps that keep their pages: with two jobs that is
+    /// ~50 MB more peak memory. A fixed 1 MiB threshold maps every pixel buffer on its own and
+    /// gives it back when freed. `mallopt` is not in Swift's Glibc module, so it is looked up;
+    /// without it (another libc) nothing changes.
+    private static func returnLargeBuffersPromptly() {
+        #if canImport(Glibc)
+            typealias MallOpt = @convention(c) (Int32, Int32) -> Int32
+            guard let symbol = dlsym(nil, "mallopt") else { return }
+            let M_MMAP_THRESHOLD: Int32 = -3  // from glibc's <malloc.h>
+            // A tuning hint: when glibc refuses it (returns 0), memory is only less tidy.
+            _ = unsafeBitCast(symbol, to: MallOpt.self)(M_MMAP_THRESHOLD, 1 << 20)
+        #endif
+    }
+
+    /// Runs `body` on the concurrency pool and blocks this (main) thread until it is done.
+    /// The main thread is not one of the pool's, so blocking it takes nothing from the work.
+    private static func waitFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let outcome = Mutex<Result<T, any Error>?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        Task.detached {
+            let result: Result<T, any Error>
+            do {
+                result = .success(try await body())
+            } catch {
+                result = .failure(error)
+            }
+            outcome.withLock { $0 = result }
+            finished.signal()
+        }
+        finished.wait()
+        // Set before the signal that ended the wait.
+        return try outcome.withLock { $0! }.get()
+    }
+}

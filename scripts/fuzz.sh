@@ -45,6 +45,7 @@ for target in "${targets[@]}"; do
     seeds=()
     case $target in
         image) seeds=(SampleImages/*/ Tests/Fixtures/hostile Tests/Fixtures/colors) ;;
+        posttext) seeds=(Fuzz/Seeds/posttext) ;;
     esac
     [[ -d Tests/Fixtures/fuzz/$target ]] && seeds+=("Tests/Fixtures/fuzz/$target")
     echo "== fuzzing $target for ${seconds}s"

@@ -38,11 +38,13 @@ extension PosterStore {
     /// or kana folding), found by a scan.
     static func feedQueryFilter(_ words: [String]) -> (sql: String, values: [any SQLValue]) {
         guard !words.isEmpty else { return ("", []) }
-        let condition = "(instr(lower(p.contents), ?) > 0 OR EXISTS (SELECT 1 FROM hashtag h WHERE h.poster_id = p.id AND instr(lower(h.tag), ?) > 0))"
+        let condition =
+            "(instr(lower(p.contents), ?) > 0 OR EXISTS (SELECT 1 FROM hashtag h WHERE h.poster_id = p.id AND instr(lower(h.tag), ?) > 0))"
         let sql = " WHERE " + Array(repeating: condition, count: words.count).joined(separator: " AND ")
         // SQLite's lower() folds ASCII only; fold the words the same way.
         let folded = words.map { word in
-            String(String.UnicodeScalarView(word.unicodeScalars.map { ("A"..."Z").contains($0) ? Unicode.Scalar(UInt8($0.value) + 32) : $0 }))
+            String(
+                String.UnicodeScalarView(word.unicodeScalars.map { ("A"..."Z").contains($0) ? Unicode.Scalar(UInt8($0.value) + 32) : $0 }))
         }
         return (sql, folded.flatMap { [$0, $0] as [any SQLValue] })
     }

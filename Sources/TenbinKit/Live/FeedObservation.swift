@@ -41,6 +41,7 @@ public struct FeedObservation: AsyncSequence, Sendable {
         self.options = options
     }
 
+    /// A new iteration with its own connection, opened on the first `next()`.
     public func makeAsyncIterator() -> Iterator {
         Iterator(reader: FeedReader(path: path, feed: feed, monitor: options.monitor), options: options)
     }

@@ -64,9 +64,11 @@ struct WatchSession {
     func run() throws -> Int32 {
         let ending = Ending()
         let finished = DispatchSemaphore(value: 0)
-        try screen?.begin()
         let task = Task { [observation, screen] in
-            let result = await Result { try await Self.stream(observation, to: screen) }
+            let result = await Result {
+                try screen?.begin()
+                try await Self.stream(observation, to: screen)
+            }
             screen?.end()
             ending.outcome.withLock { $0 = result }
             finished.signal()

@@ -113,6 +113,29 @@ import Testing
         #expect(after.contains("before watch"))
     }
 
+    @Test func watchEndsWithStatusZeroWhenItsReaderGoesAway() throws {
+        let store = try ScratchFolder()
+        try post(Self.cats, store)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Tenbin.binary)
+        process.arguments = ["--store", store.path, "watch", "--json"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var received = Data()
+        while !received.contains(0x0A) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            received.append(chunk)
+        }
+        #expect(String(decoding: received, as: UTF8.self).hasPrefix("{\"type\": \"snapshot\""))
+        try output.fileHandleForReading.close()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+    }
+
     @Test func badOptionsAreUsageErrors() throws {
         let store = try ScratchFolder()
         for arguments in [["watch", "--limit", "0"], ["watch", "--sort", "old"], ["watch", "extra"], ["watch", "--limit", "1001"]] {

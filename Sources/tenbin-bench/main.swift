@@ -18,6 +18,7 @@ let sections: [Section] = [
     Section(name: "memory", summary: "Peak memory posting a 20-megapixel JPEG", run: MemoryBenchmark.run),
     Section(name: "pipeline", summary: "Image pipeline: cold, parallel and warm loads, coalescing, cache", run: PipelineBenchmark.run),
     Section(name: "import", summary: "Importing large photos and a million-line manifest", run: ImportBenchmark.run),
+    Section(name: "live", summary: "Idle CPU of tenbin watch and vote-to-event latency", run: LiveBenchmark.run),
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())

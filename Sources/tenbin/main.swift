@@ -1,4 +1,3 @@
-import Dispatch
 import TenbinKit
 
 #if canImport(Glibc)
@@ -16,13 +15,7 @@ enum ExitStatus {
 
 /// Parses the global options and the subcommand, runs it, and turns every outcome into
 /// output and an exit status. The only place tenbin exits.
-///
-/// A command's work that has to await (see `Command.asyncWork`) is handed to `continueAsync`,
-/// which runs it, reporting the same way, and exits with its status; it never returns here.
-func runTenbin(
-    _ rawArguments: [String], environment: [String: String],
-    continueAsync: (@escaping @Sendable () async -> Int32) -> Never
-) -> Int32 {
+func runTenbin(_ rawArguments: [String], environment: [String: String]) -> Int32 {
     var arguments = rawArguments
     var storeOption: String?
     // Global options come before the subcommand.
@@ -71,16 +64,6 @@ func runTenbin(
             return ExitStatus.success
         }
         let context = Context(storeOption: parsed.value("--store") ?? storeOption, environment: environment)
-        if let work = try command.asyncWork(parsed, context: context) {
-            let spec = command.spec
-            continueAsync {
-                do {
-                    return try await work()
-                } catch {
-                    return failure(error, command: spec)
-                }
-            }
-        }
         return try command.run(parsed, context: context)
     } catch {
         return failure(error, command: command.spec)
@@ -128,10 +111,4 @@ func finish(_ status: Int32) -> Never {
     exit(status)
 }
 
-let status = runTenbin(Array(CommandLine.arguments.dropFirst()), environment: environment) { work in
-    // Only commands drawing images get here, so only they pay for starting the concurrency
-    // runtime. The main thread parks in dispatchMain; the work runs on the global executor.
-    Task.detached { finish(await work()) }
-    dispatchMain()
-}
-finish(status)
+finish(runTenbin(Array(CommandLine.arguments.dropFirst()), environment: environment))

@@ -49,7 +49,10 @@ import Testing
         let imported = String(decoding: importer.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         importer.0.waitUntilExit()
         watcher.0.terminate()
+        let watched = String(decoding: watcher.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         watcher.0.waitUntilExit()
+        #expect(watcher.0.terminationStatus == 143, "watch ends on SIGTERM, even when nobody was reading it")
+        #expect(watched.hasPrefix("{\"type\": \"snapshot\""))
 
         #expect(failures.isEmpty, "votes that failed: \(failures.prefix(5))")
         #expect(importer.0.terminationStatus == 0, "\(imported)")

@@ -1,12 +1,10 @@
-import Synchronization
-
 /// Upload digest → stored image, remembered during one import so that the same bytes met
 /// under another path are not decoded again before their rows are committed.
 ///
 /// Shared by the image tasks of an import; the mutex makes it `Sendable`. Bounded: when it
 /// holds `capacity` entries it starts over (the store's `upload` table remembers for good).
 final class ImageMemo: Sendable {
-    private let table = Mutex<[Digest: StoredImage]>([:])
+    private let table = Locked<[Digest: StoredImage]>([:])
     let capacity: Int
 
     init(capacity: Int = 10_000) {

@@ -10,13 +10,14 @@
 /// Why not `Mutex`: on Linux it locks with raw futex calls, which ThreadSanitizer cannot see,
 /// so every access made under it is reported as a data race and `make sanitize` could not
 /// tell real races from these. ThreadSanitizer understands pthread mutexes.
-final class Locked<Value>: @unchecked Sendable {
+public final class Locked<Value>: @unchecked Sendable {
     // `value` is read and written only inside `withLock`, while `mutex` is held: that lock is
     // what makes the `@unchecked Sendable` safe.
     private var value: Value
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    init(_ value: Value) {
+    /// A lock around `value`.
+    public init(_ value: Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         // A default mutex needs no attributes; init fails only without memory.
@@ -30,7 +31,7 @@ final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value.
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         _ = pthread_mutex_lock(mutex)  // a default mutex only fails on misuse (relocking), a bug
         defer { _ = pthread_mutex_unlock(mutex) }  // held by this thread, so it cannot fail
         return try body(&value)

@@ -28,7 +28,7 @@ public final class PosterStore: PosterStoring {
         self.connection = Locked(database)
     }
 
-    private static let posterColumns = """
+    static let posterColumns = """
         SELECT p.id, p.contents, p.good1, p.good2, p.created_at,
                b1.digest, b1.format, b1.width, b1.height, b1.bytes,
                b2.digest, b2.format, b2.width, b2.height, b2.bytes
@@ -119,11 +119,11 @@ public final class PosterStore: PosterStoring {
         }
     }
 
-    private static func hashtags(of id: Int64, in db: Database) throws -> [String] {
+    static func hashtags(of id: Int64, in db: Database) throws -> [String] {
         try db.statement("SELECT tag FROM hashtag WHERE poster_id = ? ORDER BY position").bind(id).map { $0.text(0) }
     }
 
-    private static func decodePoster(_ row: Statement) throws -> Poster {
+    static func decodePoster(_ row: Statement) throws -> Poster {
         Poster(
             id: row.int64(0), contents: row.text(1), hashtags: [], good1: row.int(2), good2: row.int(3),
             createdAt: Timestamp(secondsSince1970: row.int64(4)),

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import TenbinKit
 
 #if canImport(Glibc)
@@ -43,7 +42,7 @@ enum ImportCommand: Command {
         returnLargeBuffersPromptly()
         let board = try context.board(create: !dryRun, limits: limits, encoding: encoding)
         let line = ProgressLine(enabled: isatty(STDERR_FILENO) == 1, environment: context.environment)
-        let report = try waitFor {
+        let report = try Blocking.run {
             try await Importer(board: board, options: options).run(source) { line.show($0) }
         }
         line.finish()
@@ -80,25 +79,5 @@ enum ImportCommand: Command {
             // A tuning hint: when glibc refuses it (returns 0), memory is only less tidy.
             _ = unsafeBitCast(symbol, to: MallOpt.self)(M_MMAP_THRESHOLD, 1 << 20)
         #endif
-    }
-
-    /// Runs `body` on the concurrency pool and blocks this (main) thread until it is done.
-    /// The main thread is not one of the pool's, so blocking it takes nothing from the work.
-    private static func waitFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        let outcome = Mutex<Result<T, any Error>?>(nil)
-        let finished = DispatchSemaphore(value: 0)
-        Task.detached {
-            let result: Result<T, any Error>
-            do {
-                result = .success(try await body())
-            } catch {
-                result = .failure(error)
-            }
-            outcome.withLock { $0 = result }
-            finished.signal()
-        }
-        finished.wait()
-        // Set before the signal that ended the wait.
-        return try outcome.withLock { $0! }.get()
     }
 }

@@ -10,12 +10,6 @@ enum ListCommand: Command {
             + DrawingOptions.options
     )
 
-    /// With images on, the work awaits their loading.
-    static func asyncWork(_ arguments: ParsedArguments, context: Context) throws -> AsyncWork? {
-        guard try DrawingOptions.parse(arguments, context: context, json: arguments.flag("--json")).draw else { return nil }
-        return { try await runAsync(arguments, context: context) }
-    }
-
     /// Draws every poster's images, all thumbnails loaded in one parallel batch first.
     static func runAsync(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
         try arguments.expectPositionals(0...0)
@@ -27,6 +21,10 @@ enum ListCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+        // Drawing images awaits their parallel loading; everything else stays synchronous.
+        if try DrawingOptions.parse(arguments, context: context, json: arguments.flag("--json")).draw {
+            return try Blocking.run { try await runAsync(arguments, context: context) }
+        }
         try arguments.expectPositionals(0...0)
         let page = try FeedOptions.parse(arguments)
         let posters = try context.board(create: false).posters(order: page.order, limit: page.limit, offset: page.offset)

@@ -10,13 +10,11 @@ enum ShowCommand: Command {
         options: [.init(names: ["--json"], value: nil, help: "Print the poster as JSON.")] + DrawingOptions.options
     )
 
-    /// With images on, the work awaits their loading.
-    static func asyncWork(_ arguments: ParsedArguments, context: Context) throws -> AsyncWork? {
-        guard try DrawingOptions.parse(arguments, context: context, json: arguments.flag("--json")).draw else { return nil }
-        return { try await runAsync(arguments, context: context) }
-    }
-
     static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+        // Drawing images awaits their parallel loading; everything else stays synchronous.
+        if try DrawingOptions.parse(arguments, context: context, json: arguments.flag("--json")).draw {
+            return try Blocking.run { try await runAsync(arguments, context: context) }
+        }
         try arguments.expectPositionals(1...1)
         let poster = try context.board(create: false).poster(id: try arguments.posterID(at: 0))
         Output.line(arguments.flag("--json") ? JSON.poster(poster) : context.formatter.detail(poster))

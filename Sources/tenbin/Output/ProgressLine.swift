@@ -1,4 +1,3 @@
-import Synchronization
 import TenbinKit
 
 #if canImport(Glibc)
@@ -15,7 +14,7 @@ final class ProgressLine: Sendable {
     private let enabled: Bool
     private let width: Int
     /// How many columns the last drawn line took (0: nothing on screen).
-    private let drawn = Mutex(0)
+    private let drawn = Locked(0)
 
     init(enabled: Bool, environment: [String: String]) {
         self.enabled = enabled

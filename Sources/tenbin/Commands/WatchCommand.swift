@@ -1,0 +1,167 @@
+import Dispatch
+import TenbinKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `tenbin watch [--sort new|popular] [--limit N] [--query WORDS] [--json]`
+enum WatchCommand: Command {
+    static let spec = CommandSpec(
+        name: "watch",
+        abstract: "Show a feed and keep it up to date as any process posts, votes or deletes.",
+        usage: "[--sort new|popular] [--limit N] [--query WORDS] [--json]",
+        options: [
+            .init(names: ["--sort"], value: "new|popular", help: "new: newest first (default); popular: most votes first."),
+            .init(names: ["--limit"], value: "N", help: "At most N posters, 1 to 1000 (default 20)."),
+            .init(names: ["--query"], value: "WORDS", help: "Only posters whose text or hashtags contain every word."),
+            .init(names: ["--json"], value: nil, help: "Print one JSON object per line (the default off a terminal)."),
+        ],
+        discussion: """
+            On a terminal the feed is drawn and its rows are redrawn as they change. With --json, or
+            when output is not a terminal, the first line is the snapshot and each later line one
+            change. Runs until Ctrl-C (exit 130).
+            """
+    )
+
+    /// Exit statuses of a watch ended by a signal: 128 + the signal's number, as shells report.
+    static let interrupted: Int32 = 128 + SIGINT
+    static let terminated: Int32 = 128 + SIGTERM
+
+    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+        try arguments.expectPositionals(0...0)
+        let feed = Feed(
+            order: try arguments.choice("--sort", default: FeedOrder.new),
+            limit: try arguments.integer("--limit", in: 1...1000, default: 20),
+            query: arguments.value("--query"))
+        let observation = try context.board(create: false).observe(feed)
+        let screen = arguments.flag("--json") || !context.stdoutIsTerminal ? nil : FeedScreen(feed: feed, color: context.useColor)
+        return try WatchSession(observation: observation, screen: screen).run()
+    }
+}
+
+/// One `tenbin watch` run: iterates the observation in a task while the main thread waits,
+/// and turns SIGINT and SIGTERM into cancelling that task.
+struct WatchSession {
+    let observation: FeedObservation
+    /// The terminal view, or nil for JSON lines.
+    let screen: FeedScreen?
+
+    /// Standard output went away (the reader of a pipe exited): the watch simply ends.
+    struct OutputClosed: Error {}
+
+    /// How the run ended, set by the task or a signal handler. A mutex guards the value, which
+    /// is what makes this class `Sendable`.
+    final class Ending: Sendable {
+        let outcome = Locked<Result<Void, any Error>?>(nil)
+        let signal = Locked<Int32?>(nil)
+    }
+
+    /// Blocks until the watch ends; returns its exit status or throws its failure.
+    func run() throws -> Int32 {
+        let ending = Ending()
+        let finished = DispatchSemaphore(value: 0)
+        let task = Task { [observation, screen] in
+            let result = await Result {
+                try screen?.begin()
+                try await Self.stream(observation, to: screen)
+            }
+            screen?.end()
+            ending.outcome.withLock { $0 = result }
+            finished.signal()
+        }
+        var sources = [SIGINT, SIGTERM].map { number in
+            Self.onSignal(number) {
+                ending.signal.withLock { $0 = $0 ?? number }
+                task.cancel()
+                // A watch blocked writing to a reader that stopped reading (a full pipe) cannot
+                // notice the cancellation; it must still end promptly when asked to.
+                DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
+                    screen?.end()
+                    _exit(128 + number)
+                }
+            }
+        }
+        if let screen {
+            sources.append(Self.onSignal(SIGWINCH) { try? screen.redrawAll() })  // a failed write ends the watch on its next update
+        }
+        // An idle watch writes nothing, so it would not notice a pipe's reader leaving until
+        // the next change: look once a second.
+        let hangUp = screen == nil ? Self.every(.seconds(1)) { if Self.readerLeft() { task.cancel() } } : nil
+        finished.wait()
+        for source in sources { source.cancel() }
+        hangUp?.cancel()
+        if let number = ending.signal.withLock({ $0 }) { return 128 + number }
+        switch ending.outcome.withLock({ $0 }) {
+        case .failure(is OutputClosed): return 0
+        case .failure(let error): throw error
+        case .success, .none: return 0
+        }
+    }
+
+    /// Writes each update until the observation ends (it ends only when cancelled).
+    private static func stream(_ observation: FeedObservation, to screen: FeedScreen?) async throws {
+        for try await update in observation {
+            if let screen {
+                try screen.show(update)
+            } else {
+                // One write per line, so a reader sees each line as soon as it is complete.
+                for line in JSON.feedLines(update) { try writeLine(line) }
+            }
+        }
+    }
+
+    /// Writes `line` and a newline with one write call; throws ``OutputClosed`` when nobody
+    /// reads standard output any more.
+    private static func writeLine(_ line: String) throws {
+        var bytes = Array((line + "\n").utf8)
+        var offset = 0
+        while offset < bytes.count {
+            // `bytes` ends in a newline, so its base address exists.
+            let written = bytes.withUnsafeMutableBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                if errno == EPIPE { throw OutputClosed() }
+                throw CommandFailure("cannot write to standard output: \(String(cString: strerror(errno)))")
+            }
+            offset += written
+        }
+    }
+
+    /// Whether standard output is a pipe or socket whose reading end was closed.
+    private static func readerLeft() -> Bool {
+        var descriptor = pollfd(fd: STDOUT_FILENO, events: 0, revents: 0)
+        return poll(&descriptor, 1, 0) == 1 && descriptor.revents & Int16(POLLERR | POLLHUP) != 0
+    }
+
+    /// Runs `handler` every `interval` on a dispatch queue until cancelled.
+    private static func every(_ interval: DispatchTimeInterval, _ handler: @escaping @Sendable () -> Void) -> any DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(100))
+        timer.setEventHandler(handler: handler)
+        timer.resume()
+        return timer
+    }
+
+    /// Handles `number` with `handler` (on a dispatch queue) instead of its default action.
+    private static func onSignal(_ number: Int32, _ handler: @escaping @Sendable () -> Void) -> any DispatchSourceSignal {
+        _ = signal(number, SIG_IGN)  // the dispatch source receives it instead; SIG_IGN cannot fail for these signals
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        source.setEventHandler(handler: handler)
+        source.resume()
+        return source
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The outcome of an async throwing body.
+    init(catching body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
+    }
+}

@@ -1,7 +1,7 @@
 /// The store's schema, as numbered steps applied in order and recorded in
 /// `PRAGMA user_version`. A step, once released, never changes: later changes are new steps.
 enum Migrations {
-    static let steps: [String] = [
+    static let steps: [Step] = [
         // 1: posters, their hashtags, and the blobs they reference.
         """
         CREATE TABLE blob (
@@ -38,8 +38,26 @@ enum Migrations {
             PRIMARY KEY (poster_id, position)
         ) WITHOUT ROWID;
         CREATE INDEX hashtag_tag ON hashtag(tag);
-        """
+        """,
+        // 2: search — each poster's normalised key and the index of its pieces (see
+        // PosterStore+Search.swift), filled for the posters already stored.
+        Step(sql: PosterStore.searchSchema, then: PosterStore.indexAllPosters),
     ]
+
+    /// One schema change: SQL, then optionally Swift code filling what SQL cannot compute.
+    struct Step: ExpressibleByStringLiteral, Sendable {
+        let sql: String
+        var then: (@Sendable (Database) throws -> Void)?
+
+        init(sql: String, then: (@Sendable (Database) throws -> Void)? = nil) {
+            self.sql = sql
+            self.then = then
+        }
+
+        init(stringLiteral sql: String) {
+            self.init(sql: sql)
+        }
+    }
 
     /// Brings the database up to the newest schema, each step in its own transaction.
     static func migrate(_ database: Database) throws {
@@ -57,7 +75,8 @@ enum Migrations {
             // Another process may have migrated while this one waited for the lock.
             let now = try version(of: database)
             for index in now..<steps.count {
-                try database.execute(steps[index])
+                try database.execute(steps[index].sql)
+                try steps[index].then?(database)
             }
             try database.execute("PRAGMA user_version = \(steps.count)")
         }

@@ -10,7 +10,7 @@ public final class PosterStore: PosterStoring, @unchecked Sendable {
     private let lock = Mutex(())
 
     /// Runs `body` with the connection, holding the lock.
-    private func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
+    func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
         try lock.withLock { _ in try body(connection) }
     }
 
@@ -65,6 +65,7 @@ public final class PosterStore: PosterStoring, @unchecked Sendable {
         for (position, tag) in poster.hashtags.enumerated() {
             try db.statement("INSERT INTO hashtag (poster_id, position, tag) VALUES (?, ?, ?)").bind(id, position, tag).run()
         }
+        try indexSearchKey(id: id, contents: poster.contents, hashtags: poster.hashtags, in: db)
         return Poster(
             id: id, contents: poster.contents, hashtags: poster.hashtags, good1: 0, good2: 0,
             createdAt: createdAt, images: poster.images)
@@ -86,7 +87,7 @@ public final class PosterStore: PosterStoring, @unchecked Sendable {
         try withDatabase { db in try Self.poster(id: id, in: db) }
     }
 
-    private static func poster(id: Int64, in db: Database) throws -> Poster? {
+    static func poster(id: Int64, in db: Database) throws -> Poster? {
         let statement = try db.statement(posterColumns + " WHERE p.id = ?").bind(id)
         guard var poster = try statement.first(Self.decodePoster) else { return nil }
         poster.hashtags = try hashtags(of: id, in: db)
@@ -129,6 +130,7 @@ public final class PosterStore: PosterStoring, @unchecked Sendable {
         try withDatabase { db in
             try db.transaction {
                 guard let poster = try Self.poster(id: id, in: db) else { return nil }
+                try Self.removeSearchKey(id: id, in: db)
                 try db.statement("DELETE FROM poster WHERE id = ?").bind(id).run()
                 var orphaned: [Digest] = []
                 for digest in Set(poster.images.map(\.digest)).sorted() {

@@ -45,4 +45,6 @@ public protocol PosterStoring: Sendable {
     func integrityProblems() throws -> [String]
     /// How many posters there are.
     func count() throws -> Int
+    /// A page of the posters matching `query` (every word in the contents or a hashtag).
+    func search(query: SearchQuery, order: FeedOrder, limit: Int, offset: Int) throws -> [Poster]
 }

@@ -215,7 +215,9 @@ import Testing
         let pieces = ["猫", "ネコ", "ねこ", "ﾈｺ", "犬", "東京", "ＡＢＣ", "abc", "A", "ｷﾉｺ", "が", "ｶﾞ", "ー", " ", "1", "１", "#"]
         let posters: [(String, [String])] = (0..<300).map { _ in
             let text = (0..<random.next(upTo: 6)).map { _ in pieces[random.next(upTo: pieces.count)] }.joined()
-            let tags = (0..<random.next(upTo: 3)).map { _ in pieces[random.next(upTo: pieces.count)] + pieces[random.next(upTo: pieces.count)] }
+            let tags = (0..<random.next(upTo: 3)).map { _ in
+                pieces[random.next(upTo: pieces.count)] + pieces[random.next(upTo: pieces.count)]
+            }
             return (text, tags)
         }
         let ids = try s.add(posters)

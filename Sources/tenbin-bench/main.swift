@@ -16,6 +16,7 @@ let sections: [Section] = [
     Section(name: "reencode", summary: "Re-encoding large photos against djpeg | cjpeg", run: ReencodeBenchmark.run),
     Section(name: "vote", summary: "One vote per process against one sqlite3 process", run: VoteBenchmark.run),
     Section(name: "memory", summary: "Peak memory posting a 20-megapixel JPEG", run: MemoryBenchmark.run),
+    Section(name: "search", summary: "Search at 100k and 1M posters against a LIKE scan", run: SearchBenchmark.run),
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())

@@ -118,6 +118,29 @@ import Testing
         #expect(try s.ids("写真", order: .popular, limit: 2, offset: 1) == [ids[3], ids[4]])
     }
 
+    @Test func popularOrderIsRightWhetherMatchesAreFewOrMany() throws {
+        let s = try SearchStore()
+        // More matches than PosterStore.popularCandidateLimit for 写真, fewer for 猫.
+        let count = PosterStore.popularCandidateLimit + 100
+        let ids = try s.add((0..<count).map { ($0 % 3 == 0 ? "猫の写真 \($0)" : "写真 \($0)", []) })
+        var votes: [Int64: Int] = [:]
+        for (index, times) in [(10, 4), (20, 9), (30, 4), (count - 200, 1), (count - 50, 9)] {
+            _ = try s.board.vote(id: ids[index], side: .first, times: times)
+            votes[ids[index]] = times
+        }
+        func expected(_ matching: (Int) -> Bool, limit: Int, offset: Int) -> [Int64] {
+            let matches = ids.indices.filter(matching).map { ids[$0] }
+            let ranked = matches.sorted { (votes[$0] ?? 0, $0) > (votes[$1] ?? 0, $1) }
+            return Array(ranked.dropFirst(offset).prefix(limit))
+        }
+        #expect(try s.ids("写真", order: .popular, limit: 7) == expected({ _ in true }, limit: 7, offset: 0))
+        #expect(try s.ids("写真", order: .popular, limit: 3, offset: 4) == expected({ _ in true }, limit: 3, offset: 4))
+        #expect(try s.ids("ねこ 写", order: .popular, limit: 7) == [])
+        #expect(try s.ids("猫", order: .popular, limit: 7) == expected({ $0 % 3 == 0 }, limit: 7, offset: 0))
+        #expect(try s.ids("猫 写真", order: .popular, limit: 3, offset: 2) == expected({ $0 % 3 == 0 }, limit: 3, offset: 2))
+        #expect(try s.ids("写真 \(count - 50)", order: .popular) == [ids[count - 50]])
+    }
+
     @Test func deletingAPosterRemovesItFromTheIndexInTheSameTransaction() throws {
         let s = try SearchStore()
         let gone = try s.add("東京の夜景", ["東京"])
@@ -206,6 +229,9 @@ import Testing
         #expect(try s.ids(String(repeating: "長", count: 10_000)) == [long])
         #expect(try s.ids(String(repeating: "長", count: 12_001)) == [])
         #expect(try s.ids(String(repeating: "x", count: 10_000)) == [])
+        for query in ["%", "_", "\\", "100%", "'"] {
+            #expect(try s.store.scanSearchIDs(query: SearchQuery(query)) == s.ids(query), "scan of \(query)")
+        }
         #expect(try s.board.count() == 5)
     }
 
@@ -232,6 +258,7 @@ import Testing
                 return words.allSatisfy { word in parts.contains { SearchQuery.contains($0, word) } }
             }.map(\.0).reversed()
             #expect(try s.ids(query, limit: 1000) == Array(expected), "query \(query)")
+            #expect(try s.store.scanSearchIDs(query: SearchQuery(query)) == Array(expected), "scan of \(query)")
         }
     }
 

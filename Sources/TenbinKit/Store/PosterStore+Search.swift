@@ -83,25 +83,54 @@ extension PosterStore {
                 }
                 return ids
             case .popular:
-                let statement = try db.statement(
-                    """
-                    SELECT g.rowid, k.key, p.good1 + p.good2 FROM search_gram g
-                    JOIN search_key k ON k.poster_id = g.rowid JOIN poster p ON p.id = g.rowid
-                    WHERE search_gram MATCH ?
-                    """
-                ).bind(expression)
-                defer { statement.reset() }
-                var hits: [(votes: Int, id: Int64)] = []
-                var rows = 0
-                while try statement.step() {
-                    rows += 1
-                    if rows & 0xFF == 0 && Task.isCancelled { throw CancellationError() }
-                    if query.matches(key: statement.text(1)) { hits.append((statement.int(2), statement.int64(0))) }
-                }
-                hits.sort { $0.votes != $1.votes ? $0.votes > $1.votes : $0.id > $1.id }
-                return hits.dropFirst(offset).prefix(limit).map(\.id)
+                return try Self.popularIDs(query: query, expression: expression, limit: limit, offset: offset, in: db)
             }
         }
+    }
+
+    /// More index hits than this and popular order walks the posters by votes instead.
+    static let popularCandidateLimit = 2_000
+
+    /// A page in popular order. With few index hits, every hit is rechecked and ranked. With
+    /// many, matches are common, so walking all posters from the most voted down (the
+    /// `poster_popular` index) and rechecking each finds a page after a few thousand rows,
+    /// where ranking every hit could mean half a million.
+    private static func popularIDs(query: SearchQuery, expression: String, limit: Int, offset: Int, in db: Database) throws
+        -> [Int64]
+    {
+        let hits = try db.statement("SELECT rowid FROM search_gram WHERE search_gram MATCH ? LIMIT ?")
+            .bind(expression, popularCandidateLimit + 1).map { $0.int64(0) }
+        if hits.count <= popularCandidateLimit {
+            var ranked: [(votes: Int, id: Int64)] = []
+            let lookup = try db.statement(
+                "SELECT k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id WHERE k.poster_id = ?")
+            for (row, id) in hits.enumerated() {
+                if row & 0xFF == 0xFF && Task.isCancelled { throw CancellationError() }
+                lookup.reset()
+                guard let (key, votes) = try lookup.bind(id).first({ ($0.text(0), $0.int(1)) }) else { continue }
+                if query.matches(key: key) { ranked.append((votes, id)) }
+            }
+            ranked.sort { $0.votes != $1.votes ? $0.votes > $1.votes : $0.id > $1.id }
+            return ranked.dropFirst(offset).prefix(limit).map(\.id)
+        }
+        let walk = try db.statement(
+            """
+            SELECT p.id, k.key FROM poster p JOIN search_key k ON k.poster_id = p.id
+            ORDER BY p.good1 + p.good2 DESC, p.id DESC
+            """)
+        defer { walk.reset() }
+        var ids: [Int64] = []
+        var matched = 0
+        var rows = 0
+        while try walk.step() {
+            rows += 1
+            if rows & 0xFF == 0 && Task.isCancelled { throw CancellationError() }
+            guard query.matches(key: walk.text(1)) else { continue }
+            matched += 1
+            if matched > offset { ids.append(walk.int64(0)) }
+            if ids.count == limit { break }
+        }
+        return ids
     }
 
     public func search(query: SearchQuery, order: FeedOrder, limit: Int, offset: Int) throws -> [Poster] {
@@ -109,6 +138,29 @@ extension PosterStore {
         return try withDatabase { db in
             // A poster deleted between the two reads is simply left out.
             try ids.compactMap { try Self.poster(id: $0, in: db) }
+        }
+    }
+
+    /// The reference the index is measured and tested against: the same page found by a plain
+    /// `LIKE '%word%'` scan of every stored key, in `order`. It reads every key, so it is slow
+    /// on a large store; it exists for `tenbin-bench search` and tests. Without a limit it
+    /// returns every match.
+    public func scanSearchIDs(query: SearchQuery, order: FeedOrder = .new, limit: Int? = nil, offset: Int = 0) throws -> [Int64] {
+        guard !query.isEmpty else { return [] }
+        let conditions = Array(repeating: #"key LIKE ? ESCAPE '\'"#, count: query.words.count).joined(separator: " AND ")
+        let patterns: [any SQLValue] = query.words.map { word in
+            var pattern = "%"
+            for character in word.unicodeScalars {
+                if character == "%" || character == "_" || character == "\\" { pattern += "\\" }
+                pattern.unicodeScalars.append(character)
+            }
+            return pattern + "%"
+        }
+        return try withDatabase { db in
+            let orderBy = order == .new ? "p.id DESC" : "p.good1 + p.good2 DESC, p.id DESC"
+            return try db.statement(
+                "SELECT p.id FROM search_key k JOIN poster p ON p.id = k.poster_id WHERE \(conditions) ORDER BY \(orderBy) LIMIT ? OFFSET ?"
+            ).bind(patterns + [limit ?? -1, max(0, offset)]).map { $0.int64(0) }
         }
     }
 

@@ -89,5 +89,6 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
         return false
     }
 
+    /// The normalised words, space-separated.
     public var description: String { words.joined(separator: " ") }
 }

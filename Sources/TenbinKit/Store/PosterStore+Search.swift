@@ -133,6 +133,7 @@ extension PosterStore {
         return ids
     }
 
+    /// A page of the posters matching `query`, with their hashtags (see ``searchIDs(query:order:limit:offset:)``).
     public func search(query: SearchQuery, order: FeedOrder, limit: Int, offset: Int) throws -> [Poster] {
         let ids = try searchIDs(query: query, order: order, limit: limit, offset: offset)
         return try withDatabase { db in

@@ -45,7 +45,10 @@ final class TmuxSession {
     /// Tests run in parallel and a spawned process inherits every open descriptor, so a tmux
     /// server could hold another test's pipe open for its whole life and that test's read
     /// would never end. So tmux runs from a shell that first closes every descriptor above 2,
-    /// and its output goes to a file rather than a pipe.
+    /// and its output goes to a file rather than a pipe. The test runner's processes also
+    /// start with most signals blocked, which tmux would inherit (its `kill-server` signals
+    /// itself with SIGTERM, and the program under test would ignore its terminal hanging
+    /// up), so perl clears the signal mask before running tmux.
     @discardableResult
     private func tmux(_ arguments: [String]) throws -> String {
         let output = NSTemporaryDirectory() + "tenbin-tmux-\(UUID().uuidString)"
@@ -56,7 +59,9 @@ final class TmuxSession {
         process.arguments =
             [
                 "-c",
-                #"for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done; exec /usr/bin/tmux "$@""#,
+                #"for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done; "#
+                    + #"exec /usr/bin/perl -MPOSIX -e 'sigprocmask(SIG_SETMASK, POSIX::SigSet->new) or die; exec @ARGV or die' "#
+                    + #"-- /usr/bin/tmux "$@""#,
                 "tmux", "-L", socket,
             ] + arguments
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))

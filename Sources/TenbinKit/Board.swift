@@ -66,6 +66,15 @@ public final class Board: Sendable {
         try store.posters(order: order, limit: limit, offset: offset)
     }
 
+    /// A page of the posters whose contents or hashtags contain every word of `query`,
+    /// ignoring width, Latin case and hiragana/katakana (see ``SearchQuery``). A query with no
+    /// words finds nothing.
+    public func search(query: String, order: FeedOrder = .new, limit: Int = 20, offset: Int = 0) throws -> [Poster] {
+        let parsed = SearchQuery(query)
+        guard !parsed.isEmpty else { return [] }
+        return try store.search(query: parsed, order: order, limit: limit, offset: offset)
+    }
+
     /// The stored bytes of one of a poster's images.
     public func imageBytes(id: Int64, side: VoteSide) throws -> (image: StoredImage, bytes: [UInt8]) {
         let image = try poster(id: id).images[side.rawValue - 1]

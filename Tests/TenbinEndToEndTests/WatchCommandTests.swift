@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TenbinKit
 import Testing
 
 /// `tenbin watch --json` as a child process while other `tenbin` processes post, vote and
@@ -227,7 +227,7 @@ final class WatchProcess {
 /// Lines read so far, and a semaphore signalled once per line. The mutex guards the lines,
 /// which is what makes the class `Sendable`.
 final class LineBuffer: Sendable {
-    let lines = Mutex<[String]>([])
+    let lines = Locked<[String]>([])
     let arrived = DispatchSemaphore(value: 0)
     /// Signalled when the output reached its end.
     let finished = DispatchSemaphore(value: 0)

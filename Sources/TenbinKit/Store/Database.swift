@@ -55,6 +55,10 @@ final class Database {
             // In WAL mode NORMAL survives any process crash; only a power cut can drop the
             // last commits, never tear one. It makes each commit about ten times cheaper.
             try execute("PRAGMA synchronous = NORMAL")
+            // Reading through a memory map skips a read() call per page: random lookups (search
+            // ranking popular matches on a million posters) run about twice as fast. Pages come
+            // from the OS cache, shared between processes; nothing is mapped until it is read.
+            try execute("PRAGMA mmap_size = 1073741824")
         }
         try execute("PRAGMA foreign_keys = ON")
     }

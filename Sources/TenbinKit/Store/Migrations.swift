@@ -1,7 +1,7 @@
 /// The store's schema, as numbered steps applied in order and recorded in
 /// `PRAGMA user_version`. A step, once released, never changes: later changes are new steps.
 enum Migrations {
-    static let steps: [String] = [
+    static let steps: [Step] = [
         // 1: posters, their hashtags, and the blobs they reference.
         """
         CREATE TABLE blob (
@@ -29,7 +29,9 @@ enum Migrations {
             image2 TEXT NOT NULL REFERENCES blob(digest)
         );
         CREATE INDEX poster_popular ON poster(good1 + good2 DESC, id DESC);
-        CREATE INDEX poster_image1 ON poster(image1);
+        -- Finds a poster by its two images and contents (import recognises a poster it already
+        -- stored with one probe); also serves every lookup by image1.
+        CREATE INDEX poster_identity ON poster(image1, image2, contents);
         CREATE INDEX poster_image2 ON poster(image2);
         CREATE TABLE hashtag (
             poster_id INTEGER NOT NULL REFERENCES poster(id) ON DELETE CASCADE,
@@ -39,12 +41,25 @@ enum Migrations {
         ) WITHOUT ROWID;
         CREATE INDEX hashtag_tag ON hashtag(tag);
         """,
-        // import: find a poster by its two images and contents, so importing the same poster
-        // again is recognised with one index probe (hashtags are compared on the few hits).
-        """
-        CREATE INDEX poster_identity ON poster(image1, image2, contents);
-        """,
+        // 2: search — each poster's normalised key and the index of its pieces (see
+        // PosterStore+Search.swift), filled for the posters already stored.
+        Step(sql: PosterStore.searchSchema, then: PosterStore.indexAllPosters),
     ]
+
+    /// One schema change: SQL, then optionally Swift code filling what SQL cannot compute.
+    struct Step: ExpressibleByStringLiteral, Sendable {
+        let sql: String
+        var then: (@Sendable (Database) throws -> Void)?
+
+        init(sql: String, then: (@Sendable (Database) throws -> Void)? = nil) {
+            self.sql = sql
+            self.then = then
+        }
+
+        init(stringLiteral sql: String) {
+            self.init(sql: sql)
+        }
+    }
 
     /// Brings the database up to the newest schema, each step in its own transaction.
     static func migrate(_ database: Database) throws {
@@ -62,7 +77,8 @@ enum Migrations {
             // Another process may have migrated while this one waited for the lock.
             let now = try version(of: database)
             for index in now..<steps.count {
-                try database.execute(steps[index])
+                try database.execute(steps[index].sql)
+                try steps[index].then?(database)
             }
             try database.execute("PRAGMA user_version = \(steps.count)")
         }

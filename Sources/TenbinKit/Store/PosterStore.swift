@@ -79,6 +79,7 @@ public final class PosterStore: PosterStoring {
         for (position, tag) in poster.hashtags.enumerated() {
             try db.statement("INSERT INTO hashtag (poster_id, position, tag) VALUES (?, ?, ?)").bind(id, position, tag).run()
         }
+        try indexSearchKey(id: id, contents: poster.contents, hashtags: poster.hashtags, in: db)
         return Poster(
             id: id, contents: poster.contents, hashtags: poster.hashtags, good1: 0, good2: 0,
             createdAt: createdAt, images: poster.images)
@@ -100,7 +101,7 @@ public final class PosterStore: PosterStoring {
         try withDatabase { db in try Self.poster(id: id, in: db) }
     }
 
-    private static func poster(id: Int64, in db: Database) throws -> Poster? {
+    static func poster(id: Int64, in db: Database) throws -> Poster? {
         let statement = try db.statement(posterColumns + " WHERE p.id = ?").bind(id)
         guard var poster = try statement.first(Self.decodePoster) else { return nil }
         poster.hashtags = try hashtags(of: id, in: db)
@@ -143,6 +144,7 @@ public final class PosterStore: PosterStoring {
         try withDatabase { db in
             try db.transaction {
                 guard let poster = try Self.poster(id: id, in: db) else { return nil }
+                try Self.removeSearchKey(id: id, in: db)
                 try db.statement("DELETE FROM poster WHERE id = ?").bind(id).run()
                 var orphaned: [Digest] = []
                 for digest in Set(poster.images.map(\.digest)).sorted() {

@@ -54,4 +54,6 @@ public protocol PosterStoring: Sendable {
         -> [PosterImportOutcome]
     /// The id of a stored poster identical to `poster`, if there is one.
     func matchingPoster(_ poster: NewPoster) throws -> Int64?
+    /// A page of the posters matching `query` (every word in the contents or a hashtag).
+    func search(query: SearchQuery, order: FeedOrder, limit: Int, offset: Int) throws -> [Poster]
 }

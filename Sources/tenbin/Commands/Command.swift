@@ -9,5 +9,5 @@ protocol Command: Sendable {
 /// Every subcommand, in the order help lists them.
 let allCommands: [any Command.Type] = [
     PostCommand.self, VoteCommand.self, ListCommand.self, ShowCommand.self, ImageCommand.self,
-    DeleteCommand.self, GCCommand.self, CheckCommand.self, ImportCommand.self, WatchCommand.self,
+    DeleteCommand.self, GCCommand.self, CheckCommand.self, SearchCommand.self, ImportCommand.self, WatchCommand.self,
 ]

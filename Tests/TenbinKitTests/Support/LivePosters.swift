@@ -1,5 +1,3 @@
-import Synchronization
-
 @testable import TenbinKit
 
 /// Posters written straight to a store, without images to encode, for live-feed tests.
@@ -21,8 +19,8 @@ extension Board {
 
 /// Everything an observation delivered, and what its reader did, for a test to look at.
 final class LiveRecorder: Sendable {
-    private let updates = Mutex<[FeedUpdate]>([])
-    private let events = Mutex<[FeedReader.Event]>([])
+    private let updates = Locked<[FeedUpdate]>([])
+    private let events = Locked<[FeedReader.Event]>([])
 
     var delivered: [FeedUpdate] { updates.withLock { $0 } }
     var readerEvents: [FeedReader.Event] { events.withLock { $0 } }

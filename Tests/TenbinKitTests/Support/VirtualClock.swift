@@ -1,4 +1,4 @@
-import Synchronization
+@testable import TenbinKit
 
 /// A clock that moves only when a test advances it, so polling runs in virtual time.
 ///
@@ -28,7 +28,7 @@ final class VirtualClock: Clock {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var now: Instant { state.withLock { $0.now } }
     var minimumResolution: Duration { .zero }

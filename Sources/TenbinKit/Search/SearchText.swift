@@ -1,0 +1,93 @@
+/// The normal form search compares text in: width, Latin case and kana folded away.
+///
+/// `normalize` applies, in order: Unicode NFKC (ＡＢＣ → ABC, １００ → 100, ｷﾉｺ → キノコ, and
+/// half-width kana with their voiced marks compose: ｶﾞ → ガ), lowercasing (ABC → abc, Ä → ä),
+/// and katakana to hiragana (キノコ → きのこ, ヴ → ゔ). Only search keys and query words are
+/// normalised; a poster's contents and hashtags are stored exactly as posted.
+public enum SearchText {
+    /// The normal form of `text`. NUL characters are dropped: SQLite's text binding ends a
+    /// string at its first NUL, so they could never be stored or matched.
+    public static func normalize(_ text: String) -> String {
+        if text.utf8.allSatisfy({ $0 < 0x80 && $0 != 0 }) { return asciiLowercased(text) }
+        var decomposed = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar.value >= 0xA0, let mapping = CompatibilityTable.shared.mapping(of: scalar.value) {
+                for value in mapping {
+                    // The table holds only valid scalar values (generated from Unicode data).
+                    decomposed.append(Unicode.Scalar(value)!)
+                }
+            } else {
+                decomposed.append(scalar)
+            }
+        }
+        // NFC of the compatibility-decomposed text is NFKC; the standard library composes.
+        let composed = String(decoding: String(decomposed)._nfcCodeUnits, as: UTF8.self)
+        var folded = String.UnicodeScalarView()
+        for scalar in composed.unicodeScalars {
+            fold(scalar, into: &folded)
+        }
+        return String(folded)
+    }
+
+    /// The separator between a key's parts; white space, so no query word ever contains it.
+    static let separator: Character = "\n"
+
+    /// The stored search key of a poster: its normalised contents and hashtags, one per line.
+    /// A query word matches when it is a substring of the key, and since words never contain
+    /// the separator, that means a substring of the contents or of one hashtag.
+    public static func key(contents: String, hashtags: [String]) -> String {
+        ([contents] + hashtags).map(normalize).joined(separator: String(separator))
+    }
+
+    private static func asciiLowercased(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return text }
+        return String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
+
+    private static func fold(_ scalar: Unicode.Scalar, into output: inout String.UnicodeScalarView) {
+        let value = scalar.value
+        switch value {
+        case 0:
+            return
+        case 0x41...0x5A:
+            output.append(Unicode.Scalar(UInt8(value + 0x20)))
+        case 0x30A1...0x30F6, 0x30FD, 0x30FE:
+            // Katakana ァ…ヶ and the iteration marks ヽヾ sit exactly 0x60 above their hiragana.
+            output.append(Unicode.Scalar(value - 0x60)!)  // 0x3041…0x309E are all valid scalars
+        case 0x80...:
+            if scalar.properties.changesWhenLowercased {
+                output.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
+            } else {
+                output.append(scalar)
+            }
+        default:
+            output.append(scalar)
+        }
+    }
+}
+
+/// ``CompatibilityMappings`` as a lookup table, built once on first use.
+final class CompatibilityTable: Sendable {
+    static let shared = CompatibilityTable()
+
+    /// Where each character's decomposition sits in `CompatibilityMappings.flat`.
+    private let ranges: [UInt32: Range<Int>]
+
+    private init() {
+        let flat = CompatibilityMappings.flat
+        var ranges: [UInt32: Range<Int>] = [:]
+        ranges.reserveCapacity(4096)
+        var index = 0
+        while index + 1 < flat.count {
+            let count = Int(flat[index + 1])
+            ranges[flat[index]] = (index + 2)..<(index + 2 + count)
+            index += 2 + count
+        }
+        self.ranges = ranges
+    }
+
+    /// The full compatibility decomposition of `value`, or nil when it has none.
+    func mapping(of value: UInt32) -> ArraySlice<UInt32>? {
+        ranges[value].map { CompatibilityMappings.flat[$0] }
+    }
+}

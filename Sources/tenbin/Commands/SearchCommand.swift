@@ -1,0 +1,45 @@
+import TenbinKit
+
+/// `tenbin search WORDS… [--sort new|popular] [--limit N] [--offset N] [--json]`, and
+/// `tenbin search --interactive [--debounce MS] [WORDS…]`
+enum SearchCommand: Command {
+    static let spec = CommandSpec(
+        name: "search",
+        abstract: "Find posters whose text or hashtags contain every word.",
+        usage: "WORDS... [--sort new|popular] [--limit N] [--offset N] [--json] | -i [--debounce MS] [WORDS...]",
+        arguments: [("WORDS", "The words to find, as separate arguments or one with spaces.")],
+        options: FeedOptions.options + [
+            .init(names: ["--json"], value: nil, help: "Print a JSON array of posters."),
+            .init(names: ["-i", "--interactive"], value: nil, help: "Search as you type in the terminal."),
+            .init(names: ["--debounce"], value: "MS", help: "With -i: search once typing pauses this long (default 500)."),
+        ],
+        discussion: """
+            A poster matches when every word is part of its text or of one of its hashtags. Width,
+            Latin case and hiragana/katakana are ignored (ＡＢＣ = abc, ｷﾉｺ = キノコ = きのこ), and a
+            leading # or ＃ on a word is dropped. Words of one character work too. Put words that
+            begin with '-' after '--'.
+
+            With -i, results redraw as you type: up/down select, Enter prints the selected
+            poster's id and exits 0, Esc or Ctrl-C exits 130.
+            """
+    )
+
+    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+        let text = arguments.positionals.joined(separator: " ")
+        let page = try FeedOptions.parse(arguments)
+        if arguments.flag("--interactive") {
+            if arguments.flag("--json") { throw UsageError("'--json' cannot be used with '--interactive'", command: spec) }
+            let debounce = try arguments.integer("--debounce", in: 0...60_000, default: 500)
+            let board = try context.board(create: false)
+            return try InteractiveSearch(board: board, order: page.order, debounce: .milliseconds(debounce), context: context)
+                .run(initialQuery: text)
+        }
+        if arguments.value("--debounce") != nil { throw UsageError("'--debounce' needs '--interactive'", command: spec) }
+        guard !SearchQuery.split(text).isEmpty else {
+            throw UsageError(arguments.positionals.isEmpty ? "missing WORDS" : "the search words are only white space", command: spec)
+        }
+        let posters = try context.board(create: false).search(query: text, order: page.order, limit: page.limit, offset: page.offset)
+        Output.line(arguments.flag("--json") ? JSON.posters(posters) : context.formatter.list(posters))
+        return 0
+    }
+}

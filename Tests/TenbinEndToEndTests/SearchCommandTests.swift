@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+/// A store with four posters from the sample images, for the search tests.
+func makeSearchStore() throws -> ScratchFolder {
+    let folder = try ScratchFolder()
+    let images = ["\(Tenbin.root)/SampleImages/01-cats-or-dogs/1-cat.jpg", "\(Tenbin.root)/SampleImages/01-cats-or-dogs/2-dog.jpg"]
+    let posters: [(String, [String])] = [
+        ("猫と犬、どっちが好き？", ["猫", "ペット"]),
+        ("ＡＢＣ or ａｂｃ? １００点はどっち", ["フォント"]),
+        ("ｷﾉｺ派？タケノコ派？", ["きのこ"]),
+        ("東京タワーとスカイツリー", ["東京", "夜景"]),
+    ]
+    for (text, tags) in posters {
+        let run = try Tenbin.run(["post", images[0], images[1], "--text", text] + tags.flatMap { ["--tag", $0] }, store: folder.path)
+        guard run.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: ["stderr": run.stderr]) }
+    }
+    return folder
+}
+
+@Suite struct SearchCommandTests {
+    func ids(_ json: String) throws -> [Int] {
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        return array.compactMap { $0["id"] as? Int }
+    }
+
+    @Test func wordsMatchWhateverTheirWidthCaseOrKana() throws {
+        let store = try makeSearchStore()
+        for (query, expected) in [
+            (["キノコ"], [3]), (["ｷﾉｺ"], [3]), (["きのこ"], [3]), (["ABC", "100"], [2]), (["ふぉんと"], [2]),
+            (["どっち"], [2, 1]), (["東"], [4]), (["#猫"], [1]), (["＃東京", "夜景"], [4]), (["猫 どっち"], [1]),
+        ] {
+            let run = try Tenbin.run(["search"] + query + ["--json"], store: store.path)
+            #expect(run.status == 0 && run.stderr.isEmpty, "\(query): \(run.stderr)")
+            #expect(try ids(run.stdout) == expected, "\(query)")
+        }
+    }
+
+    @Test func jsonIsTheSameShapeAsList() throws {
+        let store = try makeSearchStore()
+        let search = try Tenbin.run(["search", "東京", "--json"], store: store.path)
+        let list = try Tenbin.run(["list", "--json", "--limit", "1"], store: store.path)
+        #expect(search.stdout == list.stdout)
+    }
+
+    @Test func sortLimitAndOffsetPage() throws {
+        let store = try makeSearchStore()
+        try Tenbin.run(["vote", "1", "1", "--times", "3"], store: store.path)
+        let popular = try Tenbin.run(["search", "どっち", "--sort", "popular", "--json"], store: store.path)
+        #expect(try ids(popular.stdout) == [1, 2])
+        let page = try Tenbin.run(["search", "派", "どっち", "--limit", "1", "--offset", "0", "--json"], store: store.path)
+        #expect(try ids(page.stdout) == [])
+        let second = try Tenbin.run(["search", "どっち", "--limit", "1", "--offset", "1", "--json"], store: store.path)
+        #expect(try ids(second.stdout) == [1])
+    }
+
+    @Test func textOutputListsPostersAndSaysWhenNothingMatches() throws {
+        let store = try makeSearchStore()
+        let found = try Tenbin.run(["search", "たけのこ"], store: store.path)
+        #expect(found.status == 0)
+        #expect(found.stdout.hasPrefix("#3  "))
+        #expect(found.stdout.contains("ｷﾉｺ派？タケノコ派？"))
+        let none = try Tenbin.run(["search", "寿司"], store: store.path)
+        #expect(none.status == 0 && none.stdout == "No posters.\n")
+    }
+
+    @Test func aQueryOfOnlyWhiteSpaceIsAUsageError() throws {
+        let store = try makeSearchStore()
+        for query in [[], [" "], ["\u{3000}", "\t"]] {
+            let run = try Tenbin.run(["search"] + query, store: store.path)
+            #expect(run.status == 64)
+            #expect(run.stderr.hasPrefix("Error: "))
+            #expect(run.stderr.contains("Usage: tenbin search"))
+            #expect(run.stdout.isEmpty)
+        }
+    }
+
+    @Test func hostileWordsAreSearchedForNotInterpreted() throws {
+        let store = try makeSearchStore()
+        for query in ["\"", "*", "AND", "NEAR(", "'", "' OR 1=1 --", "%", "\u{1}", "🐱", String(repeating: "猫", count: 10_000)] {
+            let run = try Tenbin.run(["search", "--json", "--", query], store: store.path)
+            #expect(run.status == 0, "\(query.prefix(20)): \(run.stderr)")
+            #expect(run.stdout == "[]\n", "\(query.prefix(20))")
+        }
+        let question = try Tenbin.run(["search", "?", "--json"], store: store.path)
+        #expect(try ids(question.stdout) == [3, 2, 1])  // ？ is ? once widths are folded
+    }
+
+    @Test func debounceWithoutInteractiveIsAUsageError() throws {
+        let store = try makeSearchStore()
+        let run = try Tenbin.run(["search", "猫", "--debounce", "100"], store: store.path)
+        #expect(run.status == 64)
+    }
+
+    @Test func interactiveSearchWithoutATerminalFailsClearly() throws {
+        let store = try makeSearchStore()
+        // setsid starts tenbin in a new session with no controlling terminal to open.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = ["-w", Tenbin.binary, "--store", store.path, "search", "-i"]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(stderr.hasPrefix("Error: interactive search needs a terminal"))
+    }
+}

@@ -1,0 +1,48 @@
+import Testing
+
+@testable import TenbinKit
+
+@Suite struct SearchTextTests {
+    @Test func fullWidthLatinAndDigitsBecomeAsciiLowercase() {
+        #expect(SearchText.normalize("ＡＢＣ ａｂｃ １００") == "abc abc 100")
+    }
+
+    @Test func latinCaseIsFoldedBeyondAscii() {
+        #expect(SearchText.normalize("Photo ÄÖÜ ΣΟΦΙΑ") == "photo äöü σοφια")
+    }
+
+    @Test func katakanaAndHiraganaSearchAlike() {
+        #expect(SearchText.normalize("ネコ") == "ねこ")
+        #expect(SearchText.normalize("ねこ") == "ねこ")
+        #expect(SearchText.normalize("ヴァイオリン") == "ゔぁいおりん")
+    }
+
+    @Test func halfWidthKanaWidensAndItsVoicedMarksCompose() {
+        #expect(SearchText.normalize("ｷﾉｺ") == "きのこ")
+        #expect(SearchText.normalize("ﾃﾞｻﾞｲﾝ") == "でざいん")
+        #expect(SearchText.normalize("ﾊﾟﾝ") == "ぱん")
+        #expect(SearchText.normalize("ﾈｺ") == SearchText.normalize("ねこ"))
+    }
+
+    @Test func compatibilityCharactersDecompose() {
+        #expect(SearchText.normalize("㌀") == "あぱーと")
+        #expect(SearchText.normalize("①") == "1")
+        #expect(SearchText.normalize("ﬁ") == "fi")
+    }
+
+    @Test func kanjiAndProlongedSoundMarksStayAsTheyAre() {
+        #expect(SearchText.normalize("東京タワー") == "東京たわー")
+    }
+
+    @Test func decomposedAccentsCompose() {
+        #expect(SearchText.normalize("Cafe\u{301}") == "café")
+    }
+
+    @Test func nulIsDroppedButOtherControlCharactersStay() {
+        #expect(SearchText.normalize("a\u{0}b\u{1}c") == "ab\u{1}c")
+    }
+
+    @Test func theKeyHoldsContentsAndEachHashtagOnTheirOwnLine() {
+        #expect(SearchText.key(contents: "ＡＢＣ or ａｂｃ?", hashtags: ["フォント", "Font"]) == "abc or abc?\nふぉんと\nfont")
+    }
+}

@@ -45,6 +45,19 @@ import Testing
         for id in 1...3 { #expect(run.stdout.contains("#\(id)  ")) }
     }
 
+    @Test func searchDrawsTheMatchingPostersLikeList() throws {
+        let store = try Self.store(posters: 3)
+        // Every poster has the hashtag 猫; the question of the second names its folder.
+        let run = try Tenbin.run(["search", "ＳＵＮＲＩＳＥ", "#猫", "--images"], store: store.path, environment: ["COLUMNS": "50"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains(Self.escape))
+        #expect(run.stdout.components(separatedBy: "1 ▕").count == 2, "one poster drawn")
+        #expect(run.stdout.contains("#2  "))
+        #expect(Self.visibleWidths(run.stdout).allSatisfy { $0 <= 50 })
+        let both = try Tenbin.run(["search", "猫", "--images", "--json"], store: store.path)
+        #expect(both.status == 64)
+    }
+
     @Test func imagesAreOffWhenOutputIsNotATerminal() throws {
         let store = try Self.store(posters: 1)
         let run = try Tenbin.run(["show", "1"], store: store.path, environment: ["COLORTERM": "truecolor", "NO_COLOR": ""])

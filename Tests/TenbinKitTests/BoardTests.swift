@@ -86,6 +86,11 @@ import Testing
         #expect(try board.check().isSound)
     }
 
+    @Test func textWithANulCharacterIsStoredWhole() throws {
+        let poster = try post(text: "before\u{0}after")
+        #expect(try board.poster(id: poster.id).contents == "before\u{0}after")
+    }
+
     @Test func idsAreNeverReused() throws {
         let first = try post()
         try board.delete(id: first.id)

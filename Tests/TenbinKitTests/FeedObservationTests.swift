@@ -157,6 +157,21 @@ import Testing
         try await task.value
     }
 
+    @Test func aQueryMatchesAsSearchDoesIgnoringWidthAndKana() async throws {
+        let store = try TemporaryStore()
+        let board = try store.board()
+        let cat = try board.quickPost("ねこ派？", hashtags: ["ＰＥＴＳ"])
+        try board.quickPost("いぬ派？", hashtags: ["pets"])
+        let (clock, recorder) = (VirtualClock(), LiveRecorder())
+        let task = try await start(Feed(query: "ﾈｺ pets"), on: board, clock: clock, recorder: recorder)
+        #expect(recorder.delivered == [.snapshot([cat])])
+        let kitten = try board.quickPost("子ネコ", hashtags: ["Pets"])
+        await clock.tick(tick)
+        #expect(recorder.delivered.last == .changes([.added(kitten, newIndex: 0)]))
+        task.cancel()
+        try await task.value
+    }
+
     @Test func observingRefusesALimitBelowOneAndAnIntervalOfZero() throws {
         let store = try TemporaryStore()
         let board = try store.board()

@@ -4,11 +4,8 @@ public struct Feed: Sendable, Hashable {
     public var order: FeedOrder
     /// At most this many posters, from the top of the order (at least 1).
     public var limit: Int
-    /// Words every poster in the feed must contain; nil (or only white space) for every poster.
-    ///
-    /// Until tenbin's search lands, a query is matched by a simple placeholder (see
-    /// ``PosterStore`` `feedQueryFilter`): each word, with a leading `#`/`＃` removed, must
-    /// appear in the contents or a hashtag, ignoring ASCII case only.
+    /// Words every poster in the feed must contain, matched as `tenbin search` matches them
+    /// (width, case and kana ignored); nil (or only white space) for every poster.
     public var query: String?
 
     /// A feed of the first `limit` posters in `order`, optionally only those matching `query`.
@@ -18,13 +15,11 @@ public struct Feed: Sendable, Hashable {
         self.query = query
     }
 
-    /// The query's words: split on any white space (full-width included), a leading `#` or
-    /// `＃` dropped, empty words removed. Empty when there is no query.
-    var queryWords: [String] {
-        guard let query else { return [] }
-        return query.split(whereSeparator: \.isWhitespace).map { word in
-            word.first == "#" || word.first == "＃" ? String(word.dropFirst()) : String(word)
-        }.filter { !$0.isEmpty }
+    /// The parsed query, or nil when there is none (or it has no words).
+    var searchQuery: SearchQuery? {
+        guard let query else { return nil }
+        let parsed = SearchQuery(query)
+        return parsed.isEmpty ? nil : parsed
     }
 }
 

@@ -5,8 +5,8 @@
 /// and katakana to hiragana (キノコ → きのこ, ヴ → ゔ). Only search keys and query words are
 /// normalised; a poster's contents and hashtags are stored exactly as posted.
 public enum SearchText {
-    /// The normal form of `text`. NUL characters are dropped: SQLite's text binding ends a
-    /// string at its first NUL, so they could never be stored or matched.
+    /// The normal form of `text`. NUL characters are dropped: the index's pieces use NUL as
+    /// a separator (see `SearchGrams`), and nobody searches for one.
     public static func normalize(_ text: String) -> String {
         if text.utf8.allSatisfy({ $0 < 0x80 && $0 != 0 }) { return asciiLowercased(text) }
         var decomposed = String.UnicodeScalarView()

@@ -21,31 +21,17 @@ extension PosterStore {
             // Read first inside the transaction, so the version is that of the snapshot the
             // posters come from (or older, which only costs one extra re-read later).
             let version = try dataVersion(of: db)
-            let filter = feedQueryFilter(feed.queryWords)
+            if let query = feed.searchQuery {
+                // The same search as `tenbin search`, on this connection and snapshot.
+                let ids = try searchIDs(query: query, order: feed.order, limit: feed.limit, offset: 0, in: db)
+                return (try ids.compactMap { try poster(id: $0, in: db) }, version)
+            }
             let orderBy = feed.order == .new ? "p.id DESC" : "p.good1 + p.good2 DESC, p.id DESC"
-            let statement = try db.statement(posterColumns + filter.sql + " ORDER BY \(orderBy) LIMIT ?")
-            try statement.bind(filter.values + [feed.limit])
-            var posters = try statement.map(decodePoster)
+            var posters = try db.statement(posterColumns + " ORDER BY \(orderBy) LIMIT ?").bind(feed.limit).map(decodePoster)
             for index in posters.indices {
                 posters[index].hashtags = try hashtags(of: posters[index].id, in: db)
             }
             return (posters, version)
         }
-    }
-
-    /// A placeholder for search until tenbin's search index lands (swap this for it): every
-    /// word must appear in the contents or in one hashtag, ignoring ASCII case only (no width
-    /// or kana folding), found by a scan.
-    static func feedQueryFilter(_ words: [String]) -> (sql: String, values: [any SQLValue]) {
-        guard !words.isEmpty else { return ("", []) }
-        let condition =
-            "(instr(lower(p.contents), ?) > 0 OR EXISTS (SELECT 1 FROM hashtag h WHERE h.poster_id = p.id AND instr(lower(h.tag), ?) > 0))"
-        let sql = " WHERE " + Array(repeating: condition, count: words.count).joined(separator: " AND ")
-        // SQLite's lower() folds ASCII only; fold the words the same way.
-        let folded = words.map { word in
-            String(
-                String.UnicodeScalarView(word.unicodeScalars.map { ("A"..."Z").contains($0) ? Unicode.Scalar(UInt8($0.value) + 32) : $0 }))
-        }
-        return (sql, folded.flatMap { [$0, $0] as [any SQLValue] })
     }
 }

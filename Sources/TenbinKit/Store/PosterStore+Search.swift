@@ -58,9 +58,14 @@ extension PosterStore {
     /// order must see every match to rank them. Inside a task, the scan stops with
     /// `CancellationError` once the task is cancelled.
     public func searchIDs(query: SearchQuery, order: FeedOrder = .new, limit: Int = 20, offset: Int = 0) throws -> [Int64] {
+        try withDatabase { db in try Self.searchIDs(query: query, order: order, limit: limit, offset: offset, in: db) }
+    }
+
+    /// ``searchIDs(query:order:limit:offset:)`` on a given connection (a feed observer's own).
+    static func searchIDs(query: SearchQuery, order: FeedOrder, limit: Int, offset: Int, in db: Database) throws -> [Int64] {
         guard let expression = SearchGrams.matchExpression(for: query), limit > 0 else { return [] }
         let offset = max(0, offset)
-        return try withDatabase { db in
+        do {
             switch order {
             case .new:
                 let statement = try db.statement(

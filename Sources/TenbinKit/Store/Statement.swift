@@ -106,7 +106,8 @@ extension Int64: SQLValue {
 
 extension String: SQLValue {
     func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
-        sqlite3_bind_text(statement, index, self, -1, tb_sqlite_transient())
+        // The length is given, not -1: text with a NUL character is stored whole, not cut there.
+        sqlite3_bind_text(statement, index, self, Int32(utf8.count), tb_sqlite_transient())
     }
 }
 

@@ -10,26 +10,12 @@ enum ListCommand: Command {
             + DrawingOptions.options
     )
 
-    /// Draws every poster's images, all thumbnails loaded in one parallel batch first.
-    static func runAsync(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
+    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
         try arguments.expectPositionals(0...0)
         let page = try FeedOptions.parse(arguments)
-        let options = try DrawingOptions.parse(arguments, context: context, json: false)
         let board = try context.board(create: false)
         let posters = try board.posters(order: page.order, limit: page.limit, offset: page.offset)
-        return PosterImages.print(await PosterImages.list(posters, board: board, options: options, context: context))
-    }
-
-    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
-        // Drawing images awaits their parallel loading; everything else stays synchronous.
-        if try DrawingOptions.parse(arguments, context: context, json: arguments.flag("--json")).draw {
-            return try Blocking.run { try await runAsync(arguments, context: context) }
-        }
-        try arguments.expectPositionals(0...0)
-        let page = try FeedOptions.parse(arguments)
-        let posters = try context.board(create: false).posters(order: page.order, limit: page.limit, offset: page.offset)
-        Output.line(arguments.flag("--json") ? JSON.posters(posters) : context.formatter.list(posters))
-        return 0
+        return try PosterImages.printPage(posters, board: board, arguments: arguments, context: context)
     }
 }
 

@@ -1,18 +1,18 @@
 import TenbinKit
 
-/// `tenbin search WORDS… [--sort new|popular] [--limit N] [--offset N] [--json]`, and
+/// `tenbin search WORDS… [--sort new|popular] [--limit N] [--offset N] [--json] [--images | --no-images]`, and
 /// `tenbin search --interactive [--debounce MS] [WORDS…]`
 enum SearchCommand: Command {
     static let spec = CommandSpec(
         name: "search",
         abstract: "Find posters whose text or hashtags contain every word.",
-        usage: "WORDS... [--sort new|popular] [--limit N] [--offset N] [--json] | -i [--debounce MS] [WORDS...]",
+        usage: "WORDS... [--sort new|popular] [--limit N] [--offset N] [--json] [--images | --no-images] | -i [--debounce MS] [WORDS...]",
         arguments: [("WORDS", "The words to find, as separate arguments or one with spaces.")],
         options: FeedOptions.options + [
             .init(names: ["--json"], value: nil, help: "Print a JSON array of posters."),
             .init(names: ["-i", "--interactive"], value: nil, help: "Search as you type in the terminal."),
             .init(names: ["--debounce"], value: "MS", help: "With -i: search once typing pauses this long (default 500)."),
-        ],
+        ] + DrawingOptions.options,
         discussion: """
             A poster matches when every word is part of its text or of one of its hashtags. Width,
             Latin case and hiragana/katakana are ignored (ＡＢＣ = abc, ｷﾉｺ = キノコ = きのこ), and a
@@ -38,8 +38,8 @@ enum SearchCommand: Command {
         guard !SearchQuery.split(text).isEmpty else {
             throw UsageError(arguments.positionals.isEmpty ? "missing WORDS" : "the search words are only white space", command: spec)
         }
-        let posters = try context.board(create: false).search(query: text, order: page.order, limit: page.limit, offset: page.offset)
-        Output.line(arguments.flag("--json") ? JSON.posters(posters) : context.formatter.list(posters))
-        return 0
+        let board = try context.board(create: false)
+        let posters = try board.search(query: text, order: page.order, limit: page.limit, offset: page.offset)
+        return try PosterImages.printPage(posters, board: board, arguments: arguments, context: context)
     }
 }

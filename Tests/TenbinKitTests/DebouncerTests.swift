@@ -2,18 +2,18 @@ import Testing
 
 @testable import TenbinKit
 
-/// Debouncer tests run in virtual time on a `TestClock`: nothing sleeps.
+/// Debouncer tests run in virtual time on a `VirtualClock`: nothing sleeps.
 @Suite struct DebouncerTests {
     /// A debouncer whose operation records its inputs and echoes them upper-cased, with its
     /// outcomes in a stream.
     final class Harness: Sendable {
-        let clock = TestClock()
+        let clock = VirtualClock()
         let calls = Locked<[String]>([])
-        let outcomes: AsyncStream<Debouncer<String, String, TestClock>.Outcome>
-        let debouncer: Debouncer<String, String, TestClock>
+        let outcomes: AsyncStream<Debouncer<String, String, VirtualClock>.Outcome>
+        let debouncer: Debouncer<String, String, VirtualClock>
 
         init(operation: (@Sendable (String) async throws -> String)? = nil) {
-            let (stream, continuation) = AsyncStream.makeStream(of: Debouncer<String, String, TestClock>.Outcome.self)
+            let (stream, continuation) = AsyncStream.makeStream(of: Debouncer<String, String, VirtualClock>.Outcome.self)
             outcomes = stream
             let calls = self.calls
             debouncer = Debouncer(
@@ -37,7 +37,7 @@ import Testing
         harness.debouncer.send("ねこ")
         await harness.clock.waitForSleepers(1)
         harness.clock.advance(by: .milliseconds(499))
-        #expect(harness.clock.sleeperCount == 1)
+        #expect(harness.clock.pendingSleepers == 1)
         #expect(harness.calls.withLock { $0 }.isEmpty)
         harness.clock.advance(by: .milliseconds(1))
         let (input, output) = try await harness.nextOutcome()
@@ -50,7 +50,7 @@ import Testing
         for (count, query) in ["c", "ca", "cat"].enumerated() {
             harness.debouncer.send(query)
             await harness.clock.waitForSleepers(1)
-            #expect(harness.clock.sleeperCount == 1, "after \(count + 1) inputs one wait is pending, the older ones cancelled")
+            #expect(harness.clock.pendingSleepers == 1, "after \(count + 1) inputs one wait is pending, the older ones cancelled")
             harness.clock.advance(by: .milliseconds(300))
         }
         harness.clock.advance(by: .milliseconds(200))
@@ -91,7 +91,7 @@ import Testing
         harness.debouncer.send("gone")
         await harness.clock.waitForSleepers(1)
         harness.debouncer.cancel()
-        while harness.clock.sleeperCount > 0 { await Task.yield() }
+        while harness.clock.pendingSleepers > 0 { await Task.yield() }
         harness.debouncer.send("kept")
         await harness.clock.waitForSleepers(1)
         harness.clock.advance(by: .seconds(1))

@@ -95,4 +95,9 @@ final class VirtualClock: Clock {
         advance(by: duration)
         await untilSomeoneSleeps()
     }
+
+    /// Returns once `count` sleeps are waiting (yielding, never sleeping, meanwhile).
+    func waitForSleepers(_ count: Int) async {
+        while pendingSleepers < count { await Task.yield() }
+    }
 }

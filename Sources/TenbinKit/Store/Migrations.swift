@@ -39,7 +39,6 @@ enum Migrations {
             tag TEXT NOT NULL,
             PRIMARY KEY (poster_id, position)
         ) WITHOUT ROWID;
-        CREATE INDEX hashtag_tag ON hashtag(tag);
         """,
         // 2: search — each poster's normalised key and the index of its pieces (see
         // PosterStore+Search.swift), filled for the posters already stored.

@@ -27,8 +27,11 @@ fi
 
 status=0
 for target in "${targets[@]}"; do
-    file=$(ls Fuzz/Fuzz*.swift | while read -r f; do
-        n=$(basename "$f" .swift); [[ $(echo "${n#Fuzz}" | tr '[:upper:]' '[:lower:]') == "$target" ]] && echo "$f"; done)
+    file=
+    for candidate in Fuzz/Fuzz*.swift; do
+        name=$(basename "$candidate" .swift)
+        if [[ $(echo "${name#Fuzz}" | tr '[:upper:]' '[:lower:]') == "$target" ]]; then file=$candidate; fi
+    done
     if [[ -z $file ]]; then echo "Error: no fuzz target '$target'" >&2; exit 64; fi
     binary="$build/fuzz-$target"
     rm -f "$binary"

@@ -49,6 +49,7 @@ for target in "${targets[@]}"; do
     case $target in
         image) seeds=(SampleImages/*/ Tests/Fixtures/hostile Tests/Fixtures/colors) ;;
         posttext) seeds=(Fuzz/Seeds/posttext) ;;
+        query) seeds=(Fuzz/Seeds/query) ;;
     esac
     [[ -d Tests/Fixtures/fuzz/$target ]] && seeds+=("Tests/Fixtures/fuzz/$target")
     echo "== fuzzing $target for ${seconds}s"

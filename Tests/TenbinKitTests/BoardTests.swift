@@ -125,6 +125,17 @@ import Testing
         #expect(report.problems.contains { $0.contains("corrupt") })
     }
 
+    @Test func checkFindsASearchKeyThatNoLongerMatchesItsPoster() throws {
+        let poster = try post(text: "ねこ")
+        #expect(try board.check().isSound)
+        let database = try Database(path: folder.path + "/tenbin.sqlite", mode: .readWrite)
+        try database.execute("UPDATE search_key SET key = 'いぬ' WHERE poster_id = \(poster.id)")
+        let report = try board.check()
+        #expect(report.problems == ["database: poster \(poster.id)'s search key does not match its text"])
+        try database.execute("DELETE FROM search_key WHERE poster_id = \(poster.id)")
+        #expect(try board.check().problems.contains { $0.contains("has no search key") })
+    }
+
     @Test func aPostPutsBackABlobThatGCRemovedBeforeTheCommit() throws {
         let poster = try post()
         let blobs = BlobStore(root: folder.path + "/blobs")

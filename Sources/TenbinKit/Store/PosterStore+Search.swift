@@ -174,4 +174,28 @@ extension PosterStore {
     public func searchKey(id: Int64) throws -> String? {
         try withDatabase { db in try db.statement("SELECT key FROM search_key WHERE poster_id = ?").bind(id).first { $0.text(0) } }
     }
+
+    /// What `tenbin check` finds wrong with the search index: posters without a key, keys
+    /// without a poster, keys that are not the normal form of their poster's text, and
+    /// FTS5's own integrity check of the pieces.
+    static func searchProblems(in db: Database) throws -> [String] {
+        var problems = try db.statement(
+            "SELECT p.id FROM poster p WHERE NOT EXISTS (SELECT 1 FROM search_key k WHERE k.poster_id = p.id)"
+        ).map { "poster \($0.int64(0)) has no search key; search cannot find it" }
+        problems += try db.statement(
+            "SELECT k.poster_id FROM search_key k WHERE NOT EXISTS (SELECT 1 FROM poster p WHERE p.id = k.poster_id)"
+        ).map { "a search key remains for deleted poster \($0.int64(0))" }
+        let rows = try db.statement("SELECT p.id, p.contents, k.key FROM poster p JOIN search_key k ON k.poster_id = p.id")
+            .map { ($0.int64(0), $0.text(1), $0.text(2)) }
+        for (id, contents, stored) in rows where stored != SearchText.key(contents: contents, hashtags: try hashtags(of: id, in: db)) {
+            problems.append("poster \(id)'s search key does not match its text")
+        }
+        do {
+            try db.execute("INSERT INTO search_gram (search_gram, rank) VALUES ('integrity-check', 0)")
+        } catch let error as SQLiteError where !error.isReadOnly {
+            // (FTS5 takes the check as an INSERT, which a read-only store refuses outright.)
+            problems.append("the search index is damaged (\(error.message))")
+        } catch is SQLiteError {}
+        return problems
+    }
 }

@@ -212,7 +212,7 @@ public final class PosterStore: PosterStoring {
             problems += try db.statement("PRAGMA foreign_key_check").map {
                 "row \($0.int64(1)) of table \($0.text(0)) references a missing row in \($0.text(2))"
             }
-            return problems
+            return problems + (try Self.searchProblems(in: db))
         }
     }
 

@@ -37,6 +37,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// Whether another connection held a lock past the busy timeout.
     public var isBusy: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
 
+    /// Whether the database could not be written because it is read-only.
+    public var isReadOnly: Bool { code & 0xff == SQLITE_READONLY }
+
     /// Whether the store's disk or file system refused the write.
     public var isDiskFull: Bool { code & 0xff == SQLITE_FULL }
 

@@ -10,7 +10,8 @@ let package = Package(
     targets: [
         // C libraries, each behind its own module. Only the wrapper folder imports it.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
-        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto"),
+        // SHA-256 from libcrypto, loaded with dlopen on first use (see sha256.c).
+        .target(name: "CCrypto", path: "Sources/CCrypto"),
         // libjpeg and libpng report errors with setjmp/longjmp, which must never cross a
         // Swift frame, so every call into them lives in this C target.
         .target(

@@ -11,8 +11,9 @@ build=.build-fuzz
 mkdir -p "$build"
 
 # The C shims, instrumented for coverage and AddressSanitizer.
-for source in Sources/CImageCodec/*.c; do
-    clang -fsanitize=fuzzer-no-link,address -O1 -g -I Sources/CImageCodec/include \
+rm -f "$build"/*.o
+for source in Sources/CImageCodec/*.c Sources/CCrypto/*.c; do
+    clang -fsanitize=fuzzer-no-link,address -O1 -g -I Sources/CImageCodec/include -I Sources/CCrypto/include \
         -c "$source" -o "$build/$(basename "$source" .c).o"
 done
 
@@ -38,7 +39,7 @@ for target in "${targets[@]}"; do
     echo "== building $binary"
     # shellcheck disable=SC2086
     swiftc -sanitize=fuzzer,address -parse-as-library -module-name TenbinFuzz -O -g \
-        -swift-version 6 -I Sources/CSQLite -I Sources/CCrypto -I Fuzz/CImageCodec \
+        -swift-version 6 -I Sources/CSQLite -I Fuzz/CCrypto -I Fuzz/CImageCodec \
         $library "$file" "$build"/*.o -lsqlite3 -lcrypto -ljpeg -lpng16 -o "$binary" 2>&1 |
         { grep -v "Cannot export local symbol" || true; }  # gold's noise about ASan's own helpers
     [[ -x $binary ]] || { echo "Error: building $binary failed" >&2; exit 1; }

@@ -15,10 +15,14 @@ public struct Digest: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The SHA-256 of `bytes`, computed by libcrypto (which uses the CPU's SHA instructions).
     init(of bytes: UnsafeRawBufferPointer) {
         var digest = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        let ok = EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_sha256(), nil)
-        // EVP_Digest with the built-in SHA-256 and no engine fails only when memory runs out.
-        precondition(ok == 1 && length == 32, "libcrypto could not compute SHA-256")
+        var error = [CChar](repeating: 0, count: 200)
+        let status = tb_sha256(bytes.baseAddress, bytes.count, &digest, &error)
+        // libcrypto is part of every Debian system (libssl3), as the C library is; without it
+        // tenbin is not installed correctly, just as if a linked library were missing.
+        guard status == 0 else {
+            fatalError(
+                "tenbin cannot compute SHA-256: \(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+        }
         let digits = Array("0123456789abcdef".utf8)
         var text = [UInt8]()
         text.reserveCapacity(64)

@@ -237,7 +237,7 @@ import Testing
 
     @Test func resultsEqualABruteForceScanOfRandomPostersAndQueries() throws {
         let s = try SearchStore()
-        var random = SeededRandom(seed: 42)
+        var random = SplitMix64(seed: 42)
         let pieces = ["猫", "ネコ", "ねこ", "ﾈｺ", "犬", "東京", "ＡＢＣ", "abc", "A", "ｷﾉｺ", "が", "ｶﾞ", "ー", " ", "1", "１", "#"]
         let posters: [(String, [String])] = (0..<300).map { _ in
             let text = (0..<random.next(upTo: 6)).map { _ in pieces[random.next(upTo: pieces.count)] }.joined()
@@ -270,22 +270,5 @@ import Testing
             return try s.store.searchIDs(query: SearchQuery("同じ"), order: .popular, limit: 10)
         }
         await #expect(throws: CancellationError.self) { try await task.value }
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so random tests repeat exactly.
-struct SeededRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next(upTo bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int((z ^ (z >> 31)) % UInt64(bound))
     }
 }

@@ -43,7 +43,7 @@ extension Board {
                 report.removedBlobs.append(digest)
             }
             for file in inventory.temporaryFiles where file.age >= Self.temporaryGrace {
-                try BlobStore(root: "").removeTemporary(file.path)
+                try blobs.removeTemporary(file.path)
                 report.removedTemporaryFiles += 1
             }
         }

@@ -26,7 +26,13 @@ struct Context {
     var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
     /// Colour only on a terminal, and never with NO_COLOR set.
-    var useColor: Bool { stdoutIsTerminal && environment["NO_COLOR"].map(\.isEmpty) ?? true && environment["TERM"] != "dumb" }
+    var useColor: Bool { stdoutIsTerminal && Self.colorAllowed(by: environment) }
+
+    /// Whether the environment lets tenbin use colour at all: not with a non-empty `NO_COLOR`
+    /// (no-color.org) nor on a `TERM=dumb` terminal. Every coloured output asks this.
+    static func colorAllowed(by environment: [String: String]) -> Bool {
+        (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+    }
 
     /// The terminal's width in columns, or `$COLUMNS`, or 80.
     var terminalWidth: Int {
@@ -52,17 +58,8 @@ enum Output {
 
     /// Raw bytes to standard output (for `tenbin image`).
     static func bytes(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)  // non-empty here
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw CommandFailure("cannot write to standard output: \(String(cString: strerror(errno)))")
-                }
-                offset += written
-            }
-        }
+        let failure = FileDescriptor.writeAll(bytes, to: STDOUT_FILENO)
+        guard failure == 0 else { throw CommandFailure("cannot write to standard output: \(String(cString: strerror(failure)))") }
     }
 }
 

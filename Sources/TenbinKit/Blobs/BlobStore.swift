@@ -15,6 +15,8 @@ public protocol BlobStoring: Sendable {
     func contains(_ digest: Digest) -> Bool
     /// Deletes a blob file; a missing one is not an error.
     func remove(_ digest: Digest) throws
+    /// Deletes a leftover temporary file listed by `inventory()`; a missing one is not an error.
+    func removeTemporary(_ file: String) throws
     /// Every blob file present, and the leftover temporary files of interrupted writes.
     func inventory() throws -> BlobInventory
     /// The file a blob lives in.
@@ -127,7 +129,6 @@ public struct BlobStore: BlobStoring {
         }
     }
 
-    /// Removes a leftover temporary file.
     public func removeTemporary(_ file: String) throws {
         if unlink(file) != 0 && errno != ENOENT {
             throw BlobError(.remove, path: file, errno: errno)

@@ -175,9 +175,6 @@ public struct ImageCodec: Sendable {
     private static func failure(_ source: String, _ stage: ImageError.Stage, _ format: ImageFormat, _ error: [CChar]) -> ImageError {
         var reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         if reason.isEmpty { reason = "unknown error" }
-        if stage == .header && reason.contains("Not a JPEG") == false && reason.lowercased().contains("premature") {
-            reason = "the file is truncated (\(reason))"
-        }
         return ImageError(source: source, stage: stage, format: format, reason: reason)
     }
 }

@@ -21,8 +21,8 @@ public final class PosterStore: PosterStoring {
         } catch let error as SQLiteError where exists && !FileSystem.isWritable(path) {
             // A store on a read-only mount can still be read; any write then fails with a
             // "read-only" error naming the file.
-            guard (try? Database(path: path, mode: .immutable)) != nil else { throw error }
-            database = try Database(path: path, mode: .immutable)
+            guard let readOnly = try? Database(path: path, mode: .immutable) else { throw error }
+            database = readOnly
         }
         try Migrations.migrate(database)
         self.connection = Locked(database)

@@ -116,17 +116,10 @@ struct WatchSession {
     /// Writes `line` and a newline with one write call; throws ``OutputClosed`` when nobody
     /// reads standard output any more.
     private static func writeLine(_ line: String) throws {
-        var bytes = Array((line + "\n").utf8)
-        var offset = 0
-        while offset < bytes.count {
-            // `bytes` ends in a newline, so its base address exists.
-            let written = bytes.withUnsafeMutableBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                if errno == EPIPE { throw OutputClosed() }
-                throw CommandFailure("cannot write to standard output: \(String(cString: strerror(errno)))")
-            }
-            offset += written
+        switch FileDescriptor.writeAll(line + "\n", to: STDOUT_FILENO) {
+        case 0: return
+        case EPIPE: throw OutputClosed()
+        case let failure: throw CommandFailure("cannot write to standard output: \(String(cString: strerror(failure)))")
         }
     }
 

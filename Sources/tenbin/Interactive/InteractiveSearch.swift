@@ -113,7 +113,7 @@ struct InteractiveSearch {
     /// selected one marked `>` (and shown in reverse video when colour is allowed).
     private func draw(_ screen: Screen, on terminal: RawTerminal) {
         let (rows, columns) = terminal.size
-        let color = context.environment["NO_COLOR"].map(\.isEmpty) ?? true && context.environment["TERM"] != "dumb"
+        let color = Context.colorAllowed(by: context.environment)
         var lines: [String] = []
         lines.append(TextWidth.truncate("Search: " + oneLine(screen.query), to: columns - 1))
         let status: String

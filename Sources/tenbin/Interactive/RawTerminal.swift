@@ -56,14 +56,7 @@ final class RawTerminal {
 
     /// Writes `text` whole; a terminal that went away is ignored (the program ends on its own).
     func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }  // non-empty here
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return }
-            offset += written
-        }
+        _ = FileDescriptor.writeAll(text, to: fd)  // a lost terminal ends the program on its next read
     }
 
     /// Rows and columns, or 24×80 when the terminal does not say.

@@ -11,19 +11,7 @@ enum FileOutput {
         let temporary = "\(path).tenbin-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw CommandFailure("cannot write \(path): \(String(cString: strerror(errno)))") }
-        var offset = 0
-        var failure: Int32 = 0
-        bytes.withUnsafeBytes { buffer in
-            while offset < buffer.count {
-                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)  // non-empty here
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += written
-            }
-        }
+        var failure = FileDescriptor.writeAll(bytes, to: fd)
         if failure == 0 && close(fd) != 0 { failure = errno } else if failure != 0 { _ = close(fd) }  // already failing
         if failure == 0 && rename(temporary, path) != 0 { failure = errno }
         if failure != 0 {

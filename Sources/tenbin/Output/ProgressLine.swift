@@ -60,18 +60,7 @@ final class ProgressLine: Sendable {
             var line = "\r" + text
             if previous > columns { line += String(repeating: " ", count: previous - columns) + "\r" + text }
             previous = columns
-            var bytes = Array(line.utf8)
-            var offset = 0
-            while offset < bytes.count {
-                // The line is never empty (it starts with "\r"), so its base address exists.
-                let written = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
-                if written <= 0 {
-                    if written < 0 && errno == EINTR { continue }
-                    return  // stderr is gone: progress is not worth failing over
-                }
-                offset += written
-            }
-            bytes.removeAll()
+            _ = FileDescriptor.writeAll(line, to: STDERR_FILENO)  // stderr gone: progress is not worth failing over
         }
     }
 }

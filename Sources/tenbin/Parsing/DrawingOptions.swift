@@ -36,7 +36,6 @@ struct DrawingOptions {
     /// 24bit), with colour not turned off by a non-empty `NO_COLOR` or by `TERM=dumb`.
     static func truecolor(environment: [String: String], terminal: Bool) -> Bool {
         let colorterm = environment["COLORTERM"]?.lowercased()
-        let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-        return terminal && (colorterm == "truecolor" || colorterm == "24bit") && !noColor && environment["TERM"] != "dumb"
+        return terminal && (colorterm == "truecolor" || colorterm == "24bit") && Context.colorAllowed(by: environment)
     }
 }

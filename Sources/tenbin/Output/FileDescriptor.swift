@@ -1,0 +1,32 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The one place the command line writes raw bytes to a file descriptor.
+enum FileDescriptor {
+    /// Writes all of `bytes` to `fd`, going on after short writes and interrupted calls.
+    /// Returns 0, or the errno that stopped it (EPIPE when the reader left).
+    static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32 {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                // offset < count, so the buffer is not empty and has a base address.
+                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                if written == 0 { return EIO }  // a regular file or pipe never writes nothing
+                offset += written
+            }
+            return 0
+        }
+    }
+
+    /// `writeAll` for text, as UTF-8.
+    static func writeAll(_ text: String, to fd: Int32) -> Int32 {
+        writeAll(Array(text.utf8), to: fd)
+    }
+}

@@ -16,6 +16,7 @@ extension Board {
     }
 
     /// Inserts posters with stand-in images in one transaction.
+    @discardableResult
     func quickPost(_ posters: [(String, [String])], images: [StoredImage] = standInImages) throws -> [Poster] {
         let ids = try store.write { writing in
             for image in images { try writing.insertBlob(image, source: nil, encodingKey: "test") }

@@ -77,6 +77,8 @@ public final class SQLiteStore: StoreBackend {
             return Connections(writer: Locked(database), readOnly: readOnly)
         } catch let error as SQLiteError {
             throw error.storeError(at: folder)
+        } catch let error as StoreError {
+            throw StoreError(error.reason, at: folder)
         }
     }
 

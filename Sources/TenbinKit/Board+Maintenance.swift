@@ -70,24 +70,8 @@ extension Board {
         let rows = try store.read { try $0.blobRows() }
         report.blobs = rows.count
         for row in rows {
-            let path = blobs.path(for: row.digest)
-            guard blobs.contains(row.digest) else {
-                report.problems.append("blob \(row.digest.hex): file \(path) is missing")
-                continue
-            }
-            let bytes: [UInt8]
-            do {
-                bytes = try blobs.read(row.digest)
-            } catch {
-                report.problems.append("blob \(row.digest.hex): \(error)")
-                continue
-            }
-            let actual = Digest(of: bytes)
-            if actual != row.digest {
-                report.problems.append("blob \(row.digest.hex): file \(path) hashes to \(actual.hex); it is corrupt")
-            } else if bytes.count != row.bytes {
-                report.problems.append("blob \(row.digest.hex): the row records \(row.bytes) bytes but the file has \(bytes.count)")
-            }
+            guard let problem = blobProblem(row) else { continue }
+            report.problems.append("blob \(row.digest.hex): \(problem)\(try usedBy(row.digest))")
         }
         let known = Set(rows.map(\.digest))
         let inventory = try blobs.inventory()
@@ -103,6 +87,30 @@ extension Board {
             report.notes.append("\(stranger) is not a blob file")
         }
         return report
+    }
+
+    /// What is wrong with a blob row's file, if anything.
+    private func blobProblem(_ row: StoredImage) -> String? {
+        let path = blobs.path(for: row.digest)
+        guard blobs.contains(row.digest) else { return "file \(path) is missing" }
+        let bytes: [UInt8]
+        do {
+            bytes = try blobs.read(row.digest)
+        } catch {
+            return "\(error)"
+        }
+        let actual = Digest(of: bytes)
+        if actual != row.digest { return "file \(path) hashes to \(actual.hex); it is corrupt" }
+        if bytes.count != row.bytes { return "the row records \(row.bytes) bytes but the file has \(bytes.count)" }
+        return nil
+    }
+
+    /// "; used by poster 3" (or posters 3, 7), naming the posters a broken blob breaks.
+    private func usedBy(_ digest: Digest) throws -> String {
+        let ids = try store.read { try $0.posterIDs(using: digest) }
+        guard !ids.isEmpty else { return "" }
+        return "; used by poster\(ids.count == 1 ? "" : "s") " + ids.prefix(20).map(String.init).joined(separator: ", ")
+            + (ids.count > 20 ? " and \(ids.count - 20) more" : "")
     }
 
     /// Posters whose stored search key is not the normal form of their text (the backend's

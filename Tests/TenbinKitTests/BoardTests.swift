@@ -122,8 +122,8 @@ import Testing
         let report = try board.check()
         #expect(!report.isSound)
         #expect(report.problems.count == 2)
-        #expect(report.problems.contains { $0.contains("is missing") })
-        #expect(report.problems.contains { $0.contains("corrupt") })
+        #expect(report.problems.contains { $0.contains("is missing; used by poster \(poster.id)") })
+        #expect(report.problems.contains { $0.contains("corrupt; used by poster \(poster.id)") })
     }
 
     @Test func checkFindsASearchKeyThatNoLongerMatchesItsPoster() throws {

@@ -6,11 +6,29 @@ import TenbinKit
     import Darwin
 #endif
 
-/// Exit statuses, as documented in the README.
+/// Exit statuses, as docs/commands.md documents them.
 enum ExitStatus {
     static let success: Int32 = 0
     static let failure: Int32 = 1
     static let usage: Int32 = 64
+
+    /// The exit status for a failure of `kind`. Every kind exits 1 (scripts tell kinds apart
+    /// by the message, or through the HTTP API's statuses); usage errors alone exit 64. One
+    /// switch, so a kind that needs its own status gets it here and nowhere else.
+    static func of(_ kind: ErrorKind) -> Int32 {
+        switch kind {
+        case .notFound, .invalidInput, .conflict, .unavailable, .limitExceeded, .internal: failure
+        }
+    }
+
+    /// What the command line adds to an error's message for its kind: the library's messages
+    /// never hold advice for one front end.
+    static func hint(for kind: ErrorKind) -> String {
+        switch kind {
+        case .internal: " (run 'tenbin check' to examine the store)"
+        case .notFound, .invalidInput, .conflict, .unavailable, .limitExceeded: ""
+        }
+    }
 }
 
 /// Parses the global options and the subcommand, runs it, and turns every outcome into
@@ -70,14 +88,17 @@ func runTenbin(_ rawArguments: [String], environment: [String: String]) -> Int32
     }
 }
 
-/// Reports a command's error: usage errors with the usage line (exit 64), others alone (exit 1).
+/// Reports a command's error: usage errors with the usage line (exit 64), others as one
+/// `Error:` line with the command line's own hint for their kind, exiting as
+/// ``ExitStatus/of(_:)`` says.
 func failure(_ error: any Error, command spec: CommandSpec) -> Int32 {
     if var error = error as? UsageError {
         if error.command == nil { error.command = spec }
         return usageFailure(error)
     }
-    Errors.write("Error: \(error)")
-    return ExitStatus.failure
+    let kind = ErrorKind.of(error)
+    Errors.write("Error: \(error)" + (error is any KindedError ? ExitStatus.hint(for: kind) : ""))
+    return ExitStatus.of(kind)
 }
 
 func usageFailure(_ error: UsageError) -> Int32 {

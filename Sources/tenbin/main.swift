@@ -53,7 +53,9 @@ func runTenbin(_ rawArguments: [String], environment: [String: String]) -> Int32
             storeOption = String(option.dropFirst("--store=".count))
             arguments.removeFirst()
         default:
-            return usageFailure(UsageError("unknown option '\(first)'"))
+            let name = first.split(separator: "=", maxSplits: 1).first.map(String.init) ?? first
+            let suggestion = Suggestion.closest(to: name, among: ["--store", "--version", "--help"])
+            return usageFailure(UsageError("unknown option '\(first)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")))
         }
     }
     guard let name = arguments.first else {
@@ -67,25 +69,21 @@ func runTenbin(_ rawArguments: [String], environment: [String: String]) -> Int32
             return ExitStatus.success
         }
         guard let command = allCommands.first(where: { $0.spec.name == topic }) else {
-            return usageFailure(UsageError("unknown subcommand '\(topic)'"))
+            return usageFailure(unknownSubcommand(topic))
         }
-        Output.line(Help.of(command.spec))
+        Output.line(Help.of(command))
         return ExitStatus.success
     }
     guard let command = allCommands.first(where: { $0.spec.name == name }) else {
-        return usageFailure(UsageError("unknown subcommand '\(name)'"))
+        return usageFailure(unknownSubcommand(name))
     }
-    do {
-        let parsed = try ParsedArguments(arguments, spec: command.spec)
-        if parsed.flag("--help") {
-            Output.line(Help.of(command.spec))
-            return ExitStatus.success
-        }
-        let context = Context(storeOption: parsed.value("--store") ?? storeOption, environment: environment)
-        return try command.run(parsed, context: context)
-    } catch {
-        return failure(error, command: command.spec)
-    }
+    return command.main(arguments, storeOption: storeOption, environment: environment)
+}
+
+/// The error for a subcommand tenbin does not have, suggesting the one probably meant.
+func unknownSubcommand(_ name: String) -> UsageError {
+    let suggestion = Suggestion.closest(to: name, among: allCommands.map { $0.spec.name } + ["help"])
+    return UsageError("unknown subcommand '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? ""))
 }
 
 /// Reports a command's error: usage errors with the usage line (exit 64), others as one

@@ -42,6 +42,9 @@ struct Context {
         return 80
     }
 
+    /// Where a test watches tenbin reach named points (see ``TestMarkers``).
+    var markers: TestMarkers { TestMarkers(environment: environment) }
+
     var formatter: PosterFormatter { PosterFormatter(width: terminalWidth, color: useColor) }
 
     /// Opens the board; `create` makes the store on first write.

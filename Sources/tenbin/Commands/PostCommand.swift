@@ -28,7 +28,9 @@ enum PostCommand: Command {
         let draft = PosterDraft(
             image1: .file(arguments.positionals[0]), image2: .file(arguments.positionals[1]),
             contents: try arguments.text ?? "", hashtags: try arguments.tag)
+        context.markers.reach("post:begin")
         let poster = try board.post(draft)
+        context.markers.reach("post:end")
         Output.line(arguments.json ? JSON.poster(poster) : "Posted #\(poster.id).\n" + context.formatter.detail(poster))
         return 0
     }

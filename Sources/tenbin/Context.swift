@@ -43,6 +43,9 @@ struct Context {
         return 80
     }
 
+    /// Where a test watches tenbin reach named points (see ``TestMarkers``).
+    var markers: TestMarkers { TestMarkers(environment: environment) }
+
     var formatter: PosterFormatter { PosterFormatter(width: terminalWidth, color: useColor) }
 
     /// Opens the board; `create` makes the store on first write.
@@ -64,9 +67,12 @@ enum Output {
     }
 }
 
-/// A failure that is not a usage error, with its message for the user (exit 1).
-struct CommandFailure: Error, CustomStringConvertible {
+/// A failure of the command line's own (a terminal or an output file it cannot use), with
+/// its message for the user: the environment refuses, so its kind is `unavailable`.
+struct CommandFailure: KindedError {
     let description: String
+
+    var kind: ErrorKind { .unavailable }
 
     init(_ description: String) {
         self.description = description

@@ -35,8 +35,7 @@ struct PosterDrawing {
 
     /// A poster in a list: id and question, hashtags, images, bar and counts.
     func card(_ poster: Poster, images: [Result<PixelBuffer, any Error>]) -> [String] {
-        let question = poster.contents.isEmpty ? "(no question)" : String(poster.contents.map { $0.isNewline ? " " : $0 })
-        var lines = [TextWidth.truncate("#\(poster.id)  \(question)", to: width)]
+        var lines = [TextWidth.truncate("#\(poster.id)  \(poster.displayQuestion(.one))", to: width)]
         if !poster.hashtags.isEmpty { lines.append(TextWidth.truncate(hashtags(poster), to: width)) }
         return lines + pictures(poster, images: images) + votes(poster)
     }
@@ -46,7 +45,7 @@ struct PosterDrawing {
     func detail(_ poster: Poster, images: [Result<PixelBuffer, any Error>]) -> [String] {
         var lines = ["Poster #\(poster.id) · \(poster.createdAt)"]
         if !poster.hashtags.isEmpty { lines.append(hashtags(poster)) }
-        lines.append(poster.contents.isEmpty ? "(no question)" : poster.contents)
+        lines.append(poster.displayQuestion(.many))
         lines.append("")
         lines += pictures(poster, images: images) + votes(poster)
         lines.append("")
@@ -60,7 +59,7 @@ struct PosterDrawing {
     }
 
     private func hashtags(_ poster: Poster) -> String {
-        poster.hashtags.map { "#\($0)" }.joined(separator: " ")
+        poster.displayHashtags.joined(separator: " ")
     }
 
     /// The two images side by side, each centred in its half; an image that could not be

@@ -30,8 +30,7 @@ struct PosterFormatter {
             let prefix = TextWidth.padLeft("#\(poster.id)", to: idWidth) + "  " + bar(poster, cells: 12) + " " + counts + "  "
             // The bar takes 14 columns whatever its colour codes add to the string.
             let used = idWidth + 2 + 14 + 1 + TextWidth.of(counts) + 2
-            let text = ([poster.contents.isEmpty ? "(no question)" : oneLine(poster.contents)] + poster.hashtags.map { "#\($0)" })
-                .joined(separator: "  ")
+            let text = ([poster.displayQuestion(.one)] + poster.displayHashtags).joined(separator: "  ")
             return prefix + TextWidth.truncate(text, to: max(10, width - used))
         }.joined(separator: "\n")
     }
@@ -40,8 +39,8 @@ struct PosterFormatter {
     func detail(_ poster: Poster) -> String {
         var lines: [String] = []
         lines.append("Poster #\(poster.id) · \(poster.createdAt)")
-        if !poster.hashtags.isEmpty { lines.append(poster.hashtags.map { "#\($0)" }.joined(separator: " ")) }
-        lines.append(poster.contents.isEmpty ? "(no question)" : poster.contents)
+        if !poster.hashtags.isEmpty { lines.append(poster.displayHashtags.joined(separator: " ")) }
+        lines.append(poster.displayQuestion(.many))
         lines.append("")
         let cells = max(10, min(40, width - 12))
         lines.append("  1 " + bar(poster, cells: cells) + " 2")
@@ -65,10 +64,6 @@ struct PosterFormatter {
     }
 
     private func votes(_ count: Int) -> String { count == 1 ? "1 vote" : "\(count) votes" }
-
-    private func oneLine(_ text: String) -> String {
-        String(text.map { $0.isNewline ? " " : $0 })
-    }
 }
 
 extension String {

@@ -98,9 +98,9 @@ import Testing
         let folder = Self.sampleFolders[1]
         #expect(try Tenbin.run(["post"] + folder.images, store: store.path).status == 0)
         let gc = try Tenbin.run(["gc"], store: store.path)
-        #expect(gc.stdout == "Removed 0 unused blob(s), 0 bytes, and 0 temporary file(s).\n")
+        #expect(gc.stdout == "Removed 0 unused blobs, 0 bytes, and 0 temporary files.\n")
         let check = try Tenbin.run(["check"], store: store.path)
-        #expect(check.stdout == "OK: 1 poster(s), 2 blob(s), all sound.\n")
+        #expect(check.stdout == "OK: 1 poster, 2 blobs, all sound.\n")
     }
 
     @Test func checkReportsACorruptBlobAndExits1() throws {

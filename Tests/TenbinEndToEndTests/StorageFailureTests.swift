@@ -44,7 +44,7 @@ import Testing
         #expect(!mount.files().contains { $0.contains(".tmp-") })
         let check = try Tenbin.run(["check"], store: mount.path)
         #expect(check.status == 0, "\(check.stderr)")
-        #expect(check.stdout.contains("OK: 1 poster(s)"))
+        #expect(check.stdout.contains("OK: 1 poster"))
         #expect(try Tenbin.run(["show", "1"], store: mount.path).status == 0)
     }
 

@@ -22,7 +22,7 @@ enum CheckCommand: Command {
         } else {
             for note in report.notes { Output.line("note: \(note)") }
             if report.isSound {
-                Output.line("OK: \(report.posters) poster(s), \(report.blobs) blob(s), all sound.")
+                Output.line("OK: \(Plural.count(report.posters, "poster")), \(Plural.count(report.blobs, "blob")), all sound.")
             } else {
                 Errors.write(report.problems.map { "Error: \($0)" }.joined(separator: "\n"))
             }

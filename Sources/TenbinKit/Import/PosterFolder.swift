@@ -62,7 +62,8 @@ enum PosterFolder {
         if images.isEmpty && problems.isEmpty && text == nil { return .ignored }
         if !problems.isEmpty { return .failed(source: source, reason: problems.joined(separator: "; ")) }
         guard images.count == 2 else {
-            let listed = images.isEmpty ? "no JPEG or PNG image" : "\(Plural.count(images.count, "image")) (\(images.joined(separator: ", ")))"
+            let names = images.joined(separator: ", ")
+            let listed = images.isEmpty ? "no JPEG or PNG image" : "\(Plural.count(images.count, "image")) (\(names))"
             return .failed(source: source, reason: "holds \(listed); a poster needs exactly 2")
         }
         return .poster(

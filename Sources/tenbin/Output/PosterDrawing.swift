@@ -87,13 +87,10 @@ struct PosterDrawing {
     func votes(_ poster: Poster) -> [String] {
         let cells = max(1, contentWidth - 6)
         let bar = "1 " + formatter.bar(poster, cells: cells) + " 2"
-        let one = "\(Self.votes(poster.good1)) (\(PosterFormatter.percent(poster.share(of: .first))))"
-        let two = "\(Self.votes(poster.good2)) (\(PosterFormatter.percent(poster.share(of: .second))))"
+        guard let (one, two) = PosterFormatter.sides(poster) else { return [bar, PosterFormatter.noVotes] }
         let gap = max(1, contentWidth - TextWidth.of(one) - TextWidth.of(two))
         return [bar, TextWidth.truncate(one + String(repeating: " ", count: gap) + two, to: width)]
     }
-
-    private static func votes(_ count: Int) -> String { count == 1 ? "1 vote" : "\(count) votes" }
 
     private func centred(_ text: String, in columns: Int) -> String {
         centred(text, columns: TextWidth.of(text), in: columns)

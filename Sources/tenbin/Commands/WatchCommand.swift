@@ -32,10 +32,16 @@ enum WatchCommand: Command {
 
     static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
         try arguments.expectPositionals(0...0)
+        let query = arguments.value("--query")
+        // The same rule as `tenbin search`: words that are only white space are a mistake,
+        // not a request for everything.
+        if let query, SearchQuery.split(query).isEmpty {
+            throw UsageError("the '--query' words are only white space", command: spec)
+        }
         let feed = Feed(
             order: try arguments.choice("--sort", default: FeedOrder.new),
             limit: try arguments.integer("--limit", in: 1...1000, default: 20),
-            query: arguments.value("--query"))
+            query: query)
         let observation = try context.board(create: false).observe(feed)
         let screen = arguments.flag("--json") || !context.stdoutIsTerminal ? nil : FeedScreen(feed: feed, color: context.useColor)
         return try WatchSession(observation: observation, screen: screen).run()

@@ -12,7 +12,7 @@ enum CheckCommand: Command {
 
     static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
         try arguments.expectPositionals(0...0)
-        let report = try context.board(create: false).check()
+        let report = try context.board(create: false, noteIfMissing: false).check()
         if arguments.flag("--json") {
             Output.line(
                 JSON.object([

@@ -82,7 +82,7 @@ enum Output {
     /// Raw bytes to standard output (for `tenbin image`).
     static func bytes(_ bytes: [UInt8]) throws {
         let failure = FileDescriptor.writeAll(bytes, to: STDOUT_FILENO)
-        guard failure == 0 else { throw CommandFailure("cannot write to standard output: \(String(cString: strerror(failure)))") }
+        guard failure == 0 else { throw CommandFailure("standard output: cannot write: \(String(cString: strerror(failure)))") }
     }
 }
 

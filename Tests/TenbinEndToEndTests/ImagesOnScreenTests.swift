@@ -115,7 +115,7 @@ import Testing
         let run = try Tenbin.run(["show", "1", "--images"], store: store.path)
         #expect(run.status == 1)
         #expect(run.stdout.contains("(image 1 unavailable)") && run.stdout.contains(Self.escape))
-        #expect(run.stderr.hasPrefix("Error: cannot draw image 1 of poster #1: cannot read \(store.path)/blobs/"))
+        #expect(run.stderr.hasPrefix("Error: poster #1, image 1: cannot be drawn: \(store.path)/blobs/"))
     }
 
     @Test func aMissingPosterFailsTheSameWithImages() throws {

@@ -37,6 +37,6 @@ public struct BlobError: Error, CustomStringConvertible, Sendable {
         case 13: reason += " (no permission to write in the store)"
         default: break
         }
-        return "cannot \(operation.rawValue) \(path): \(reason)"
+        return "\(path): cannot \(operation.rawValue): \(reason)"
     }
 }

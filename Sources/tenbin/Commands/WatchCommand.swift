@@ -125,7 +125,7 @@ struct WatchSession {
         switch FileDescriptor.writeAll(line + "\n", to: STDOUT_FILENO) {
         case 0: return
         case EPIPE: throw OutputClosed()
-        case let failure: throw CommandFailure("cannot write to standard output: \(String(cString: strerror(failure)))")
+        case let failure: throw CommandFailure("standard output: cannot write: \(String(cString: strerror(failure)))")
         }
     }
 

@@ -39,7 +39,9 @@ enum PosterImages {
         for (index, poster) in posters.enumerated() {
             let pair = Array(results[index * 2..<index * 2 + 2])
             for (side, result) in pair.enumerated() {
-                if case .failure(let error) = result { failures.append("cannot draw image \(side + 1) of poster #\(poster.id): \(error)") }
+                if case .failure(let error) = result {
+                    failures.append("poster #\(poster.id), image \(side + 1): cannot be drawn: \(error)")
+                }
             }
             images.append(pair)
         }

@@ -28,7 +28,7 @@ demo: build
 
 test: deps tool-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	scripts/test-summary.sh $(SWIFT) test --skip-build
 	$(MAKE) lint
 
 lint:

@@ -14,12 +14,12 @@ public enum ImportSource: Sendable, Hashable {
         case .file:
             guard try looksLikeManifest(path) else {
                 throw ImportError(
-                    path: path, reason: "not a manifest (expected a folder of poster folders or a .jsonl file)", kind: .invalidInput)
+                    path: path, reason: "not a manifest (expected a folder of poster folders or a .jsonl file)", isNotASource: true)
             }
             return .manifest(path)
         case .other:
-            throw ImportError(path: path, reason: "neither a folder of poster folders nor a manifest file", kind: .invalidInput)
-        case .unreadable(let code): throw ImportError(path: path, reason: "cannot be read: \(SystemError.message(for: code))")
+            throw ImportError(path: path, reason: "neither a folder of poster folders nor a manifest file", isNotASource: true)
+        case .unreadable(let code): throw ImportError.unreadable(path, code: code)
         }
     }
 
@@ -33,8 +33,7 @@ public enum ImportSource: Sendable, Hashable {
         let name = path.lowercased()
         if name.hasSuffix(".jsonl") || name.hasSuffix(".ndjson") { return true }
         switch Directory.head(of: path, count: manifestSniffBytes) {
-        case .failure(let error):
-            throw ImportError(path: path, reason: "cannot be read: \(SystemError.message(for: error.code))")
+        case .failure(let error): throw ImportError.unreadable(path, code: error.code)
         case .success(let head):
             var bytes = head[...]
             if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
@@ -62,17 +61,27 @@ public enum ImportSource: Sendable, Hashable {
 public struct ImportError: KindedError, Sendable, Equatable {
     /// The folder or manifest.
     public let path: String
-    /// Why, as a phrase that follows the path: `not a manifest (…)`, `cannot be read: …`.
+    /// What is wrong with it, as a phrase following its path.
     public let reason: String
-    /// `invalidInput` when the source is not something tenbin imports (a photo given as a
-    /// manifest, a folder with no poster folders); `unavailable` when it cannot be read.
+    /// `notFound` when the source does not exist, else usually `invalidInput`.
     public let kind: ErrorKind
+    /// True when the path names something that is not an import source at all (a photo or a
+    /// README given as a manifest): a mistake in how the import was asked for.
+    public let isNotASource: Bool
 
-    /// An error about the source at `path`.
-    public init(path: String, reason: String, kind: ErrorKind = .unavailable) {
+    /// Creates an import error.
+    public init(path: String, reason: String, kind: ErrorKind = .invalidInput, isNotASource: Bool = false) {
         self.path = path
         self.reason = reason
         self.kind = kind
+        self.isNotASource = isNotASource
+    }
+
+    /// The source cannot be read, for the system's reason `code`.
+    static func unreadable(_ path: String, code: Int32) -> ImportError {
+        let kind = SystemError.kind(for: code)
+        return ImportError(
+            path: path, reason: "cannot be read: \(SystemError.message(for: code))", kind: kind == .internal ? .invalidInput : kind)
     }
 
     /// `PATH: reason`.

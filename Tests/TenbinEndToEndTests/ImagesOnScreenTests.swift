@@ -77,6 +77,17 @@ import Testing
         #expect(!eightBit.contains(Self.escape))
     }
 
+    @Test func listsAreCompactRowsByDefaultEvenOnATruecolorTerminal() throws {
+        let store = try Self.store(posters: 3)
+        for command in ["list", "search 猫"] {
+            let rows = try Self.inTerminal(command, store: store.path, environment: ["COLORTERM": "truecolor"])
+            #expect(!rows.contains(Self.escape), "\(command): no pictures")
+            #expect(rows.split(whereSeparator: \.isNewline).count == 3, "\(command): one row per poster")
+            let drawn = try Self.inTerminal(command + " --images", store: store.path, environment: ["COLORTERM": "truecolor"])
+            #expect(drawn.contains(Self.escape), "\(command) --images draws")
+        }
+    }
+
     @Test func theDefaultFollowsColortermAndNoColor() {
         #expect(DrawingOptions.truecolor(environment: ["COLORTERM": "truecolor"], terminal: true))
         #expect(DrawingOptions.truecolor(environment: ["COLORTERM": "24bit", "NO_COLOR": ""], terminal: true))

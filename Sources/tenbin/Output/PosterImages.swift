@@ -62,7 +62,8 @@ extension PosterImages {
     static func printPage(
         _ posters: [Poster], board: Board, json: Bool, drawing: ParsedArguments<DrawingOptions.Group>, context: Context
     ) throws -> Int32 {
-        let options = try DrawingOptions.parse(drawing, context: context, json: json)
+        // Lists are for scanning: compact rows unless `--images` asks for pictures.
+        let options = try DrawingOptions.parse(drawing, context: context, json: json, byDefault: .never)
         if options.draw {
             // All forty thumbnails of a page of twenty load in one parallel batch.
             return try Blocking.run { print(await list(posters, board: board, options: options, context: context)) }

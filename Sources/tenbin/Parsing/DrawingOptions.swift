@@ -10,7 +10,8 @@ struct DrawingOptions {
 
     /// The options, declared once for every command that draws.
     struct Group: OptionGroup {
-        var images = Flag(["--images"], help: "Draw both images of each poster (default: on a truecolor terminal).")
+        var images = Flag(
+            ["--images"], help: "Draw both images of each poster (default: show draws on a truecolor terminal; lists do not).")
         var noImages = Flag(["--no-images"], help: "Never draw images.")
         var cacheMB = Option.integer(
             ["--cache-mb"], value: "MB", help: "Image cache size in MiB (default: 1/16 of memory, 16–256; 0 caches nothing).",
@@ -20,10 +21,17 @@ struct DrawingOptions {
             default: CacheLimits.default.count)
     }
 
-    /// Reads the options; without `--images` or `--no-images`, images are drawn when stdout is
-    /// a terminal that says it shows 24-bit colour and colour is not turned off. `--json`
+    /// Whether a command draws images when neither `--images` nor `--no-images` is given.
+    enum Default {
+        /// `show`: on a terminal that says it shows 24-bit colour, with colour not turned off.
+        case onATruecolorTerminal
+        /// `list` and `search`: lists are for scanning, so compact rows unless asked.
+        case never
+    }
+
+    /// Reads the options; without `--images` or `--no-images`, `byDefault` decides. `--json`
     /// never draws.
-    static func parse(_ arguments: ParsedArguments<Group>, context: Context, json: Bool) throws -> DrawingOptions {
+    static func parse(_ arguments: ParsedArguments<Group>, context: Context, json: Bool, byDefault: Default) throws -> DrawingOptions {
         let on = arguments.images
         let off = arguments.noImages
         if on && off { throw UsageError("'--images' and '--no-images' cannot be used together", command: arguments.spec) }
@@ -31,7 +39,12 @@ struct DrawingOptions {
         var limits = CacheLimits.default
         limits.bytes = try arguments.cacheMB << 20
         limits.count = try arguments.cacheCount
-        let draw = on || (!off && !json && truecolor(environment: context.environment, terminal: context.stdoutIsTerminal))
+        let drawsByDefault =
+            switch byDefault {
+            case .onATruecolorTerminal: truecolor(environment: context.environment, terminal: context.stdoutIsTerminal)
+            case .never: false
+            }
+        let draw = on || (!off && !json && drawsByDefault)
         return DrawingOptions(draw: draw, cacheLimits: limits)
     }
 

@@ -20,6 +20,9 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
         ),
+        // Terminal pictures (kitty, sixel, iTerm2, symbol mosaics) through libchafa, loaded with
+        // dlopen on first use (see chafa.c); only the command line's TerminalPicture uses it.
+        .target(name: "CChafa", path: "Sources/CChafa"),
         .target(
             name: "TenbinKit",
             dependencies: ["CSQLite", "CCrypto", "CImageCodec"],
@@ -27,7 +30,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "tenbin",
-            dependencies: ["TenbinKit"],
+            dependencies: ["TenbinKit", "CChafa"],
             path: "Sources/tenbin"
         ),
         // `make bench`: measurements printed as tables, never timed tests.

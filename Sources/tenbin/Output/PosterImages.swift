@@ -14,7 +14,9 @@ enum PosterImages {
     /// Posters as a list of cards.
     static func list(_ posters: [Poster], board: Board, options: DrawingOptions, context: Context) async -> Drawn {
         guard !posters.isEmpty else { return Drawn(text: "No posters.", failures: []) }
-        let drawing = PosterDrawing(width: context.terminalWidth, maxImageColumns: PosterDrawing.listColumns, formatter: context.formatter)
+        let drawing = PosterDrawing(
+            width: context.terminalWidth, maxImageColumns: PosterDrawing.listColumns, formatter: context.formatter, mode: options.mode,
+            cell: options.cell)
         let (images, failures) = await load(posters, size: drawing.imageSize, board: board, options: options)
         let cards = zip(posters, images).map { drawing.card($0, images: $1).joined(separator: "\n") }
         return Drawn(text: cards.joined(separator: "\n\n"), failures: failures)
@@ -23,7 +25,8 @@ enum PosterImages {
     /// One poster in full.
     static func detail(_ poster: Poster, board: Board, options: DrawingOptions, context: Context) async -> Drawn {
         let drawing = PosterDrawing(
-            width: context.terminalWidth, maxImageColumns: PosterDrawing.detailColumns, formatter: context.formatter)
+            width: context.terminalWidth, maxImageColumns: PosterDrawing.detailColumns, formatter: context.formatter, mode: options.mode,
+            cell: options.cell)
         let (images, failures) = await load([poster], size: drawing.imageSize, board: board, options: options)
         return Drawn(text: drawing.detail(poster, images: images[0]).joined(separator: "\n"), failures: failures)
     }

@@ -19,7 +19,7 @@ enum CheckCommand: Command {
         if arguments.json {
             Output.line(JSON.checkReport(report))
         } else {
-            for note in report.notes { Output.line("note: \(note)") }
+            for note in report.notes { Output.line("note: " + SafeText.terminal(note)) }
             if report.isSound {
                 Output.line("OK: \(Plural.count(report.posters, "poster")), \(Plural.count(report.blobs, "blob")), all sound.")
             } else {

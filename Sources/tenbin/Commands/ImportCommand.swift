@@ -64,7 +64,7 @@ enum ImportCommand: Command {
                 Errors.write("Error: \(item.source): \(item.error ?? "failed")")
             }
             let total = report.imported + report.skipped + report.failed
-            Output.line(total == 0 ? "Nothing to import: \(source.path) holds no posters." : summary(report, dryRun: dryRun))
+            Output.line(total == 0 ? "Nothing to import: \(SafeText.terminal(source.path)) holds no posters." : summary(report, dryRun: dryRun))
         }
         return report.succeeded ? ExitStatus.success : ExitStatus.failure
     }

@@ -63,31 +63,42 @@ int tb_jpeg_read_header(const uint8_t *data, size_t size, tb_jpeg_header *header
                         uint8_t *exif, size_t exif_capacity, char *error);
 
 /// Receives the decoded size before the first row; returns 0 to go on, non-zero to stop.
-typedef int (*tb_jpeg_begin_callback)(void *context, int width, int height, int channels);
+/// Every row-streaming decoder below calls it once.
+typedef int (*tb_begin_callback)(void *context, int width, int height, int channels);
 /// Receives each decoded row in order (`width * channels` bytes, valid only during the call).
-typedef void (*tb_jpeg_row_callback)(void *context, const uint8_t *row, int y);
+typedef void (*tb_row_callback)(void *context, const uint8_t *row, int y);
 
 /// Decodes a JPEG scaled by scale_num/8 (libjpeg's shrink-on-load: 1, 2, 4 or 8 for
 /// 1/8 … 1/1) into gray or RGB, handing each row to `row` as it is decoded, so the caller
 /// can resample while streaming and never hold the whole frame. CMYK and YCCK files are
 /// converted to RGB here, honouring the Adobe marker's inverted storage. A truncated file
 /// is an error. The callbacks must not call back into libjpeg.
-int tb_jpeg_decode_rows(const uint8_t *data, size_t size, int scale_num, void *context,
-                        tb_jpeg_begin_callback begin, tb_jpeg_row_callback row, char *error);
+///
+/// `fast` (non-zero) trades exactness the caller will average away for speed: libjpeg's
+/// fast integer IDCT and plain (non-"fancy") chroma upsampling, which the caller only uses
+/// when it shrinks the result further anyway.
+int tb_jpeg_decode_rows(const uint8_t *data, size_t size, int scale_num, int fast, void *context,
+                        tb_begin_callback begin, tb_row_callback row, char *error);
 
 /// Encodes gray (1) or RGB (3) pixels as a baseline JPEG with 4:2:0 chroma at `quality`.
 /// Nothing but the JFIF header is written: no EXIF, ICC or comment.
 int tb_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, int quality,
                    tb_buffer *output, char *error);
 
-/// Reads the PNG signature and IHDR (and whether tRNS exists) without decoding pixels.
-int tb_png_read_header(const uint8_t *data, size_t size, tb_png_header *header, char *error);
+/// Reads the PNG signature and IHDR (and whether tRNS exists) without decoding pixels, and
+/// copies an eXIf chunk that comes before the image data into `exif` (libpng's
+/// png_get_eXIf_1), truncated to `exif_capacity`; `exif_length` says how much (0: none).
+int tb_png_read_header(const uint8_t *data, size_t size, tb_png_header *header,
+                       uint8_t *exif, size_t exif_capacity, size_t *exif_length, char *error);
 
 /// Decodes a PNG of any colour type, bit depth or interlace into 8-bit gray, RGB or RGBA
-/// (palette and tRNS expanded, 16-bit scaled, gray with alpha widened to RGBA). Ancillary
-/// chunk problems (an incorrect sRGB profile, a bad ancillary CRC) are only warnings; a
-/// truncated file or a bad critical-chunk CRC is an error.
-int tb_png_decode(const uint8_t *data, size_t size, tb_image *image, char *error);
+/// (palette and tRNS expanded, 16-bit scaled, gray with alpha widened to RGBA), handing each
+/// row to `row` as it is decoded, so only one row is held. Ancillary chunk problems (an
+/// incorrect sRGB profile, a bad ancillary CRC) are only warnings; a truncated file or a bad
+/// critical-chunk CRC is an error. An interlaced PNG delivers its rows only after the last pass, so it is
+/// decoded into a whole frame first (Adam7 cannot finish any row before its last pass).
+int tb_png_decode_rows(const uint8_t *data, size_t size, void *context, tb_begin_callback begin,
+                       tb_row_callback row, char *error);
 
 /// Encodes gray (1), RGB (3) or RGBA (4) 8-bit pixels as a non-interlaced PNG with no
 /// ancillary chunks. The output depends only on the pixels.

@@ -9,7 +9,7 @@ public struct ImageHeader: Sendable, Hashable {
     public let width: Int
     /// Stored height in pixels.
     public let height: Int
-    /// The EXIF orientation (JPEG only; PNG is always `.up`).
+    /// The EXIF orientation (a JPEG's APP1, a PNG's eXIf chunk before its pixels).
     public let orientation: ExifOrientation
 }
 
@@ -34,6 +34,10 @@ public struct ImageCodec: Sendable {
     public var limits: ImageLimits
     /// How accepted uploads are stored.
     public var encoding: EncodingOptions
+    /// Decode JPEGs with libjpeg's accurate IDCT and smooth chroma upsampling even when the
+    /// pixels are shrunk afterwards (slower). Off by default: the shrink averages the fast
+    /// path's differences away; the benchmark uses this as its quality reference.
+    public var exactDecoding = false
 
     /// A codec with the given limits and output options.
     public init(limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions()) {
@@ -74,9 +78,12 @@ public struct ImageCodec: Sendable {
             header = ImageHeader(format: .jpeg, width: Int(info.width), height: Int(info.height), orientation: orientation)
         case .png:
             var info = tb_png_header()
-            let status = tb_png_read_header(bytes, bytes.count, &info, &error)
+            var exif = [UInt8](repeating: 0, count: 65536)
+            var exifLength = 0
+            let status = tb_png_read_header(bytes, bytes.count, &info, &exif, exif.count, &exifLength, &error)
             guard status == 0 else { throw Self.failure(source, .header, format, error) }
-            header = ImageHeader(format: .png, width: Int(info.width), height: Int(info.height), orientation: .up)
+            let orientation = ExifOrientation.parse(exif: Array(exif.prefix(exifLength)))
+            header = ImageHeader(format: .png, width: Int(info.width), height: Int(info.height), orientation: orientation)
         }
         if let violation = limits.violation(width: header.width, height: header.height) {
             throw ImageError(source: source, stage: .limits, format: format, reason: violation)
@@ -95,30 +102,24 @@ public struct ImageCodec: Sendable {
     func decode(_ bytes: [UInt8], header: ImageHeader, source: String, maxEdge: Int?) throws -> PixelBuffer {
         let target = Resampler.fitting(width: header.width, height: header.height, maxEdge: maxEdge ?? Int.max)
         var error = [CChar](repeating: 0, count: Int(TB_ERROR_CAPACITY))
-        let stored: PixelBuffer
+        let status: Int32
+        let sink: RowSink
         switch header.format {
         case .jpeg:
             let scale = Self.jpegScale(width: header.width, height: header.height, atLeast: target)
-            let sink = JPEGRowSink(targetHeight: target.height)
-            let status = withExtendedLifetime(sink) {
-                tb_jpeg_decode_rows(
-                    bytes, bytes.count, Int32(scale), Unmanaged.passUnretained(sink).toOpaque(),
-                    { context, width, height, channels in
-                        // The context is the sink, kept alive by withExtendedLifetime above.
-                        Unmanaged<JPEGRowSink>.fromOpaque(context!).takeUnretainedValue().begin(
-                            width: Int(width), height: Int(height), channels: Int(channels))
-                    },
-                    { context, row, y in
-                        Unmanaged<JPEGRowSink>.fromOpaque(context!).takeUnretainedValue().add(row: row!, y: Int(y))
-                    }, &error)
+            // The fast IDCT and plain upsampling only where the shrink that follows averages
+            // their small errors away (measured in `make bench SECTIONS=reencode`).
+            let decodedLongest = (max(header.width, header.height) * scale + 7) / 8
+            let fast = !exactDecoding && decodedLongest * 4 >= max(target.width, target.height) * 5
+            sink = RowSink(.size(width: target.width, height: target.height))
+            status = sink.receive { context, begin, row in
+                tb_jpeg_decode_rows(bytes, bytes.count, Int32(scale), fast ? 1 : 0, context, begin, row, &error)
             }
-            guard status == 0, let shrunk = sink.resampler?.result else { throw Self.failure(source, .decode, header.format, error) }
-            stored = Resampler.resizeHorizontally(shrunk, width: target.width)
         case .png:
-            var image = tb_image()
-            guard tb_png_decode(bytes, bytes.count, &image, &error) == 0 else { throw Self.failure(source, .decode, header.format, error) }
-            stored = Resampler.resize(Self.adopt(image), width: target.width, height: target.height)
+            sink = RowSink(.size(width: target.width, height: target.height))
+            status = sink.receive { context, begin, row in tb_png_decode_rows(bytes, bytes.count, context, begin, row, &error) }
         }
+        guard status == 0, let stored = sink.result else { throw Self.failure(source, .decode, header.format, error) }
         return stored.applying(header.orientation)
     }
 
@@ -164,14 +165,6 @@ public struct ImageCodec: Sendable {
         return 8
     }
 
-    /// Moves C-allocated pixels into a Swift buffer and frees them.
-    private static func adopt(_ image: tb_image) -> PixelBuffer {
-        defer { tb_free(image.pixels) }
-        let count = Int(image.width) * Int(image.height) * Int(image.channels)
-        let pixels = Array(UnsafeBufferPointer(start: image.pixels, count: count))
-        return PixelBuffer(width: Int(image.width), height: Int(image.height), channels: Int(image.channels), pixels: pixels)
-    }
-
     private static func failure(_ source: String, _ stage: ImageError.Stage, _ format: ImageFormat, _ error: [CChar]) -> ImageError {
         var reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         if reason.isEmpty { reason = "unknown error" }
@@ -198,26 +191,5 @@ struct ByteCount: CustomStringConvertible {
         }
         let text = scaled == scaled.rounded() ? "\(Int(scaled))" : ImageLimits.oneDecimal(scaled)
         return "\(text) \(units[unit])"
-    }
-}
-
-/// Receives a JPEG's rows from the C decoder and shrinks them to the target height as they
-/// arrive.
-private final class JPEGRowSink {
-    let targetHeight: Int
-    var resampler: StreamingResampler?
-
-    init(targetHeight: Int) {
-        self.targetHeight = targetHeight
-    }
-
-    func begin(width: Int, height: Int, channels: Int) -> Int32 {
-        // Shrink-on-load never goes below the target, so the target height always fits.
-        resampler = StreamingResampler(width: width, channels: channels, sourceHeight: height, targetHeight: min(targetHeight, height))
-        return 0
-    }
-
-    func add(row: UnsafePointer<UInt8>, y: Int) {
-        resampler?.add(row: row, y: y)
     }
 }

@@ -74,9 +74,9 @@ typedef void (*tb_row_callback)(void *context, const uint8_t *row, int y);
 /// converted to RGB here, honouring the Adobe marker's inverted storage. A truncated file
 /// is an error. The callbacks must not call back into libjpeg.
 ///
-/// `fast` (non-zero) trades exactness the caller will average away for speed: libjpeg's
-/// fast integer IDCT and plain (non-"fancy") chroma upsampling, which the caller only uses
-/// when it shrinks the result further anyway.
+/// `fast` (non-zero) trades exactness the caller will average away for speed: plain
+/// (non-"fancy") chroma upsampling, which libjpeg-turbo merges with the colour conversion;
+/// the caller only asks for it when it shrinks the rows further anyway.
 int tb_jpeg_decode_rows(const uint8_t *data, size_t size, int scale_num, int fast, void *context,
                         tb_begin_callback begin, tb_row_callback row, char *error);
 

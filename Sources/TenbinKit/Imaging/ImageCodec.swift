@@ -34,9 +34,9 @@ public struct ImageCodec: Sendable {
     public var limits: ImageLimits
     /// How accepted uploads are stored.
     public var encoding: EncodingOptions
-    /// Decode JPEGs with libjpeg's accurate IDCT and smooth chroma upsampling even when the
-    /// pixels are shrunk afterwards (slower). Off by default: the shrink averages the fast
-    /// path's differences away; the benchmark uses this as its quality reference.
+    /// Decode JPEGs with libjpeg's smooth ("fancy") chroma upsampling even when the pixels
+    /// are shrunk afterwards (slower). Off by default: the shrink averages the difference
+    /// away; the benchmark uses this as its quality reference.
     public var exactDecoding = false
 
     /// A codec with the given limits and output options.
@@ -107,8 +107,8 @@ public struct ImageCodec: Sendable {
         switch header.format {
         case .jpeg:
             let scale = Self.jpegScale(width: header.width, height: header.height, atLeast: target)
-            // The fast IDCT and plain upsampling only where the shrink that follows averages
-            // their small errors away (measured in `make bench SECTIONS=reencode`).
+            // Plain chroma upsampling only where the shrink that follows (by 1.25x or more)
+            // averages its difference away (measured in `make bench SECTIONS=reencode`).
             let decodedLongest = (max(header.width, header.height) * scale + 7) / 8
             let fast = !exactDecoding && decodedLongest * 4 >= max(target.width, target.height) * 5
             sink = RowSink(.size(width: target.width, height: target.height))

@@ -105,4 +105,34 @@ int tb_png_decode_rows(const uint8_t *data, size_t size, void *context, tb_begin
 int tb_png_encode(const uint8_t *pixels, int width, int height, int channels,
                   tb_buffer *output, char *error);
 
+/// What a WebP, HEIC or AVIF header says, read without decoding any pixel.
+typedef struct {
+    int width;
+    int height;
+    /// 1 when the image has an alpha channel.
+    int has_alpha;
+    /// 1 for an animated WebP (refused: tenbin stores still images).
+    int animated;
+} tb_still_header;
+
+/// Reads a WebP's size from its VP8/VP8L/VP8X header (libwebp's WebPGetFeatures).
+int tb_webp_read_header(const uint8_t *data, size_t size, tb_still_header *header, char *error);
+
+/// Decodes a still WebP into RGB (RGBA when it has alpha), scaled by libwebp while it
+/// decodes to `target_width`×`target_height` (no larger than the image), and hands each
+/// row to `row`. Only the scaled frame is held.
+int tb_webp_decode_rows(const uint8_t *data, size_t size, int target_width, int target_height,
+                        void *context, tb_begin_callback begin, tb_row_callback row, char *error);
+
+/// Reads the primary image's size from a HEIF (HEIC or AVIF) file's boxes, decoding no
+/// pixel. libheif (and its HEVC and AV1 decoders) is loaded with dlopen on the first call:
+/// linking it would make every tenbin process load a dozen codec libraries at start-up.
+int tb_heif_read_header(const uint8_t *data, size_t size, tb_still_header *header, char *error);
+
+/// Decodes a HEIF file's primary image into RGB (RGBA when it has alpha) with the file's
+/// own rotation, mirroring and crop applied (libheif's transformations), on the calling
+/// thread, and hands each row to `row`. libheif decodes whole frames, so the frame is held.
+int tb_heif_decode_rows(const uint8_t *data, size_t size, void *context, tb_begin_callback begin,
+                        tb_row_callback row, char *error);
+
 #endif

@@ -3,7 +3,7 @@ import CImageCodec
 /// What an image's header says, read without decoding pixels.
 public struct ImageHeader: Sendable, Hashable {
     /// The format recognised from the first bytes.
-    public let format: ImageFormat
+    public let format: UploadFormat
     /// Width and height as stored in the file (before orientation).
     /// Stored width in pixels.
     public let width: Int
@@ -84,6 +84,17 @@ public struct ImageCodec: Sendable {
             guard status == 0 else { throw Self.failure(source, .header, format, error) }
             let orientation = ExifOrientation.parse(exif: Array(exif.prefix(exifLength)))
             header = ImageHeader(format: .png, width: Int(info.width), height: Int(info.height), orientation: orientation)
+        case .webp, .heic, .avif:
+            var info = tb_still_header()
+            let status =
+                format == .webp
+                ? tb_webp_read_header(bytes, bytes.count, &info, &error) : tb_heif_read_header(bytes, bytes.count, &info, &error)
+            guard status == 0 else { throw Self.failure(source, .header, format, error) }
+            if info.animated != 0 {
+                throw ImageError(source: source, stage: .header, format: format, reason: "is animated; tenbin stores still images")
+            }
+            // libheif gives the size with the file's rotation applied, and decodes upright.
+            header = ImageHeader(format: format, width: Int(info.width), height: Int(info.height), orientation: .up)
         }
         if let violation = limits.violation(width: header.width, height: header.height) {
             throw ImageError(source: source, stage: .limits, format: format, reason: violation)
@@ -92,8 +103,9 @@ public struct ImageCodec: Sendable {
     }
 
     /// Decodes an upload upright, scaled down to fit `maxEdge` on its longer side (nil:
-    /// full size). JPEGs shrink on load and are resampled row by row as they decode, so the
-    /// full-size frame is never held in memory.
+    /// full size). JPEGs shrink on load, WebPs are scaled by libwebp, and every format's rows
+    /// are resampled as they decode, so the full-size frame is never held in memory (except
+    /// for interlaced PNGs and HEIC/AVIF, whose decoders finish whole frames).
     public func decode(_ bytes: [UInt8], source: String, maxEdge: Int?) throws -> PixelBuffer {
         let header = try probe(bytes, source: source)
         return try decode(bytes, header: header, source: source, maxEdge: maxEdge)
@@ -118,6 +130,16 @@ public struct ImageCodec: Sendable {
         case .png:
             sink = RowSink(.size(width: target.width, height: target.height))
             status = sink.receive { context, begin, row in tb_png_decode_rows(bytes, bytes.count, context, begin, row, &error) }
+        case .webp:
+            // libwebp scales while it decodes, so only the target-sized frame is held.
+            sink = RowSink(.size(width: target.width, height: target.height))
+            status = sink.receive { context, begin, row in
+                tb_webp_decode_rows(bytes, bytes.count, Int32(target.width), Int32(target.height), context, begin, row, &error)
+            }
+        case .heic, .avif:
+            // libheif decodes the whole frame; its rows stream into the resampler from there.
+            sink = RowSink(.maxEdge(maxEdge))
+            status = sink.receive { context, begin, row in tb_heif_decode_rows(bytes, bytes.count, context, begin, row, &error) }
         }
         guard status == 0, let stored = sink.result else { throw Self.failure(source, .decode, header.format, error) }
         return stored.applying(header.orientation)
@@ -148,7 +170,7 @@ public struct ImageCodec: Sendable {
                 tb_png_encode(buffer.baseAddress, Int32(opaque.width), Int32(opaque.height), Int32(opaque.channels), &output, &error)
             }
         }
-        guard status == 0, let start = output.bytes else { throw Self.failure(source, .encode, format, error) }
+        guard status == 0, let start = output.bytes else { throw Self.failure(source, .encode, UploadFormat(format), error) }
         defer { tb_free(start) }
         let bytes = Array(UnsafeBufferPointer(start: start, count: output.length))
         return EncodedImage(bytes: bytes, format: format, width: opaque.width, height: opaque.height)
@@ -165,8 +187,10 @@ public struct ImageCodec: Sendable {
         return 8
     }
 
-    private static func failure(_ source: String, _ stage: ImageError.Stage, _ format: ImageFormat, _ error: [CChar]) -> ImageError {
+    private static func failure(_ source: String, _ stage: ImageError.Stage, _ format: UploadFormat, _ error: [CChar]) -> ImageError {
+        // One line: libheif's messages may end in a newline.
         var reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .split(whereSeparator: \.isNewline).joined(separator: " ")
         if reason.isEmpty { reason = "unknown error" }
         return ImageError(source: source, stage: stage, format: format, reason: reason)
     }

@@ -21,12 +21,12 @@ public struct ImageError: Error, CustomStringConvertible, Sendable {
     /// Where the image failed.
     public let stage: Stage
     /// The format, once it is known.
-    public let format: ImageFormat?
+    public let format: UploadFormat?
     /// What is wrong, as a phrase a user can act on.
     public let reason: String
 
     /// Creates an image error.
-    public init(source: String, stage: Stage, format: ImageFormat? = nil, reason: String) {
+    public init(source: String, stage: Stage, format: UploadFormat? = nil, reason: String) {
         self.source = source
         self.stage = stage
         self.format = format
@@ -41,7 +41,7 @@ public struct ImageError: Error, CustomStringConvertible, Sendable {
     public var description: String {
         switch stage {
         case .read, .sniff, .limits: "\(source): \(reason)"
-        default: "\(source): \(format.map { "\($0.rawValue.uppercased()) " } ?? "")\(stage.rawValue) failed: \(reason)"
+        default: "\(source): \(format.map { "\($0.name) " } ?? "")\(stage.rawValue) failed: \(reason)"
         }
     }
 }

@@ -1,10 +1,12 @@
 #ifndef TENBIN_CIMAGECODEC_H
 #define TENBIN_CIMAGECODEC_H
 
-// The only place tenbin calls libjpeg and libpng. Both libraries report fatal errors by
-// calling a handler that must not return, which in practice means setjmp/longjmp; a longjmp
-// across Swift frames is undefined behaviour, so each entry point below sets its own jump
-// target, does the whole operation in C, and returns a status code with a message instead.
+// The only place tenbin calls libjpeg, libpng, libwebp and libheif. libjpeg and libpng report
+// fatal errors by calling a handler that must not return, which in practice means
+// setjmp/longjmp; a longjmp across Swift frames is undefined behaviour, so each entry point
+// below sets its own jump target, does the whole operation in C, and returns a status code
+// with a message instead. libwebp and libheif return status codes; they sit here so every
+// decoder hands rows to Swift through the same two callbacks.
 //
 // Every function returns 0 on success and -1 on failure, with a NUL-terminated reason in
 // `error` (at most TB_ERROR_CAPACITY bytes, including the NUL).
@@ -38,23 +40,13 @@ typedef struct {
     int has_trns;
 } tb_png_header;
 
-/// Decoded 8-bit pixels, rows packed (stride = width * channels). `pixels` is owned by the
-/// caller and released with tb_free.
-typedef struct {
-    uint8_t *pixels;
-    int width;
-    int height;
-    /// 1 gray, 3 RGB, 4 RGBA.
-    int channels;
-} tb_image;
-
 /// Encoded bytes owned by the caller and released with tb_free.
 typedef struct {
     uint8_t *bytes;
     size_t length;
 } tb_buffer;
 
-/// Frees memory handed out by this module (pixels and encoded bytes are malloc'ed in C).
+/// Frees memory handed out by this module (encoded bytes are malloc'ed in C).
 void tb_free(void *pointer);
 
 /// Reads the JPEG header and copies the EXIF APP1 payload (after "Exif\0\0") into `exif`,

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Regenerates Tests/Fixtures/formats/ (small real WebP, HEIC and AVIF files made with
 Debian's own encoders) and the hostile variants in Fuzz/Seeds/image/ (truncated files and
-headers claiming oversized dimensions). Needs Python, ImageMagick's convert, cwebp (webp)
-and heif-enc (libheif-examples)."""
+headers claiming oversized dimensions). Needs Python, ImageMagick's convert, cwebp and
+img2webp (webp) and heif-enc (libheif-examples)."""
 import os
 import struct
 import subprocess
@@ -41,6 +41,10 @@ with tempfile.TemporaryDirectory() as scratch:
     run("heif-enc", "-q", "60", photo, "-o", os.path.join(fixtures, "photo.heic"))
     run("heif-enc", "-q", "60", "--avif", photo, "-o", os.path.join(fixtures, "photo.avif"))
     run("heif-enc", "-q", "60", "--avif", logo, "-o", os.path.join(fixtures, "logo-alpha.avif"))
+    # Two frames: an animation, which tenbin refuses (it stores still images).
+    flipped = os.path.join(scratch, "flipped.png")
+    run("convert", photo, "-flip", flipped)
+    run("img2webp", "-lossy", "-q", "50", "-d", "500", photo, flipped, "-o", os.path.join(fixtures, "animated.webp"))
 
 webp = read(os.path.join(fixtures, "photo.webp"))
 heic = read(os.path.join(fixtures, "photo.heic"))

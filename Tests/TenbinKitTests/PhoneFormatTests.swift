@@ -70,6 +70,13 @@ import Testing
         #expect(!error.description.contains("\n"))
     }
 
+    @Test func anAnimatedWebPIsRefusedFromItsHeader() throws {
+        let path = Self.fixture("animated.webp")
+        let error = try #require(throws: ImageError.self) { try codec.probe(try Fixtures.bytes(path), source: path) }
+        #expect(error.stage == .limits)
+        #expect(error.description == "\(path): is an animated WebP; tenbin stores still images")
+    }
+
     @Test func oversizedDimensionsAreRefusedFromTheHeaderAlone() throws {
         // The header is all the limit check needs: the pixels are never decoded.
         for name in ["huge-30000x30000.heic", "huge-30000x30000.avif", "huge-16383x16383.webp"] {

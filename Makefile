@@ -5,9 +5,9 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib
 # Libraries tenbin links against.
-BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libchafa-dev
+BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libchafa-dev libwebp-dev libheif-dev
 # Tools the tests and benchmarks use (sample images, reference pipelines, terminals).
-TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time chafa
+TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time chafa webp libheif-examples
 
 .PHONY: all build deps tool-deps demo test lint bench install clean sample-images fuzz sanitize
 

@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "tenbin", targets: ["tenbin"]),
         .library(name: "TenbinKit", targets: ["TenbinKit"]),
+        .library(name: "TenbinServer", targets: ["TenbinServer"]),
     ],
     targets: [
         // C libraries, each behind its own module. Only the wrapper folder imports it.
@@ -20,14 +21,26 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
         ),
+        // libmicrohttpd for `tenbin serve`; a C target because MHD_start_daemon and the info
+        // getters are variadic, which Swift cannot call (see CMicroHTTPD.h).
+        .target(
+            name: "CMicroHTTPD",
+            path: "Sources/CMicroHTTPD",
+            linkerSettings: [.linkedLibrary("microhttpd")]
+        ),
         .target(
             name: "TenbinKit",
             dependencies: ["CSQLite", "CCrypto", "CImageCodec"],
             path: "Sources/TenbinKit"
         ),
+        .target(
+            name: "TenbinServer",
+            dependencies: ["TenbinKit", "CMicroHTTPD"],
+            path: "Sources/TenbinServer"
+        ),
         .executableTarget(
             name: "tenbin",
-            dependencies: ["TenbinKit"],
+            dependencies: ["TenbinKit", "TenbinServer"],
             path: "Sources/tenbin"
         ),
         // `make bench`: measurements printed as tables, never timed tests.
@@ -40,6 +53,11 @@ let package = Package(
             name: "TenbinKitTests",
             dependencies: ["TenbinKit"],
             path: "Tests/TenbinKitTests"
+        ),
+        .testTarget(
+            name: "TenbinServerTests",
+            dependencies: ["TenbinServer", "tenbin"],
+            path: "Tests/TenbinServerTests"
         ),
         .testTarget(
             name: "TenbinEndToEndTests",

@@ -200,7 +200,7 @@ final class HTTPDaemon: Sendable {
     /// The 413 or 400 a body is refused with before it is read, from its declared length.
     private static func refusal(of head: RequestHead, limit: BodyLimit, exchange: HTTPExchange) -> APIError? {
         guard let declared = head.header("content-length") else { return nil }
-        guard let length = Int(declared.trimmingSpaces), length >= 0 else {
+        guard let length = Int(declared.trimmingCharacters), length >= 0 else {
             return .badRequest("the Content-Length header is not a number")
         }
         exchange.declaredLength = length
@@ -341,6 +341,11 @@ extension APIError {
 extension HTTPResponse {
     /// The JSON error answer for `error`.
     static func error(_ error: APIError) -> HTTPResponse {
+        .json(errorJSON(error), status: error.status, headers: error.headers.map { ($0.name, $0.value) })
+    }
+
+    /// `{"error": {"kind": …, "message": …}}` on one line.
+    static func errorJSON(_ error: APIError) -> String {
         var writer = JSONWriter()
         writer.object { json in
             json.key("error")
@@ -349,16 +354,6 @@ extension HTTPResponse {
                 json.field("message", error.message)
             }
         }
-        return .json(writer.text, status: error.status, headers: error.headers.map { ($0.name, $0.value) })
-    }
-}
-
-extension String {
-    /// The string without leading and trailing spaces and tabs.
-    var trimmingSpaces: Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isSpace($0) }) else { return "" }
-        let last = lastIndex(where: { !isSpace($0) })!  // exists when `first` does
-        return self[first...last]
+        return writer.text
     }
 }

@@ -133,7 +133,11 @@ final class HTTPDaemon: Sendable {
             exchange.route = admission.route
             switch admission.action {
             case .reply(let reply):
-                return perform(reply, exchange)
+                // A request with a body it does not need is answered at once (which closes the
+                // connection instead of reading the body); others on the next call.
+                if Self.declaresBody(head) { return perform(reply, exchange) }
+                exchange.phase = .ready(reply)
+                return true
             case .read(let limit, let then):
                 if let refusal = Self.refusal(of: head, limit: limit, exchange: exchange) {
                     return queue(.error(refusal), exchange)
@@ -150,6 +154,9 @@ final class HTTPDaemon: Sendable {
                 exchange.phase = .reading(limit, then: then)
                 return true
             }
+        case .ready(let reply):
+            guard uploadSize.pointee == 0 else { return false }  // a body after all: it was not declared
+            return perform(reply, exchange)
         case .reading(let limit, let then):
             let size = uploadSize.pointee
             if size > 0 {
@@ -195,6 +202,13 @@ final class HTTPDaemon: Sendable {
             uploadSize.pointee = 0
             return true
         }
+    }
+
+    /// Whether a request says it has a body.
+    private static func declaresBody(_ head: RequestHead) -> Bool {
+        if head.header("transfer-encoding") != nil { return true }
+        guard let length = head.header("content-length") else { return false }
+        return length.trimmingCharacters != "0"
     }
 
     /// The 413 or 400 a body is refused with before it is read, from its declared length.

@@ -15,6 +15,9 @@ final class HTTPExchange: @unchecked Sendable {
     enum Phase {
         /// The request line has arrived; the header fields are next.
         case fresh
+        /// The answer is known; libmicrohttpd calls once more when the (empty) request is
+        /// complete, and it is queued then: an answer queued before that closes the connection.
+        case ready(Reply)
         /// A body is being read.
         case reading(BodyLimit, then: @Sendable (RequestHead, RequestBody) -> Reply)
         /// Work is producing the answer; the connection is suspended.

@@ -22,6 +22,7 @@ enum ServeCommand: Command {
             .init(names: ["--no-rate-limit"], value: nil, help: "No rate limits (trusted networks, benchmarks)."),
             .init(names: ["--trust-proxy"], value: nil, help: "Take the client address from X-Forwarded-For (behind a proxy)."),
             .init(names: ["--max-connections-per-ip"], value: "N", help: "Open connections per client address, 0 for no limit (default 256)."),
+            .init(names: ["--heartbeat"], value: "SECONDS", help: "Seconds between heartbeats on live feeds, 1 to 300 (default 15)."),
             .init(names: ["--log-json"], value: nil, help: "Log one JSON object per request instead of a text line."),
         ] + ImageOptions.options,
         discussion: """
@@ -46,6 +47,7 @@ enum ServeCommand: Command {
         configuration.trustProxy = arguments.flag("--trust-proxy")
         configuration.maximumConnectionsPerAddress = try arguments.integer(
             "--max-connections-per-ip", in: 0...100_000, default: configuration.maximumConnectionsPerAddress)
+        configuration.heartbeat = .seconds(try arguments.integer("--heartbeat", in: 1...300, default: 15))
         configuration.logJSON = arguments.flag("--log-json")
         configuration.log = { line in _ = FileDescriptor.writeAll(line, to: STDERR_FILENO) }  // a closed stderr only loses log lines
         if let path = arguments.value("--admin-token-file") {

@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func pagesFollowTheirCursorsThroughEveryPosterOnce() throws {
-        let server = try ServeProcess()
+        let server = try ServeProcess(["--no-rate-limit"])
         for index in 1...7 { try Self.post(server, contents: "poster \(index)") }
         var ids: [Int] = []
         var path = "/api/v1/posters?limit=3"

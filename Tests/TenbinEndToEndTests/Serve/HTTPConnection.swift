@@ -104,6 +104,41 @@ final class HTTPConnection {
 
     func read(until marker: String) throws -> String { String(decoding: try read(until: Array(marker.utf8)), as: UTF8.self) }
 
+    private var decoded: [UInt8] = []
+
+    /// Reads a chunked body until `marker` has arrived in its decoded bytes; returns everything
+    /// decoded up to and including it. Throws at the body's last chunk.
+    func readChunked(until marker: String) throws -> String {
+        let marker = Array(marker.utf8)
+        while true {
+            if let range = decoded.firstRange(of: marker) {
+                let taken = Array(decoded[..<range.upperBound])
+                decoded.removeFirst(range.upperBound)
+                return String(decoding: taken, as: UTF8.self)
+            }
+            let sizeLine = String(decoding: try read(until: Array("\r\n".utf8)), as: UTF8.self)
+            guard let size = Int(sizeLine.trimmingCharacters(in: .whitespacesAndNewlines), radix: 16) else {
+                throw ServeError("bad chunk size \(sizeLine.debugDescription)")
+            }
+            if size == 0 { throw ServeError("the body ended") }
+            while buffer.count < size + 2 { guard try fill() else { throw ServeError("a chunk ended early") } }
+            decoded += buffer[..<size]
+            buffer.removeFirst(size + 2)
+        }
+    }
+
+    /// Whether the body's last chunk arrives (after any decoded bytes still to come).
+    func readsLastChunk() -> Bool {
+        while true {
+            guard let sizeLine = try? read(until: Array("\r\n".utf8)) else { return false }
+            guard let size = Int(String(decoding: sizeLine, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), radix: 16)
+            else { return false }
+            if size == 0 { return true }
+            while buffer.count < size + 2 { guard (try? fill()) == true else { return false } }
+            buffer.removeFirst(size + 2)
+        }
+    }
+
     /// Whether the server closed the connection (reads until end of stream or timeout).
     func isClosedByServer() -> Bool {
         while true {

@@ -82,11 +82,13 @@ private func fuzzForm(_ script: [UInt8]) {
         precondition(form.parts.count <= limits.maximumParts, "a form holds more parts than its limit")
         precondition(form.parts.map(\.bytes.count).reduce(0, +) <= limits.maximumBytes, "a form holds more bytes than its limit")
         for part in form.parts {
-            precondition(part.bytes.count <= (part.filename == nil ? limits.maximumFieldBytes : limits.maximumFileBytes), "a part is over its limit")
+            precondition(
+                part.bytes.count <= (part.filename == nil ? limits.maximumFieldBytes : limits.maximumFileBytes), "a part is over its limit")
         }
     }
     if let poster = try? APIInput.posterForm(form) {
-        precondition(form.all("image1").count == 1 && form.all("image2").count == 1, "a poster form without exactly two images was accepted")
+        precondition(
+            form.all("image1").count == 1 && form.all("image2").count == 1, "a poster form without exactly two images was accepted")
         precondition(poster.hashtags.count <= APIInput.maximumHashtags, "too many hashtags were accepted")
     }
 }

@@ -173,7 +173,9 @@ final class HTTPDaemon: Sendable {
                         exchange.refusal = .badRequest("the form body is malformed")
                     }
                 } else {
-                    upload!.withMemoryRebound(to: UInt8.self, capacity: size) { exchange.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: size)) }
+                    upload!.withMemoryRebound(to: UInt8.self, capacity: size) {
+                        exchange.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
+                    }
                 }
                 return true
             }
@@ -293,7 +295,8 @@ private enum Callbacks {
         guard let pointer = requestContext?.pointee else { return MHD_Result.NO }
         let exchange = Unmanaged<HTTPExchange>.fromOpaque(pointer).takeUnretainedValue()
         let method = method.map { String(cString: $0) } ?? ""
-        return daemon.access(exchange, connection: connection!, method: method, upload: upload, uploadSize: uploadSize!) ? MHD_Result.YES : MHD_Result.NO
+        return daemon.access(exchange, connection: connection!, method: method, upload: upload, uploadSize: uploadSize!)
+            ? MHD_Result.YES : MHD_Result.NO
     }
 
     static let completed: MHD_RequestCompletedCallback = { context, _, requestContext, _ in
@@ -319,7 +322,8 @@ private enum Callbacks {
     static let formPart: MHD_PostDataIterator = { context, _, key, filename, contentType, _, data, offset, size in
         let exchange = Unmanaged<HTTPExchange>.fromOpaque(context!).takeUnretainedValue()
         guard exchange.refusal == nil else { return MHD_Result.NO }
-        let chunk = UnsafeBufferPointer(start: data.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) }, count: data == nil ? 0 : size)
+        let chunk = UnsafeBufferPointer(
+            start: data.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) }, count: data == nil ? 0 : size)
         do throws(FormParts.Refusal) {
             try exchange.form?.receive(
                 name: key.map { String(cString: $0) } ?? "", filename: filename.map { String(cString: $0) },

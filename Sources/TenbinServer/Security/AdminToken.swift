@@ -28,7 +28,9 @@ public enum AdminToken {
         guard let text = String(validating: bytes[..<count], as: UTF8.self) else {
             throw ServerError("the admin token file \(path) is not UTF-8 text")
         }
-        let token = String(text.unicodeScalars.drop { $0.properties.isWhitespace }.reversed().drop { $0.properties.isWhitespace }.reversed().map(Character.init))
+        let token = String(
+            text.unicodeScalars.drop { $0.properties.isWhitespace }.reversed().drop { $0.properties.isWhitespace }.reversed().map(
+                Character.init))
         guard token.count >= minimumLength else {
             throw ServerError("the admin token in \(path) is shorter than \(minimumLength) characters")
         }

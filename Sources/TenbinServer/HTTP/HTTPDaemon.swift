@@ -92,10 +92,7 @@ final class HTTPDaemon: Sendable {
                 usleep(10_000)
             }
             // Stopping with a suspended connection is not allowed: resume every one first.
-            for exchange in exchanges.withLock({ Array($0.values) }) {
-                exchange.abandon()
-                exchange.stream?.finish()
-            }
+            for exchange in exchanges.withLock({ Array($0.values) }) { exchange.abandon() }
             MHD_stop_daemon(running)
             daemon = nil
         }

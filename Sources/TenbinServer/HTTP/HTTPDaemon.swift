@@ -170,6 +170,7 @@ final class HTTPDaemon: Sendable {
                         exchange.refusal = .badRequest("the form body is malformed")
                     }
                 } else {
+                    // libmicrohttpd passes data whenever the size is not 0.
                     upload!.withMemoryRebound(to: UInt8.self, capacity: size) {
                         exchange.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
                     }
@@ -279,6 +280,9 @@ final class HTTPDaemon: Sendable {
 }
 
 /// The C callbacks libmicrohttpd calls; each finds its Swift object from its context pointer.
+/// The context pointers are the ones handed to libmicrohttpd (never NULL), and the library
+/// always passes the connection, the size pointer and the reader's buffer: the force-unwraps
+/// below rest on that.
 private enum Callbacks {
     static let begin: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
         context, uri, _ in

@@ -18,6 +18,7 @@ public enum AdminToken {
         var bytes = [UInt8](repeating: 0, count: 4097)
         var count = 0
         while count < bytes.count {
+            // The buffer is 4097 bytes, never empty, so it has a base address.
             let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count) }
             if got < 0, errno == EINTR { continue }
             guard got >= 0 else { throw ServerError("cannot read the admin token file \(path)") }

@@ -25,6 +25,12 @@ let package = Package(
             dependencies: ["CSQLite", "CCrypto", "CImageCodec"],
             path: "Sources/TenbinKit"
         ),
+        // `tenbin serve`: the HTTP server, its JSON API and the web page (Web/).
+        .target(
+            name: "TenbinServer",
+            dependencies: ["TenbinKit"],
+            path: "Sources/TenbinServer"
+        ),
         .executableTarget(
             name: "tenbin",
             dependencies: ["TenbinKit"],
@@ -40,6 +46,11 @@ let package = Package(
             name: "TenbinKitTests",
             dependencies: ["TenbinKit"],
             path: "Tests/TenbinKitTests"
+        ),
+        .testTarget(
+            name: "TenbinServerTests",
+            dependencies: ["TenbinServer"],
+            path: "Tests/TenbinServerTests"
         ),
         .testTarget(
             name: "TenbinEndToEndTests",

@@ -5,7 +5,7 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib
 # Libraries tenbin links against.
-BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev
+BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libmicrohttpd-dev
 # Tools the tests and benchmarks use (sample images, reference pipelines, terminals).
 TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time
 

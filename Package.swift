@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "tenbin", targets: ["tenbin"]),
         .library(name: "TenbinKit", targets: ["TenbinKit"]),
+        .library(name: "TenbinServer", targets: ["TenbinServer"]),
     ],
     targets: [
         // C libraries, each behind its own module. Only the wrapper folder imports it.
@@ -20,20 +21,26 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
         ),
+        // libmicrohttpd for `tenbin serve`; a C target because MHD_start_daemon and the info
+        // getters are variadic, which Swift cannot call (see CMicroHTTPD.h).
+        .target(
+            name: "CMicroHTTPD",
+            path: "Sources/CMicroHTTPD",
+            linkerSettings: [.linkedLibrary("microhttpd")]
+        ),
         .target(
             name: "TenbinKit",
             dependencies: ["CSQLite", "CCrypto", "CImageCodec"],
             path: "Sources/TenbinKit"
         ),
-        // `tenbin serve`: the HTTP server, its JSON API and the web page (Web/).
         .target(
             name: "TenbinServer",
-            dependencies: ["TenbinKit"],
+            dependencies: ["TenbinKit", "CMicroHTTPD"],
             path: "Sources/TenbinServer"
         ),
         .executableTarget(
             name: "tenbin",
-            dependencies: ["TenbinKit"],
+            dependencies: ["TenbinKit", "TenbinServer"],
             path: "Sources/tenbin"
         ),
         // `make bench`: measurements printed as tables, never timed tests.
@@ -49,7 +56,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TenbinServerTests",
-            dependencies: ["TenbinServer"],
+            dependencies: ["TenbinServer", "tenbin"],
             path: "Tests/TenbinServerTests"
         ),
         .testTarget(

@@ -14,11 +14,7 @@ enum CheckCommand: Command {
         try arguments.expectPositionals(0...0)
         let report = try context.board(create: false).check()
         if arguments.flag("--json") {
-            Output.line(
-                JSON.object([
-                    "ok": report.isSound ? "true" : "false", "posters": String(report.posters), "blobs": String(report.blobs),
-                    "problems": JSON.array(report.problems.map(JSON.string)), "notes": JSON.array(report.notes.map(JSON.string)),
-                ]))
+            Output.line(JSON.checkReport(report))
         } else {
             for note in report.notes { Output.line("note: \(note)") }
             if report.isSound {

@@ -14,11 +14,7 @@ enum GCCommand: Command {
         try arguments.expectPositionals(0...0)
         let report = try context.board(create: false).collectGarbage()
         if arguments.flag("--json") {
-            Output.line(
-                JSON.object([
-                    "removedBlobs": String(report.removedBlobs.count), "removedBytes": String(report.removedBytes),
-                    "removedTemporaryFiles": String(report.removedTemporaryFiles),
-                ]))
+            Output.line(JSON.garbageReport(report))
         } else {
             Output.line(
                 "Removed \(report.removedBlobs.count) unused blob(s), \(report.removedBytes) bytes, and \(report.removedTemporaryFiles) temporary file(s)."

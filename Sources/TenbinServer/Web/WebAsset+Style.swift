@@ -83,7 +83,8 @@ extension WebAsset {
           border-radius: 10px; border: 2px solid currentColor; background: transparent; cursor: pointer; min-height: 44px; }
         .vote.side1 { color: var(--one); }
         .vote.side2 { color: var(--two); }
-        .vote .label { font-weight: 700; }
+        .vote { flex-wrap: wrap; }
+        .vote .label { font-weight: 700; white-space: nowrap; }
         .vote .count { color: var(--text); font-variant-numeric: tabular-nums; font-weight: 600; }
         .vote .pct { color: var(--muted); font-size: 14px; font-variant-numeric: tabular-nums; }
         .vote:active { transform: scale(.97); }

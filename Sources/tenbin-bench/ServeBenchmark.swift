@@ -1,0 +1,188 @@
+import Foundation
+import TenbinKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `tenbin serve` under wrk, next to nginx serving the same bytes from disk on the same
+/// machine with the same connection counts: a page of posters, a blob, votes, 1,000 idle live
+/// feeds, vote-to-feed latency, and the server's peak memory.
+enum ServeBenchmark {
+    static let connections = 64
+    static let seconds = 10
+    static let posters = 100
+    static let feeds = 1000
+    static let idleSeconds = 20.0
+    static let latencyVotes = 50
+    static let thumbnailPosters = 40
+
+    static func run(_ context: BenchContext) throws {
+        for tool in ["/usr/bin/wrk", "/usr/sbin/nginx"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw BenchError("\(tool) is missing: install wrk and nginx-light (make bench does)")
+        }
+        let folder = try context.freshFolder("serve")
+        let store = "\(folder)/store"
+        let photos = try context.photos(count: 2, width: 1280, height: 960)
+        let board = try Board(Board.Configuration(storePath: store), create: true)
+        for index in 0..<posters {
+            _ = try board.post(
+                PosterDraft(image1: .file(photos[0]), image2: .file(photos[1]), contents: "ベンチマーク \(index)：どっち？", hashtags: ["bench"]))
+        }
+
+        let port = try LoopbackHTTP.freePort()
+        let server = try Child([context.tenbin, "--store", store, "serve", "--listen", "127.0.0.1:\(port)", "--no-rate-limit"])
+        defer { _ = server.interrupt() }
+        try LoopbackHTTP.waitForListener(port: port, seconds: 30)
+
+        // nginx's copies: the same page JSON and the same blob bytes.
+        let pagePath = "/api/v1/posters?sort=new&limit=20"
+        let page = try LoopbackHTTP.get(port: port, pagePath)
+        guard page.status == 200 else { throw BenchError("GET \(pagePath) answered \(page.status)") }
+        let digest = try board.poster(id: Int64(posters)).images[0].digest.hex
+        let www = "\(folder)/www"
+        try FileManager.default.createDirectory(atPath: www, withIntermediateDirectories: true)
+        try Data(page.body).write(to: URL(fileURLWithPath: "\(www)/posters.json"))
+        try FileManager.default.copyItem(atPath: "\(store)/blobs/\(digest.prefix(2))/\(digest)", toPath: "\(www)/blob.jpg")
+        let nginx = try Nginx(folder: folder, root: www)
+        defer { nginx.stop() }
+
+        var throughput = Table("\(connections) keep-alive connections, \(seconds) s each", "requests/s", "p50", "p99", "ratio to nginx")
+        let tenbinPage = try Wrk.run(url: "http://127.0.0.1:\(port)\(pagePath)", connections: connections, seconds: seconds)
+        let nginxPage = try Wrk.run(url: "http://127.0.0.1:\(nginx.port)/posters.json", connections: connections, seconds: seconds)
+        let tenbinBlob = try Wrk.run(url: "http://127.0.0.1:\(port)/blobs/\(digest)", connections: connections, seconds: seconds)
+        let nginxBlob = try Wrk.run(url: "http://127.0.0.1:\(nginx.port)/blob.jpg", connections: connections, seconds: seconds)
+        nginx.stop()
+        throughput.add(
+            "nginx: static page JSON (\(page.body.count) bytes)", Format.number(nginxPage.rate, digits: 0), Format.ms(nginxPage.p50),
+            Format.ms(nginxPage.p99), Format.ratio(1))
+        throughput.add(
+            "tenbin: GET \(pagePath)", Format.number(tenbinPage.rate, digits: 0), Format.ms(tenbinPage.p50), Format.ms(tenbinPage.p99),
+            Format.ratio(tenbinPage.rate / nginxPage.rate))
+        throughput.add(
+            "nginx: the blob file", Format.number(nginxBlob.rate, digits: 0), Format.ms(nginxBlob.p50), Format.ms(nginxBlob.p99),
+            Format.ratio(1))
+        throughput.add(
+            "tenbin: GET /blobs/{digest}", Format.number(tenbinBlob.rate, digits: 0), Format.ms(tenbinBlob.p50), Format.ms(tenbinBlob.p99),
+            Format.ratio(tenbinBlob.rate / nginxBlob.rate))
+        throughput.print()
+        print("\nGoals: page ≥ 0.5× nginx's static JSON; blob ≥ 0.7× nginx. wrk, nginx and tenbin share the 2 cores.")
+        for run in [tenbinPage, nginxPage, tenbinBlob, nginxBlob] where run.failures > 0 {
+            print("Warning: \(run.failures) non-2xx answers or socket errors from \(run.url).")
+        }
+
+        try votes(context, board: board, port: port, folder: folder)
+        let loadPeak = peakBytes(of: server.pid)
+        try liveFeeds(board: board, port: port, server: server)
+        try thumbnails(context, board: board, port: port, server: server, loadPeak: loadPeak)
+    }
+
+    /// Votes/s over keep-alive connections, spread over every poster and all on one, with the
+    /// store's own count as the proof that none was lost or doubled.
+    static func votes(_ context: BenchContext, board: Board, port: UInt16, folder: String) throws {
+        var table = Table(
+            "POST /api/v1/posters/{id}/votes, \(connections) connections", "votes/s", "p50", "p99", "answered 2xx", "committed")
+        for (name, spread) in [("spread over \(posters) posters", posters), ("one hot poster", 1)] {
+            let script = "\(folder)/votes-\(spread).lua"
+            try Wrk.voteScript(posters: spread).write(toFile: script, atomically: true, encoding: .utf8)
+            let before = try totalVotes(board)
+            let run = try Wrk.run(url: "http://127.0.0.1:\(port)", connections: connections, seconds: seconds, script: script)
+            let committed = try totalVotes(board) - before
+            table.add(
+                name, Format.number(run.rate, digits: 0), Format.ms(run.p50), Format.ms(run.p99), String(run.requests - run.failures),
+                String(committed))
+            if committed < run.requests - run.failures || committed > run.requests - run.failures + connections {
+                print(
+                    "Warning: \(committed) votes committed for \(run.requests - run.failures) answered with 2xx (in flight at the end: at most \(connections))."
+                )
+            }
+            if run.failures > 0 { print("Warning: \(run.failures) vote requests failed or were refused.") }
+        }
+        table.print()
+        print("\n\"committed\" is good1 + good2 summed over the store before and after: at least every answered vote, at most")
+        print("\(connections) more (requests still in flight when wrk stopped). Goal: ≥ 20,000 votes/s, p99 < 50 ms.")
+    }
+
+    static func totalVotes(_ board: Board) throws -> Int {
+        try board.posters(order: .popular, limit: posters, offset: 0).reduce(0) { $0 + $1.totalVotes }
+    }
+
+    /// The server's CPU with no feed and with 1,000 idle feeds open, then how soon a vote
+    /// committed by another process reaches an open feed.
+    static func liveFeeds(board: Board, port: UInt16, server: Child) throws {
+        let alone = try LiveBenchmark.cpuSeconds(of: server.pid, over: idleSeconds / 2)
+        let path = "/api/v1/feed?sort=new&limit=20"
+        var streams: [FeedStream] = []
+        for _ in 0..<feeds {
+            streams.append(try FeedStream(port: port, path: path))
+        }
+        for stream in streams {
+            try stream.read(until: "snapshot", within: 30)
+        }
+        let rss = LiveBenchmark.residentBytes(of: server.pid)
+        let idle = try LiveBenchmark.cpuSeconds(of: server.pid, over: idleSeconds)
+
+        var latencies = Samples()
+        var random = SystemRandomNumberGenerator()
+        let watched = streams[0]
+        for _ in 0..<latencyVotes {
+            usleep(UInt32.random(in: 20_000...120_000, using: &random))
+            let id = Int64.random(in: Int64(posters - 19)...Int64(posters), using: &random)
+            _ = try board.vote(id: id, side: .second)
+            let committed = DispatchTime.now().uptimeNanoseconds
+            try watched.read(until: "\"type\": \"modified\", \"id\": \(id),", within: 10)
+            latencies.add(Double(DispatchTime.now().uptimeNanoseconds - committed) / 1e9)
+        }
+        streams.removeAll()
+
+        var cpu = Table("tenbin serve, idle", "CPU per minute", "share of one core")
+        cpu.add("no live feed open (\(Int(idleSeconds / 2)) s)", Format.ms(alone * 60), LiveBenchmark.percent(alone))
+        cpu.add("\(feeds) live feeds open (\(Int(idleSeconds)) s)", Format.ms(idle * 60), LiveBenchmark.percent(idle))
+        cpu.print()
+        print(
+            "\nCPU from /proc/PID/task/*/schedstat. Goal: 1,000 idle feeds under 2% of a core. Resident memory with them open: \(Format.mb(rss)).\n"
+        )
+        var latency = Table("vote in another process → feed event", "median", "p90", "p99", "max")
+        latency.add(
+            "\(latencyVotes) votes, \(feeds) feeds open", Format.ms(latencies.median), Format.ms(latencies.percentile(90)),
+            Format.ms(latencies.percentile(99)), Format.ms(latencies.percentile(100)))
+        latency.print()
+        print("\nFrom Board.vote returning in the bench process to the \"modified\" event on an open feed. Goal: p99 < 250 ms.")
+    }
+
+    /// Peak resident memory after the load above, then after asking for every width of many
+    /// distinct images' thumbnails.
+    static func thumbnails(_ context: BenchContext, board: Board, port: UInt16, server: Child, loadPeak: Int) throws {
+        let photos = try context.photos(count: thumbnailPosters * 2, width: 1600, height: 1200)
+        var digests: [String] = []
+        for index in 0..<thumbnailPosters {
+            let poster = try board.post(PosterDraft(image1: .file(photos[2 * index]), image2: .file(photos[2 * index + 1])))
+            digests += poster.images.map(\.digest.hex)
+        }
+        let start = DispatchTime.now().uptimeNanoseconds
+        var bytes = 0
+        var failures = 0
+        for digest in digests {
+            for width in [160, 320, 640] {
+                let answer = try LoopbackHTTP.get(port: port, "/thumbs/\(digest)?w=\(width)")
+                if answer.status == 200 { bytes += answer.body.count } else { failures += 1 }
+            }
+        }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let count = digests.count * 3
+        var table = Table("tenbin serve", "peak resident memory")
+        table.add("after the page, blob, vote and feed load above", Format.mb(loadPeak))
+        table.add("after \(count) distinct thumbnails (\(Format.mb(bytes)) encoded)", Format.mb(peakBytes(of: server.pid)))
+        table.print()
+        print("\nVmHWM from /proc/PID/status. \(count) thumbnails made one after another in \(Format.number(elapsed, digits: 1)) s")
+        print("(\(Format.ms(elapsed / Double(count))) each, from \(thumbnailPosters * 2) distinct 1600×1200 images).")
+        if failures > 0 { print("Warning: \(failures) thumbnail requests failed.") }
+    }
+
+    /// The process's peak resident memory so far (VmHWM).
+    static func peakBytes(of pid: pid_t) -> Int {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = text.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return (line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0) * 1024
+    }
+}

@@ -208,6 +208,29 @@ class BoardTest:
         if len(self.driver.find_elements(By.CSS_SELECTOR, "#board .card")) != before:
             raise Failure("a refused poster appeared on the board")
 
+    def scrolling_loads_more_and_deletions_arrive_live(self):
+        # 16 more posters make 27: more than one page of 20.
+        for index in range(16):
+            self.tenbin("post", os.path.join(self.args.fixtures, "left.jpg"), os.path.join(self.args.fixtures, "right.png"),
+                        "--text", f"スクロール {index}")
+        self.open_board()
+        ids = lambda: [c.get_attribute("data-id") for c in self.driver.find_elements(By.CSS_SELECTOR, "#board .card")]
+        if len(ids()) != 20:
+            raise Failure(f"the first page should hold 20 posters, it holds {len(ids())}")
+        self.driver.execute_script("document.getElementById('more').scrollIntoView()")
+        self.wait("the next page to load as the end comes near", lambda: len(ids()) == 27)
+        if len(set(ids())) != 27:
+            raise Failure(f"a poster is shown twice after scrolling: {ids()}")
+        if self.driver.find_element(By.ID, "more").is_displayed():
+            raise Failure("the More link is still shown after the last page")
+        # A poster deleted by another process disappears without a reload.
+        victim = ids()[3]
+        self.driver.execute_script("window.tenbinMarker = 'no reload'")
+        self.tenbin("delete", victim)
+        self.wait(f"poster {victim} to disappear", lambda: victim not in ids())
+        if self.driver.execute_script("return window.tenbinMarker") != "no reload":
+            raise Failure("the page reloaded instead of updating live")
+
     def screenshots(self):
         # Votes that make the bars worth looking at, then the Popular tab: Japanese questions
         # and hashtags on top.
@@ -232,6 +255,8 @@ class BoardTest:
             ("a half-width katakana query finds the full-width poster, kept in the URL", self.half_width_search_finds_full_width),
             ("two images posted through the form appear on the board", self.post_two_images_through_the_form),
             ("bad files show errors next to their field", self.bad_files_show_errors_next_to_their_field),
+            ("scrolling loads the next page; a deletion by another process arrives live",
+             self.scrolling_loads_more_and_deletions_arrive_live),
             ("screenshots of the Popular tab (phone and desktop)", self.screenshots),
         ]
         try:

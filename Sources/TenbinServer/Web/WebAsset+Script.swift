@@ -263,7 +263,15 @@ extension WebAsset {
             };
             for (const name of ["snapshot", "added", "modified", "removed", "message"]) feed.addEventListener(name, handle);
             feed.addEventListener("open", () => body.classList.add("live"));
-            feed.addEventListener("error", () => body.classList.remove("live"));
+            feed.addEventListener("error", (event) => {
+              body.classList.remove("live");
+              // The server's own `error` event carries {"error": {"kind", "message"}}.
+              if (state.feed === feed && event.data) {
+                let data = null;
+                try { data = JSON.parse(event.data); } catch (error) { /* not JSON */ }
+                if (data && data.error) say("Live updates stopped: " + data.error.message);
+              }
+            });
           }
 
           // ---- voting --------------------------------------------------------------------

@@ -17,6 +17,7 @@ struct MHD_Daemon *tb_http_start(const struct tb_http_options *options) {
         {MHD_OPTION_LISTEN_BACKLOG_SIZE, (intptr_t)options->backlog, NULL},
         {MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)options->completed, options->completed_context},
+        {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)options->uri_logger, options->uri_logger_context},
         {MHD_OPTION_END, 0, NULL},
     };
     return MHD_start_daemon(flags, 0, NULL, NULL, options->handler, options->handler_context, MHD_OPTION_ARRAY, items,

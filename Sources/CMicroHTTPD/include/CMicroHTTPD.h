@@ -31,6 +31,10 @@ struct tb_http_options {
     void *handler_context;
     MHD_RequestCompletedCallback completed;
     void *completed_context;
+    /// Called with each request's raw target (path and query, undecoded) before anything
+    /// else; what it returns becomes the request's context pointer.
+    void *(*uri_logger)(void *context, const char *uri, struct MHD_Connection *connection);
+    void *uri_logger_context;
 };
 
 /// Starts a daemon with tenbin's flags (thread pool, epoll, suspend/resume, quiesce);

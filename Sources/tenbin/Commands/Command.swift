@@ -10,4 +10,5 @@ protocol Command: Sendable {
 let allCommands: [any Command.Type] = [
     PostCommand.self, VoteCommand.self, ListCommand.self, ShowCommand.self, ImageCommand.self,
     DeleteCommand.self, GCCommand.self, CheckCommand.self, SearchCommand.self, ImportCommand.self, WatchCommand.self,
+    ServeCommand.self,
 ]

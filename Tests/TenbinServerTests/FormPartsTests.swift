@@ -1,0 +1,7 @@
+import Testing
+
+@testable import TenbinServer
+
+@Suite struct FormPartsTests {
+    @Test func placeholder() {}
+}

@@ -31,7 +31,9 @@ enum ServeBenchmark {
         }
 
         let port = try LoopbackHTTP.freePort()
-        let server = try Child([context.tenbin, "--store", store, "serve", "--listen", "127.0.0.1:\(port)", "--no-rate-limit"])
+        let server = try Child([
+            context.tenbin, "--store", store, "serve", "--listen", "127.0.0.1:\(port)", "--no-rate-limit", "--max-connections-per-ip", "0",
+        ])
         defer { _ = server.interrupt() }
         try LoopbackHTTP.waitForListener(port: port, seconds: 30)
 

@@ -15,7 +15,6 @@ enum ServeBenchmark {
     static let feeds = 1000
     static let idleSeconds = 20.0
     static let latencyVotes = 50
-    static let thumbnailPosters = 40
 
     static func run(_ context: BenchContext) throws {
         for tool in ["/usr/bin/wrk", "/usr/sbin/nginx"] where !FileManager.default.isExecutableFile(atPath: tool) {
@@ -68,7 +67,7 @@ enum ServeBenchmark {
             "tenbin: GET /blobs/{digest}", Format.number(tenbinBlob.rate, digits: 0), Format.ms(tenbinBlob.p50), Format.ms(tenbinBlob.p99),
             Format.ratio(tenbinBlob.rate / nginxBlob.rate))
         throughput.print()
-        print("\nGoals: page ≥ 0.5× nginx's static JSON; blob ≥ 0.7× nginx. wrk, nginx and tenbin share the 2 cores.")
+        print("\nGoals: page ≥ 0.5× nginx's static JSON; blob ≥ 0.7× nginx. wrk, nginx and tenbin share the 2 cores.\n")
         for run in [tenbinPage, nginxPage, tenbinBlob, nginxBlob] where run.failures > 0 {
             print("Warning: \(run.failures) non-2xx answers or socket errors from \(run.url).")
         }
@@ -102,7 +101,7 @@ enum ServeBenchmark {
         }
         table.print()
         print("\n\"committed\" is good1 + good2 summed over the store before and after: at least every answered vote, at most")
-        print("\(connections) more (requests still in flight when wrk stopped). Goal: ≥ 20,000 votes/s, p99 < 50 ms.")
+        print("\(connections) more (requests still in flight when wrk stopped). Goal: ≥ 20,000 votes/s, p99 < 50 ms.\n")
     }
 
     static func totalVotes(_ board: Board) throws -> Int {
@@ -112,7 +111,9 @@ enum ServeBenchmark {
     /// The server's CPU with no feed and with 1,000 idle feeds open, then how soon a vote
     /// committed by another process reaches an open feed.
     static func liveFeeds(board: Board, port: UInt16, server: Child) throws {
-        let alone = try LiveBenchmark.cpuSeconds(of: server.pid, over: idleSeconds / 2)
+        // /proc/PID/stat counts the time of threads that have ended too (the per-thread
+        // schedstat sum would drop when the pool's threads exit after the load above).
+        let alone = try LiveBenchmark.cpuSeconds(of: server.pid, over: idleSeconds / 2, includingChildren: true)
         let path = "/api/v1/feed?sort=new&limit=20"
         var streams: [FeedStream] = []
         for _ in 0..<feeds {
@@ -122,7 +123,7 @@ enum ServeBenchmark {
             try stream.read(until: "snapshot", within: 30)
         }
         let rss = LiveBenchmark.residentBytes(of: server.pid)
-        let idle = try LiveBenchmark.cpuSeconds(of: server.pid, over: idleSeconds)
+        let idle = try LiveBenchmark.cpuSeconds(of: server.pid, over: idleSeconds, includingChildren: true)
 
         var latencies = Samples()
         var random = SystemRandomNumberGenerator()
@@ -142,43 +143,88 @@ enum ServeBenchmark {
         cpu.add("\(feeds) live feeds open (\(Int(idleSeconds)) s)", Format.ms(idle * 60), LiveBenchmark.percent(idle))
         cpu.print()
         print(
-            "\nCPU from /proc/PID/task/*/schedstat. Goal: 1,000 idle feeds under 2% of a core. Resident memory with them open: \(Format.mb(rss)).\n"
+            "\nCPU from /proc/PID/stat (10 ms ticks). Goal: 1,000 idle feeds under 2% of a core. Resident memory with them open: \(Format.mb(rss)).\n"
         )
         var latency = Table("vote in another process → feed event", "median", "p90", "p99", "max")
         latency.add(
             "\(latencyVotes) votes, \(feeds) feeds open", Format.ms(latencies.median), Format.ms(latencies.percentile(90)),
             Format.ms(latencies.percentile(99)), Format.ms(latencies.percentile(100)))
         latency.print()
-        print("\nFrom Board.vote returning in the bench process to the \"modified\" event on an open feed. Goal: p99 < 250 ms.")
+        print("\nFrom Board.vote returning in the bench process to the \"modified\" event on an open feed. Goal: p99 < 250 ms.\n")
     }
 
-    /// Peak resident memory after the load above, then after asking for every width of many
-    /// distinct images' thumbnails.
+    /// Peak resident memory after the load above, then after filling the thumbnail cache:
+    /// distinct images (a photo with a different coarse noise pattern each) posted and every
+    /// width of their thumbnails asked for, until the server reports its cache at its bound
+    /// and more thumbnails than it holds have been made.
     static func thumbnails(_ context: BenchContext, board: Board, port: UInt16, server: Child, loadPeak: Int) throws {
-        let photos = try context.photos(count: thumbnailPosters * 2, width: 1600, height: 1200)
-        var digests: [String] = []
-        for index in 0..<thumbnailPosters {
-            let poster = try board.post(PosterDraft(image1: .file(photos[2 * index]), image2: .file(photos[2 * index + 1])))
-            digests += poster.images.map(\.digest.hex)
-        }
+        let codec = ImageCodec()
+        let base = try codec.decode(
+            codec.readUpload(at: try context.photos(count: 1, width: 1280, height: 960)[0]), source: "photo", maxEdge: nil)
+        var random = Random(seed: 11)
         let start = DispatchTime.now().uptimeNanoseconds
+        var made = 0
         var bytes = 0
         var failures = 0
-        for digest in digests {
-            for width in [160, 320, 640] {
-                let answer = try LoopbackHTTP.get(port: port, "/thumbs/\(digest)?w=\(width)")
-                if answer.status == 200 { bytes += answer.body.count } else { failures += 1 }
+        var cached = 0
+        let deadline = start + 240 * 1_000_000_000
+        while DispatchTime.now().uptimeNanoseconds < deadline {
+            for _ in 0..<10 {
+                let images = try (0..<2).map { _ in try codec.encode(noisy(base, random: &random), source: "variant").bytes }
+                let poster = try board.post(
+                    PosterDraft(image1: .bytes(images[0], label: "variant"), image2: .bytes(images[1], label: "variant")))
+                for digest in poster.images.map(\.digest.hex) {
+                    for width in [160, 320, 640] {
+                        let answer = try LoopbackHTTP.get(port: port, "/thumbs/\(digest)?w=\(width)")
+                        if answer.status == 200 { bytes += answer.body.count } else { failures += 1 }
+                        made += 1
+                    }
+                }
             }
+            cached = try cacheBytes(port: port)
+            if bytes > thumbnailCacheBytes + thumbnailCacheBytes / 10 && cached > thumbnailCacheBytes * 9 / 10 { break }
         }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        let count = digests.count * 3
         var table = Table("tenbin serve", "peak resident memory")
         table.add("after the page, blob, vote and feed load above", Format.mb(loadPeak))
-        table.add("after \(count) distinct thumbnails (\(Format.mb(bytes)) encoded)", Format.mb(peakBytes(of: server.pid)))
+        table.add(
+            "thumbnail cache full: \(Format.mb(cached)) of \(Format.mb(thumbnailCacheBytes)) cached", Format.mb(peakBytes(of: server.pid)))
         table.print()
-        print("\nVmHWM from /proc/PID/status. \(count) thumbnails made one after another in \(Format.number(elapsed, digits: 1)) s")
-        print("(\(Format.ms(elapsed / Double(count))) each, from \(thumbnailPosters * 2) distinct 1600×1200 images).")
+        print("\nVmHWM from /proc/PID/status; the cache's size from /metrics (tenbin_thumbnail_cache_bytes). \(made) distinct")
+        print("thumbnails (\(Format.mb(bytes)) encoded) of \(made / 3) images posted in \(Format.number(elapsed, digits: 0)) s.")
+        if cached < thumbnailCacheBytes * 9 / 10 { print("Warning: the cache did not fill within the time allowed.") }
         if failures > 0 { print("Warning: \(failures) thumbnail requests failed.") }
+    }
+
+    /// The server's default thumbnail cache bound (ServerConfiguration.thumbnailCacheBytes).
+    static let thumbnailCacheBytes = 64 << 20
+
+    /// `tenbin_thumbnail_cache_bytes` from `GET /metrics`.
+    static func cacheBytes(port: UInt16) throws -> Int {
+        let text = String(decoding: try LoopbackHTTP.get(port: port, "/metrics").body, as: UTF8.self)
+        let line = text.split(separator: "\n").first { $0.hasPrefix("tenbin_thumbnail_cache_bytes ") } ?? ""
+        return Int(line.split(separator: " ").last ?? "") ?? 0
+    }
+
+    /// `base` with every 8×8 block shifted by its own random amount: a distinct image whose
+    /// thumbnails are as large as a detailed photo's.
+    static func noisy(_ base: PixelBuffer, random: inout Random) -> PixelBuffer {
+        var copy = base
+        let block = 8
+        copy.pixels.withUnsafeMutableBufferPointer { pixels in
+            for blockY in stride(from: 0, to: base.height, by: block) {
+                for blockX in stride(from: 0, to: base.width, by: block) {
+                    let shift = random.next(81) - 40
+                    for y in blockY..<min(blockY + block, base.height) {
+                        let row = y * base.width * base.channels
+                        for index in (row + blockX * base.channels)..<(row + min(blockX + block, base.width) * base.channels) {
+                            pixels[index] = UInt8(clamping: Int(pixels[index]) + shift)
+                        }
+                    }
+                }
+            }
+        }
+        return copy
     }
 
     /// The process's peak resident memory so far (VmHWM).

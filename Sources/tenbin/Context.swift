@@ -63,9 +63,12 @@ enum Output {
     }
 }
 
-/// A failure that is not a usage error, with its message for the user (exit 1).
-struct CommandFailure: Error, CustomStringConvertible {
+/// A failure of the command line's own (a terminal or an output file it cannot use), with
+/// its message for the user: the environment refuses, so its kind is `unavailable`.
+struct CommandFailure: KindedError {
     let description: String
+
+    var kind: ErrorKind { .unavailable }
 
     init(_ description: String) {
         self.description = description

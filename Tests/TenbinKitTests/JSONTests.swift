@@ -100,7 +100,8 @@ import Testing
                 == ["{\"type\": \"snapshot\", \"posters\": [\(posterText(2)), \(posterText(1))]}"])
         #expect(
             JSON.feedLines(
-                .changes([.added(poster(3), newIndex: 0), .modified(poster(1), oldIndex: 2, newIndex: 1), .removed(poster(2), oldIndex: 2)]))
+                .changes([.added(poster(3), newIndex: 0), .modified(poster(1), oldIndex: 2, newIndex: 1), .removed(poster(2), oldIndex: 2)])
+            )
                 == [
                     "{\"type\": \"added\", \"id\": 3, \"newIndex\": 0, \"poster\": \(posterText(3))}",
                     "{\"type\": \"modified\", \"id\": 1, \"oldIndex\": 2, \"newIndex\": 1, \"poster\": \(posterText(1))}",

@@ -1,5 +1,5 @@
 /// A failure reading or writing the blob store, naming the blob and its file.
-public struct BlobError: Error, CustomStringConvertible, Sendable {
+public struct BlobError: KindedError, Sendable {
     /// What was being done.
     public enum Operation: String, Sendable {
         case create = "create the blob folder"
@@ -26,6 +26,13 @@ public struct BlobError: Error, CustomStringConvertible, Sendable {
         self.digest = digest
         self.errno = errno
         self.detail = detail
+    }
+
+    /// A refusal by the system (no space, no permission, read-only) is `unavailable`; a blob
+    /// file that is missing or wrong where the store says it is means the store is damaged
+    /// (`internal`).
+    public var kind: ErrorKind {
+        errno.map { SystemError.kind(for: $0, missing: .internal) } ?? .internal
     }
 
     public var description: String {

@@ -11,7 +11,7 @@ public enum ImportSource: Sendable, Hashable {
         case .folder: return .folders(path)
         case .file: return .manifest(path)
         case .other: throw ImportError(path: path, reason: "is neither a folder of poster folders nor a manifest file")
-        case .unreadable(let code): throw ImportError(path: path, reason: "cannot be read: \(SystemError.message(for: code))")
+        case .unreadable(let code): throw ImportError.unreadable(path, code: code)
         }
     }
 
@@ -31,14 +31,26 @@ public enum ImportSource: Sendable, Hashable {
 }
 
 /// A problem with an import's source as a whole (not with one poster): the import cannot start.
-public struct ImportError: Error, CustomStringConvertible, Sendable, Equatable {
+public struct ImportError: KindedError, Sendable, Equatable {
     /// The folder or manifest.
     public let path: String
+    /// What is wrong with it, as a phrase following its path.
     public let reason: String
+    /// `notFound` when the source does not exist, else usually `invalidInput`.
+    public let kind: ErrorKind
 
-    public init(path: String, reason: String) {
+    /// Creates an import error.
+    public init(path: String, reason: String, kind: ErrorKind = .invalidInput) {
         self.path = path
         self.reason = reason
+        self.kind = kind
+    }
+
+    /// The source cannot be read, for the system's reason `code`.
+    static func unreadable(_ path: String, code: Int32) -> ImportError {
+        let kind = SystemError.kind(for: code)
+        return ImportError(
+            path: path, reason: "cannot be read: \(SystemError.message(for: code))", kind: kind == .internal ? .invalidInput : kind)
     }
 
     public var description: String { "\(path) \(reason)" }

@@ -106,7 +106,7 @@ struct FolderReader: ImportReader {
         let entries: [Directory.Entry]
         switch Directory.entries(root) {
         case .success(let list): entries = list
-        case .failure(let error): throw ImportError(path: given, reason: "cannot be read: \(SystemError.message(for: error.code))")
+        case .failure(let error): throw ImportError.unreadable(given, code: error.code)
         }
         folders = entries.filter { !$0.isHidden && $0.kind == .folder }.map(\.name)
         if folders.isEmpty, case .poster = PosterFolder.read(root, source: root) {

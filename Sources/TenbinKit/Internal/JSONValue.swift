@@ -10,11 +10,13 @@ public enum JSONValue: Sendable, Equatable {
     case null
 
     /// What is wrong with a JSON text, and where (a 1-based column counted in bytes).
-    public struct SyntaxError: Error, Equatable, CustomStringConvertible {
+    public struct SyntaxError: KindedError, Equatable {
         /// What is wrong.
         public let reason: String
         /// Where, as a 1-based column counted in bytes.
         public let column: Int
+
+        public var kind: ErrorKind { .invalidInput }
 
         public var description: String { "\(reason) at column \(column)" }
     }

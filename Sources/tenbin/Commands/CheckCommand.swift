@@ -6,14 +6,17 @@ enum CheckCommand: Command {
         name: "check",
         abstract: "Verify the store: database integrity, every blob re-hashed, every reference resolved.",
         usage: "[--json]",
-        options: [.init(names: ["--json"], value: nil, help: "Print the report as JSON.")],
         discussion: "Exits 0 when the store is sound, 1 with one line per problem otherwise."
     )
 
-    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+    struct Options: OptionGroup {
+        var json = Flag.json("Print the report as JSON.")
+    }
+
+    static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals(0...0)
         let report = try context.board(create: false).check()
-        if arguments.flag("--json") {
+        if arguments.json {
             Output.line(JSON.checkReport(report))
         } else {
             for note in report.notes { Output.line("note: \(note)") }

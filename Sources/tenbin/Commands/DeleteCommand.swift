@@ -9,7 +9,7 @@ enum DeleteCommand: Command {
         arguments: [("ID", "The poster's id.")]
     )
 
-    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+    static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals(1...1)
         let poster = try context.board(create: false).delete(id: try arguments.posterID(at: 0))
         Output.line("Deleted #\(poster.id).")

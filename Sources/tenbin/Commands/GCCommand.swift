@@ -6,14 +6,17 @@ enum GCCommand: Command {
         name: "gc",
         abstract: "Remove stored images no poster uses.",
         usage: "[--json]",
-        options: [.init(names: ["--json"], value: nil, help: "Print what was removed as JSON.")],
         discussion: "Also removes temporary files left by interrupted writes once they are an hour old."
     )
 
-    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+    struct Options: OptionGroup {
+        var json = Flag.json("Print what was removed as JSON.")
+    }
+
+    static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals(0...0)
         let report = try context.board(create: false).collectGarbage()
-        if arguments.flag("--json") {
+        if arguments.json {
             Output.line(JSON.garbageReport(report))
         } else {
             Output.line(

@@ -17,11 +17,6 @@ enum ImportCommand: Command {
             ("DIR", "A folder whose subfolders each hold a poster's two images and an optional post.txt."),
             ("MANIFEST.jsonl", "A file with one poster per line: {\"image1\", \"image2\", \"contents\", \"hashtags\"}."),
         ],
-        options: [
-            .init(names: ["--jobs", "-j"], value: "N", help: "Images re-encoded at once (default: the number of cores)."),
-            .init(names: ["--json"], value: nil, help: "Print the report as JSON."),
-            .init(names: ["--dry-run"], value: nil, help: "Check and re-encode everything, but write nothing."),
-        ] + ImageOptions.options,
         discussion: """
             In a poster folder, the JPEG and PNG files (recognised by content), sorted by name, are
             image 1 and image 2. In post.txt, lines of only #hashtags give the hashtags; the other
@@ -31,13 +26,22 @@ enum ImportCommand: Command {
             """
     )
 
-    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+    struct Options: OptionGroup {
+        var jobs = Option.integer(
+            ["--jobs", "-j"], value: "N", help: "Images re-encoded at once (default: the number of cores).", in: 1...256,
+            default: ImportOptions.defaultJobs)
+        var json = Flag.json("Print the report as JSON.")
+        var dryRun = Flag(["--dry-run"], help: "Check and re-encode everything, but write nothing.")
+        var image = ImageOptions()
+    }
+
+    static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals(1...1)
-        let (limits, encoding) = try ImageOptions.parse(arguments)
-        let dryRun = arguments.flag("--dry-run")
-        let json = arguments.flag("--json")
+        let (limits, encoding) = try ImageOptions.parse(arguments.image)
+        let dryRun = arguments.dryRun
+        let json = arguments.json
         let options = ImportOptions(
-            jobs: try arguments.integer("--jobs", in: 1...256, default: ImportOptions.defaultJobs), dryRun: dryRun, listsEveryItem: json)
+            jobs: try arguments.jobs, dryRun: dryRun, listsEveryItem: json)
         let source = try ImportSource.at(arguments.positionals[0])
         returnLargeBuffersPromptly()
         let board = try context.board(create: !dryRun, limits: limits, encoding: encoding)

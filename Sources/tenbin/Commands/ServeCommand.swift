@@ -12,18 +12,6 @@ enum ServeCommand: Command {
         name: "serve",
         abstract: "Serve the board over HTTP: a JSON API, live feeds, images and a web page.",
         usage: "[--listen HOST:PORT] [--admin-token-file FILE] [--threads N] [--max-upload-mb MB] [OPTIONS]",
-        options: [
-            .init(names: ["--listen"], value: "HOST:PORT", help: "Address to listen on (default 127.0.0.1:8080; port 0 picks one)."),
-            .init(names: ["--admin-token-file"], value: "FILE", help: "Enables PATCH and DELETE for requests with this bearer token."),
-            .init(names: ["--threads"], value: "N", help: "HTTP worker threads, 1 to 256 (default twice the cores, at least 4)."),
-            .init(names: ["--max-upload-mb"], value: "MB", help: "Largest request body (a new poster), 1 to 1024 MiB (default 25)."),
-            .init(names: ["--vote-rate"], value: "PER_SECOND[/BURST]", help: "Votes per client address (default 10/40)."),
-            .init(names: ["--post-rate"], value: "PER_SECOND[/BURST]", help: "New posters per client address (default 0.2/5)."),
-            .init(names: ["--no-rate-limit"], value: nil, help: "No rate limits (trusted networks, benchmarks)."),
-            .init(names: ["--trust-proxy"], value: nil, help: "Take the client address from X-Forwarded-For (behind a proxy)."),
-            .init(names: ["--max-connections-per-ip"], value: "N", help: "Open connections per client address, 0 for no limit (default 256)."),
-            .init(names: ["--log-json"], value: nil, help: "Log one JSON object per request instead of a text line."),
-        ] + ImageOptions.options,
         discussion: """
             Prints the URL it listens on, then logs one line per request to standard error. The
             default address is loopback: binding to another address puts the board on that
@@ -31,24 +19,49 @@ enum ServeCommand: Command {
             """
     )
 
-    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+    struct Options: OptionGroup {
+        var listen = Option.text(["--listen"], value: "HOST:PORT", help: "Address to listen on (default 127.0.0.1:8080; port 0 picks one).")
+        var adminTokenFile = Option.text(
+            ["--admin-token-file"], value: "FILE", help: "Enables PATCH and DELETE for requests bearing the token in FILE.")
+        var threads = Option.integer(
+            ["--threads"], value: "N", help: "HTTP worker threads, 1 to 256 (default twice the cores, at least 4).", in: 1...256,
+            default: ServerConfiguration(storePath: "").threads)
+        var maxUploadMB = Option.integer(
+            ["--max-upload-mb"], value: "MB", help: "Largest request body (a new poster), 1 to 1024 MiB (default 25).", in: 1...1024,
+            default: 25)
+        var voteRate = Option<Rate>.rate(["--vote-rate"], help: "Votes per client address (default 10/40).", default: ServerConfiguration(storePath: "").voteRate)
+        var postRate = Option<Rate>.rate(
+            ["--post-rate"], help: "New posters per client address (default 0.2/5).", default: ServerConfiguration(storePath: "").postRate)
+        var noRateLimit = Flag(["--no-rate-limit"], help: "No rate limits (trusted networks, benchmarks).")
+        var trustProxy = Flag(["--trust-proxy"], help: "Take the client address from X-Forwarded-For (behind a proxy).")
+        var maxConnectionsPerIP = Option.integer(
+            ["--max-connections-per-ip"], value: "N", help: "Open connections per client address, 0 for no limit (default 256).",
+            in: 0...100_000, default: 256)
+        var heartbeat = Option.integer(
+            ["--heartbeat"], value: "SECONDS", help: "Seconds between heartbeats on live feeds, 1 to 300 (default 15).", in: 1...300,
+            default: 15)
+        var logJSON = Flag(["--log-json"], help: "Log one JSON object per request instead of a text line.")
+        var image = ImageOptions()
+    }
+
+    static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals(0...0)
-        let (limits, encoding) = try ImageOptions.parse(arguments)
+        let (limits, encoding) = try ImageOptions.parse(arguments.image)
         var configuration = ServerConfiguration(storePath: context.storePath)
         configuration.limits = limits
         configuration.encoding = encoding
-        configuration.listen = arguments.value("--listen") ?? "127.0.0.1:8080"
-        configuration.threads = try arguments.integer("--threads", in: 1...256, default: configuration.threads)
-        configuration.maximumUploadBytes = try arguments.integer("--max-upload-mb", in: 1...1024, default: 25) << 20
-        configuration.voteRate = try rate(arguments, "--vote-rate", default: configuration.voteRate)
-        configuration.postRate = try rate(arguments, "--post-rate", default: configuration.postRate)
-        configuration.rateLimited = !arguments.flag("--no-rate-limit")
-        configuration.trustProxy = arguments.flag("--trust-proxy")
-        configuration.maximumConnectionsPerAddress = try arguments.integer(
-            "--max-connections-per-ip", in: 0...100_000, default: configuration.maximumConnectionsPerAddress)
-        configuration.logJSON = arguments.flag("--log-json")
+        configuration.listen = try arguments.listen ?? "127.0.0.1:8080"
+        configuration.threads = try arguments.threads
+        configuration.maximumUploadBytes = try arguments.maxUploadMB << 20
+        configuration.voteRate = try arguments.voteRate
+        configuration.postRate = try arguments.postRate
+        configuration.rateLimited = !arguments.noRateLimit
+        configuration.trustProxy = arguments.trustProxy
+        configuration.maximumConnectionsPerAddress = try arguments.maxConnectionsPerIP
+        configuration.heartbeat = .seconds(try arguments.heartbeat)
+        configuration.logJSON = arguments.logJSON
         configuration.log = { line in _ = FileDescriptor.writeAll(line, to: STDERR_FILENO) }  // a closed stderr only loses log lines
-        if let path = arguments.value("--admin-token-file") {
+        if let path = try arguments.adminTokenFile {
             configuration.adminToken = try AdminToken.read(path: path)
         }
         let server = try Server(configuration)
@@ -57,15 +70,6 @@ enum ServeCommand: Command {
         waitForStopSignal()
         server.stop()
         return 0
-    }
-
-    /// `PER_SECOND[/BURST]`.
-    private static func rate(_ arguments: ParsedArguments, _ name: String, default fallback: Rate) throws -> Rate {
-        guard let text = arguments.value(name) else { return fallback }
-        guard let rate = Rate(text) else {
-            throw UsageError("'\(name)' takes PER_SECOND or PER_SECOND/BURST (like 10 or 0.5/5), not '\(text)'", command: spec)
-        }
-        return rate
     }
 
     /// Blocks until SIGINT or SIGTERM arrives.
@@ -80,5 +84,19 @@ enum ServeCommand: Command {
         }
         stop.wait()
         for source in sources { source.cancel() }
+    }
+}
+
+extension Option where Value == Rate {
+    /// `PER_SECOND[/BURST]`, `fallback` when absent.
+    static func rate(_ names: [String], help: String, default fallback: Rate) -> Self {
+        let info = CommandSpec.Option(names: names, value: "PER_SECOND[/BURST]", help: help)
+        return Option(info: info) { texts throws(UsageError) in
+            guard let text = texts.last else { return fallback }
+            guard let rate = Rate(text) else {
+                throw UsageError("'\(info.primary)' takes PER_SECOND or PER_SECOND/BURST (like 10 or 0.5/5), not '\(text)'")
+            }
+            return rate
+        }
     }
 }

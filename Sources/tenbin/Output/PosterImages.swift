@@ -57,9 +57,10 @@ enum PosterImages {
 extension PosterImages {
     /// Prints a page of posters (`list`, `search`) as it was asked for: a JSON array, the
     /// posters with their images drawn, or one text row each. Returns the exit status.
-    static func printPage(_ posters: [Poster], board: Board, arguments: ParsedArguments, context: Context) throws -> Int32 {
-        let json = arguments.flag("--json")
-        let options = try DrawingOptions.parse(arguments, context: context, json: json)
+    static func printPage(
+        _ posters: [Poster], board: Board, json: Bool, drawing: ParsedArguments<DrawingOptions.Group>, context: Context
+    ) throws -> Int32 {
+        let options = try DrawingOptions.parse(drawing, context: context, json: json)
         if options.draw {
             // All forty thumbnails of a page of twenty load in one parallel batch.
             return try Blocking.run { print(await list(posters, board: board, options: options, context: context)) }

@@ -214,7 +214,9 @@ class BoardTest:
             self.tenbin("post", os.path.join(self.args.fixtures, "left.jpg"), os.path.join(self.args.fixtures, "right.png"),
                         "--text", f"スクロール {index}")
         self.open_board()
-        ids = lambda: [c.get_attribute("data-id") for c in self.driver.find_elements(By.CSS_SELECTOR, "#board .card")]
+        def ids():  # read in one script, so a card removed meanwhile cannot go stale half-way
+            return self.driver.execute_script(
+                "return Array.from(document.querySelectorAll('#board .card'), (card) => card.dataset.id)")
         if len(ids()) != 20:
             raise Failure(f"the first page should hold 20 posters, it holds {len(ids())}")
         self.driver.execute_script("document.getElementById('more').scrollIntoView()")

@@ -42,6 +42,11 @@ struct Wrk {
             p99: latency("99%", in: text))
     }
 
+    /// The run with the median rate (its latencies with it).
+    static func median(_ runs: [Wrk]) -> Wrk {
+        runs.sorted { $0.rate < $1.rate }[runs.count / 2]
+    }
+
     /// A Lua script that votes for side 1 of posters 1…`posters` in turn.
     static func voteScript(posters: Int) -> String {
         """

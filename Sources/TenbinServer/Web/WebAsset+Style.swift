@@ -79,12 +79,12 @@ extension WebAsset {
         .meter .fill { display: block; height: 100%; background: var(--one); transition: width .25s ease-out; }
         .meter.none .fill { background: transparent; }
         .votes { display: grid; grid-template-columns: 1fr 1fr; gap: 8px; margin: 0 12px; }
-        .vote { font: inherit; display: flex; align-items: baseline; justify-content: center; gap: 6px; padding: 10px 6px;
+        .vote { font: inherit; display: flex; align-items: baseline; justify-content: center; gap: 6px; padding: 8px 6px;
           border-radius: 10px; border: 2px solid currentColor; background: transparent; cursor: pointer; min-height: 44px; }
         .vote.side1 { color: var(--one); }
         .vote.side2 { color: var(--two); }
-        .vote { flex-wrap: wrap; }
-        .vote .label { font-weight: 700; white-space: nowrap; }
+        .vote { flex-wrap: wrap; row-gap: 0; line-height: 1.3; }
+        .vote .label { font-weight: 700; white-space: nowrap; flex-basis: 100%; text-align: center; }
         .vote .count { color: var(--text); font-variant-numeric: tabular-nums; font-weight: 600; }
         .vote .pct { color: var(--muted); font-size: 14px; font-variant-numeric: tabular-nums; }
         .vote:active { transform: scale(.97); }

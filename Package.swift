@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "tenbin", targets: ["tenbin"]),
         .library(name: "TenbinKit", targets: ["TenbinKit"]),
+        .library(name: "TenbinSQLite", targets: ["TenbinSQLite"]),
         .library(name: "TenbinServer", targets: ["TenbinServer"]),
     ],
     targets: [
@@ -28,11 +29,19 @@ let package = Package(
             path: "Sources/CMicroHTTPD",
             linkerSettings: [.linkedLibrary("microhttpd")]
         ),
+        // The backend-neutral core: no SQL, no database library.
         .target(
             name: "TenbinKit",
-            dependencies: ["CSQLite", "CCrypto", "CImageCodec"],
+            dependencies: ["CCrypto", "CImageCodec"],
             path: "Sources/TenbinKit"
         ),
+        // The embedded backend: the only target that speaks SQLite.
+        .target(
+            name: "TenbinSQLite",
+            dependencies: ["TenbinKit", "CSQLite"],
+            path: "Sources/TenbinSQLite"
+        ),
+        // `tenbin serve`: HTTP on libmicrohttpd over any backend's Board.
         .target(
             name: "TenbinServer",
             dependencies: ["TenbinKit", "CMicroHTTPD"],
@@ -40,18 +49,20 @@ let package = Package(
         ),
         .executableTarget(
             name: "tenbin",
-            dependencies: ["TenbinKit", "TenbinServer"],
+            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinServer"],
             path: "Sources/tenbin"
         ),
         // `make bench`: measurements printed as tables, never timed tests.
         .executableTarget(
             name: "tenbin-bench",
-            dependencies: ["TenbinKit"],
+            dependencies: ["TenbinKit", "TenbinSQLite"],
             path: "Sources/tenbin-bench"
         ),
+        // The core's tests, the SQLite backend's own, and the contract suite every backend
+        // passes (Contract/), with an in-memory backend that proves the seam complete.
         .testTarget(
             name: "TenbinKitTests",
-            dependencies: ["TenbinKit"],
+            dependencies: ["TenbinKit", "TenbinSQLite"],
             path: "Tests/TenbinKitTests"
         ),
         .testTarget(

@@ -12,15 +12,12 @@ public final class Server: Sendable {
     /// The URL to print.
     public let url: String
 
-    /// Opens the store (creating it when missing) and starts listening. Throws when the store
-    /// cannot be opened, the listen address is not one, or it cannot be bound.
-    public init(_ configuration: ServerConfiguration) throws {
+    /// Starts serving `board` (whatever its backend). Throws when the listen address is not
+    /// one or cannot be bound.
+    public init(_ configuration: ServerConfiguration, board: Board) throws {
         guard let address = ListenAddress(configuration.listen) else {
             throw ServerError("--listen must be IPV4:PORT or [IPV6]:PORT, not \"\(configuration.listen)\"")
         }
-        let board = try Board(
-            Board.Configuration(storePath: configuration.storePath, limits: configuration.limits, encoding: configuration.encoding),
-            create: true)
         self.configuration = configuration
         routes = Routes(configuration: configuration, gateway: BoardGateway(board: board))
         let daemon = HTTPDaemon(handler: routes)

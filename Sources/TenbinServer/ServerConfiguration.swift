@@ -6,14 +6,8 @@ import TenbinKit
 
 /// Everything `tenbin serve` is started with.
 public struct ServerConfiguration: Sendable {
-    /// The store folder.
-    public var storePath: String
     /// `HOST:PORT` to listen on; port 0 lets the system choose.
     public var listen: String = "127.0.0.1:8080"
-    /// Limits every uploaded image is checked against.
-    public var limits = ImageLimits()
-    /// How uploads are stored.
-    public var encoding = EncodingOptions()
     /// The admin token for edits and deletes; nil turns both off over HTTP.
     public var adminToken: String?
     /// libmicrohttpd worker threads (each with its own epoll set).
@@ -50,8 +44,6 @@ public struct ServerConfiguration: Sendable {
     /// Cores online.
     static var cores: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 
-    /// A configuration with the defaults for the store at `storePath`.
-    public init(storePath: String) {
-        self.storePath = storePath
-    }
+    /// A configuration with the defaults.
+    public init() {}
 }

@@ -24,32 +24,30 @@ extension Routes {
     func blob(_ hex: Substring, _ head: RequestHead) throws -> HTTPResponse {
         guard let digest = Digest(hex: String(hex)) else { throw APIError.notFound("\(hex.prefix(80)) is not a blob digest") }
         let etag = "\"\(digest.hex)\""
-        let path = gateway.blobPath(digest)
+        let (image, path) = try gateway.blob(digest)
+        if Self.notModified(head, etag: etag) { return HTTPResponse(status: 304, headers: Self.immutable(etag: etag)) }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            if errno == ENOENT || errno == ENOTDIR { throw APIError.notFound("no blob \(digest.hex)") }
-            throw APIError(status: 500, kind: "internal", message: "the blob \(digest.hex) cannot be read")
-        }
-        if Self.notModified(head, etag: etag) {
-            _ = close(descriptor)  // read-only; nothing to lose
-            return HTTPResponse(status: 304, headers: Self.immutable(etag: etag))
+            // Deleted since the lookup: gone, like any missing image.
+            if errno == ENOENT { throw APIError.notFound("no image with digest \(digest.hex)") }
+            throw APIError(status: 500, kind: "internal", message: "the image \(digest.hex) cannot be read")
         }
         var info = stat()
-        var magic = [UInt8](repeating: 0, count: 8)
-        guard fstat(descriptor, &info) == 0, pread(descriptor, &magic, 8, 0) >= 0 else {
+        guard fstat(descriptor, &info) == 0 else {
             _ = close(descriptor)  // read-only; nothing to lose
-            throw APIError(status: 500, kind: "internal", message: "the blob \(digest.hex) cannot be read")
+            throw APIError(status: 500, kind: "internal", message: "the image \(digest.hex) cannot be read")
         }
         return HTTPResponse(
-            status: 200, headers: [("Content-Type", Self.imageType(magic))] + Self.immutable(etag: etag),
+            status: 200, headers: [("Content-Type", Self.mediaType(image.format))] + Self.immutable(etag: etag),
             body: .file(descriptor: descriptor, size: Int(info.st_size)))
     }
 
-    /// The media type of stored image bytes, from their first bytes.
-    static func imageType(_ magic: [UInt8]) -> String {
-        if magic.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
-        if magic.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "image/png" }
-        return "application/octet-stream"
+    /// The media type of a stored format.
+    static func mediaType(_ format: ImageFormat) -> String {
+        switch format {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        }
     }
 
     /// `GET /thumbs/{digest}?w=N`: from the cache, else produced off the server's threads.
@@ -63,13 +61,13 @@ extension Routes {
         if Self.notModified(head, etag: etag) { return .now(HTTPResponse(status: 304, headers: Self.immutable(etag: etag))) }
         let key = Thumbnails.Key(digest: digest, width: width)
         if let cached = thumbnails.cached(key) { return .now(Self.thumbnailResponse(cached, etag: etag)) }
-        guard access(gateway.blobPath(digest), F_OK) == 0 else { throw APIError.notFound("no blob \(digest.hex)") }
+        _ = try gateway.blob(digest)  // not found unless a poster uses it
         return Self.later { [thumbnails] in Self.thumbnailResponse(try await thumbnails.thumbnail(key), etag: etag) }
     }
 
     private static func thumbnailResponse(_ image: EncodedImage, etag: String) -> HTTPResponse {
         HTTPResponse(
-            status: 200, headers: [("Content-Type", image.format == .png ? "image/png" : "image/jpeg")] + immutable(etag: etag),
+            status: 200, headers: [("Content-Type", mediaType(image.format))] + immutable(etag: etag),
             body: .bytes(image.bytes))
     }
 

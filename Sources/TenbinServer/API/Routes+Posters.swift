@@ -38,7 +38,7 @@ extension Routes {
         let upload = configuration.maximumUploadBytes
         let limits = FormLimits(
             maximumBytes: upload, maximumParts: 3 + APIInput.maximumHashtags,
-            maximumFileBytes: min(upload, configuration.limits.maxFileBytes), maximumFieldBytes: APIInput.maximumContentsBytes)
+            maximumFileBytes: min(upload, gateway.maximumImageBytes), maximumFieldBytes: APIInput.maximumContentsBytes)
         return write(route, head, allowed: "POST", json: false, limiter: postLimiter, what: "posts", limit: .form(limits)) {
             [self] body throws(APIError) in
             guard case .form(let parts) = body else { throw .badRequest("the body is not a form") }

@@ -20,30 +20,22 @@ struct BoardGateway: Sendable {
 
     /// A page of a feed, after `cursor` (the `next` of an earlier page) or from the top.
     func page(order: FeedOrder, limit: Int, cursor: String?) throws -> Page {
-        let offset = try Self.offset(cursor)
-        // One poster more than asked tells whether another page follows.
-        let posters = try board.posters(order: order, limit: limit + 1, offset: offset)
-        return Self.page(posters, limit: limit, offset: offset)
+        let page = try board.page(order: order, limit: limit, after: try Self.cursor(cursor))
+        return Page(posters: page.posters, next: page.next?.encoded)
     }
 
-    /// A page of search results, after `cursor` or from the top.
+    /// A page of search results, after `cursor` or from the top; searched off the caller's
+    /// thread, since a search can take longer than a page read.
     func search(query: String, order: FeedOrder, limit: Int, cursor: String?) async throws -> Page {
-        let offset = try Self.offset(cursor)
-        let posters = try await blocking { [board] in try board.search(query: query, order: order, limit: limit + 1, offset: offset) }
-        return Self.page(posters, limit: limit, offset: offset)
+        let after = try Self.cursor(cursor)
+        let page = try await blocking { [board] in try board.searchPage(query: query, order: order, limit: limit, after: after) }
+        return Page(posters: page.posters, next: page.next?.encoded)
     }
 
-    private static func page(_ posters: [Poster], limit: Int, offset: Int) -> Page {
-        Page(posters: Array(posters.prefix(limit)), next: posters.count > limit ? "o\(offset + limit)" : nil)
-    }
-
-    /// The offset a cursor stands for: `o` and a number, as `page` makes them.
-    private static func offset(_ cursor: String?) throws -> Int {
-        guard let cursor else { return 0 }
-        guard cursor.hasPrefix("o"), cursor.count <= 10, let offset = Int(cursor.dropFirst()), offset >= 0,
-            cursor.dropFirst().allSatisfy(\.isASCII)
-        else { throw APIError.badRequest("the cursor is not one this server gave out") }
-        return offset
+    private static func cursor(_ text: String?) throws -> PageCursor? {
+        guard let text else { return nil }
+        guard let cursor = PageCursor(encoded: text) else { throw BoardError.invalidCursor(text) }
+        return cursor
     }
 
     /// One poster.
@@ -51,34 +43,37 @@ struct BoardGateway: Sendable {
         try board.poster(id: id)
     }
 
-    /// Adds votes; returns once they are committed.
+    /// Adds votes; returns once they are committed (with others cast at the same moment).
     func vote(id: Int64, side: VoteSide, times: Int) async throws -> Poster {
-        try await blocking { try board.vote(id: id, side: side, times: times) }
+        try await board.castVote(id: id, side: side, times: times)
     }
 
     /// Validates, re-encodes and stores a new poster.
     func post(_ draft: PosterDraft) async throws -> Poster {
-        try await blocking { try board.post(draft) }
+        try await blocking { [board] in try board.post(draft) }
     }
 
-    /// Changes a poster's question and hashtags.
+    /// Changes a poster's question, hashtags or both; what is not given stays as it is.
     func edit(id: Int64, contents: String?, hashtags: [String]?) async throws -> Poster {
-        throw APIError(status: 501, kind: "unavailable", message: "editing posters over HTTP is not available in this version")
+        try await blocking { [board] in
+            let current = (contents == nil || hashtags == nil) ? try board.poster(id: id) : nil
+            return try board.edit(id: id, contents: contents ?? current!.contents, hashtags: hashtags ?? current!.hashtags)
+        }
     }
 
     /// Deletes a poster and the images no other poster uses.
     func delete(id: Int64) async throws -> Poster {
-        try await blocking { try board.delete(id: id) }
+        try await blocking { [board] in try board.delete(id: id) }
     }
 
-    /// A live feed.
+    /// A live feed (every feed of the board shares one change source).
     func observe(_ feed: Feed) throws -> FeedObservation {
         try board.observe(feed)
     }
 
-    /// The file a blob is stored in.
-    func blobPath(_ digest: Digest) -> String {
-        BlobStore(root: "\(board.configuration.storePath)/blobs").path(for: digest)
+    /// A stored image and the file it is in; throws not-found for a digest no poster uses.
+    func blob(_ digest: Digest) throws -> (image: StoredImage, path: String) {
+        try board.blob(digest)
     }
 
     /// An image pipeline over the board's blobs.
@@ -86,9 +81,12 @@ struct BoardGateway: Sendable {
         board.imagePipeline(cacheLimits: cacheLimits)
     }
 
+    /// The most bytes an uploaded image may have.
+    var maximumImageBytes: Int { board.configuration.limits.maxFileBytes }
+
     /// Throws unless the store answers.
     func checkHealth() async throws -> Int {
-        try await blocking { try board.count() }
+        try await blocking { [board] in try board.count() }
     }
 
     /// Runs blocking `work` on the board queue and waits for it without blocking a thread.

@@ -25,7 +25,7 @@ struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
             portText = text[text.index(after: colon)...]
             isIPv6 = false
         }
-        guard !portText.isEmpty, portText.allSatisfy(\.isASCII), let port = UInt16(portText) else { return nil }
+        guard !portText.isEmpty, portText.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let port = UInt16(portText) else { return nil }
         self.host = String(host)
         self.port = port
         var probe = in6_addr()

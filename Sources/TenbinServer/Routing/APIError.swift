@@ -59,7 +59,7 @@ struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
                 self = error
                 return
             }
-            let kind = Self.kind(of: error)
+            let kind = ErrorKind.of(error)
             let message = "\(error)"
             switch kind {
             case .notFound: self = APIError(status: 404, kind: kind.rawValue, message: message)
@@ -71,16 +71,6 @@ struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
                     status: 503, kind: kind.rawValue, message: "the store cannot answer now; try again shortly",
                     headers: [Header(name: "Retry-After", value: "1")])
             case .internal: self = APIError(status: 500, kind: kind.rawValue, message: "the server failed to answer this request")
-            }
-        }
-
-        /// The kind of `error`; a board error that does not say its kind yet is read here.
-        private static func kind(of error: any Error) -> ErrorKind {
-            if error is any KindedError { return ErrorKind.of(error) }
-            switch error as? BoardError {
-            case .noSuchPoster: return .notFound
-            case .invalidVoteCount: return .invalidInput
-            case nil: return ErrorKind.of(error)
             }
         }
     }

@@ -25,13 +25,13 @@ enum ServeCommand: Command {
             ["--admin-token-file"], value: "FILE", help: "Enables PATCH and DELETE for requests bearing the token in FILE.")
         var threads = Option.integer(
             ["--threads"], value: "N", help: "HTTP worker threads, 1 to 256 (default twice the cores, at least 4).", in: 1...256,
-            default: ServerConfiguration(storePath: "").threads)
+            default: ServerConfiguration().threads)
         var maxUploadMB = Option.integer(
             ["--max-upload-mb"], value: "MB", help: "Largest request body (a new poster), 1 to 1024 MiB (default 25).", in: 1...1024,
             default: 25)
-        var voteRate = Option<Rate>.rate(["--vote-rate"], help: "Votes per client address (default 10/40).", default: ServerConfiguration(storePath: "").voteRate)
+        var voteRate = Option<Rate>.rate(["--vote-rate"], help: "Votes per client address (default 10/40).", default: ServerConfiguration().voteRate)
         var postRate = Option<Rate>.rate(
-            ["--post-rate"], help: "New posters per client address (default 0.2/5).", default: ServerConfiguration(storePath: "").postRate)
+            ["--post-rate"], help: "New posters per client address (default 0.2/5).", default: ServerConfiguration().postRate)
         var noRateLimit = Flag(["--no-rate-limit"], help: "No rate limits (trusted networks, benchmarks).")
         var trustProxy = Flag(["--trust-proxy"], help: "Take the client address from X-Forwarded-For (behind a proxy).")
         var maxConnectionsPerIP = Option.integer(
@@ -47,9 +47,7 @@ enum ServeCommand: Command {
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals(0...0)
         let (limits, encoding) = try ImageOptions.parse(arguments.image)
-        var configuration = ServerConfiguration(storePath: context.storePath)
-        configuration.limits = limits
-        configuration.encoding = encoding
+        var configuration = ServerConfiguration()
         configuration.listen = try arguments.listen ?? "127.0.0.1:8080"
         configuration.threads = try arguments.threads
         configuration.maximumUploadBytes = try arguments.maxUploadMB << 20
@@ -64,7 +62,7 @@ enum ServeCommand: Command {
         if let path = try arguments.adminTokenFile {
             configuration.adminToken = try AdminToken.read(path: path)
         }
-        let server = try Server(configuration)
+        let server = try Server(configuration, board: try context.board(create: true, limits: limits, encoding: encoding))
         Output.line("Serving \(context.storePath) at \(server.url)")
         _ = fflush(nil)  // the URL must reach a pipe's reader now, not at exit
         waitForStopSignal()

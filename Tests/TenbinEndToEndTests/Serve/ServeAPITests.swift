@@ -200,6 +200,43 @@ import Testing
         #expect(badEdit.status == 422)
     }
 
+    @Test func patchEditsTheQuestionAndHashtagsKeepingIdImagesAndVotes() throws {
+        let folder = try ScratchFolder()
+        let tokenFile = folder.path + "/token"
+        try "edit-token-0123456789abcdef".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let server = try ServeProcess(["--admin-token-file", tokenFile])
+        let before = try Self.post(server, contents: "old", hashtags: ["a"])
+        _ = try server.postJSON("/api/v1/posters/1/votes", #"{"side": 2, "times": 4}"#)
+        let headers = [("Authorization", "Bearer edit-token-0123456789abcdef"), ("Content-Type", "application/json")]
+        let edited = try server.request("PATCH", "/api/v1/posters/1", headers: headers, body: Array(#"{"contents": "新しい質問"}"#.utf8))
+        #expect(edited.status == 200, "\(edited.text)")
+        #expect(edited.json["contents"] as? String == "新しい質問")
+        #expect(edited.json["hashtags"] as? [String] == ["a"])
+        #expect(edited.json["good2"] as? Int == 4)
+        #expect((edited.json["images"] as? [[String: Any]])?.map { $0["digest"] as? String } == (before["images"] as? [[String: Any]])?.map { $0["digest"] as? String })
+        let tags = try server.request("PATCH", "/api/v1/posters/1", headers: headers, body: Array(##"{"hashtags": ["#x", "y"]}"##.utf8))
+        #expect(tags.json["hashtags"] as? [String] == ["x", "y"])
+        #expect(tags.json["contents"] as? String == "新しい質問")
+        #expect(try server.request("GET", "/api/v1/search?q=%E8%B3%AA%E5%95%8F").json["posters"].map { ($0 as? [Any])?.count } == 1)
+        let wrongType = try server.request("PATCH", "/api/v1/posters/1", headers: headers, body: Array(#"{"contents": 5}"#.utf8))
+        #expect(wrongType.status == 422)
+        let missing = try server.request("PATCH", "/api/v1/posters/7", headers: headers, body: Array(#"{"contents": "x"}"#.utf8))
+        #expect(missing.status == 404)
+    }
+
+    @Test func aCursorFromAnotherOrderIsRefused() throws {
+        let server = try ServeProcess(["--no-rate-limit"])
+        for _ in 0..<3 { try Self.post(server) }
+        let first = try server.request("GET", "/api/v1/posters?limit=1")
+        let next = first.json["next"] as? String ?? ""
+        #expect(!next.isEmpty)
+        let encoded = next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? next
+        #expect(try server.request("GET", "/api/v1/posters?limit=1&cursor=\(encoded)").status == 200)
+        let other = try server.request("GET", "/api/v1/posters?limit=1&sort=popular&cursor=\(encoded)")
+        #expect(other.status == 400, "\(other.text)")
+        #expect(other.errorKind == "invalid_input")
+    }
+
     @Test func aShortOrMissingTokenFileStopsTheServerFromStarting() throws {
         let folder = try ScratchFolder()
         try "short\n".write(toFile: folder.path + "/token", atomically: true, encoding: .utf8)

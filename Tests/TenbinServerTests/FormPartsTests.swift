@@ -1,7 +1,0 @@
-import Testing
-
-@testable import TenbinServer
-
-@Suite struct FormPartsTests {
-    @Test func placeholder() {}
-}

@@ -206,7 +206,7 @@ enum ServeBenchmark {
             "thumbnail cache full: \(Format.mb(cached)) of \(Format.mb(thumbnailCacheBytes)) cached", Format.mb(peakBytes(of: server.pid)))
         table.print()
         print("\nVmHWM from /proc/PID/status; the cache's size from /metrics (tenbin_thumbnail_cache_bytes). \(made) distinct")
-        print("thumbnails (\(Format.mb(bytes)) encoded) of \(made / 3) images posted in \(Format.number(elapsed, digits: 0)) s.")
+        print("thumbnails (\(Format.mb(bytes)) encoded) of \(made / 3) images posted in \(Format.number(elapsed, digits: 0)) s.\n")
         if cached < thumbnailCacheBytes * 9 / 10 { print("Warning: the cache did not fill within the time allowed.") }
         if failures > 0 { print("Warning: \(failures) thumbnail requests failed.") }
     }

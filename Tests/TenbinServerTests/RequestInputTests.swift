@@ -89,8 +89,10 @@ import Testing
 
     @Test func aPosterFormNeedsExactlyTwoImagesAndKnownFields() throws {
         let good = try APIInput.posterForm(
-            Self.form([("image1", "a.jpg", [1, 2]), ("contents", nil, Array("質問".utf8)), ("image2", "b.png", [3]),
-                ("hashtags", nil, Array("x".utf8)), ("hashtags", nil, Array("y".utf8))]))
+            Self.form([
+                ("image1", "a.jpg", [1, 2]), ("contents", nil, Array("質問".utf8)), ("image2", "b.png", [3]),
+                ("hashtags", nil, Array("x".utf8)), ("hashtags", nil, Array("y".utf8)),
+            ]))
         #expect(good == APIInput.PosterForm(image1: [1, 2], image2: [3], contents: "質問", hashtags: ["x", "y"]))
         let bad: [[(String, String?, [UInt8])]] = [
             [("image1", "a", [1])], [("image1", "a", [1]), ("image2", "b", [2]), ("image3", "c", [3])],

@@ -53,7 +53,8 @@ import Testing
         let policy = RequestPolicy(adminToken: nil, trustProxy: false)
         let passing: [[String: String]] = [
             ["host": "example.org"], ["host": "example.org", "origin": "https://example.org"],
-            ["host": "Example.org:8080", "origin": "http://example.org:8080"], ["host": "example.org", "referer": "https://example.org/x?y"],
+            ["host": "Example.org:8080", "origin": "http://example.org:8080"],
+            ["host": "example.org", "referer": "https://example.org/x?y"],
         ]
         for headers in passing { #expect(throws: Never.self, "\(headers)") { try policy.checkSameOrigin(Self.head(headers)) } }
         let refused: [[String: String]] = [
@@ -65,7 +66,8 @@ import Testing
         for headers in refused { #expect(throws: APIError.self, "\(headers)") { try policy.checkSameOrigin(Self.head(headers)) } }
         let proxied = RequestPolicy(adminToken: nil, trustProxy: true)
         #expect(throws: Never.self) {
-            try proxied.checkSameOrigin(Self.head(["host": "127.0.0.1:8080", "x-forwarded-host": "board.example", "origin": "https://board.example"]))
+            try proxied.checkSameOrigin(
+                Self.head(["host": "127.0.0.1:8080", "x-forwarded-host": "board.example", "origin": "https://board.example"]))
         }
     }
 
@@ -83,7 +85,9 @@ import Testing
         for value in ["Bearer 0123456789abcde", "Bearer 0123456789abcdefg", "Basic 0123456789abcdef", "bearer x", "Bearer "] {
             #expect(throws: APIError.self, "\(value)") { try policy.checkAdmin(Self.head(["authorization": value])) }
         }
-        #expect(throws: APIError.self) { try RequestPolicy(adminToken: nil, trustProxy: false).checkAdmin(Self.head(["authorization": "Bearer x"])) }
+        #expect(throws: APIError.self) {
+            try RequestPolicy(adminToken: nil, trustProxy: false).checkAdmin(Self.head(["authorization": "Bearer x"]))
+        }
         #expect(RequestPolicy.constantTimeEqual([1, 2], [1, 2]))
         #expect(!RequestPolicy.constantTimeEqual([1, 2], [1, 2, 0]))
         #expect(!RequestPolicy.constantTimeEqual([], [0]))

@@ -70,7 +70,8 @@ import Testing
         let text = RequestLog(write: { _ in }, json: false).line(for: record)
         #expect(text.hasSuffix(" 127.0.0.1 GET /api/v1/posters?[2J 200 123 1.500ms"), "\(text)")
         let json = RequestLog(write: { _ in }, json: true).line(for: record)
-        #expect(json.contains(#""method": "GET", "path": "/api/v1/posters\u001b[2J", "status": 200, "bytes": 123, "ms": 1.500}"#), "\(json)")
+        #expect(
+            json.contains(#""method": "GET", "path": "/api/v1/posters\u001b[2J", "status": 200, "bytes": 123, "ms": 1.500}"#), "\(json)")
         var unanswered = record
         unanswered.status = 0
         unanswered.bytes = nil
@@ -84,7 +85,8 @@ import Testing
         metrics.record(
             ExchangeRecord(method: "GET", path: "/x", route: "unmatched", status: 404, bytes: 1, duration: .seconds(9), client: "-"))
         metrics.votesCommitted(5)
-        let text = metrics.render(feeds: 2, thumbnails: CacheStatistics(hits: 1, misses: 2, evictions: 0, count: 1, totalCost: 10), exchanges: 0)
+        let text = metrics.render(
+            feeds: 2, thumbnails: CacheStatistics(hits: 1, misses: 2, evictions: 0, count: 1, totalCost: 10), exchanges: 0)
         #expect(text.contains("tenbin_http_requests_total{route=\"GET /\",status=\"200\"} 1\n"))
         #expect(text.contains("tenbin_http_request_duration_seconds_bucket{le=\"0.0025\"} 0\n"))
         #expect(text.contains("tenbin_http_request_duration_seconds_bucket{le=\"0.005\"} 1\n"))

@@ -38,7 +38,9 @@ final class Routes: HTTPHandling {
 
     func admit(_ head: RequestHead) -> Admission {
         let parts = head.rawPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        guard head.rawPath.hasPrefix("/") else { return .reply("unmatched", .now(.error(.badRequest("the request target must be a path")))) }
+        guard head.rawPath.hasPrefix("/") else {
+            return .reply("unmatched", .now(.error(.badRequest("the request target must be a path"))))
+        }
         let p = Array(parts)
         func at(_ index: Int) -> Substring { index < p.count ? p[index] : "" }
         switch (p.count, at(0)) {

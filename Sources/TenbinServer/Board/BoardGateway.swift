@@ -57,6 +57,7 @@ struct BoardGateway: Sendable {
     func edit(id: Int64, contents: String?, hashtags: [String]?) async throws -> Poster {
         try await blocking { [board] in
             let current = (contents == nil || hashtags == nil) ? try board.poster(id: id) : nil
+            // `current` is read whenever one of the two is missing.
             return try board.edit(id: id, contents: contents ?? current!.contents, hashtags: hashtags ?? current!.hashtags)
         }
     }

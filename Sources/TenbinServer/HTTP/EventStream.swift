@@ -90,6 +90,7 @@ final class EventStream: Sendable {
             let available = state.buffer.count - state.start
             if available > 0 {
                 let count = min(available, capacity)
+                // `available > 0`, so the buffer is not empty and has a base address.
                 state.buffer.withUnsafeBufferPointer { buffer in
                     UnsafeMutableRawPointer(destination).copyMemory(from: buffer.baseAddress! + state.start, byteCount: count)
                 }

@@ -92,10 +92,7 @@ final class HTTPDaemon: Sendable {
                 usleep(10_000)
             }
             // Stopping with a suspended connection is not allowed: resume every one first.
-            for exchange in exchanges.withLock({ Array($0.values) }) {
-                exchange.abandon()
-                exchange.stream?.finish()
-            }
+            for exchange in exchanges.withLock({ Array($0.values) }) { exchange.abandon() }
             MHD_stop_daemon(running)
             daemon = nil
         }
@@ -173,7 +170,10 @@ final class HTTPDaemon: Sendable {
                         exchange.refusal = .badRequest("the form body is malformed")
                     }
                 } else {
-                    upload!.withMemoryRebound(to: UInt8.self, capacity: size) { exchange.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: size)) }
+                    // libmicrohttpd passes data whenever the size is not 0.
+                    upload!.withMemoryRebound(to: UInt8.self, capacity: size) {
+                        exchange.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
+                    }
                 }
                 return true
             }
@@ -280,6 +280,9 @@ final class HTTPDaemon: Sendable {
 }
 
 /// The C callbacks libmicrohttpd calls; each finds its Swift object from its context pointer.
+/// The context pointers are the ones handed to libmicrohttpd (never NULL), and the library
+/// always passes the connection, the size pointer and the reader's buffer: the force-unwraps
+/// below rest on that.
 private enum Callbacks {
     static let begin: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
         context, uri, _ in
@@ -293,7 +296,8 @@ private enum Callbacks {
         guard let pointer = requestContext?.pointee else { return MHD_Result.NO }
         let exchange = Unmanaged<HTTPExchange>.fromOpaque(pointer).takeUnretainedValue()
         let method = method.map { String(cString: $0) } ?? ""
-        return daemon.access(exchange, connection: connection!, method: method, upload: upload, uploadSize: uploadSize!) ? MHD_Result.YES : MHD_Result.NO
+        return daemon.access(exchange, connection: connection!, method: method, upload: upload, uploadSize: uploadSize!)
+            ? MHD_Result.YES : MHD_Result.NO
     }
 
     static let completed: MHD_RequestCompletedCallback = { context, _, requestContext, _ in
@@ -319,7 +323,8 @@ private enum Callbacks {
     static let formPart: MHD_PostDataIterator = { context, _, key, filename, contentType, _, data, offset, size in
         let exchange = Unmanaged<HTTPExchange>.fromOpaque(context!).takeUnretainedValue()
         guard exchange.refusal == nil else { return MHD_Result.NO }
-        let chunk = UnsafeBufferPointer(start: data.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) }, count: data == nil ? 0 : size)
+        let chunk = UnsafeBufferPointer(
+            start: data.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) }, count: data == nil ? 0 : size)
         do throws(FormParts.Refusal) {
             try exchange.form?.receive(
                 name: key.map { String(cString: $0) } ?? "", filename: filename.map { String(cString: $0) },

@@ -73,7 +73,7 @@ final class HTTPExchange: @unchecked Sendable {
         waiting.withLock { waiting in
             guard !waiting.abandoned else { return }
             waiting.response = response
-            Self.resume(&waiting, connection!)
+            Self.resume(&waiting, connection!)  // set on the first callback, before the work began
         }
     }
 
@@ -84,7 +84,7 @@ final class HTTPExchange: @unchecked Sendable {
         waiting.withLock { waiting in
             waiting.abandoned = true
             guard waiting.suspended else { return false }
-            Self.resume(&waiting, connection!)
+            Self.resume(&waiting, connection!)  // a suspended exchange has its connection
             return true
         }
     }

@@ -27,7 +27,8 @@ struct RequestLog: Sendable {
             // Milliseconds with three decimals, as a number (the writer has whole numbers only).
             return String(writer.text.dropLast()) + ", \"ms\": \(Self.decimal(milliseconds))}"
         }
-        return "\(time) \(record.client) \(Self.printable(record.method)) \(Self.printable(record.path)) \(status) \(record.bytes.map(String.init) ?? "-") \(Self.decimal(milliseconds))ms"
+        return
+            "\(time) \(record.client) \(Self.printable(record.method)) \(Self.printable(record.path)) \(status) \(record.bytes.map(String.init) ?? "-") \(Self.decimal(milliseconds))ms"
     }
 
     /// Logs `record`.

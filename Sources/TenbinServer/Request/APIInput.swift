@@ -156,7 +156,8 @@ enum APIInput {
         func image(_ name: String) throws(APIError) -> [UInt8] {
             let parts = form.all(name)
             guard parts.count == 1 else {
-                throw .badRequest(parts.isEmpty ? "the form has no \(name): a poster needs two images" : "the form has more than one \(name)")
+                throw .badRequest(
+                    parts.isEmpty ? "the form has no \(name): a poster needs two images" : "the form has more than one \(name)")
             }
             return parts[0].bytes
         }
@@ -165,7 +166,9 @@ enum APIInput {
         let contentsParts = form.all("contents")
         guard contentsParts.count <= 1 else { throw .badRequest("the form has more than one contents field") }
         func text(_ part: FormParts.Part) throws(APIError) -> String {
-            guard let text = String(validating: part.bytes, as: UTF8.self) else { throw .badRequest("the form field \(part.name) is not UTF-8") }
+            guard let text = String(validating: part.bytes, as: UTF8.self) else {
+                throw .badRequest("the form field \(part.name) is not UTF-8")
+            }
             return text
         }
         let contents = try contentsParts.first.map { (part) throws(APIError) in try text(part) } ?? ""

@@ -18,6 +18,7 @@ public enum AdminToken {
         var bytes = [UInt8](repeating: 0, count: 4097)
         var count = 0
         while count < bytes.count {
+            // The buffer is 4097 bytes, never empty, so it has a base address.
             let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count) }
             if got < 0, errno == EINTR { continue }
             guard got >= 0 else { throw ServerError("cannot read the admin token file \(path)") }
@@ -28,7 +29,9 @@ public enum AdminToken {
         guard let text = String(validating: bytes[..<count], as: UTF8.self) else {
             throw ServerError("the admin token file \(path) is not UTF-8 text")
         }
-        let token = String(text.unicodeScalars.drop { $0.properties.isWhitespace }.reversed().drop { $0.properties.isWhitespace }.reversed().map(Character.init))
+        let token = String(
+            text.unicodeScalars.drop { $0.properties.isWhitespace }.reversed().drop { $0.properties.isWhitespace }.reversed().map(
+                Character.init))
         guard token.count >= minimumLength else {
             throw ServerError("the admin token in \(path) is shorter than \(minimumLength) characters")
         }

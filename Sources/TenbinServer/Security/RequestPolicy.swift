@@ -61,7 +61,8 @@ struct RequestPolicy: Sendable {
         }
         let challenge = [APIError.Header(name: "WWW-Authenticate", value: "Bearer realm=\"tenbin\"")]
         guard let authorization = head.header("authorization"), authorization.hasPrefix("Bearer ") else {
-            throw APIError(status: 401, kind: "unauthorized", message: "this needs the admin token as Authorization: Bearer", headers: challenge)
+            throw APIError(
+                status: 401, kind: "unauthorized", message: "this needs the admin token as Authorization: Bearer", headers: challenge)
         }
         guard Self.constantTimeEqual(Array(authorization.dropFirst(7).trimmingCharacters.utf8), adminToken) else {
             throw APIError(status: 401, kind: "unauthorized", message: "the admin token is wrong", headers: challenge)

@@ -29,7 +29,8 @@ enum ServeCommand: Command {
         var maxUploadMB = Option.integer(
             ["--max-upload-mb"], value: "MB", help: "Largest request body (a new poster), 1 to 1024 MiB (default 25).", in: 1...1024,
             default: 25)
-        var voteRate = Option<Rate>.rate(["--vote-rate"], help: "Votes per client address (default 10/40).", default: ServerConfiguration().voteRate)
+        var voteRate = Option<Rate>.rate(
+            ["--vote-rate"], help: "Votes per client address (default 10/40).", default: ServerConfiguration().voteRate)
         var postRate = Option<Rate>.rate(
             ["--post-rate"], help: "New posters per client address (default 0.2/5).", default: ServerConfiguration().postRate)
         var noRateLimit = Flag(["--no-rate-limit"], help: "No rate limits (trusted networks, benchmarks).")

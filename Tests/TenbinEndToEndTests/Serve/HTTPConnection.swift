@@ -38,7 +38,9 @@ final class HTTPConnection {
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard status == 0 else {
             let code = errno
@@ -202,7 +204,10 @@ struct Multipart {
 
     mutating func file(_ name: String, path: String, filename: String? = nil) throws {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        parts.append(Part(name: name, filename: filename ?? (path as NSString).lastPathComponent, contentType: "application/octet-stream", bytes: bytes))
+        parts.append(
+            Part(
+                name: name, filename: filename ?? (path as NSString).lastPathComponent, contentType: "application/octet-stream",
+                bytes: bytes))
     }
 
     mutating func field(_ name: String, _ value: String) {

@@ -67,7 +67,8 @@ import Testing
     @Test(arguments: [
         ("/api/v1/posters?sort=oldest", "sort"), ("/api/v1/posters?limit=0", "limit"), ("/api/v1/posters?limit=101", "limit"),
         ("/api/v1/posters?limit=abc", "limit"), ("/api/v1/posters?cursor=zzz", "cursor"), ("/api/v1/posters?q=%E3%81", "UTF-8"),
-        ("/api/v1/posters?q=%zz", "percent"), ("/api/v1/search?q=a&sort=x", "sort"), ("/thumbs/\(String(repeating: "a", count: 64))?w=100", "w must"),
+        ("/api/v1/posters?q=%zz", "percent"), ("/api/v1/search?q=a&sort=x", "sort"),
+        ("/thumbs/\(String(repeating: "a", count: 64))?w=100", "w must"),
     ])
     func badQueryParametersAreRefusedWith400NamingTheParameter(path: String, word: String) throws {
         let server = try ServeProcess()
@@ -80,9 +81,10 @@ import Testing
     @Test func missingThingsAre404AndWrongMethodsAre405WithAllow() throws {
         let server = try ServeProcess()
         try Self.post(server)
-        for path in ["/api/v1/posters/99", "/api/v1/posters/abc", "/api/v1/posters/0", "/nothing", "/api/v2/posters", "/blobs/xyz",
-            "/blobs/\(String(repeating: "0", count: 64))", "/static/missing.js", "/api/v1/posters/1/votes/2"]
-        {
+        for path in [
+            "/api/v1/posters/99", "/api/v1/posters/abc", "/api/v1/posters/0", "/nothing", "/api/v2/posters", "/blobs/xyz",
+            "/blobs/\(String(repeating: "0", count: 64))", "/static/missing.js", "/api/v1/posters/1/votes/2",
+        ] {
             let reply = try server.request("GET", path)
             #expect(reply.status == 404, "\(path)")
             #expect(reply.errorKind == "not_found", "\(path)")
@@ -124,7 +126,8 @@ import Testing
         let missing = try server.postJSON("/api/v1/posters/42/votes", #"{"side": 1}"#)
         #expect(missing.status == 404)
         #expect(missing.errorKind == "not_found")
-        let plain = try server.request("POST", "/api/v1/posters/1/votes", headers: [("Content-Type", "text/plain")], body: Array(#"{"side": 1}"#.utf8))
+        let plain = try server.request(
+            "POST", "/api/v1/posters/1/votes", headers: [("Content-Type", "text/plain")], body: Array(#"{"side": 1}"#.utf8))
         #expect(plain.status == 415)
         #expect(plain.errorKind == "unsupported_media_type")
         let untyped = try server.request("POST", "/api/v1/posters/1/votes", body: Array(#"{"side": 1}"#.utf8))
@@ -142,9 +145,10 @@ import Testing
         try Self.post(server)
         let vote = #"{"side": 1}"#
         let own = "http://127.0.0.1:\(server.port)"
-        for (name, value) in [("Origin", "http://evil.example"), ("Origin", "null"), ("Referer", "http://evil.example/page"),
-            ("Origin", "http://127.0.0.1:1")]
-        {
+        for (name, value) in [
+            ("Origin", "http://evil.example"), ("Origin", "null"), ("Referer", "http://evil.example/page"),
+            ("Origin", "http://127.0.0.1:1"),
+        ] {
             let reply = try server.postJSON("/api/v1/posters/1/votes", vote, headers: [(name, value)])
             #expect(reply.status == 403, "\(name): \(value)")
             #expect(reply.errorKind == "forbidden")
@@ -184,7 +188,8 @@ import Testing
         let none = try server.request("DELETE", "/api/v1/posters/1")
         #expect(none.status == 401)
         #expect(none.headers["www-authenticate"]?.hasPrefix("Bearer") == true)
-        let wrong = try server.request("DELETE", "/api/v1/posters/1", headers: [("Authorization", "Bearer s3cret-token-for-tests-012345678")])
+        let wrong = try server.request(
+            "DELETE", "/api/v1/posters/1", headers: [("Authorization", "Bearer s3cret-token-for-tests-012345678")])
         #expect(wrong.status == 401)
         #expect(wrong.errorKind == "unauthorized")
         let auth = [("Authorization", "Bearer s3cret-token-for-tests-0123456789")]
@@ -196,7 +201,8 @@ import Testing
         #expect(try server.request("GET", "/api/v1/posters/1").status == 404)
         #expect(try server.request("GET", "/blobs/\(digest)").status == 404)
         #expect(try server.request("DELETE", "/api/v1/posters/1", headers: auth).status == 404)
-        let badEdit = try server.request("PATCH", "/api/v1/posters/1", headers: auth + [("Content-Type", "application/json")], body: Array("{}".utf8))
+        let badEdit = try server.request(
+            "PATCH", "/api/v1/posters/1", headers: auth + [("Content-Type", "application/json")], body: Array("{}".utf8))
         #expect(badEdit.status == 422)
     }
 
@@ -213,7 +219,9 @@ import Testing
         #expect(edited.json["contents"] as? String == "新しい質問")
         #expect(edited.json["hashtags"] as? [String] == ["a"])
         #expect(edited.json["good2"] as? Int == 4)
-        #expect((edited.json["images"] as? [[String: Any]])?.map { $0["digest"] as? String } == (before["images"] as? [[String: Any]])?.map { $0["digest"] as? String })
+        #expect(
+            (edited.json["images"] as? [[String: Any]])?.map { $0["digest"] as? String }
+                == (before["images"] as? [[String: Any]])?.map { $0["digest"] as? String })
         let tags = try server.request("PATCH", "/api/v1/posters/1", headers: headers, body: Array(##"{"hashtags": ["#x", "y"]}"##.utf8))
         #expect(tags.json["hashtags"] as? [String] == ["x", "y"])
         #expect(tags.json["contents"] as? String == "新しい質問")
@@ -240,10 +248,12 @@ import Testing
     @Test func aShortOrMissingTokenFileStopsTheServerFromStarting() throws {
         let folder = try ScratchFolder()
         try "short\n".write(toFile: folder.path + "/token", atomically: true, encoding: .utf8)
-        let short = try Tenbin.run(["serve", "--listen", "127.0.0.1:0", "--admin-token-file", folder.path + "/token"], store: folder.path + "/s")
+        let short = try Tenbin.run(
+            ["serve", "--listen", "127.0.0.1:0", "--admin-token-file", folder.path + "/token"], store: folder.path + "/s")
         #expect(short.status != 0)
         #expect(short.stderr.contains("shorter than 16"), "\(short.stderr)")
-        let missing = try Tenbin.run(["serve", "--listen", "127.0.0.1:0", "--admin-token-file", folder.path + "/none"], store: folder.path + "/s")
+        let missing = try Tenbin.run(
+            ["serve", "--listen", "127.0.0.1:0", "--admin-token-file", folder.path + "/none"], store: folder.path + "/s")
         #expect(missing.status != 0)
         #expect(missing.stderr.hasPrefix("Error: cannot read the admin token file"), "\(missing.stderr)")
         let badListen = try Tenbin.run(["serve", "--listen", "localhost"], store: folder.path + "/s")
@@ -343,7 +353,8 @@ import Testing
         #expect(page.headers["content-type"] == "text/html; charset=utf-8")
         #expect(
             page.headers["content-security-policy"]
-                == "default-src 'self'; img-src 'self' blob:; object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'")
+                == "default-src 'self'; img-src 'self' blob:; object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'"
+        )
         #expect(page.headers["referrer-policy"] == "same-origin")
         #expect(page.headers["x-content-type-options"] == "nosniff")
         #expect(!page.text.contains("<script>alert"))
@@ -398,7 +409,8 @@ import Testing
         #expect(try proxied.postJSON("/api/v1/posters/1/votes", #"{"side": 1}"#, headers: [("X-Forwarded-For", "10.0.0.1")]).status == 200)
         #expect(try proxied.postJSON("/api/v1/posters/1/votes", #"{"side": 1}"#, headers: [("X-Forwarded-For", "10.0.0.1")]).status == 429)
         #expect(
-            try proxied.postJSON("/api/v1/posters/1/votes", #"{"side": 1}"#, headers: [("X-Forwarded-For", "203.0.113.5, 10.0.0.2")]).status == 200)
+            try proxied.postJSON("/api/v1/posters/1/votes", #"{"side": 1}"#, headers: [("X-Forwarded-For", "203.0.113.5, 10.0.0.2")]).status
+                == 200)
 
         let open = try ServeProcess(["--vote-rate", "0.01/1", "--no-rate-limit"])
         try Self.post(open)

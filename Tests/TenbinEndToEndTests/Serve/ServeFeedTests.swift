@@ -74,7 +74,9 @@ import Testing
         for _ in 0..<50 where open != 0 {
             usleep(200_000)
             let metrics = try server.request("GET", "/metrics").text
-            open = metrics.split(separator: "\n").first { $0.hasPrefix("tenbin_live_feeds ") }.flatMap { Int($0.split(separator: " ")[1]) } ?? -1
+            open =
+                metrics.split(separator: "\n").first { $0.hasPrefix("tenbin_live_feeds ") }.flatMap { Int($0.split(separator: " ")[1]) }
+                ?? -1
         }
         #expect(open == 0)
         #expect(try server.request("GET", "/healthz").status == 200)

@@ -12,9 +12,10 @@ import Testing
 
     @Test func garbageRequestLinesAreRefused() throws {
         let server = try ServeProcess()
-        for garbage in ["GARBAGE\r\n\r\n", "GET\r\n\r\n", "GET / HTTP/9.9\r\nHost: x\r\n\r\n", "\u{1}\u{2}\u{3} / HTTP/1.1\r\n\r\n",
-            "GET /%00 HTTP/1.1\r\nHost: x\r\n\r\n", "GET / HTTP/1.1\r\nBad Header Without Colon\r\n\r\n"]
-        {
+        for garbage in [
+            "GARBAGE\r\n\r\n", "GET\r\n\r\n", "GET / HTTP/9.9\r\nHost: x\r\n\r\n", "\u{1}\u{2}\u{3} / HTTP/1.1\r\n\r\n",
+            "GET /%00 HTTP/1.1\r\nHost: x\r\n\r\n", "GET / HTTP/1.1\r\nBad Header Without Colon\r\n\r\n",
+        ] {
             let connection = try server.connect()
             try connection.send(garbage)
             if let reply = try? connection.readReply() {
@@ -51,7 +52,8 @@ import Testing
         var lingering: [HTTPConnection] = []
         for index in 0..<200 {
             let connection = try server.connect()
-            try connection.send(index.isMultiple(of: 2) ? "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: " : "POST /api/v1/posters/1/votes HTTP/1.1\r\n")
+            try connection.send(
+                index.isMultiple(of: 2) ? "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: " : "POST /api/v1/posters/1/votes HTTP/1.1\r\n")
             lingering.append(connection)
         }
         // And many that connect and say nothing at all.

@@ -103,7 +103,8 @@ import Testing
         let small = try ServeProcess(["--max-file-mb", "1", "--max-upload-mb", "8"])
         var form = Multipart()
         try form.file("image1", path: Self.cat)
-        form.parts.append(.init(name: "image2", filename: "big.jpg", contentType: "image/jpeg", bytes: [UInt8](repeating: 0xFF, count: 1_200_000)))
+        form.parts.append(
+            .init(name: "image2", filename: "big.jpg", contentType: "image/jpeg", bytes: [UInt8](repeating: 0xFF, count: 1_200_000)))
         let big = try Self.send(small, form)
         #expect(big.status == 413)
         #expect(big.errorMessage?.contains("image2") == true, "\(big.text)")
@@ -155,7 +156,8 @@ import Testing
         let server = try ServeProcess(["--max-upload-mb", "1"])
         let connection = try server.connect()
         try connection.send(
-            "POST /api/v1/posters HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nTransfer-Encoding: chunked\r\n\r\n")
+            "POST /api/v1/posters HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
         let chunk = Array("10000\r\n".utf8) + [UInt8](repeating: 0x41, count: 0x10000) + Array("\r\n".utf8)
         var refused = false
         for _ in 0..<40 where !refused {

@@ -6,8 +6,10 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib
 # Libraries tenbin links against.
 BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libchafa-dev libwebp-dev libheif-dev libmicrohttpd-dev
-# Tools the tests and benchmarks use (sample images, reference pipelines, terminals).
-TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time chafa webp libheif-examples
+# Tools the tests and benchmarks use (sample images, reference pipelines, terminals, a headless
+# browser with Japanese fonts for the web page, wrk and nginx for the serve benchmark).
+TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time chafa webp libheif-examples \
+	chromium chromium-driver python3-selenium fonts-ipafont-gothic wrk nginx-light
 
 .PHONY: all build deps tool-deps demo test lint bench install clean sample-images fuzz sanitize
 

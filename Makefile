@@ -11,7 +11,7 @@ BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libcha
 TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time chafa webp libheif-examples \
 	chromium chromium-driver python3-selenium fonts-ipafont-gothic wrk nginx-light
 
-.PHONY: all build deps tool-deps demo test lint bench install clean sample-images fuzz sanitize
+.PHONY: all build deps tool-deps demo serve-demo test lint bench install clean sample-images fuzz sanitize
 
 all: build
 
@@ -27,6 +27,10 @@ build: deps
 
 demo: build
 	@scripts/demo.sh .build/release/tenbin
+
+# The demo board as a web service on http://127.0.0.1:8080/ (Ctrl-C stops it).
+serve-demo: demo
+	.build/release/tenbin serve --store $${TENBIN_STORE:-Storage}
 
 test: deps tool-deps
 	$(SWIFT) build --build-tests

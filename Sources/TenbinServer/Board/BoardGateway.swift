@@ -55,11 +55,8 @@ struct BoardGateway: Sendable {
 
     /// Changes a poster's question, hashtags or both; what is not given stays as it is.
     func edit(id: Int64, contents: String?, hashtags: [String]?) async throws -> Poster {
-        try await blocking { [board] in
-            let current = (contents == nil || hashtags == nil) ? try board.poster(id: id) : nil
-            // `current` is read whenever one of the two is missing.
-            return try board.edit(id: id, contents: contents ?? current!.contents, hashtags: hashtags ?? current!.hashtags)
-        }
+        // One transaction: what is not given is read and kept inside it.
+        try await blocking { [board] in try board.edit(id: id, contents: contents, hashtags: hashtags) }
     }
 
     /// Deletes a poster and the images no other poster uses.

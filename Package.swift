@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .executable(name: "tenbin", targets: ["tenbin"]),
         .library(name: "TenbinKit", targets: ["TenbinKit"]),
+        .library(name: "TenbinSQLite", targets: ["TenbinSQLite"]),
+        .library(name: "TenbinServer", targets: ["TenbinServer"]),
     ],
     targets: [
         // C libraries, each behind its own module. Only the wrapper folder imports it.
@@ -21,26 +23,56 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp")]
         ),
+        // Terminal pictures (kitty, sixel, iTerm2, symbol mosaics) through libchafa, loaded with
+        // dlopen on first use (see chafa.c); only the command line's TerminalPicture uses it.
+        .target(name: "CChafa", path: "Sources/CChafa"),
+        // libmicrohttpd for `tenbin serve`; a C target because MHD_start_daemon and the info
+        // getters are variadic, which Swift cannot call (see CMicroHTTPD.h).
+        .target(
+            name: "CMicroHTTPD",
+            path: "Sources/CMicroHTTPD",
+            linkerSettings: [.linkedLibrary("microhttpd")]
+        ),
+        // The backend-neutral core: no SQL, no database library.
         .target(
             name: "TenbinKit",
-            dependencies: ["CSQLite", "CCrypto", "CImageCodec"],
+            dependencies: ["CCrypto", "CImageCodec"],
             path: "Sources/TenbinKit"
+        ),
+        // The embedded backend: the only target that speaks SQLite.
+        .target(
+            name: "TenbinSQLite",
+            dependencies: ["TenbinKit", "CSQLite"],
+            path: "Sources/TenbinSQLite"
+        ),
+        // `tenbin serve`: HTTP on libmicrohttpd over any backend's Board.
+        .target(
+            name: "TenbinServer",
+            dependencies: ["TenbinKit", "CMicroHTTPD"],
+            path: "Sources/TenbinServer"
         ),
         .executableTarget(
             name: "tenbin",
-            dependencies: ["TenbinKit"],
+            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinServer", "CChafa"],
             path: "Sources/tenbin"
         ),
         // `make bench`: measurements printed as tables, never timed tests.
         .executableTarget(
             name: "tenbin-bench",
-            dependencies: ["TenbinKit"],
+            dependencies: ["TenbinKit", "TenbinSQLite"],
             path: "Sources/tenbin-bench"
         ),
+        // The core's tests, the SQLite backend's own, and the contract suite every backend
+        // passes (Contract/), with an in-memory backend that proves the seam complete.
         .testTarget(
             name: "TenbinKitTests",
-            dependencies: ["TenbinKit"],
+            dependencies: ["TenbinKit", "TenbinSQLite"],
             path: "Tests/TenbinKitTests"
+        ),
+        .testTarget(
+            name: "TenbinServerTests",
+            dependencies: ["TenbinServer", "tenbin"],
+            path: "Tests/TenbinServerTests"
         ),
         .testTarget(
             name: "TenbinEndToEndTests",

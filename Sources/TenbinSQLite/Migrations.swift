@@ -1,0 +1,99 @@
+import TenbinKit
+
+/// The store's schema, as numbered steps applied in order and recorded in
+/// `PRAGMA user_version`. A step, once released, never changes: later changes are new steps.
+enum Migrations {
+    static let steps: [Step] = [
+        // 1: posters, their hashtags, and the blobs they reference.
+        """
+        CREATE TABLE blob (
+            digest TEXT PRIMARY KEY NOT NULL,
+            format TEXT NOT NULL CHECK (format IN ('jpeg', 'png')),
+            width INTEGER NOT NULL,
+            height INTEGER NOT NULL,
+            bytes INTEGER NOT NULL,
+            source TEXT
+        ) WITHOUT ROWID;
+        CREATE TABLE upload (
+            source TEXT NOT NULL,
+            options TEXT NOT NULL,
+            digest TEXT NOT NULL REFERENCES blob(digest) ON DELETE CASCADE,
+            PRIMARY KEY (source, options)
+        ) WITHOUT ROWID;
+        CREATE INDEX upload_digest ON upload(digest);
+        CREATE TABLE poster (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            contents TEXT NOT NULL,
+            good1 INTEGER NOT NULL DEFAULT 0,
+            good2 INTEGER NOT NULL DEFAULT 0,
+            created_at INTEGER NOT NULL,
+            image1 TEXT NOT NULL REFERENCES blob(digest),
+            image2 TEXT NOT NULL REFERENCES blob(digest)
+        );
+        CREATE INDEX poster_popular ON poster(good1 + good2 DESC, id DESC);
+        -- Finds a poster by its two images and contents (import recognises a poster it already
+        -- stored with one probe); also serves every lookup by image1.
+        CREATE INDEX poster_identity ON poster(image1, image2, contents);
+        CREATE INDEX poster_image2 ON poster(image2);
+        CREATE TABLE hashtag (
+            poster_id INTEGER NOT NULL REFERENCES poster(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (poster_id, position)
+        ) WITHOUT ROWID;
+        """,
+        // 2: search — each poster's normalised key and the index of its pieces (see
+        // SQLiteStore+Search.swift), filled for the posters already stored.
+        Step(sql: SQLiteSession.searchSchema, then: SQLiteSession.indexAllPosters),
+    ]
+
+    /// One schema change: SQL, then optionally Swift code filling what SQL cannot compute.
+    struct Step: ExpressibleByStringLiteral, Sendable {
+        let sql: String
+        var then: (@Sendable (Database) throws -> Void)?
+
+        init(sql: String, then: (@Sendable (Database) throws -> Void)? = nil) {
+            self.sql = sql
+            self.then = then
+        }
+
+        init(stringLiteral sql: String) {
+            self.init(sql: sql)
+        }
+    }
+
+    /// Brings the database up to the newest schema, each step in its own transaction. A
+    /// database that holds other tables but no tenbin schema is refused, never changed.
+    static func migrate(_ database: Database, readOnly: Bool = false) throws {
+        let current = try version(of: database)
+        if current > steps.count {
+            throw StoreError(.newerSchema(current, known: steps.count), at: database.path)
+        }
+        if current == 0, let table = try foreignTable(in: database) {
+            throw StoreError(
+                .notAStore("its tenbin.sqlite is another program's database, with a table '\(table.prefix(40))'"), at: database.path)
+        }
+        guard current < steps.count else { return }
+        if readOnly { throw StoreError(.readOnly, at: database.path) }
+        try database.transaction {
+            // Another process may have migrated while this one waited for the lock.
+            let now = try version(of: database)
+            for index in now..<steps.count {
+                try database.execute(steps[index].sql)
+                try steps[index].then?(database)
+            }
+            try database.execute("PRAGMA user_version = \(steps.count)")
+        }
+    }
+
+    /// A table of a database without tenbin's schema, if it has any.
+    private static func foreignTable(in database: Database) throws -> String? {
+        try database.statement("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' LIMIT 1").first {
+            $0.text(0)
+        }
+    }
+
+    static func version(of database: Database) throws -> Int {
+        try database.statement("PRAGMA user_version").first { $0.int(0) } ?? 0
+    }
+}

@@ -60,7 +60,7 @@ for target in "${targets[@]}"; do
     esac
     [[ -d Tests/Fixtures/fuzz/$target ]] && seeds+=("Tests/Fixtures/fuzz/$target")
     echo "== fuzzing $target for ${seconds}s"
-    if ! "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
+    if ! LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan-suppressions.txt" "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
         -artifact_prefix="$artifacts" "$corpus" "${seeds[@]}" 2>"$build/fuzz-$target.log"; then
         echo "Error: fuzz target $target found a failure; see $build/fuzz-$target.log and $artifacts" >&2
         tail -30 "$build/fuzz-$target.log" >&2

@@ -3,6 +3,7 @@
 
 #include "CImageCodec.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,25 @@ static int tb_png_check_signature(const uint8_t *data, size_t size, char *error)
     if (size < 8 || png_sig_cmp(data, 0, 8) != 0) {
         snprintf(error, TB_ERROR_CAPACITY, "not a PNG signature");
         return -1;
+    }
+    // libpng 1.6.39 allocates some chunks (eXIf among them) at the length the chunk claims
+    // before reading a byte of it, so a 200-byte file claiming a 1.6 GB eXIf made it ask for
+    // 1.6 GB (found by `make fuzz`). A chunk cannot be longer than the bytes left in the file:
+    // walking the chunk lengths first refuses such a file before libpng sees it.
+    size_t offset = 8;
+    while (size - offset >= 12) {
+        const uint8_t *chunk = data + offset;
+        const size_t length = (size_t)chunk[0] << 24 | (size_t)chunk[1] << 16 | (size_t)chunk[2] << 8 | chunk[3];
+        if (length > size - offset - 12) {
+            // Name the chunk only when its type is the four letters PNG allows.
+            int named = 1;
+            for (int i = 4; i < 8; i++) named &= isalpha(chunk[i]) ? 1 : 0;
+            snprintf(error, TB_ERROR_CAPACITY, "the file is truncated (%s%.4s chunk claims %zu bytes, past the end)",
+                     named ? "its " : "a chunk", named ? (const char *)chunk + 4 : "", length);
+            return -1;
+        }
+        if (memcmp(chunk + 4, "IEND", 4) == 0) break;
+        offset += 12 + length;
     }
     return 0;
 }

@@ -42,4 +42,13 @@ import Testing
             #expect((png.width, png.height) == (jpeg.width, jpeg.height))
         }
     }
+
+    @Test func anExifChunkClaimingMoreThanTheFileIsRefusedBeforeLibpngAllocatesIt() throws {
+        // Found by `make fuzz`: 200 bytes whose eXIf chunk claims 1.6 GB, which libpng
+        // allocated whole before reading it.
+        let path = "\(Fixtures.root)/Tests/Fixtures/fuzz/image/huge-exif-chunk.png"
+        let error = try #require(throws: ImageError.self) { try codec.probe(try Fixtures.bytes(path), source: path) }
+        #expect(error.stage == .header)
+        #expect(error.reason == "the file is truncated (its eXIf chunk claims 1635150195 bytes, past the end)")
+    }
 }

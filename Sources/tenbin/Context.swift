@@ -1,10 +1,5 @@
+import Glibc
 import TenbinKit
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// What a command runs with: the store, the environment, and where output goes.
 struct Context {

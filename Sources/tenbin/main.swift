@@ -1,10 +1,5 @@
+import Glibc
 import TenbinKit
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Exit statuses, as docs/commands.md documents them.
 enum ExitStatus {

@@ -1,11 +1,6 @@
 import Dispatch
+import Glibc
 import TenbinKit
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// `tenbin import DIR|MANIFEST.jsonl [--jobs N] [--json] [--dry-run]`
 enum ImportCommand: Command {

@@ -20,10 +20,9 @@ public enum SearchText {
                 decomposed.append(scalar)
             }
         }
-        // NFC of the compatibility-decomposed text is NFKC; the standard library composes.
-        let composed = String(decoding: String(decomposed)._nfcCodeUnits, as: UTF8.self)
+        // NFC of the compatibility-decomposed text is NFKC.
         var folded = String.UnicodeScalarView()
-        for scalar in composed.unicodeScalars {
+        for scalar in CanonicalComposition.compose(decomposed) {
             fold(scalar, into: &folded)
         }
         return String(folded)

@@ -131,16 +131,7 @@ final class CanonicalTable: Sendable {
     private let unstableAstral: Set<UInt32>
 
     private init() {
-        let flat = CanonicalMappings.decompositions
-        var decompositions: [UInt32: Range<Int>] = [:]
-        decompositions.reserveCapacity(2200)
-        var index = 0
-        while index + 1 < flat.count {
-            let count = Int(flat[index + 1])
-            decompositions[flat[index]] = (index + 2)..<(index + 2 + count)
-            index += 2 + count
-        }
-        self.decompositions = decompositions
+        decompositions = CompatibilityTable.ranges(of: CanonicalMappings.decompositions)
         let triples = CanonicalMappings.compositions
         var compositions: [UInt64: UInt32] = [:]
         compositions.reserveCapacity(triples.count / 3)

@@ -1,5 +1,6 @@
 import Glibc
 import TenbinKit
+import TenbinSQLite
 
 /// What a command runs with: the store, the environment, and where output goes.
 struct Context {

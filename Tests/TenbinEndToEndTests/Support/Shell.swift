@@ -1,4 +1,5 @@
 import Foundation
+import TenbinKit
 
 /// Running helper programs (mount, sh) from tests, and collecting any child's output.
 enum Shell {
@@ -36,15 +37,19 @@ enum Shell {
             input.fileHandleForWriting.write(stdin)
             try input.fileHandleForWriting.close()
         }
-        nonisolated(unsafe) var errData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
+        // Standard error is read on a thread of its own, not a dispatch or Swift concurrency
+        // thread: those few threads also run the tests, and a reader blocked for a whole run
+        // would starve them.
+        let errors = Locked(Data())
+        let errorsRead = DispatchSemaphore(value: 0)
+        Thread {
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            errors.withLock { $0 = data }
+            errorsRead.signal()
+        }.start()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
+        errorsRead.wait()
+        let errData = errors.withLock { $0 }
         process.waitUntilExit()
         try deadline.check(output: String(decoding: outData, as: UTF8.self) + String(decoding: errData, as: UTF8.self))
         return (process.terminationStatus, outData, errData)

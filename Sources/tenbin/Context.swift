@@ -1,10 +1,6 @@
+import Glibc
 import TenbinKit
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import TenbinSQLite
 
 /// What a command runs with: the store, the environment, and where output goes.
 struct Context {
@@ -46,6 +42,9 @@ struct Context {
         if let columns = environment["COLUMNS"].flatMap(Int.init), columns > 0 { return columns }
         return 80
     }
+
+    /// Where a test watches tenbin reach named points (see ``TestMarkers``).
+    var markers: TestMarkers { TestMarkers(environment: environment) }
 
     var formatter: PosterFormatter { PosterFormatter(width: terminalWidth, color: useColor) }
 

@@ -3,7 +3,7 @@ import Testing
 
 @testable import tenbin
 
-@Suite struct ImagesOnScreenTests {
+@Suite(.timeLimit(.minutes(5))) struct ImagesOnScreenTests {
     static let escape = "\u{1B}[38;2;"
 
     /// A store with the first `count` sample posters, some votes on the first.
@@ -154,13 +154,8 @@ import Testing
         env["COLUMNS"] = "70"
         for (key, value) in environment { env[key] = value }
         process.environment = env
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return String(decoding: data, as: UTF8.self)
+        let run = try Shell.collect(process, what: "tenbin \(arguments) in a terminal")
+        #expect(run.status == 0)
+        return String(decoding: run.stdout, as: UTF8.self)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite struct ImportCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct ImportCommandTests {
     private let samples = "\(Tenbin.root)/SampleImages"
 
     private func json(_ text: String) throws -> [String: Any] {
@@ -109,13 +109,9 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         process.arguments = ["-qec", command, "/dev/null"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let terminal = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let run = try Shell.collect(process, what: "tenbin import in a terminal")
+        let terminal = String(decoding: run.stdout, as: UTF8.self)
+        #expect(run.status == 0)
         #expect(terminal.contains("\rImporting 10/10 posters · "))
         #expect(terminal.contains(" posters/s · "))
         #expect(!terminal.contains("images/s"), "one unit throughout")

@@ -18,7 +18,7 @@ func makeSearchStore() throws -> ScratchFolder {
     return folder
 }
 
-@Suite struct SearchCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct SearchCommandTests {
     func ids(_ json: String) throws -> [Int] {
         let array = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
         return array.compactMap { $0["id"] as? Int }
@@ -113,14 +113,9 @@ func makeSearchStore() throws -> ScratchFolder {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
         process.arguments = ["-w", Tenbin.binary, "--store", store.path, "search", "-i"]
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
+        let run = try Shell.collect(process, what: "setsid tenbin search -i")
+        let stderr = String(decoding: run.stderr, as: UTF8.self)
+        #expect(run.status == 1)
         #expect(stderr.hasPrefix("Error: interactive search needs a terminal"))
     }
 }

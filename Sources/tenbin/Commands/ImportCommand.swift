@@ -1,11 +1,6 @@
 import Dispatch
+import Glibc
 import TenbinKit
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// `tenbin import DIR|MANIFEST.jsonl [--jobs N] [--json] [--dry-run]`
 enum ImportCommand: Command {
@@ -53,9 +48,15 @@ enum ImportCommand: Command {
         returnLargeBuffersPromptly()
         let board = try context.board(create: !dryRun, limits: limits, encoding: encoding)
         let line = ProgressLine(enabled: isatty(STDERR_FILENO) == 1, environment: context.environment)
+        let markers = context.markers
+        markers.reach("import:begin")
         let report = try Blocking.run {
-            try await Importer(board: board, options: options).run(source) { line.show($0) }
+            try await Importer(board: board, options: options).run(source) { progress in
+                line.show(progress)
+                markers.reach("import:progress \(progress.done)/\(progress.total)")
+            }
         }
+        markers.reach("import:end")
         line.finish()
         if json {
             Output.line(JSON.importReport(report))

@@ -44,7 +44,9 @@ enum PostCommand: Command {
         let draft = PosterDraft(
             image1: images[0], image2: images[1],
             contents: try arguments.text ?? "", hashtags: try arguments.tag)
+        context.markers.reach("post:begin")
         let poster = try board.post(draft)
+        context.markers.reach("post:end")
         Output.line(arguments.json ? JSON.poster(poster) : "Posted #\(poster.id).\n" + context.formatter.detail(poster))
         return 0
     }

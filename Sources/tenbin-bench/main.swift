@@ -21,6 +21,7 @@ let sections: [Section] = [
     Section(name: "live", summary: "Idle CPU of tenbin watch and vote-to-event latency", run: LiveBenchmark.run),
     Section(name: "search", summary: "Search at 100k and 1M posters against a scan of every key", run: SearchBenchmark.run),
     Section(name: "reads", summary: "64 concurrent readers of one Board against reads one at a time", run: ReadsBenchmark.run),
+    Section(name: "pictures", summary: "Drawing a page of posters in each --image-mode against half blocks", run: PicturesBenchmark.run),
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())

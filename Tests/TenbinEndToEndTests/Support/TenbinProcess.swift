@@ -9,7 +9,6 @@ struct TenbinRun {
 }
 
 enum Tenbin {
-
     /// The package root, found from this file's path.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path

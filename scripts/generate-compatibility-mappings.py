@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Writes Sources/TenbinKit/Search/CompatibilityMappings.swift from Python's Unicode data.
 
-Swift's standard library composes text to NFC but has no compatibility (NFKC) mappings, and
+Swift's standard library has no public compatibility (NFKC) mappings, and
 Foundation would add ~60 MB and ~1.5 ms of start-up to every tenbin process. So the search
 key's NFKC is built as NFC(text with each compatibility character replaced by its NFKD),
-which equals NFKC(text); this script produces the table of those replacements.
+which equals NFKC(text); this script produces the table of those replacements, and
+scripts/generate-canonical-mappings.py the tables for NFC.
 Run it again (python3 scripts/generate-compatibility-mappings.py) to update the table.
 """
 import os

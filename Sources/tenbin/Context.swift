@@ -1,11 +1,6 @@
+import Glibc
 import TenbinKit
 import TenbinSQLite
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// What a command runs with: the store, the environment, and where output goes.
 struct Context {

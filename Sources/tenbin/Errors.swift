@@ -1,9 +1,5 @@
+import Glibc
 import TenbinKit
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Writes to standard error.
 enum Errors {

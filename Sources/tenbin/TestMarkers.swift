@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
+import Glibc
 
 /// Named points a test can see tenbin reach. With `TENBIN_TEST_MARKERS=FILE` in the
 /// environment, each point appends its name as one line to FILE; the kill tests use it to

@@ -1,10 +1,5 @@
+import Glibc
 import TenbinKit
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Exit statuses, as docs/commands.md documents them.
 enum ExitStatus {
@@ -21,14 +16,23 @@ enum ExitStatus {
         }
     }
 
-    /// What the command line adds to an error's message for its kind: the library's messages
-    /// never hold advice for one front end.
-    static func hint(for kind: ErrorKind) -> String {
-        switch kind {
-        case .internal: " (run 'tenbin check' to examine the store)"
-        case .notFound, .invalidInput, .conflict, .unavailable, .limitExceeded: ""
+    /// What the command line adds to an error's message: the library's messages never hold
+    /// advice for one front end. Damage (an `internal` failure the library names, such as a
+    /// blob file gone from the store) gets the pointer to `tenbin check`; a store that is not a
+    /// tenbin store or is too new gets none, since checking it would not help.
+    static func hint(for error: any Error) -> String {
+        if let store = error as? StoreError {
+            if case .damaged = store.reason { return checkHint }
+            return ""
+        }
+        guard error is any KindedError else { return "" }
+        switch ErrorKind.of(error) {
+        case .internal: return checkHint
+        case .notFound, .invalidInput, .conflict, .unavailable, .limitExceeded: return ""
         }
     }
+
+    static let checkHint = " (run 'tenbin check' to examine the store)"
 }
 
 /// Parses the global options and the subcommand, runs it, and turns every outcome into
@@ -94,9 +98,8 @@ func failure(_ error: any Error, command spec: CommandSpec) -> Int32 {
         if error.command == nil { error.command = spec }
         return usageFailure(error)
     }
-    let kind = ErrorKind.of(error)
-    Errors.write("Error: \(error)" + (error is any KindedError ? ExitStatus.hint(for: kind) : ""))
-    return ExitStatus.of(kind)
+    Errors.write("Error: \(error)" + ExitStatus.hint(for: error))
+    return ExitStatus.of(ErrorKind.of(error))
 }
 
 func usageFailure(_ error: UsageError) -> Int32 {

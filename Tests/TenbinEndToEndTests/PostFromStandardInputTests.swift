@@ -42,6 +42,15 @@ import Testing
         #expect(!store.files().contains { $0.hasPrefix("blobs/") }, "no image stored")
     }
 
+    @Test func aTerminalAsStandardInputIsAUsageErrorNotAWait() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }  // util-linux gives the terminal
+        let store = try ScratchFolder()
+        let command = "'\(Tenbin.binary)' --store '\(store.path)' post - '\(Self.dog)'; echo \"status $?\""
+        let run = try Shell.capture(["/usr/bin/script", "-qec", command, "/dev/null"])
+        #expect(run.stdout.contains("Error: '-' reads the image from standard input, which is a terminal; pipe the image in"))
+        #expect(run.stdout.contains("status 64"))
+    }
+
     @Test func bothImagesCannotComeFromStandardInput() throws {
         let run = try Tenbin.run(["post", "-", "-"], stdin: Data())
         #expect(run.status == 64)

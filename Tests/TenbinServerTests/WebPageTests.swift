@@ -17,7 +17,8 @@ import Testing
         #expect(
             HTMLText("<script>alert('x')</script> & \"q\"").html == "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;")
         #expect(HTMLText("猫 ｷﾉｺ\n").html == "猫 ｷﾉｺ\n")
-        #expect(HTMLText("a\u{0}b\u{1B}c").html == "a\u{FFFD}b\u{FFFD}c")
+        #expect(HTMLText("a\u{0}b\u{1B}c").html == "a␀b␛c")
+        #expect(HTMLText("abc\u{202E}fed").html == "abc\u{FFFD}fed", "no text reads backwards")
     }
 
     @Test func theBoardShowsEachPosterWithItsImagesQuestionTagsAndCounts() {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Glibc
 
 /// Where blobs live: content-addressed files, one per distinct stored image.
 public protocol BlobStoring: Sendable {

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// How an import runs.
 public struct ImportOptions: Sendable, Hashable {
     /// How many images are read and re-encoded at once (default: the number of cores). Never
@@ -38,7 +32,7 @@ public struct ImportOptions: Sendable, Hashable {
     }
 
     /// The number of cores online.
-    public static var defaultJobs: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    public static var defaultJobs: Int { Machine.activeCores }
 }
 
 /// Imports many posters into a board: a folder of poster folders or a JSON Lines manifest.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Glibc
 
 /// Reads a file line by line through a fixed buffer, so a file of any size takes the same
 /// memory. The only owner of its descriptor.

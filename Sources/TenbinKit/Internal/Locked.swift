@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Glibc
 
 /// A value behind a mutual-exclusion lock, used through `withLock { }` like
 /// `Synchronization.Mutex`, but on a pthread mutex.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Glibc
 
 /// What the machine tenbin runs on offers: cores and memory, read from the system.
 package enum Machine {

@@ -1,3 +1,5 @@
+import Glibc
+
 /// A moment in whole seconds since 1970-01-01T00:00:00Z, printed as ISO 8601 in UTC.
 public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Seconds since the Unix epoch.
@@ -37,12 +39,6 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         return (year, month, day)
     }
 }
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 extension Timestamp {
     /// The current time from the system clock.

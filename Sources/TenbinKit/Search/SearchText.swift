@@ -20,10 +20,9 @@ public enum SearchText {
                 decomposed.append(scalar)
             }
         }
-        // NFC of the compatibility-decomposed text is NFKC; the standard library composes.
-        let composed = String(decoding: String(decomposed)._nfcCodeUnits, as: UTF8.self)
+        // NFC of the compatibility-decomposed text is NFKC.
         var folded = String.UnicodeScalarView()
-        for scalar in composed.unicodeScalars {
+        for scalar in CanonicalComposition.compose(decomposed) {
             fold(scalar, into: &folded)
         }
         return String(folded)
@@ -74,16 +73,21 @@ final class CompatibilityTable: Sendable {
     private let ranges: [UInt32: Range<Int>]
 
     private init() {
-        let flat = CompatibilityMappings.flat
+        ranges = Self.ranges(of: CompatibilityMappings.flat)
+    }
+
+    /// Where each character's mapping sits in a generated table of the form "character,
+    /// length, mapping…" (``CompatibilityMappings`` and ``CanonicalMappings`` use it).
+    static func ranges(of flat: [UInt32]) -> [UInt32: Range<Int>] {
         var ranges: [UInt32: Range<Int>] = [:]
-        ranges.reserveCapacity(4096)
+        ranges.reserveCapacity(flat.count / 3)
         var index = 0
         while index + 1 < flat.count {
             let count = Int(flat[index + 1])
             ranges[flat[index]] = (index + 2)..<(index + 2 + count)
             index += 2 + count
         }
-        self.ranges = ranges
+        return ranges
     }
 
     /// The full compatibility decomposition of `value`, or nil when it has none.

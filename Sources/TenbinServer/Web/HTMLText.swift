@@ -1,31 +1,20 @@
-/// Text from a user made safe to place in HTML: the HTML sibling of the terminal-safe text
-/// the command line prints.
+import TenbinKit
+
+/// Text from a user made safe to place in HTML: `SafeText.html`, the HTML sibling of the
+/// terminal-safe text the command line prints (one rule, in TenbinKit's `SafeText`).
 ///
 /// Every piece of user text the web page renders on the server (questions, hashtags, the
-/// search query, cursors) goes through ``init(_:)``, the one escaping function. It escapes the
-/// five characters that can end a text node or an attribute value (`&`, `<`, `>`, `"`, `'`),
-/// so the result is safe both between tags and inside a quoted attribute.
+/// search query, cursors) goes through ``init(_:)``. It escapes the five characters that can
+/// end a text node or an attribute value (`&`, `<`, `>`, `"`, `'`), so the result is safe both
+/// between tags and inside a quoted attribute, and, like the terminal's, shows control
+/// characters visibly and bidirectional overrides as `�` so text cannot read backwards.
 struct HTMLText: Sendable, Hashable, CustomStringConvertible {
     /// The escaped text, ready to be placed in markup.
     let html: String
 
     /// Escapes `text` for use as element content or as a quoted attribute value.
     init(_ text: String) {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            // NUL and other C0 controls except tab and newlines cannot appear in HTML text.
-            case "\u{0}"..."\u{8}", "\u{B}", "\u{C}", "\u{E}"..."\u{1F}", "\u{7F}": out += "\u{FFFD}"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        html = out
+        html = SafeText.html(text)
     }
 
     var description: String { html }

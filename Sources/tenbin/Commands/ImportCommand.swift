@@ -1,11 +1,6 @@
 import Dispatch
+import Glibc
 import TenbinKit
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// `tenbin import DIR|MANIFEST.jsonl [--jobs N] [--json] [--dry-run]`
 enum ImportCommand: Command {
@@ -70,8 +65,8 @@ enum ImportCommand: Command {
                 Errors.write("Error: \(item.source): \(item.error ?? "failed")")
             }
             let total = report.imported + report.skipped + report.failed
-            Output.line(
-                total == 0 ? "Nothing to import: \(SafeText.terminal(source.path)) holds no posters." : summary(report, dryRun: dryRun))
+            let nothing = "Nothing to import: \(SafeText.terminal(source.path)) holds no posters."
+            Output.line(total == 0 ? nothing : summary(report, dryRun: dryRun))
         }
         return report.succeeded ? ExitStatus.success : ExitStatus.failure
     }

@@ -1,11 +1,6 @@
 import Dispatch
+import Glibc
 import TenbinKit
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// `tenbin watch [--sort new|popular] [--limit N] [--query WORDS] [--json]`
 enum WatchCommand: Command {

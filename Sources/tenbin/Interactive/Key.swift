@@ -1,10 +1,6 @@
 import Dispatch
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Glibc
 
 /// A key press the interactive view understands.
 enum Key: Equatable, Sendable {

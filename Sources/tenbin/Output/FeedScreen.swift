@@ -1,10 +1,5 @@
+import Glibc
 import TenbinKit
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// `tenbin watch` on a terminal: the feed drawn on the alternate screen, where only the rows
 /// whose text changed are rewritten. Rows a change set touched are marked until the next one.
@@ -18,8 +13,8 @@ final class FeedScreen: Sendable {
         var touched: Set<Int64> = []
         /// The text of each screen row as drawn (row 1 first).
         var drawn: [String] = []
-        var savedTerminal: termios?
-        var active = false
+        /// The terminal taken over while the feed is shown.
+        var takeover: ScreenTakeover?
     }
 
     private let title: String
@@ -36,26 +31,19 @@ final class FeedScreen: Sendable {
     /// Switches to the alternate screen, hides the cursor and stops echoing keys.
     func begin() throws {
         try state.withLock { state in
-            var settings = termios()
-            if isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &settings) == 0 {
-                state.savedTerminal = settings
-                settings.c_lflag &= ~tcflag_t(ECHO)
-                _ = tcsetattr(STDIN_FILENO, TCSANOW, &settings)  // without it keys echo; nothing worse
+            state.takeover = try ScreenTakeover(settingsFD: STDIN_FILENO, keys: .noEcho, hideCursor: true) { text in
+                try Output.bytes(Array(text.utf8))
             }
-            state.active = true
-            try Output.bytes(Array("\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J".utf8))
         }
     }
 
     /// Leaves the alternate screen and gives the terminal back as it was.
     func end() {
         state.withLock { state in
-            guard state.active else { return }
-            state.active = false
-            if var saved = state.savedTerminal {
-                _ = tcsetattr(STDIN_FILENO, TCSANOW, &saved)  // best effort: the terminal may be gone
+            state.takeover?.end { text in
+                _ = try? Output.bytes(Array(text.utf8))  // best effort: the terminal may be gone
             }
-            _ = try? Output.bytes(Array("\u{1B}[?25h\u{1B}[?1049l".utf8))  // best effort: the terminal may be gone
+            state.takeover = nil
         }
     }
 
@@ -77,7 +65,7 @@ final class FeedScreen: Sendable {
     /// Redraws every row (after the terminal was resized).
     func redrawAll() throws {
         try state.withLock { state in
-            guard state.active else { return }
+            guard state.takeover != nil else { return }
             state.drawn = []
             try Output.bytes(Array("\u{1B}[H\u{1B}[2J".utf8))
             try redraw(&state)

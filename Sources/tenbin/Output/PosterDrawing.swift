@@ -94,7 +94,12 @@ struct PosterDrawing {
         let rowPixels = max(1, perColumn * cell.height / max(1, cell.width))
         let (canvas, rows) = TerminalPicture.sideBySide(
             loaded, half: imageColumns * perColumn, gap: Self.gap * perColumn, rowPixels: rowPixels)
-        guard let printed = TerminalPicture.chafa(canvas, mode: mode, columns: contentWidth, rows: rows, cell: cell) else { return nil }
+        // kitty and iTerm2 scale an image to the cells it is given, so they get the canvas's own
+        // pixels, unscaled; sixels are drawn pixel for pixel, so they are sized to real cells.
+        let drawnCell = mode == .sixel ? cell : (perColumn, rowPixels)
+        guard let printed = TerminalPicture.chafa(canvas, mode: mode, columns: contentWidth, rows: rows, cell: drawnCell) else {
+            return nil
+        }
         return mode == .symbols ? printed.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) : [printed]
     }
 

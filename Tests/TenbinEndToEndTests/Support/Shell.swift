@@ -1,4 +1,5 @@
 import Foundation
+import TenbinKit
 
 /// Running helper programs (mount, sh) from tests, and collecting any child's output.
 enum Shell {
@@ -21,6 +22,10 @@ enum Shell {
     /// reads both to their end at once so a child filling one cannot block on the other, and
     /// waits for it. A process still running after `seconds` is killed and fails the test with
     /// what it had printed.
+    /// Turns SIGPIPE off in the test runner once, so writing to a child that left fails
+    /// instead of killing the runner.
+    static let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
     static func collect(_ process: Process, what: String, stdin: Data? = nil, seconds: Double = Deadline.standard) throws
         -> (status: Int32, stdout: Data, stderr: Data)
     {
@@ -33,21 +38,25 @@ enum Shell {
         try process.run()
         let deadline = Deadline(process, what: what, seconds: seconds)
         if let input, let stdin {
-            // tenbin may stop reading early (an input over a limit): the write then fails with
-            // EPIPE, which must neither kill the test runner nor fail the run.
-            _ = Tenbin.ignoreBrokenPipes
+            // The child may stop reading early (an input over a limit): the write then fails
+            // with EPIPE, which must neither kill the test runner nor fail the run.
+            _ = ignoreBrokenPipes
             try? input.fileHandleForWriting.write(contentsOf: stdin)
             try? input.fileHandleForWriting.close()
         }
-        nonisolated(unsafe) var errData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
+        // Standard error is read on a thread of its own, not a dispatch or Swift concurrency
+        // thread: those few threads also run the tests, and a reader blocked for a whole run
+        // would starve them.
+        let errors = Locked(Data())
+        let errorsRead = DispatchSemaphore(value: 0)
+        Thread {
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            errors.withLock { $0 = data }
+            errorsRead.signal()
+        }.start()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
+        errorsRead.wait()
+        let errData = errors.withLock { $0 }
         process.waitUntilExit()
         try deadline.check(output: String(decoding: outData, as: UTF8.self) + String(decoding: errData, as: UTF8.self))
         return (process.terminationStatus, outData, errData)

@@ -5,10 +5,11 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib
 # Libraries tenbin links against.
-BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libmicrohttpd-dev
+BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libchafa-dev libmicrohttpd-dev
 # Tools the tests and benchmarks use (sample images, reference pipelines, terminals, a headless
 # browser with Japanese fonts for the web page, wrk and nginx for the serve benchmark).
-TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time chromium chromium-driver python3-selenium fonts-ipafont-gothic wrk nginx-light
+TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time chafa \
+	chromium chromium-driver python3-selenium fonts-ipafont-gothic wrk nginx-light
 
 .PHONY: all build deps tool-deps demo test lint bench install clean sample-images fuzz sanitize
 
@@ -29,7 +30,7 @@ demo: build
 
 test: deps tool-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	scripts/test-summary.sh $(SWIFT) test --skip-build
 	$(MAKE) lint
 
 lint:

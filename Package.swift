@@ -22,6 +22,9 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
         ),
+        // Terminal pictures (kitty, sixel, iTerm2, symbol mosaics) through libchafa, loaded with
+        // dlopen on first use (see chafa.c); only the command line's TerminalPicture uses it.
+        .target(name: "CChafa", path: "Sources/CChafa"),
         // libmicrohttpd for `tenbin serve`; a C target because MHD_start_daemon and the info
         // getters are variadic, which Swift cannot call (see CMicroHTTPD.h).
         .target(
@@ -49,7 +52,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "tenbin",
-            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinServer"],
+            dependencies: ["TenbinKit", "TenbinSQLite", "CChafa", "TenbinServer"],
             path: "Sources/tenbin"
         ),
         // `make bench`: measurements printed as tables, never timed tests.

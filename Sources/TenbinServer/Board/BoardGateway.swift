@@ -53,13 +53,10 @@ struct BoardGateway: Sendable {
         try await blocking { [board] in try board.post(draft) }
     }
 
-    /// Changes a poster's question, hashtags or both; what is not given stays as it is.
+    /// Changes a poster's question, hashtags or both (in one transaction); what is not given
+    /// stays as it is.
     func edit(id: Int64, contents: String?, hashtags: [String]?) async throws -> Poster {
-        try await blocking { [board] in
-            let current = (contents == nil || hashtags == nil) ? try board.poster(id: id) : nil
-            // `current` is read whenever one of the two is missing.
-            return try board.edit(id: id, contents: contents ?? current!.contents, hashtags: hashtags ?? current!.hashtags)
-        }
+        try await blocking { [board] in try board.edit(id: id, contents: contents, hashtags: hashtags) }
     }
 
     /// Deletes a poster and the images no other poster uses.

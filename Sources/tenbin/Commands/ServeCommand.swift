@@ -67,6 +67,12 @@ enum ServeCommand: Command {
         Output.line("Serving \(context.storePath) at \(server.url)")
         _ = fflush(nil)  // the URL must reach a pipe's reader now, not at exit
         waitForStopSignal()
+        // Stopping waits at most 3 s for requests in flight; should anything still hold it up,
+        // the process ends anyway rather than ignore the signal.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 15) {
+            Errors.write("Error: stopping the server took longer than 15 s; exiting without waiting further")
+            _exit(1)
+        }
         server.stop()
         return 0
     }

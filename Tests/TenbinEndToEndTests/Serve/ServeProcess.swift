@@ -82,10 +82,10 @@ final class ServeProcess: @unchecked Sendable {
         try request("POST", path, headers: [("Content-Type", "application/json")] + headers, body: Array(json.utf8))
     }
 
-    /// Sends SIGTERM and waits (up to 20 s) for the exit status; the full standard error.
+    /// Sends SIGTERM and waits (up to 40 s) for the exit status; the full standard error.
     func stop(signal: Int32 = SIGTERM) -> (status: Int32, stderr: String) {
         kill(process.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(40)
         while process.isRunning, Date() < deadline { usleep(20_000) }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)

@@ -5,13 +5,13 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib
 # Libraries tenbin links against.
-BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libchafa-dev libmicrohttpd-dev
+BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libchafa-dev libwebp-dev libheif-dev libmicrohttpd-dev
 # Tools the tests and benchmarks use (sample images, reference pipelines, terminals, a headless
 # browser with Japanese fonts for the web page, wrk and nginx for the serve benchmark).
-TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time chafa \
+TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time chafa webp libheif-examples \
 	chromium chromium-driver python3-selenium fonts-ipafont-gothic wrk nginx-light
 
-.PHONY: all build deps tool-deps demo test lint bench install clean sample-images fuzz sanitize
+.PHONY: all build deps tool-deps demo serve-demo test lint bench install clean sample-images fuzz sanitize
 
 all: build
 
@@ -27,6 +27,10 @@ build: deps
 
 demo: build
 	@scripts/demo.sh .build/release/tenbin
+
+# The demo board as a web service on http://127.0.0.1:8080/ (Ctrl-C stops it).
+serve-demo: demo
+	.build/release/tenbin serve --store $${TENBIN_STORE:-Storage}
 
 test: deps tool-deps
 	$(SWIFT) build --build-tests

@@ -15,12 +15,13 @@ let package = Package(
         // SHA-256 from libcrypto, loaded with dlopen on first use (see sha256.c).
         .target(name: "CCrypto", path: "Sources/CCrypto"),
         // libjpeg and libpng report errors with setjmp/longjmp, which must never cross a
-        // Swift frame, so every call into them lives in this C target.
+        // Swift frame, so every call into them lives in this C target; libwebp and libheif
+        // (loaded with dlopen on first use, see heif.c) sit beside them behind the same rows.
         .target(
             name: "CImageCodec",
             path: "Sources/CImageCodec",
             cSettings: [.unsafeFlags(["-O2"])],
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp")]
         ),
         // Terminal pictures (kitty, sixel, iTerm2, symbol mosaics) through libchafa, loaded with
         // dlopen on first use (see chafa.c); only the command line's TerminalPicture uses it.
@@ -52,7 +53,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "tenbin",
-            dependencies: ["TenbinKit", "TenbinSQLite", "CChafa", "TenbinServer"],
+            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinServer", "CChafa"],
             path: "Sources/tenbin"
         ),
         // `make bench`: measurements printed as tables, never timed tests.

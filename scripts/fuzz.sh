@@ -45,7 +45,7 @@ for target in "${targets[@]}"; do
     # shellcheck disable=SC2086
     swiftc -sanitize=fuzzer,address -parse-as-library -module-name TenbinFuzz -package-name tenbin -O -g \
         -swift-version 6 -I Sources/CSQLite -I Fuzz/CCrypto -I Fuzz/CImageCodec \
-        $sources "$file" "$build"/*.o -lsqlite3 -lcrypto -ljpeg -lpng16 -o "$binary" 2>&1 |
+        $sources "$file" "$build"/*.o -lsqlite3 -lcrypto -ljpeg -lpng16 -lwebp -o "$binary" 2>&1 |
         { grep -v "Cannot export local symbol" || true; }  # gold's noise about ASan's own helpers
     [[ -x $binary ]] || { echo "Error: building $binary failed" >&2; exit 1; }
     corpus="$build/corpus/$target"
@@ -53,7 +53,7 @@ for target in "${targets[@]}"; do
     mkdir -p "$corpus" "$artifacts"
     seeds=()
     case $target in
-        image) seeds=(SampleImages/*/ Tests/Fixtures/hostile Tests/Fixtures/colors) ;;
+        image) seeds=(SampleImages/*/ Tests/Fixtures/hostile Tests/Fixtures/colors Tests/Fixtures/orientation Tests/Fixtures/formats Fuzz/Seeds/image) ;;
         posttext) seeds=(Fuzz/Seeds/posttext) ;;
         query) seeds=(Fuzz/Seeds/query) ;;
         request) seeds=(Fuzz/Seeds/request) ;;

@@ -48,12 +48,12 @@ import Testing
         try Data("<svg/>".utf8).write(to: URL(fileURLWithPath: "\(folder.path)/b-one/2.png"))
         let run = try Tenbin.run(["import", folder.path], store: store.path)
         #expect(run.status == 1)
-        #expect(run.stderr == "Error: \(folder.path)/b-one: 2.png is an SVG/XML document, not a JPEG or PNG\n")
+        #expect(run.stderr == "Error: \(folder.path)/b-one: 2.png is an SVG/XML document, not a JPEG, PNG, WebP, HEIC or AVIF image\n")
         #expect(run.stdout == "Imported 1 poster, skipped 0 already on the board; 1 failed.\n")
         let json = try self.json(try Tenbin.run(["import", folder.path, "--json"], store: store.path).stdout)
         let items = try #require(json["items"] as? [[String: Any]])
         #expect(items.map { $0["status"] as? String } == ["skipped", "failed"])
-        #expect(items[1]["error"] as? String == "2.png is an SVG/XML document, not a JPEG or PNG")
+        #expect(items[1]["error"] as? String == "2.png is an SVG/XML document, not a JPEG, PNG, WebP, HEIC or AVIF image")
         #expect(items[1]["id"] == nil)
     }
 

@@ -56,6 +56,7 @@ struct BoardGateway: Sendable {
     /// Changes a poster's question, hashtags or both (in one transaction); what is not given
     /// stays as it is.
     func edit(id: Int64, contents: String?, hashtags: [String]?) async throws -> Poster {
+        // One transaction: what is not given is read and kept inside it.
         try await blocking { [board] in try board.edit(id: id, contents: contents, hashtags: hashtags) }
     }
 

@@ -63,10 +63,13 @@ enum ServeCommand: Command {
         if let path = try arguments.adminTokenFile {
             configuration.adminToken = try AdminToken.read(path: path)
         }
+        // The signal handlers are in place before the URL is printed: a SIGTERM sent as soon as
+        // the URL appears must not be lost.
+        let stop = StopSignal()
         let server = try Server(configuration, board: try context.board(create: true, limits: limits, encoding: encoding))
         Output.line("Serving \(context.storePath) at \(server.url)")
         _ = fflush(nil)  // the URL must reach a pipe's reader now, not at exit
-        waitForStopSignal()
+        stop.wait()
         // Stopping waits at most 3 s for requests in flight; should anything still hold it up,
         // the process ends anyway rather than ignore the signal.
         DispatchQueue.global().asyncAfter(deadline: .now() + 15) {
@@ -76,19 +79,29 @@ enum ServeCommand: Command {
         server.stop()
         return 0
     }
+}
 
-    /// Blocks until SIGINT or SIGTERM arrives.
-    private static func waitForStopSignal() {
-        let stop = DispatchSemaphore(value: 0)
-        let sources = [SIGINT, SIGTERM].map { number in
+/// SIGINT and SIGTERM, caught from the moment this is made until `wait` returns.
+final class StopSignal: Sendable {
+    private let arrived = DispatchSemaphore(value: 0)
+    // The dispatch sources, kept alive until `wait` returns; set once in init.
+    private let sources: Locked<[any DispatchSourceSignal]> = Locked([])
+
+    init() {
+        let made = [SIGINT, SIGTERM].map { number in
             _ = signal(number, SIG_IGN)  // the dispatch source receives it instead; cannot fail for these signals
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.signal() }
+            source.setEventHandler { [arrived] in arrived.signal() }
             source.resume()
             return source
         }
-        stop.wait()
-        for source in sources { source.cancel() }
+        sources.withLock { $0 = made }
+    }
+
+    /// Blocks until SIGINT or SIGTERM has arrived (at once if one came already).
+    func wait() {
+        arrived.wait()
+        for source in sources.withLock({ $0 }) { source.cancel() }
     }
 }
 

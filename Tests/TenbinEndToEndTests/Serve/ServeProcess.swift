@@ -1,4 +1,11 @@
 import Foundation
+import TenbinKit
+import Testing
+
+/// Every end-to-end test of `tenbin serve`, one at a time: each starts a server (some post
+/// images, open thousands of connections or vote from many threads), and the machine's few
+/// cores are shared with the rest of the suite.
+@Suite(.serialized) struct ServeEndToEndTests {}
 
 /// A `tenbin serve` running on a free loopback port for one test, over its own scratch store
 /// (or a given one). Stopped (SIGTERM, then SIGKILL if it hangs) when released.
@@ -34,18 +41,23 @@ final class ServeProcess: @unchecked Sendable {
         try process.run()
         errors.collect(from: err.fileHandleForReading)
         // The first stdout line names the URL: "Serving STORE at http://127.0.0.1:PORT/".
+        // Pipes are read on threads of their own, never on dispatch's or Swift concurrency's few
+        // worker threads, which also run the tests: a reader blocked for a server's whole life
+        // there would starve them.
         let firstLine = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var line = Data()
-        DispatchQueue.global().async {
+        let lineRead = Locked(Data())
+        Thread {
+            var line = Data()
             while !line.contains(0x0A) {
                 let chunk = out.fileHandleForReading.availableData
                 if chunk.isEmpty { break }
                 line.append(chunk)
             }
+            lineRead.withLock { $0 = line }
             firstLine.signal()
-        }
-        guard firstLine.wait(timeout: .now() + 30) == .success,
-            let text = String(data: line, encoding: .utf8), let range = text.range(of: "http://127.0.0.1:"),
+        }.start()
+        let line = firstLine.wait(timeout: .now() + 30) == .success ? lineRead.withLock { $0 } : Data()
+        guard let text = String(data: line, encoding: .utf8), let range = text.range(of: "http://127.0.0.1:"),
             let port = UInt16(text[range.upperBound...].prefix { $0.isNumber })
         else {
             process.terminate()
@@ -106,7 +118,7 @@ final class ErrorCollector: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     func collect(from handle: FileHandle) {
-        DispatchQueue.global().async { [self] in
+        Thread { [self] in
             while true {
                 let chunk = handle.availableData
                 if chunk.isEmpty { break }
@@ -115,7 +127,7 @@ final class ErrorCollector: @unchecked Sendable {
                 lock.unlock()
             }
             done.signal()
-        }
+        }.start()
     }
 
     var text: String {

@@ -65,9 +65,9 @@ import Testing
         try folder.write("empty/b.png", [])
         #expect(
             try read(folder.path) == [
-                "empty: failed: b.png is empty, not a JPEG or PNG",
-                "gif: failed: b.gif is a GIF image, not a JPEG or PNG",
-                "text: failed: b.jpg is text, not a JPEG or PNG image",
+                "empty: failed: b.png is empty, not a JPEG, PNG, WebP, HEIC or AVIF image",
+                "gif: failed: b.gif is a GIF image, not a JPEG, PNG, WebP, HEIC or AVIF image",
+                "text: failed: b.jpg is text, not a JPEG, PNG, WebP, HEIC or AVIF image",
             ])
     }
 

@@ -15,6 +15,11 @@ for sanitizer in $sanitizers; do
     TENBIN_BIN="$bin/tenbin" TENBIN_SANITIZER=$sanitizer \
     ASAN_OPTIONS=halt_on_error=1:detect_leaks=0 \
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-        swift test --scratch-path "$scratch" --sanitize="$sanitizer" --skip-build
+        swift test --scratch-path "$scratch" --sanitize="$sanitizer" --skip-build --skip BrowserTests
+    # The browser test on its own, as in `make test`: chromium's load would slow the others.
+    TENBIN_BIN="$bin/tenbin" TENBIN_SANITIZER=$sanitizer \
+    ASAN_OPTIONS=halt_on_error=1:detect_leaks=0 \
+    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+        swift test --scratch-path "$scratch" --sanitize="$sanitizer" --skip-build --filter BrowserTests
 done
 echo "sanitizers clean: $sanitizers"

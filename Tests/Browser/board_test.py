@@ -208,8 +208,35 @@ class BoardTest:
         if len(self.driver.find_elements(By.CSS_SELECTOR, "#board .card")) != before:
             raise Failure("a refused poster appeared on the board")
 
+    def hostile_text_is_shown_as_text(self):
+        self.open_board()
+        question = '<img src=x onerror="window.pwned=1">\u202e逆\x1b[2J'
+        self.tenbin("post", os.path.join(self.args.fixtures, "left.jpg"), os.path.join(self.args.fixtures, "right.png"),
+                    "--text", question, "--tag", "<b>bold</b>")
+        shown = '<img src=x onerror="window.pwned=1">\ufffd逆\u241b[2J'
+
+        def check(where):
+            card = self.driver.find_element(By.CSS_SELECTOR, "#board .card")
+            text = card.find_element(By.CSS_SELECTOR, ".question").text
+            if text != shown:
+                raise Failure(f"{where}: the question shows {text!r}, not {shown!r}")
+            if card.find_elements(By.CSS_SELECTOR, ".question *, .tags b") or self.driver.execute_script("return window.pwned"):
+                raise Failure(f"{where}: user text became markup")
+            if card.find_element(By.CSS_SELECTOR, ".tags a").text != "#<b>bold</b>":
+                raise Failure(f"{where}: the hashtag is not shown as written")
+        self.wait("the hostile poster to arrive live", lambda: "onerror" in self.driver.find_element(By.CSS_SELECTOR, "#board .card").text)
+        check("built by the script")
+        # The server's own HTML, before any script runs.
+        with urllib.request.urlopen(self.args.url + "/", timeout=WAIT_SECONDS) as response:
+            html = response.read().decode("utf-8")
+        escaped = '&lt;img src=x onerror=&quot;window.pwned=1&quot;&gt;\ufffd逆\u241b[2J'
+        if escaped not in html or "#&lt;b&gt;bold&lt;/b&gt;" not in html or "<b>bold" in html or "\u202e" in html:
+            raise Failure("the server's HTML does not show the hostile question and hashtag escaped and neutralised")
+        self.open_board()
+        check("rendered by the server and kept by the script")
+
     def scrolling_loads_more_and_deletions_arrive_live(self):
-        # 16 more posters make 27: more than one page of 20.
+        # 16 more posters make 28: more than one page of 20.
         for index in range(16):
             self.tenbin("post", os.path.join(self.args.fixtures, "left.jpg"), os.path.join(self.args.fixtures, "right.png"),
                         "--text", f"スクロール {index}")
@@ -220,8 +247,8 @@ class BoardTest:
         if len(ids()) != 20:
             raise Failure(f"the first page should hold 20 posters, it holds {len(ids())}")
         self.driver.execute_script("document.getElementById('more').scrollIntoView()")
-        self.wait("the next page to load as the end comes near", lambda: len(ids()) == 27)
-        if len(set(ids())) != 27:
+        self.wait("the next page to load as the end comes near", lambda: len(ids()) == 28)
+        if len(set(ids())) != 28:
             raise Failure(f"a poster is shown twice after scrolling: {ids()}")
         if self.driver.find_element(By.ID, "more").is_displayed():
             raise Failure("the More link is still shown after the last page")
@@ -257,6 +284,7 @@ class BoardTest:
             ("a half-width katakana query finds the full-width poster, kept in the URL", self.half_width_search_finds_full_width),
             ("two images posted through the form appear on the board", self.post_two_images_through_the_form),
             ("bad files show errors next to their field", self.bad_files_show_errors_next_to_their_field),
+            ("hostile user text is shown as text, by the script and by the server", self.hostile_text_is_shown_as_text),
             ("scrolling loads the next page; a deletion by another process arrives live",
              self.scrolling_loads_more_and_deletions_arrive_live),
             ("screenshots of the Popular tab (phone and desktop)", self.screenshots),

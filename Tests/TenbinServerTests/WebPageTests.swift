@@ -13,12 +13,13 @@ import Testing
             createdAt: Timestamp(secondsSince1970: 1_764_450_000), images: [image, image])
     }
 
-    @Test func htmlTextEscapesEveryCharacterThatEndsTextOrAnAttribute() {
-        #expect(
-            HTMLText("<script>alert('x')</script> & \"q\"").html == "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;")
-        #expect(HTMLText("猫 ｷﾉｺ\n").html == "猫 ｷﾉｺ\n")
-        #expect(HTMLText("a\u{0}b\u{1B}c").html == "a␀b␛c")
-        #expect(HTMLText("abc\u{202E}fed").html == "abc\u{FFFD}fed", "no text reads backwards")
+    @Test func controlsAndBidirectionalOverridesInStoreTextAreShownVisibly() {
+        let page = WebPage.board(
+            posters: [poster(contents: "a\u{202E}b\u{1B}[2Jc\nd", hashtags: ["x\u{7}"])], order: .new, query: nil, next: nil)
+        #expect(page.contains(">a\u{FFFD}b\u{241B}[2Jc\nd</p>"))
+        #expect(page.contains("#x\u{2407}</a>"))
+        #expect(!page.contains("\u{202E}"))
+        #expect(!page.contains("\u{1B}"))
     }
 
     @Test func theBoardShowsEachPosterWithItsImagesQuestionTagsAndCounts() {

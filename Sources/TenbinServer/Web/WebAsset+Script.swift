@@ -72,9 +72,23 @@ extension WebAsset {
             if (cursor) params.set("cursor", cursor);
             return (query ? "/api/v1/search?" : "/api/v1/posters?") + params;
           }
+          // Store text made safe to show, by the rule the server's HTML follows (SafeText in
+          // TenbinKit): line breaks become LF, a tab a space, C0 controls and DEL their control
+          // pictures, C1 controls and bidirectional overrides U+FFFD.
+          function safeText(text) {
+            return String(text)
+              .replace(/\r\n|[\r\u0085\u2028\u2029]/g, "\n")
+              .replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (character) => {
+                const code = character.charCodeAt(0);
+                if (code === 9) return " ";
+                if (code < 0x20) return String.fromCharCode(0x2400 + code);
+                if (code === 0x7f) return "\u2421";
+                return "\ufffd";
+              });
+          }
           function altText(side, poster) {
             const which = side === 1 ? "Left image" : "Right image";
-            return poster.contents ? which + ": " + poster.contents : which + " of poster " + poster.id;
+            return poster.contents ? which + ": " + safeText(poster.contents) : which + " of poster " + poster.id;
           }
 
           // ---- cards ---------------------------------------------------------------------
@@ -102,14 +116,14 @@ extension WebAsset {
               pair.append(link);
             });
             article.append(pair);
-            const question = el("p", "question", poster.contents);
+            const question = el("p", "question", safeText(poster.contents));
             question.id = "question-" + poster.id;
             article.append(question);
             if (poster.hashtags.length > 0) {
               const tags = el("ul", "tags");
               for (const tag of poster.hashtags) {
                 const item = el("li");
-                const link = el("a", "", "#" + tag);
+                const link = el("a", "", "#" + safeText(tag));
                 link.href = pagePath("#" + tag, state.sort);
                 item.append(link);
                 tags.append(item);
@@ -194,8 +208,8 @@ extension WebAsset {
             if (!card) {
               card = buildCard(poster);
               if (arrived) card.classList.add("arrived");
-            } else if (card.querySelector(".question").textContent !== poster.contents ||
-                       tagsOf(card) !== poster.hashtags.join("\n")) {
+            } else if (card.querySelector(".question").textContent !== safeText(poster.contents) ||
+                       tagsOf(card) !== poster.hashtags.map(safeText).join("\n")) {
               const fresh = buildCard(poster);
               card.replaceWith(fresh);
               card = fresh;

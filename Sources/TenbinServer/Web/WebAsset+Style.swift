@@ -69,7 +69,8 @@ extension WebAsset {
         .pair { display: grid; grid-template-columns: 1fr 1fr; gap: 2px; background: var(--line); }
         .image { display: block; aspect-ratio: 1; background: var(--line); }
         .image img { display: block; width: 100%; height: 100%; object-fit: cover; }
-        .question { margin: 10px 12px 4px; font-size: 17px; font-weight: 600; overflow-wrap: anywhere; }
+        .question { margin: 10px 12px 4px; font-size: 17px; font-weight: 600; overflow-wrap: anywhere;
+          white-space: pre-line; }
         .question:empty { display: none; }
         .tags { list-style: none; display: flex; flex-wrap: wrap; gap: 4px 10px; margin: 4px 12px; padding: 0; font-size: 14px; }
         .tags a { color: var(--two); text-decoration: none; }

@@ -16,7 +16,7 @@ extension WebPage {
             html += picture(image, side: index + 1, poster: poster)
         }
         html += "</div>\n"
-        let question = poster.contents.isEmpty ? "" : HTMLText(poster.contents).html
+        let question = SafeText.html(poster.contents)
         html += "<p class=\"question\" id=\"question-\(poster.id)\">\(question)</p>\n"
         if !poster.hashtags.isEmpty {
             html += "<ul class=\"tags\">"

@@ -20,7 +20,7 @@ import Testing
         let failed = try #require(runs.first { $0.status != 0 }, "one of the two images is gone")
         #expect(failed.status == 1)
         let hint = "(run 'tenbin check' to examine the store)"
-        #expect(failed.stderr == "Error: cannot read \(store.path)/\(blob): No such file or directory \(hint)\n")
+        #expect(failed.stderr == "Error: \(store.path)/\(blob): cannot read: No such file or directory \(hint)\n")
     }
 
     @Test func aBadUploadIsOneLineWithoutAHintAndExitsOne() throws {

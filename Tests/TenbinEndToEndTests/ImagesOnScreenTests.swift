@@ -77,6 +77,17 @@ import Testing
         #expect(!eightBit.contains(Self.escape))
     }
 
+    @Test func listsAreCompactRowsByDefaultEvenOnATruecolorTerminal() throws {
+        let store = try Self.store(posters: 3)
+        for command in ["list", "search 猫"] {
+            let rows = try Self.inTerminal(command, store: store.path, environment: ["COLORTERM": "truecolor"])
+            #expect(!rows.contains(Self.escape), "\(command): no pictures")
+            #expect(rows.split(whereSeparator: \.isNewline).count == 3, "\(command): one row per poster")
+            let drawn = try Self.inTerminal(command + " --images", store: store.path, environment: ["COLORTERM": "truecolor"])
+            #expect(drawn.contains(Self.escape), "\(command) --images draws")
+        }
+    }
+
     @Test func theDefaultFollowsColortermAndNoColor() {
         #expect(DrawingOptions.truecolor(environment: ["COLORTERM": "truecolor"], terminal: true))
         #expect(DrawingOptions.truecolor(environment: ["COLORTERM": "24bit", "NO_COLOR": ""], terminal: true))
@@ -115,7 +126,7 @@ import Testing
         let run = try Tenbin.run(["show", "1", "--images"], store: store.path)
         #expect(run.status == 1)
         #expect(run.stdout.contains("(image 1 unavailable)") && run.stdout.contains(Self.escape))
-        #expect(run.stderr.hasPrefix("Error: cannot draw image 1 of poster #1: cannot read \(store.path)/blobs/"))
+        #expect(run.stderr.hasPrefix("Error: poster #1, image 1: cannot be drawn: \(store.path)/blobs/"))
     }
 
     @Test func aMissingPosterFailsTheSameWithImages() throws {

@@ -53,9 +53,9 @@ import Testing
         let finish = try Tenbin.run(["import", source.path], store: store.path)
         #expect(finish.status == 0, "\(finish.stderr)")
         let again = try Tenbin.run(["import", source.path], store: store.path)
-        #expect(again.stdout == "Imported 0 poster(s), skipped 24 already on the board; nothing failed.\n")
+        #expect(again.stdout == "Imported 0 posters, skipped 24 already on the board; nothing failed.\n")
         let check = try Tenbin.run(["check"], store: store.path)
-        #expect(check.stdout.contains("OK: 24 poster(s)"), "\(check.stdout)")
+        #expect(check.stdout.contains("OK: 24 posters"), "\(check.stdout)")
     }
 
     @Test func killingAManifestImportMidTransactionLeavesASoundStoreAndARerunFinishes() throws {
@@ -79,6 +79,6 @@ import Testing
         let finish = try Tenbin.run(["import", manifest], store: store.path)
         #expect(finish.status == 0, "\(finish.stderr)")
         let check = try Tenbin.run(["check"], store: store.path)
-        #expect(check.stdout.contains("OK: 40000 poster(s), 3 blob(s)"), "\(check.stdout)")
+        #expect(check.stdout.contains("OK: 40000 posters, 3 blobs"), "\(check.stdout)")
     }
 }

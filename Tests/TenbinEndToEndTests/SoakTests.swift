@@ -60,6 +60,6 @@ import Testing
         }
         let check = try Tenbin.run(["check"], store: store.path)
         #expect(check.status == 0, "\(check.stderr)")
-        #expect(check.stdout.contains("OK: 303 poster(s)"))
+        #expect(check.stdout.contains("OK: 303 posters"))
     }
 }

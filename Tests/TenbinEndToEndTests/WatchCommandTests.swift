@@ -140,7 +140,10 @@ import Testing
 
     @Test func badOptionsAreUsageErrors() throws {
         let store = try ScratchFolder()
-        for arguments in [["watch", "--limit", "0"], ["watch", "--sort", "old"], ["watch", "extra"], ["watch", "--limit", "1001"]] {
+        for arguments in [
+            ["watch", "--limit", "0"], ["watch", "--sort", "old"], ["watch", "extra"], ["watch", "--limit", "1001"],
+            ["watch", "--query", ""], ["watch", "--query", " \u{3000}"],
+        ] {
             let run = try Tenbin.run(arguments, store: store.path)
             #expect(run.status == 64, "\(arguments)")
             #expect(run.stdout == "")

@@ -44,6 +44,6 @@ public struct BlobError: KindedError, Sendable {
         case 13: reason += " (no permission to write in the store)"
         default: break
         }
-        return "cannot \(operation.rawValue) \(path): \(reason)"
+        return "\(path): cannot \(operation.rawValue): \(reason)"
     }
 }

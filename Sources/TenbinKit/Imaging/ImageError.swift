@@ -21,7 +21,7 @@ public struct ImageError: KindedError, Sendable {
     /// Where the image failed.
     public let stage: Stage
     /// The format, once it is known.
-    public let format: ImageFormat?
+    public let format: UploadFormat?
     /// What is wrong, as a phrase a user can act on.
     public let reason: String
     /// What kind of failure this is: by default, over the limits for `limits`, internal for
@@ -29,7 +29,7 @@ public struct ImageError: KindedError, Sendable {
     public let kind: ErrorKind
 
     /// Creates an image error; `kind` defaults to the stage's usual kind.
-    public init(source: String, stage: Stage, format: ImageFormat? = nil, reason: String, kind: ErrorKind? = nil) {
+    public init(source: String, stage: Stage, format: UploadFormat? = nil, reason: String, kind: ErrorKind? = nil) {
         self.source = source
         self.stage = stage
         self.format = format
@@ -53,7 +53,7 @@ public struct ImageError: KindedError, Sendable {
     public var description: String {
         switch stage {
         case .read, .sniff, .limits: "\(source): \(reason)"
-        default: "\(source): \(format.map { "\($0.rawValue.uppercased()) " } ?? "")\(stage.rawValue) failed: \(reason)"
+        default: "\(source): \(format.map { "\($0.name) " } ?? "")\(stage.rawValue) failed: \(reason)"
         }
     }
 }

@@ -135,7 +135,7 @@ struct ManifestReader: ImportReader {
 
     private static func failure(_ path: String, _ error: SystemErrno) -> ImportError {
         if error.code == 7 {  // E2BIG
-            return ImportError(path: path, reason: "has a line longer than \(ByteCount(LineReader.maximumLine)); is it a manifest?")
+            return ImportError(path: path, reason: "a line is longer than \(ByteCount(LineReader.maximumLine)); is it a manifest?")
         }
         return ImportError.unreadable(path, code: error.code)
     }

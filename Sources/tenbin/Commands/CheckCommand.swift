@@ -15,13 +15,13 @@ enum CheckCommand: Command {
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals(0...0)
-        let report = try context.board(create: false).check()
+        let report = try context.board(create: false, noteIfMissing: false).check()
         if arguments.json {
             Output.line(JSON.checkReport(report))
         } else {
-            for note in report.notes { Output.line("note: \(note)") }
+            for note in report.notes { Output.line("note: " + SafeText.terminal(note)) }
             if report.isSound {
-                Output.line("OK: \(report.posters) poster(s), \(report.blobs) blob(s), all sound.")
+                Output.line("OK: \(Plural.count(report.posters, "poster")), \(Plural.count(report.blobs, "blob")), all sound.")
             } else {
                 Errors.write(report.problems.map { "Error: \($0)" }.joined(separator: "\n"))
             }

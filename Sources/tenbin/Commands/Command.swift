@@ -33,5 +33,6 @@ extension Command {
 /// Every subcommand, in the order help lists them.
 let allCommands: [any Command.Type] = [
     PostCommand.self, VoteCommand.self, ListCommand.self, ShowCommand.self, ImageCommand.self,
-    DeleteCommand.self, GCCommand.self, CheckCommand.self, SearchCommand.self, ImportCommand.self, WatchCommand.self,
+    EditCommand.self, DeleteCommand.self, GCCommand.self, CheckCommand.self, SearchCommand.self, ImportCommand.self,
+    WatchCommand.self, ServeCommand.self,
 ]

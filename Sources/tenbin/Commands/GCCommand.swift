@@ -20,7 +20,8 @@ enum GCCommand: Command {
             Output.line(JSON.garbageReport(report))
         } else {
             Output.line(
-                "Removed \(report.removedBlobs.count) unused blob(s), \(report.removedBytes) bytes, and \(report.removedTemporaryFiles) temporary file(s)."
+                "Removed \(Plural.count(report.removedBlobs.count, "unused blob")), \(Plural.count(report.removedBytes, "byte")), "
+                    + "and \(Plural.count(report.removedTemporaryFiles, "temporary file"))."
             )
         }
         return 0

@@ -37,7 +37,14 @@ enum ImportCommand: Command {
         let json = arguments.json
         let options = ImportOptions(
             jobs: try arguments.jobs, dryRun: dryRun, listsEveryItem: json)
-        let source = try ImportSource.at(arguments.positionals[0])
+        let source: ImportSource
+        do {
+            source = try ImportSource.at(arguments.positionals[0])
+        } catch let error as ImportError where error.isNotASource {
+            // Naming the wrong kind of file is a usage mistake: one line, no usage text.
+            Errors.write("Error: \(error)")
+            return ExitStatus.usage
+        }
         returnLargeBuffersPromptly()
         let board = try context.board(create: !dryRun, limits: limits, encoding: encoding)
         let line = ProgressLine(enabled: isatty(STDERR_FILENO) == 1, environment: context.environment)
@@ -57,18 +64,20 @@ enum ImportCommand: Command {
             for item in report.items where item.status == .failed {
                 Errors.write("Error: \(item.source): \(item.error ?? "failed")")
             }
-            Output.line(summary(report, dryRun: dryRun))
+            let total = report.imported + report.skipped + report.failed
+            Output.line(
+                total == 0 ? "Nothing to import: \(SafeText.terminal(source.path)) holds no posters." : summary(report, dryRun: dryRun))
         }
         return report.succeeded ? ExitStatus.success : ExitStatus.failure
     }
 
     static func summary(_ report: ImportReport, dryRun: Bool) -> String {
         let failed = report.failed == 0 ? "nothing failed" : "\(report.failed) failed"
+        let imported = Plural.count(report.imported, "poster")
         if dryRun {
-            return
-                "Dry run: would import \(report.imported) poster(s), skip \(report.skipped) already on the board; \(failed). Nothing was written."
+            return "Dry run: would import \(imported), skip \(report.skipped) already on the board; \(failed). Nothing was written."
         }
-        return "Imported \(report.imported) poster(s), skipped \(report.skipped) already on the board; \(failed)."
+        return "Imported \(imported), skipped \(report.skipped) already on the board; \(failed)."
     }
 
     /// glibc raises its mmap threshold after a large free, after which decoded photos (tens of

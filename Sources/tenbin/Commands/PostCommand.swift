@@ -1,3 +1,4 @@
+import Glibc
 import TenbinKit
 
 /// `tenbin post IMAGE1 IMAGE2 [--text TEXT] [--tag TAG]… [--json]`
@@ -6,7 +7,10 @@ enum PostCommand: Command {
         name: "post",
         abstract: "Post two images as a new poster.",
         usage: "IMAGE1 IMAGE2 [--text TEXT] [--tag TAG]... [--json]",
-        arguments: [("IMAGE1", "The first image (JPEG or PNG)."), ("IMAGE2", "The second image (JPEG or PNG).")],
+        arguments: [
+            ("IMAGE1", "The first image (JPEG or PNG), or - for standard input."),
+            ("IMAGE2", "The second image (JPEG or PNG), or - for standard input."),
+        ],
         discussion: """
             Both images are checked and re-encoded before anything is written: scaled to fit the
             maximum edge, EXIF orientation applied, all metadata dropped, stored as JPEG (PNG when
@@ -24,15 +28,38 @@ enum PostCommand: Command {
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals(2...2)
         let (limits, encoding) = try ImageOptions.parse(arguments.image)
+        if arguments.positionals.allSatisfy({ $0 == "-" }) {
+            throw UsageError("only one image can come from standard input ('-')", command: spec)
+        }
+        if arguments.positionals.contains("-") && isatty(STDIN_FILENO) == 1 {
+            throw UsageError("'-' reads the image from standard input, which is a terminal; pipe the image in", command: spec)
+        }
         let board = try context.board(create: true, limits: limits, encoding: encoding)
+        let images = try arguments.positionals.map { try upload($0, limits: limits) }
         let draft = PosterDraft(
-            image1: .file(arguments.positionals[0]), image2: .file(arguments.positionals[1]),
+            image1: images[0], image2: images[1],
             contents: try arguments.text ?? "", hashtags: try arguments.tag)
         context.markers.reach("post:begin")
         let poster = try board.post(draft)
         context.markers.reach("post:end")
         Output.line(arguments.json ? JSON.poster(poster) : "Posted #\(poster.id).\n" + context.formatter.detail(poster))
         return 0
+    }
+}
+
+extension PostCommand {
+    /// How errors name an image read from standard input.
+    static let standardInputLabel = "standard input"
+
+    /// The upload for one IMAGE argument: a file, or `-` for standard input, read whole (but
+    /// never more than one byte past the file-size limit, which the codec then refuses).
+    static func upload(_ argument: String, limits: ImageLimits) throws -> ImageUpload {
+        guard argument == "-" else { return .file(argument) }
+        switch FileDescriptor.readAll(STDIN_FILENO, limit: limits.maxFileBytes) {
+        case .success(let bytes): return .bytes(bytes, label: standardInputLabel)
+        case .failure(let error):
+            throw CommandFailure("\(standardInputLabel): cannot be read: \(String(cString: strerror(error.code)))")
+        }
     }
 }
 

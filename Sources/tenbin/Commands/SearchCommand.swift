@@ -16,6 +16,9 @@ enum SearchCommand: Command {
 
             With -i, results redraw as you type: up/down select, Enter prints the selected
             poster's id and exits 0, Esc or Ctrl-C exits 130.
+
+            Exits 0 when posters were printed, 1 when nothing matched (as grep does), 64 for a
+            usage error.
             """
     )
 
@@ -44,6 +47,9 @@ enum SearchCommand: Command {
         }
         let board = try context.board(create: false)
         let posters = try board.search(query: text, order: page.order, limit: page.limit, offset: page.offset)
-        return try PosterImages.printPage(posters, board: board, json: arguments.json, drawing: arguments.drawing, context: context)
+        let status = try PosterImages.printPage(posters, board: board, json: arguments.json, drawing: arguments.drawing, context: context)
+        // Like grep: a search that found nothing exits 1, with no error line, so scripts can
+        // write `if tenbin search 猫 >/dev/null; then …`.
+        return posters.isEmpty ? ExitStatus.failure : status
     }
 }

@@ -16,7 +16,7 @@ enum ShowCommand: Command {
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         // Drawing images awaits their parallel loading; everything else stays synchronous.
-        if try DrawingOptions.parse(arguments.drawing, context: context, json: arguments.json).draw {
+        if try DrawingOptions.parse(arguments.drawing, context: context, json: arguments.json, byDefault: .onATruecolorTerminal).draw {
             return try Blocking.run { try await runAsync(arguments, context: context) }
         }
         try arguments.expectPositionals(1...1)
@@ -27,7 +27,7 @@ enum ShowCommand: Command {
 
     static func runAsync(_ arguments: ParsedArguments<Options>, context: Context) async throws -> Int32 {
         try arguments.expectPositionals(1...1)
-        let options = try DrawingOptions.parse(arguments.drawing, context: context, json: false)
+        let options = try DrawingOptions.parse(arguments.drawing, context: context, json: false, byDefault: .onATruecolorTerminal)
         let board = try context.board(create: false)
         let poster = try board.poster(id: try arguments.posterID(at: 0))
         return PosterImages.print(await PosterImages.detail(poster, board: board, options: options, context: context))

@@ -28,10 +28,16 @@ enum WatchCommand: Command {
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals(0...0)
+        let query = try arguments.query
+        // The same rule as `tenbin search`: words that are only white space are a mistake,
+        // not a request for everything.
+        if let query, SearchQuery.split(query).isEmpty {
+            throw UsageError("the '--query' words are only white space", command: spec)
+        }
         let feed = Feed(
             order: try arguments.sort,
             limit: try arguments.limit,
-            query: try arguments.query)
+            query: query)
         let observation = try context.board(create: false).observe(feed)
         let screen = arguments.json || !context.stdoutIsTerminal ? nil : FeedScreen(feed: feed, color: context.useColor)
         return try WatchSession(observation: observation, screen: screen).run()
@@ -115,7 +121,7 @@ struct WatchSession {
         switch FileDescriptor.writeAll(line + "\n", to: STDOUT_FILENO) {
         case 0: return
         case EPIPE: throw OutputClosed()
-        case let failure: throw CommandFailure("cannot write to standard output: \(String(cString: strerror(failure)))")
+        case let failure: throw CommandFailure("standard output: cannot write: \(String(cString: strerror(failure)))")
         }
     }
 

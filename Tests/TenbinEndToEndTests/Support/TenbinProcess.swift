@@ -9,6 +9,10 @@ struct TenbinRun {
 }
 
 enum Tenbin {
+    /// Turns SIGPIPE off in the test runner once, so writing to a child that left fails
+    /// instead of killing the runner.
+    static let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
     /// The package root, found from this file's path.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path

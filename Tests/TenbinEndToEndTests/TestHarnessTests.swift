@@ -3,7 +3,7 @@ import Testing
 
 /// The helpers the end-to-end tests wait with fail the test, with what they saw, instead of
 /// passing late or hanging the suite.
-@Suite(.timeLimit(.minutes(2))) struct TestHarnessTests {
+@Suite(.timeLimit(.minutes(10))) struct TestHarnessTests {
     @Test func aTenbinStillRunningAtItsDeadlineIsKilledAndFailsWithWhatItPrinted() throws {
         let store = try ScratchFolder()
         // `watch` never ends on its own: it stands in for a hung tenbin.

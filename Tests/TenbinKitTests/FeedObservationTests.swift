@@ -4,7 +4,7 @@ import Testing
 
 /// Observations run against real stores in virtual time: the clock moves only when a test
 /// ticks it, and a tick returns once the observer is asleep again.
-@Suite(.timeLimit(.minutes(1))) struct FeedObservationTests {
+@Suite(.timeLimit(.minutes(10))) struct FeedObservationTests {
     let tick = Duration.milliseconds(50)
 
     /// A board on `store` whose live feeds wait on `clock` and report to `recorder`.

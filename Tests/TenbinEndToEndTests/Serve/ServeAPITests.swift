@@ -3,7 +3,7 @@ import Testing
 
 /// `tenbin serve` on a free loopback port, driven over real sockets: every endpoint of the
 /// JSON API with its answers and its errors.
-@Suite(.timeLimit(.minutes(3))) struct ServeAPITests {
+@Suite(.timeLimit(.minutes(10))) struct ServeAPITests {
     static let cat = "\(Tenbin.root)/SampleImages/01-cats-or-dogs/1-cat.jpg"
     static let dog = "\(Tenbin.root)/SampleImages/01-cats-or-dogs/2-dog.jpg"
 

@@ -3,7 +3,7 @@ import Testing
 
 /// Live feeds as server-sent events: the snapshot and every change, with exactly the data
 /// lines `tenbin watch --json` prints, heartbeats, clients that leave, and a clean stop.
-@Suite(.timeLimit(.minutes(3))) struct ServeFeedTests {
+@Suite(.timeLimit(.minutes(10))) struct ServeFeedTests {
     /// One event: its name and its data line.
     struct Event: Equatable {
         var name: String

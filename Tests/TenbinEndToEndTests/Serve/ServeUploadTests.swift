@@ -3,7 +3,7 @@ import Testing
 
 /// New posters through `POST /api/v1/posters`: multipart edge cases, limits checked before
 /// the body is read, hostile images, slow and abandoned uploads. Nothing bad leaves a blob.
-@Suite(.timeLimit(.minutes(3))) struct ServeUploadTests {
+@Suite(.timeLimit(.minutes(10))) struct ServeUploadTests {
     static let cat = ServeAPITests.cat
     static let dog = ServeAPITests.dog
 

@@ -5,7 +5,7 @@ import Testing
 
 /// What every backend must do, the same way: each test runs on every backend of
 /// `BackendUnderTest.all`, through `Board` only.
-@Suite(.timeLimit(.minutes(2))) struct StoreContractTests {
+@Suite(.timeLimit(.minutes(10))) struct StoreContractTests {
     static let cat = Fixtures.sample("01-cats-or-dogs/1-cat.jpg")
     static let dog = Fixtures.sample("01-cats-or-dogs/2-dog.jpg")
 

@@ -1,9 +1,5 @@
 import TenbinKit
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Everything `tenbin serve` is started with.
 public struct ServerConfiguration: Sendable {
     /// `HOST:PORT` to listen on; port 0 lets the system choose.
@@ -42,7 +38,7 @@ public struct ServerConfiguration: Sendable {
     public var log: (@Sendable (String) -> Void)?
 
     /// Cores online.
-    static var cores: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+    static var cores: Int { Machine.activeCores }
 
     /// A configuration with the defaults.
     public init() {}

@@ -1,10 +1,5 @@
+import Glibc
 import TenbinKit
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// `tenbin post IMAGE1 IMAGE2 [--text TEXT] [--tag TAG]… [--json]`
 enum PostCommand: Command {

@@ -1,11 +1,6 @@
 import CChafa
+import Glibc
 import TenbinKit
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// How `--image-mode` asks pictures to be drawn.
 enum ImageMode: String, CaseIterable, Sendable {

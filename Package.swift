@@ -12,6 +12,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         // SHA-256 from libcrypto, loaded with dlopen on first use (see sha256.c).
         .target(name: "CCrypto", path: "Sources/CCrypto"),
+        // syncfs(2), which Swift's Glibc module does not declare (see CFileSync.h).
+        .target(name: "CFileSync", path: "Sources/CFileSync"),
         // libjpeg and libpng report errors with setjmp/longjmp, which must never cross a
         // Swift frame, so every call into them lives in this C target.
         .target(
@@ -22,7 +24,7 @@ let package = Package(
         ),
         .target(
             name: "TenbinKit",
-            dependencies: ["CSQLite", "CCrypto", "CImageCodec"],
+            dependencies: ["CSQLite", "CCrypto", "CImageCodec", "CFileSync"],
             path: "Sources/TenbinKit"
         ),
         .executableTarget(

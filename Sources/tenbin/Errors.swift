@@ -4,6 +4,8 @@
     import Darwin
 #endif
 
+import TenbinKit
+
 /// Writes to standard error.
 enum Errors {
     static func write(_ text: String) {

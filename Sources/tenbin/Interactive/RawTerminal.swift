@@ -4,6 +4,8 @@
     import Darwin
 #endif
 
+import TenbinKit
+
 /// The controlling terminal (`/dev/tty`) in raw mode on the alternate screen, so a full-screen
 /// view can read single keys and draw freely. Standard output stays free for the result.
 ///

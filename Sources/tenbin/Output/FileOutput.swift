@@ -4,6 +4,8 @@
     import Darwin
 #endif
 
+import TenbinKit
+
 /// Writing a user's output file whole or not at all.
 enum FileOutput {
     /// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.

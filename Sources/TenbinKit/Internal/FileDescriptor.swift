@@ -4,11 +4,12 @@
     import Darwin
 #endif
 
-/// The one place the command line writes raw bytes to a file descriptor.
-enum FileDescriptor {
+/// The one place tenbin writes raw bytes to a file descriptor: blob files, and the command
+/// line's standard output, standard error and terminal.
+public enum FileDescriptor {
     /// Writes all of `bytes` to `fd`, going on after short writes and interrupted calls.
     /// Returns 0, or the errno that stopped it (EPIPE when the reader left).
-    static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32 {
+    public static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32 {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
@@ -26,7 +27,7 @@ enum FileDescriptor {
     }
 
     /// `writeAll` for text, as UTF-8.
-    static func writeAll(_ text: String, to fd: Int32) -> Int32 {
+    public static func writeAll(_ text: String, to fd: Int32) -> Int32 {
         writeAll(Array(text.utf8), to: fd)
     }
 }

@@ -1,10 +1,10 @@
+import TenbinKit
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-
-import TenbinKit
 
 /// Writes to standard error.
 enum Errors {

@@ -1,10 +1,10 @@
+import TenbinKit
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-
-import TenbinKit
 
 /// The controlling terminal (`/dev/tty`) in raw mode on the alternate screen, so a full-screen
 /// view can read single keys and draw freely. Standard output stays free for the result.

@@ -1,10 +1,10 @@
+import TenbinKit
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-
-import TenbinKit
 
 /// Writing a user's output file whole or not at all.
 enum FileOutput {

@@ -18,10 +18,15 @@ public func fuzzQuery(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         return 0
     }
     if query.matches(key: key) {
-        // Every quoted token of the expression must be in the document, or the index would
-        // miss a poster the recheck accepts.
-        for token in expression.split(separator: " ") {
-            precondition(document.contains(token.dropFirst().dropLast()), "the index would miss a matching poster")
+        // Every quoted token of the expression must be in the document (a prefix token `"…"*`:
+        // some token starting with it), or the index would miss a poster the recheck accepts.
+        for term in expression.split(separator: " ") {
+            if term.hasSuffix("*") {
+                let prefix = term.dropFirst().dropLast(2)
+                precondition(document.contains { $0.hasPrefix(prefix) }, "the index would miss a matching poster")
+            } else {
+                precondition(document.contains(term.dropFirst().dropLast()), "the index would miss a matching poster")
+            }
         }
     }
     return 0

@@ -5,9 +5,9 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib
 # Libraries tenbin links against.
-BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev
+BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libchafa-dev
 # Tools the tests and benchmarks use (sample images, reference pipelines, terminals).
-TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time
+TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time chafa
 
 .PHONY: all build deps tool-deps demo test lint bench install clean sample-images fuzz sanitize
 
@@ -28,7 +28,7 @@ demo: build
 
 test: deps tool-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	scripts/test-summary.sh $(SWIFT) test --skip-build
 	$(MAKE) lint
 
 lint:

@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "tenbin", targets: ["tenbin"]),
         .library(name: "TenbinKit", targets: ["TenbinKit"]),
+        .library(name: "TenbinSQLite", targets: ["TenbinSQLite"]),
     ],
     targets: [
         // C libraries, each behind its own module. Only the wrapper folder imports it.
@@ -22,25 +23,37 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
         ),
+        // Terminal pictures (kitty, sixel, iTerm2, symbol mosaics) through libchafa, loaded with
+        // dlopen on first use (see chafa.c); only the command line's TerminalPicture uses it.
+        .target(name: "CChafa", path: "Sources/CChafa"),
+        // The backend-neutral core: no SQL, no database library.
         .target(
             name: "TenbinKit",
-            dependencies: ["CSQLite", "CCrypto", "CImageCodec", "CFileSync"],
+            dependencies: ["CCrypto", "CImageCodec", "CFileSync"],
             path: "Sources/TenbinKit"
+        ),
+        // The embedded backend: the only target that speaks SQLite.
+        .target(
+            name: "TenbinSQLite",
+            dependencies: ["TenbinKit", "CSQLite"],
+            path: "Sources/TenbinSQLite"
         ),
         .executableTarget(
             name: "tenbin",
-            dependencies: ["TenbinKit"],
+            dependencies: ["TenbinKit", "TenbinSQLite", "CChafa"],
             path: "Sources/tenbin"
         ),
         // `make bench`: measurements printed as tables, never timed tests.
         .executableTarget(
             name: "tenbin-bench",
-            dependencies: ["TenbinKit"],
+            dependencies: ["TenbinKit", "TenbinSQLite"],
             path: "Sources/tenbin-bench"
         ),
+        // The core's tests, the SQLite backend's own, and the contract suite every backend
+        // passes (Contract/), with an in-memory backend that proves the seam complete.
         .testTarget(
             name: "TenbinKitTests",
-            dependencies: ["TenbinKit"],
+            dependencies: ["TenbinKit", "TenbinSQLite"],
             path: "Tests/TenbinKitTests"
         ),
         .testTarget(

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite struct HostileUploadTests {
+@Suite(.timeLimit(.minutes(5))) struct HostileUploadTests {
     static let good = Tenbin.root + "/SampleImages/09-sea-or-mountain/sea.jpg"
 
     @Test(arguments: [

@@ -1,4 +1,5 @@
 import Foundation
+import TenbinSQLite
 import Testing
 
 @testable import TenbinKit
@@ -16,7 +17,7 @@ import Testing
 
     private func recordingBoard(files: RecordingFileSystem? = nil) throws -> (Board, BlobStore) {
         let blobs = BlobStore(root: "\(folder.path)/blobs", files: files ?? RecordingFileSystem(log: log))
-        let store = RecordingStore(try PosterStore(path: "\(folder.path)/tenbin.sqlite", create: true), log: log)
+        let store = RecordingStore(try SQLiteStore(folder: folder.path, create: true), log: log)
         return (Board(Board.Configuration(storePath: folder.path), store: store, blobs: blobs), blobs)
     }
 
@@ -123,7 +124,7 @@ import Testing
         #expect {
             try board.post(samplePair(0))
         } throws: { error in
-            "\(error)".hasPrefix("cannot write \(folder.path)/blobs/") && "\(error)".hasSuffix("Input/output error")
+            "\(error)".hasPrefix("\(folder.path)/blobs/") && "\(error)".hasSuffix("cannot write: Input/output error")
         }
         #expect(try board.count() == 0)
         #expect(try BlobStore(root: "\(folder.path)/blobs").inventory().temporaryFiles.isEmpty)

@@ -46,9 +46,11 @@ public struct ImageCodec: Sendable {
         switch FileBytes.read(path, limit: limits.maxFileBytes) {
         case .success(let bytes): return bytes
         case .failure(let error) where error.code == 27:  // EFBIG
-            throw ImageError(source: path, stage: .read, reason: "is larger than the limit of \(ByteCount(limits.maxFileBytes))")
+            throw ImageError(source: path, stage: .limits, reason: "is larger than the limit of \(ByteCount(limits.maxFileBytes))")
         case .failure(let error):
-            throw ImageError(source: path, stage: .read, reason: "cannot be read: \(SystemError.message(for: error.code))")
+            throw ImageError(
+                source: path, stage: .read, reason: "cannot be read: \(SystemError.message(for: error.code))",
+                kind: SystemError.kind(for: error.code) == .notFound ? .notFound : .invalidInput)
         }
     }
 

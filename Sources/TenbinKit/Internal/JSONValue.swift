@@ -9,9 +9,11 @@ enum JSONValue: Sendable, Equatable {
     case null
 
     /// What is wrong with a JSON text, and where (a 1-based column counted in bytes).
-    struct SyntaxError: Error, Equatable, CustomStringConvertible {
+    struct SyntaxError: KindedError, Equatable {
         let reason: String
         let column: Int
+
+        var kind: ErrorKind { .invalidInput }
 
         var description: String { "\(reason) at column \(column)" }
     }

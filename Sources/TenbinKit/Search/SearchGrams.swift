@@ -1,57 +1,57 @@
-/// The index's vocabulary: every two-character piece of a search key, and each part's last
-/// character paired with an end mark, each written as a plain ASCII token for an FTS5 table.
+/// The index's vocabulary: every one- and two-character piece of a search key, each written
+/// as a plain ASCII token for an FTS5 table.
 ///
 /// SQLite's trigram tokenizer finds nothing for words under three characters, and on this
 /// SQLite (3.40.1) LIKE against it can return wrong rows or crash. So the index is an FTS5
 /// table with the simple `ascii` tokenizer over tokens made here: each Unicode scalar is four
-/// base-36 digits, a piece is its two scalars' digits in a row. Every occurrence of a
-/// character in a key starts a piece (the next character, or the end mark), so:
-/// - a one-character word is a prefix query (`"abcd"*`: every piece starting with it);
-/// - a two-character word is one exact token;
-/// - a longer word is its two-character pieces, all looked up with AND.
-/// Every hit is rechecked with a plain substring test on the stored key, so the index only
-/// has to never miss.
+/// base-36 digits, a piece is its scalars' digits in a row (4 or 8 characters, so the two
+/// kinds never collide). A word of one or two characters is then one exact token and a longer
+/// word is its two-character pieces, all looked up with AND; every hit is rechecked with a
+/// plain substring test on the stored key, so the index only has to never miss.
 ///
-/// Why pairs only: three-character pieces made a key's vocabulary three times larger and
-/// almost every piece distinct, and FTS5's cost grows with the number of distinct terms it
-/// merges: on realistic Japanese text, indexing one-, two- and three-character pieces cost
-/// about five times as much per poster as pairs alone (see docs/benchmarks.md). A separate
-/// one-character token is not needed either: the prefix query answers that word.
-enum SearchGrams {
-    /// At most this many pieces are looked up per word; more add little to the AND's
+/// Why no three-character pieces: they made a key's vocabulary half as large again, almost
+/// every one of them distinct, and FTS5's cost grows with the distinct terms it merges. On
+/// realistic Japanese text they were about two thirds of the cost of indexing a poster (see
+/// docs/benchmarks.md), while an AND of pairs narrows a long word almost as well. One-character
+/// pieces stay: answering a one-character word with a prefix query over the pairs instead
+/// (`"abcd"*`) was 40–90 ms for a common character at 200,000 posters, against 0.2 ms.
+public enum SearchGrams {
+    /// At most this many pairs are looked up per word; more add little to the AND's
     /// selectivity and the recheck keeps the result exact.
     static let maximumPiecesPerWord = 8
 
-    /// The end mark paired with each part's last character: one past the last Unicode scalar,
-    /// so it never stands for a character. (Four base-36 digits reach 1,679,615.)
-    static let endMark: UInt32 = 0x11_0000
+    /// The distinct index tokens of a search key, in a stable order. Pieces never span the
+    /// separator between contents and hashtags (no query word contains it).
+    public static func tokens(forKey key: String) -> [String] {
+        document(forKey: key).split(separator: " ").map(String.init)
+    }
 
-    /// The FTS5 document for a search key: its distinct pieces, space-separated. Pieces never
-    /// span the separator between contents and hashtags (no query word contains it).
-    static func document(forKey key: String) -> String {
+    /// The tokens of a search key, space-separated (an FTS5 document).
+    public static func document(forKey key: String) -> String {
         var seen: Set<UInt64> = []
         var tokens: [UInt8] = []
-        tokens.reserveCapacity(key.utf8.count * 4)
+        tokens.reserveCapacity(key.utf8.count * 6)
         var scalars: [UInt32] = []
         for segment in key.split(separator: SearchText.separator, omittingEmptySubsequences: true) {
             scalars.removeAll(keepingCapacity: true)
             for scalar in segment.unicodeScalars { scalars.append(scalar.value) }
-            scalars.append(endMark)
-            for start in 0..<(scalars.count - 1) {
-                let piece = scalars[start..<(start + 2)]
-                guard seen.insert(pack(piece)).inserted else { continue }
-                if !tokens.isEmpty { tokens.append(0x20) }
-                append(piece, to: &tokens)
+            for length in 1...2 where scalars.count >= length {
+                for start in 0...(scalars.count - length) {
+                    let piece = scalars[start..<(start + length)]
+                    guard seen.insert(pack(piece)).inserted else { continue }
+                    if !tokens.isEmpty { tokens.append(0x20) }
+                    append(piece, to: &tokens)
+                }
             }
         }
         return String(decoding: tokens, as: UTF8.self)
     }
 
-    /// The FTS5 MATCH expression finding every key that might contain all of `query`'s words
-    /// (a superset: hits are rechecked), or nil for an empty query.
-    static func matchExpression(for query: SearchQuery) -> String? {
+    /// The index terms a key must all hold to possibly contain every word of `query` (a
+    /// superset: hits are rechecked); empty for an empty query.
+    public static func terms(for query: SearchQuery) -> [IndexTerm] {
         var seen: Set<UInt64> = []
-        var terms: [String] = []
+        var terms: [IndexTerm] = []
         for word in query.words {
             let scalars = word.unicodeScalars.map(\.value)
             var pieces: [ArraySlice<UInt32>]
@@ -68,27 +68,24 @@ enum SearchGrams {
                 }
             }
             for piece in pieces where seen.insert(pack(piece)).inserted {
-                var token: [UInt8] = [0x22]
+                var token: [UInt8] = []
                 append(piece, to: &token)
-                token.append(0x22)
-                // One character: every piece that starts with it.
-                if piece.count == 1 { token.append(0x2A) }
-                terms.append(String(decoding: token, as: UTF8.self))
+                terms.append(IndexTerm(token: String(decoding: token, as: UTF8.self)))
             }
         }
-        return terms.isEmpty ? nil : terms.joined(separator: " ")
+        return terms
     }
 
-    /// A piece of one or two scalars (or the end mark) as one number, 21 bits each. Pieces of
-    /// different lengths never collide because normalised text has no NUL (scalar 0): a
-    /// piece's first scalar is non-zero, so its length decides which range it falls in.
+    /// A piece of one or two scalars as one number, 21 bits each. Pieces of different
+    /// lengths never collide because normalised text has no NUL (scalar 0): a piece's first
+    /// scalar is non-zero, so its length decides which range of numbers it falls in.
     private static func pack(_ piece: ArraySlice<UInt32>) -> UInt64 {
         piece.reduce(0) { ($0 << 21) | UInt64($1) }
     }
 
     private static let digits = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
 
-    /// Appends each scalar as four base-36 digits (36⁴ = 1,679,616 > the end mark).
+    /// Appends each scalar as four base-36 digits (36⁴ = 1,679,616 > 0x10FFFF).
     private static func append(_ piece: ArraySlice<UInt32>, to tokens: inout [UInt8]) {
         for value in piece {
             var remaining = Int(value)

@@ -104,55 +104,30 @@ final class Barrier: Sendable {
     }
 }
 
-/// A poster store that records, after each insert, the blobs the committed rows reference.
-final class RecordingStore: PosterStoring {
-    let inner: PosterStore
+/// A store that records, after each write transaction commits, every blob its rows then
+/// reference (a commit may reference a blob only once the blob is durable).
+final class RecordingStore: StoreBackend {
+    let inner: any StoreBackend
     let log: EventLog
 
-    init(_ inner: PosterStore, log: EventLog) {
+    init(_ inner: any StoreBackend, log: EventLog) {
         self.inner = inner
         self.log = log
     }
 
-    private func committed(_ posters: [NewPoster]) {
-        log.append(.commit(Array(Set(posters.flatMap { $0.images.map(\.digest) })).sorted { $0.hex < $1.hex }))
+    var location: String { inner.location }
+    var changes: any ChangeSource { inner.changes }
+
+    func read<T>(_ body: (any StoreReading) throws -> T) throws -> T { try inner.read(body) }
+
+    func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {
+        let result = try inner.write(body)
+        let referenced = try inner.read { try $0.blobRows().map(\.digest) }
+        log.append(.commit(referenced.sorted { $0.hex < $1.hex }))
+        return result
     }
 
-    func insert(_ poster: NewPoster, createdAt: Timestamp, encodingKey: String, beforeCommit: () throws -> Void) throws -> Poster {
-        defer { committed([poster]) }
-        return try inner.insert(poster, createdAt: createdAt, encodingKey: encodingKey, beforeCommit: beforeCommit)
-    }
-
-    func insert(_ posters: [NewPoster], createdAt: Timestamp, encodingKey: String, beforeCommit: () throws -> Void) throws -> [Poster] {
-        defer { committed(posters) }
-        return try inner.insert(posters, createdAt: createdAt, encodingKey: encodingKey, beforeCommit: beforeCommit)
-    }
-
-    func importPosters(_ posters: [NewPoster], createdAt: Timestamp, encodingKey: String, beforeCommit: () throws -> Void) throws
-        -> [PosterImportOutcome]
-    {
-        defer { committed(posters) }
-        return try inner.importPosters(posters, createdAt: createdAt, encodingKey: encodingKey, beforeCommit: beforeCommit)
-    }
-
-    func vote(id: Int64, side: VoteSide, times: Int) throws -> Poster? { try inner.vote(id: id, side: side, times: times) }
-    func poster(id: Int64) throws -> Poster? { try inner.poster(id: id) }
-    func posters(order: FeedOrder, limit: Int, offset: Int) throws -> [Poster] {
-        try inner.posters(order: order, limit: limit, offset: offset)
-    }
-    func delete(id: Int64) throws -> (poster: Poster, orphaned: [Digest])? { try inner.delete(id: id) }
-    func storedImage(source: Digest, encodingKey: String) throws -> StoredImage? {
-        try inner.storedImage(source: source, encodingKey: encodingKey)
-    }
-    func withWriteLock<T>(_ body: (Set<Digest>) throws -> T) throws -> T { try inner.withWriteLock(body) }
-    func removeUnreferencedBlobRows() throws -> [Digest] { try inner.removeUnreferencedBlobRows() }
-    func blobRows() throws -> [StoredImage] { try inner.blobRows() }
     func integrityProblems() throws -> [String] { try inner.integrityProblems() }
-    func count() throws -> Int { try inner.count() }
-    func matchingPoster(_ poster: NewPoster) throws -> Int64? { try inner.matchingPoster(poster) }
-    func search(query: SearchQuery, order: FeedOrder, limit: Int, offset: Int) throws -> [Poster] {
-        try inner.search(query: query, order: order, limit: limit, offset: offset)
-    }
 }
 
 /// Checks that every blob a commit references was made durable before it: its temporary

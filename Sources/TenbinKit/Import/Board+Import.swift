@@ -30,15 +30,17 @@ extension Board {
     /// Commits a batch of imported posters in one transaction; each is inserted unless an
     /// identical one is stored (or comes earlier in the batch). `images` are the batch's
     /// distinct images: their staged blobs are published (made durable and named) first, so
-    /// no committed row ever references a blob that a power loss could lose.
-    func commitImport(_ posters: [NewPoster], images: [StoredUpload]) throws -> [PosterImportOutcome] {
+    /// no committed row ever references a blob that a power loss could lose. `records` are
+    /// the posters' search records when the caller computed them already (an import does, on
+    /// its reading thread, while the previous batch commits).
+    func commitImport(_ posters: [NewPoster], records: [SearchRecord]? = nil, images: [StoredUpload]) throws -> [PosterImportOutcome] {
         let staged = images.compactMap(\.staged)
         do {
             try blobs.publish(staged)
             let key = codec.encoding.key
             let createdAt = configuration.now()
             // Computed outside the transaction: the write lock is held only for the writes.
-            let records = posters.map { SearchRecord(contents: $0.contents, hashtags: $0.hashtags) }
+            let records = records ?? posters.map { SearchRecord(contents: $0.contents, hashtags: $0.hashtags) }
             return try store.write { writing in
                 try writing.lockBlobs(Array(Set(images.map(\.stored.digest))))
                 for image in images { try restoreBlob(image) }

@@ -29,6 +29,9 @@ final class ImportRun {
     /// report keeps that order), and the distinct images of their posters.
     private var batch: [(source: String, poster: Result<NewPoster, Failure>)] = []
     private var batchImages: [Digest: Board.StoredUpload] = [:]
+    /// The search records of the batch's posters, in order, computed here while the previous
+    /// batch commits on another thread (not a dry run's: it writes none).
+    private var batchRecords: [SearchRecord] = []
     /// Blobs staged by image tasks whose posters have not joined a batch (yet): what the import
     /// removes at its end is what no batch published.
     private var unbatched: [String: StagedBlob] = [:]
@@ -197,6 +200,7 @@ final class ImportRun {
                         contents: candidate.contents, hashtags: candidate.hashtags, images: prepared.map(\.stored),
                         sources: prepared.map(\.prepared.source))
                     batch.append((candidate.source, .success(poster)))
+                    if !options.dryRun { batchRecords.append(SearchRecord(contents: poster.contents, hashtags: poster.hashtags)) }
                     for image in prepared {
                         batchImages[image.stored.digest] = image
                         if let temporary = image.staged?.temporary { unbatched.removeValue(forKey: temporary) }
@@ -235,14 +239,16 @@ final class ImportRun {
         let entries = batch
         let posters = entries.compactMap { try? $0.poster.get() }
         let images = Array(batchImages.values)
+        let records = batchRecords
         batch.removeAll(keepingCapacity: true)
         batchImages.removeAll(keepingCapacity: true)
+        batchRecords.removeAll(keepingCapacity: true)
         lastCommit = clock.now
         if options.dryRun {
             record(entries, try dryRunOutcomes(posters))
         } else {
             let board = self.board
-            committing = (entries, Task.detached { posters.isEmpty ? [] : try board.commitImport(posters, images: images) })
+            committing = (entries, Task.detached { posters.isEmpty ? [] : try board.commitImport(posters, records: records, images: images) })
         }
     }
 

@@ -248,7 +248,9 @@ final class ImportRun {
             record(entries, try dryRunOutcomes(posters))
         } else {
             let board = self.board
-            committing = (entries, Task.detached { posters.isEmpty ? [] : try board.commitImport(posters, records: records, images: images) })
+            committing = (
+                entries, Task.detached { posters.isEmpty ? [] : try board.commitImport(posters, records: records, images: images) }
+            )
         }
     }
 

@@ -179,10 +179,13 @@ public final class Board: Sendable {
         let encoded: EncodedImage?
     }
 
-    /// An image whose blob is on disk, ready to be referenced by a poster row.
+    /// An image whose blob is on disk, ready to be referenced by a poster row (once published,
+    /// when staged).
     struct StoredUpload: Sendable {
         let prepared: PreparedImage
         let stored: StoredImage
+        /// Set when the blob was staged (import): it must be published before a row references it.
+        var staged: StagedBlob? = nil
     }
 
     /// Reads and checks one upload, re-encoding it in memory; an upload seen before under

@@ -45,6 +45,10 @@ enum Migrations {
         // 2: search — each poster's normalised key and the index of its pieces (see
         // SQLiteStore+Search.swift), filled for the posters already stored.
         Step(sql: SQLiteSession.searchSchema, then: SQLiteSession.indexAllPosters),
+        // 3: the leaner index vocabulary (one- and two-character pieces, no three-character
+        // ones; see SearchGrams): every poster's tokens are rebuilt from its stored key, and
+        // FTS5 keeps up to 16 MB of new tokens in memory before writing a segment.
+        Step(sql: SQLiteSession.leanerIndexSchema, then: SQLiteSession.reindexAllKeys),
     ]
 
     /// One schema change: SQL, then optionally Swift code filling what SQL cannot compute.

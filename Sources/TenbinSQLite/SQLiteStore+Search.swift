@@ -22,7 +22,7 @@ extension SQLiteSession {
     /// Records a poster's key and tokens (inside its transaction).
     func indexSearch(id: Int64, _ search: SearchRecord) throws {
         try db.statement("INSERT INTO search_key (poster_id, key) VALUES (?, ?)").bind(id, search.key).run()
-        try db.statement("INSERT INTO search_gram (rowid, grams) VALUES (?, ?)").bind(id, search.tokens.joined(separator: " ")).run()
+        try db.statement("INSERT INTO search_gram (rowid, grams) VALUES (?, ?)").bind(id, search.document).run()
     }
 
     /// Removes a poster's key and tokens (inside the transaction that deletes or edits it).
@@ -47,6 +47,25 @@ extension SQLiteSession {
                 try session.removeSearch(id: poster.id)
                 try session.indexSearch(id: poster.id, SearchRecord(contents: poster.contents, hashtags: poster.hashtags))
             }
+        }
+    }
+
+    /// Migration 3's SQL: empties the index (a contentless table forgets everything at once
+    /// this way) and sets how much FTS5 buffers before it writes a segment. Fewer, larger
+    /// segments mean less merging while a big import runs; a transaction's tokens are
+    /// written at its commit whatever the size.
+    static let leanerIndexSchema = """
+        INSERT INTO search_gram (search_gram) VALUES ('delete-all');
+        INSERT INTO search_gram (search_gram, rank) VALUES ('hashsize', 16777216);
+        """
+
+    /// Migration 3: indexes every stored key again with the current vocabulary.
+    @Sendable static func reindexAllKeys(_ db: Database) throws {
+        let insert = try db.statement("INSERT INTO search_gram (rowid, grams) VALUES (?, ?)")
+        let keys = try db.statement("SELECT poster_id, key FROM search_key ORDER BY poster_id").map { ($0.int64(0), $0.text(1)) }
+        for (id, key) in keys {
+            insert.reset()
+            try insert.bind(id, SearchGrams.document(forKey: key)).run()
         }
     }
 

@@ -60,6 +60,9 @@ public final class SQLiteStore: StoreBackend {
         }
     }
 
+    /// The page cache the writer connection may grow to, in KiB (64 MiB).
+    static let writerCacheKiB = 65536
+
     private static func openWriter(path: String, folder: String) throws -> Connections {
         do {
             var readOnly = false
@@ -74,6 +77,13 @@ public final class SQLiteStore: StoreBackend {
                 readOnly = true
             }
             try Migrations.migrate(database, readOnly: readOnly)
+            if !readOnly {
+                // A big write (an import's batch) touches pages all over the indexes; SQLite's
+                // 2 MB default cache made it re-read them from the WAL for every batch (a third
+                // of a manifest import's time went to read() calls). The cache grows only as
+                // pages are used.
+                try database.execute("PRAGMA cache_size = -\(Self.writerCacheKiB)")
+            }
             return Connections(writer: Locked(database), readOnly: readOnly)
         } catch let error as SQLiteError {
             throw error.storeError(at: folder)

@@ -5,8 +5,11 @@ import TenbinKit
 /// the same work one process per image, and a million-line manifest over stored images.
 enum ImportBenchmark {
     static func run(_ context: BenchContext) throws {
-        try photos(context)
-        print()
+        // TENBIN_BENCH_IMPORT=photos or =manifest runs one half (for profiling).
+        let part = ProcessInfo.processInfo.environment["TENBIN_BENCH_IMPORT"]
+        if part != "manifest" { try photos(context) }
+        if part == "photos" { return }
+        if part != "manifest" { print() }
         try manifest(context, lines: Int(ProcessInfo.processInfo.environment["TENBIN_BENCH_MANIFEST_LINES"] ?? "") ?? 1_000_000)
     }
 
@@ -89,20 +92,22 @@ enum ImportBenchmark {
         // Store the images first (one poster per pair), untimed: the manifest runs over stored images.
         let pairs = (0..<imageCount / 2).map { #"{"image1": "images/\#($0 * 2).jpg", "image2": "images/\#($0 * 2 + 1).jpg"}"# }
         try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: "\(folder)/pairs.jsonl"))
-        let manifest = "\(folder)/posters-\(lines).jsonl"
+        let manifest = "\(folder)/posters-real-\(lines).jsonl"
         if !FileManager.default.fileExists(atPath: manifest) {
             // Written under another name first, so an interrupted run never leaves half a manifest.
             let partial = manifest + ".partial"
             guard FileManager.default.createFile(atPath: partial, contents: nil) else { throw BenchError("cannot create \(partial)") }
             let output = try FileHandle(forWritingTo: URL(fileURLWithPath: partial))
             var chunk = ""
-            var random: UInt64 = 42
-            for line in 0..<lines {
-                random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                let first = Int(random >> 33) % imageCount
-                let second = (first + 1 + Int(random >> 17) % (imageCount - 1)) % imageCount
+            var random = Random(seed: 42)
+            for _ in 0..<lines {
+                let first = random.next(imageCount)
+                let second = (first + 1 + random.next(imageCount - 1)) % imageCount
+                let contents = ManifestText.contents(&random)
+                let hashtags = ManifestText.hashtags(&random).map { #""\#($0)""# }.joined(separator: ", ")
+                // The generated words hold no quote, backslash or control character, so they need no escaping.
                 chunk +=
-                    #"{"image1": "images/\#(first).jpg", "image2": "images/\#(second).jpg", "contents": "どっちが好き？ 質問 \#(line)", "hashtags": ["tag\#(line % 100)", "猫"]}"#
+                    #"{"image1": "images/\#(first).jpg", "image2": "images/\#(second).jpg", "contents": "\#(contents)", "hashtags": [\#(hashtags)]}"#
                     + "\n"
                 if chunk.utf8.count > 1 << 20 {
                     output.write(Data(chunk.utf8))

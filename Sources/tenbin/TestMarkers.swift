@@ -1,4 +1,5 @@
 import Glibc
+import TenbinKit
 
 /// Named points a test can see tenbin reach. With `TENBIN_TEST_MARKERS=FILE` in the
 /// environment, each point appends its name as one line to FILE; the kill tests use it to

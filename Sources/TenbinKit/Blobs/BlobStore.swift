@@ -2,9 +2,17 @@ import Glibc
 
 /// Where blobs live: content-addressed files, one per distinct stored image.
 public protocol BlobStoring: Sendable {
-    /// Stores `bytes` whole under their SHA-256 and returns it; storing the same bytes
-    /// again changes nothing.
+    /// Stores `bytes` whole and durably under their SHA-256 and returns it; storing the same
+    /// bytes again changes nothing.
     func write(_ bytes: [UInt8]) throws -> Digest
+    /// The first half of a batched write: writes `bytes` to a temporary file, neither durable
+    /// nor under the blob's name yet (nothing, when the blob is stored already).
+    func stage(_ bytes: [UInt8]) throws -> StagedBlob
+    /// The second half: makes staged blobs durable and moves them to their names, so rows may
+    /// then reference them. One flush of the file system per call, not one per blob.
+    func publish(_ staged: [StagedBlob]) throws
+    /// Removes the temporary files of staged blobs that were not published.
+    func discard(_ staged: [StagedBlob])
     /// The stored bytes of a blob.
     func read(_ digest: Digest) throws -> [UInt8]
     /// Whether a blob file exists.
@@ -17,6 +25,14 @@ public protocol BlobStoring: Sendable {
     func inventory() throws -> BlobInventory
     /// The file a blob lives in.
     func path(for digest: Digest) -> String
+}
+
+/// A blob written by `stage`, waiting for `publish`.
+public struct StagedBlob: Sendable, Hashable {
+    /// The blob's SHA-256.
+    public let digest: Digest
+    /// The temporary file holding its bytes; nil when the blob was already stored.
+    let temporary: String?
 }
 
 /// What the blob folder holds.
@@ -32,16 +48,25 @@ public struct BlobInventory: Sendable {
 
 /// A blob store on the local file system, at `ROOT/<2 hex>/<64 hex>`.
 ///
-/// A blob is written to a temporary file in its final folder, fsynced, then renamed into
-/// place, and the folder is fsynced: a reader never sees part of a blob, and two writers of
-/// the same content cannot conflict, since both rename identical bytes to the same name.
+/// `write` puts a blob in a temporary file in its final folder, fsyncs it, renames it into
+/// place and fsyncs the folder: a reader never sees part of a blob, a name never points at
+/// bytes a power loss could lose, and two writers of the same content cannot conflict, since
+/// both rename identical bytes to the same name. `stage` and `publish` do the same for a
+/// batch with two flushes of the file system in all (syncfs: contents, then renames).
 public struct BlobStore: BlobStoring {
     /// The folder holding the two-hex-digit subfolders.
     public let root: String
+    /// The calls that write blob files (recorded by tests).
+    let files: any BlobFileSystem
 
     /// A store rooted at `root`; nothing is created until the first write.
     public init(root: String) {
+        self.init(root: root, files: LocalBlobFileSystem())
+    }
+
+    init(root: String, files: any BlobFileSystem) {
         self.root = root
+        self.files = files
     }
 
     public func path(for digest: Digest) -> String {
@@ -52,61 +77,80 @@ public struct BlobStore: BlobStoring {
 
     public func write(_ bytes: [UInt8]) throws -> Digest {
         let digest = Digest(of: bytes)
-        let final = path(for: digest)
         if contains(digest) { return digest }
-        let folder = "\(root)/\(digest.hex.prefix(2))"
-        try makeFolder(root)
-        try makeFolder(folder)
-        let temporary = "\(folder)/\(Self.temporaryPrefix)\(digest.hex.prefix(16))-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        // Errors name the blob's final path: the temporary name means nothing to a user.
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw BlobError(.write, path: final, digest: digest, errno: errno) }
-        do {
-            try Self.writeAll(bytes, to: fd, path: final, digest: digest)
-            guard fsync(fd) == 0 else { throw BlobError(.write, path: final, digest: digest, errno: errno) }
-            guard close(fd) == 0 else {
-                throw BlobError(.write, path: final, digest: digest, errno: errno)
-            }
-        } catch {
-            _ = close(fd)  // may already be closed; EBADF then is harmless
-            _ = unlink(temporary)  // best effort: what is left is only a temporary file gc removes
-            throw error
-        }
-        guard rename(temporary, final) == 0 else {
-            let code = errno
-            _ = unlink(temporary)  // best effort, as above
-            throw BlobError(.write, path: final, digest: digest, errno: code)
-        }
-        try syncFolder(folder)
+        let temporary = try writeTemporary(bytes, digest: digest, sync: true)
+        try moveIntoPlace(temporary, digest: digest)
+        try check(files.syncFolder(folder(of: digest)), digest: digest)
         return digest
     }
 
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String, digest: Digest) throws {
-        try bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)  // count > 0, so base exists
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw BlobError(.write, path: path, digest: digest, errno: errno)
-                }
-                offset += written
+    public func stage(_ bytes: [UInt8]) throws -> StagedBlob {
+        let digest = Digest(of: bytes)
+        if contains(digest) { return StagedBlob(digest: digest, temporary: nil) }
+        return StagedBlob(digest: digest, temporary: try writeTemporary(bytes, digest: digest, sync: false))
+    }
+
+    public func publish(_ staged: [StagedBlob]) throws {
+        var pending: [Digest: String] = [:]
+        for blob in staged {
+            guard let temporary = blob.temporary, pending[blob.digest] != temporary else { continue }
+            if pending[blob.digest] == nil && !contains(blob.digest) {
+                pending[blob.digest] = temporary
+            } else {
+                // Published by an earlier batch, written meanwhile by another writer, or the
+                // same bytes staged twice: one copy is enough.
+                _ = files.removeFile(temporary)  // best effort: gc removes what is left
             }
         }
+        guard let any = pending.first else { return }
+        // Contents first: a name must never point at bytes that a power loss could lose.
+        try check(files.syncFileSystem(containing: root), digest: any.key)
+        for (digest, temporary) in pending.sorted(by: { $0.key.hex < $1.key.hex }) {
+            try moveIntoPlace(temporary, digest: digest)
+        }
+        // Then the renames, before any row may reference the names.
+        try check(files.syncFileSystem(containing: root), digest: any.key)
     }
 
-    private func makeFolder(_ folder: String) throws {
-        if mkdir(folder, 0o755) != 0 && errno != EEXIST {
-            throw BlobError(.create, path: folder, errno: errno)
+    public func discard(_ staged: [StagedBlob]) {
+        for temporary in staged.compactMap(\.temporary) {
+            _ = files.removeFile(temporary)  // best effort: what is left is only a temporary file gc removes
         }
     }
 
-    /// Makes a rename in `folder` durable.
-    private func syncFolder(_ folder: String) throws {
-        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw BlobError(.write, path: folder, errno: errno) }
-        defer { _ = close(fd) }  // read-only descriptor: close cannot lose data
-        guard fsync(fd) == 0 else { throw BlobError(.write, path: folder, errno: errno) }
+    private func folder(of digest: Digest) -> String {
+        "\(root)/\(digest.hex.prefix(2))"
+    }
+
+    /// Writes `bytes` to a new temporary file in the blob's folder and returns its path.
+    private func writeTemporary(_ bytes: [UInt8], digest: Digest, sync: Bool) throws -> String {
+        let folder = folder(of: digest)
+        for path in [root, folder] {
+            let failure = files.makeFolder(path)
+            guard failure == 0 else { throw BlobError(.create, path: path, errno: failure) }
+        }
+        let temporary = "\(folder)/\(Self.temporaryPrefix)\(digest.hex.prefix(16))-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let failure = files.writeNewFile(temporary, bytes: bytes, sync: sync)
+        guard failure == 0 else {
+            _ = files.removeFile(temporary)  // best effort: what is left is only a temporary file gc removes
+            throw BlobError(.write, path: path(for: digest), digest: digest, errno: failure)
+        }
+        return temporary
+    }
+
+    /// Renames a written temporary file to the blob's name (replacing identical bytes, when
+    /// another writer got there first).
+    private func moveIntoPlace(_ temporary: String, digest: Digest) throws {
+        let failure = files.renameFile(temporary, to: path(for: digest))
+        guard failure == 0 else {
+            _ = files.removeFile(temporary)  // best effort, as above
+            throw BlobError(.write, path: path(for: digest), digest: digest, errno: failure)
+        }
+    }
+
+    /// Errors name the blob's final path: the temporary name means nothing to a user.
+    private func check(_ failure: Int32, digest: Digest) throws {
+        guard failure == 0 else { throw BlobError(.write, path: path(for: digest), digest: digest, errno: failure) }
     }
 
     public func read(_ digest: Digest) throws -> [UInt8] {
@@ -115,7 +159,7 @@ public struct BlobStore: BlobStoring {
     }
 
     public func contains(_ digest: Digest) -> Bool {
-        access(path(for: digest), F_OK) == 0
+        files.exists(path(for: digest))
     }
 
     public func remove(_ digest: Digest) throws {

@@ -29,6 +29,12 @@ final class ImportRun {
     /// report keeps that order), and the distinct images of their posters.
     private var batch: [(source: String, poster: Result<NewPoster, Failure>)] = []
     private var batchImages: [Digest: Board.StoredUpload] = [:]
+    /// The search records of the batch's posters, in order, computed here while the previous
+    /// batch commits on another thread (not a dry run's: it writes none).
+    private var batchRecords: [SearchRecord] = []
+    /// Blobs staged by image tasks whose posters have not joined a batch (yet): what the import
+    /// removes at its end is what no batch published.
+    private var unbatched: [String: StagedBlob] = [:]
     private var lastCommit: ContinuousClock.Instant
     /// The batch being committed in the background while the next one is read, if any.
     private var committing: (entries: [(source: String, poster: Result<NewPoster, Failure>)], task: Task<[PosterImportOutcome], any Error>)?
@@ -75,42 +81,63 @@ final class ImportRun {
             // Let a commit under way finish (or fail) before reporting, so nothing writes on
             // after the import has returned.
             _ = try? await committing?.task.value
+            board.discardStaged(Array(unbatched.values) + batchImages.values.compactMap(\.staged))
             throw error
         }
+        board.discardStaged(Array(unbatched.values))
     }
 
     private func coordinate(_ reader: inout any ImportReader) async throws {
         try await withThrowingTaskGroup(of: ImageResult.self) { group in
-            var exhausted = false
-            while true {
-                // Read ahead while the window has room and the image queue is short, so
-                // memory stays bounded however long the source is.
-                while !exhausted && window.count - head < options.window && queue.count - queueHead < options.jobs {
-                    guard let entry = try reader.next() else {
-                        exhausted = true
-                        break
-                    }
-                    admit(entry)
-                }
-                launch(into: &group)
-                try takeReadyEntries()
-                if exhausted && head == window.count && inFlight == 0 { break }
-                if batch.count >= options.batchSize || (!batch.isEmpty && clock.now - lastCommit >= options.batchInterval) {
-                    try await commit()
-                }
-                report(force: false)
-                // Wait for an image when there is nothing else to do: every job is busy, the
-                // window is full, or the source is read to its end.
-                if inFlight > 0 && (inFlight >= options.jobs || window.count - head >= options.window || exhausted) {
-                    guard let finished = try await group.next() else { break }
-                    inFlight -= 1
-                    imagesRead += 1
-                    images[finished.path] = .ready(finished.result)
-                }
+            do {
+                try await schedule(&reader, &group)
+            } catch {
+                // Images still being prepared may stage blobs: collect them, so the import
+                // removes their temporary files before it reports the failure.
+                while let finished = try? await group.next() { received(finished) }
+                throw error
             }
-            try await commit()
-            try await finishCommit()
-            report(force: true)
+        }
+    }
+
+    private func schedule(_ reader: inout any ImportReader, _ group: inout ThrowingTaskGroup<ImageResult, any Error>) async throws {
+        var exhausted = false
+        while true {
+            // Read ahead while the window has room and the image queue is short, so
+            // memory stays bounded however long the source is.
+            while !exhausted && window.count - head < options.window && queue.count - queueHead < options.jobs {
+                guard let entry = try reader.next() else {
+                    exhausted = true
+                    break
+                }
+                admit(entry)
+            }
+            launch(into: &group)
+            try takeReadyEntries()
+            if exhausted && head == window.count && inFlight == 0 { break }
+            if batch.count >= options.batchSize || (!batch.isEmpty && clock.now - lastCommit >= options.batchInterval) {
+                try await commit()
+            }
+            report(force: false)
+            // Wait for an image when there is nothing else to do: every job is busy, the
+            // window is full, or the source is read to its end.
+            if inFlight > 0 && (inFlight >= options.jobs || window.count - head >= options.window || exhausted) {
+                guard let finished = try await group.next() else { break }
+                received(finished)
+            }
+        }
+        try await commit()
+        try await finishCommit()
+        report(force: true)
+    }
+
+    /// Records an image task's result.
+    private func received(_ finished: ImageResult) {
+        inFlight -= 1
+        imagesRead += 1
+        images[finished.path] = .ready(finished.result)
+        if case .success(let image) = finished.result, let staged = image.staged, let temporary = staged.temporary {
+            unbatched[temporary] = staged
         }
     }
 
@@ -173,7 +200,11 @@ final class ImportRun {
                         contents: candidate.contents, hashtags: candidate.hashtags, images: prepared.map(\.stored),
                         sources: prepared.map(\.prepared.source))
                     batch.append((candidate.source, .success(poster)))
-                    for image in prepared { batchImages[image.stored.digest] = image }
+                    if !options.dryRun { batchRecords.append(SearchRecord(contents: poster.contents, hashtags: poster.hashtags)) }
+                    for image in prepared {
+                        batchImages[image.stored.digest] = image
+                        if let temporary = image.staged?.temporary { unbatched.removeValue(forKey: temporary) }
+                    }
                 }
                 if !reusesImages {
                     for image in candidate.images { images.removeValue(forKey: image.path) }
@@ -208,14 +239,18 @@ final class ImportRun {
         let entries = batch
         let posters = entries.compactMap { try? $0.poster.get() }
         let images = Array(batchImages.values)
+        let records = batchRecords
         batch.removeAll(keepingCapacity: true)
         batchImages.removeAll(keepingCapacity: true)
+        batchRecords.removeAll(keepingCapacity: true)
         lastCommit = clock.now
         if options.dryRun {
             record(entries, try dryRunOutcomes(posters))
         } else {
             let board = self.board
-            committing = (entries, Task.detached { posters.isEmpty ? [] : try board.commitImport(posters, images: images) })
+            committing = (
+                entries, Task.detached { posters.isEmpty ? [] : try board.commitImport(posters, records: records, images: images) }
+            )
         }
     }
 

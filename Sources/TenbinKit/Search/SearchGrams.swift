@@ -1,17 +1,24 @@
-/// The index's vocabulary: every one-, two- and three-character piece of a search key,
-/// each written as a plain ASCII token for an FTS5 table.
+/// The index's vocabulary: every one- and two-character piece of a search key, each written
+/// as a plain ASCII token for an FTS5 table.
 ///
 /// SQLite's trigram tokenizer finds nothing for words under three characters, and on this
 /// SQLite (3.40.1) LIKE against it can return wrong rows or crash. So the index is an FTS5
 /// table with the simple `ascii` tokenizer over tokens made here: each Unicode scalar is four
-/// base-36 digits, a piece is its scalars' digits in a row (4, 8 or 12 characters, so the
-/// three kinds never collide). A word of one or two characters is then one exact token and a
-/// longer word is its three-character pieces, all looked up with AND; every hit is rechecked
-/// with a plain substring test on the stored key, so the index only has to never miss.
+/// base-36 digits, a piece is its scalars' digits in a row (4 or 8 characters, so the two
+/// kinds never collide). A word of one or two characters is then one exact token and a longer
+/// word is its two-character pieces, all looked up with AND; every hit is rechecked with a
+/// plain substring test on the stored key, so the index only has to never miss.
+///
+/// Why no three-character pieces: they made a key's vocabulary half as large again, almost
+/// every one of them distinct, and FTS5's cost grows with the distinct terms it merges. On
+/// realistic Japanese text they were about two thirds of the cost of indexing a poster (see
+/// docs/benchmarks.md), while an AND of pairs narrows a long word almost as well. One-character
+/// pieces stay: answering a one-character word with a prefix query over the pairs instead
+/// (`"abcd"*`) was 40–90 ms for a common character at 200,000 posters, against 0.2 ms.
 public enum SearchGrams {
-    /// At most this many three-character pieces are looked up per word; more add little to
-    /// the AND's selectivity and the recheck keeps the result exact.
-    static let maximumPiecesPerWord = 6
+    /// At most this many pairs are looked up per word; more add little to the AND's
+    /// selectivity and the recheck keeps the result exact.
+    static let maximumPiecesPerWord = 8
 
     /// The distinct index tokens of a search key, in a stable order. Pieces never span the
     /// separator between contents and hashtags (no query word contains it).
@@ -23,10 +30,12 @@ public enum SearchGrams {
     public static func document(forKey key: String) -> String {
         var seen: Set<UInt64> = []
         var tokens: [UInt8] = []
-        tokens.reserveCapacity(key.utf8.count * 16)
+        tokens.reserveCapacity(key.utf8.count * 6)
+        var scalars: [UInt32] = []
         for segment in key.split(separator: SearchText.separator, omittingEmptySubsequences: true) {
-            let scalars = segment.unicodeScalars.map(\.value)
-            for length in 1...3 where scalars.count >= length {
+            scalars.removeAll(keepingCapacity: true)
+            for scalar in segment.unicodeScalars { scalars.append(scalar.value) }
+            for length in 1...2 where scalars.count >= length {
                 for start in 0...(scalars.count - length) {
                     let piece = scalars[start..<(start + length)]
                     guard seen.insert(pack(piece)).inserted else { continue }
@@ -49,7 +58,7 @@ public enum SearchGrams {
             if scalars.count <= 2 {
                 pieces = [scalars[...]]
             } else {
-                pieces = (0...(scalars.count - 3)).map { scalars[$0..<($0 + 3)] }
+                pieces = (0...(scalars.count - 2)).map { scalars[$0..<($0 + 2)] }
                 var distinct: Set<UInt64> = []
                 pieces = pieces.filter { distinct.insert(pack($0)).inserted }
                 if pieces.count > maximumPiecesPerWord {
@@ -67,7 +76,7 @@ public enum SearchGrams {
         return terms
     }
 
-    /// A piece of up to three scalars as one number, 21 bits each. Pieces of different
+    /// A piece of one or two scalars as one number, 21 bits each. Pieces of different
     /// lengths never collide because normalised text has no NUL (scalar 0): a piece's first
     /// scalar is non-zero, so its length decides which range of numbers it falls in.
     private static func pack(_ piece: ArraySlice<UInt32>) -> UInt64 {

@@ -139,13 +139,16 @@ public struct IndexTerm: Sendable, Hashable {
 public struct SearchRecord: Sendable, Hashable {
     /// The normalised key, rechecked against every query.
     public var key: String
+    /// The distinct index tokens of the key, space-separated (an FTS5 document).
+    public var document: String
+
     /// The distinct index tokens of the key.
-    public var tokens: [String]
+    public var tokens: [String] { document.split(separator: " ").map(String.init) }
 
     /// The record of a poster's text.
     public init(contents: String, hashtags: [String]) {
         key = SearchText.key(contents: contents, hashtags: hashtags)
-        tokens = SearchGrams.tokens(forKey: key)
+        document = SearchGrams.document(forKey: key)
     }
 }
 

@@ -1,4 +1,5 @@
 import Glibc
+import TenbinKit
 
 /// The controlling terminal (`/dev/tty`) taken over in raw mode on the alternate screen (see
 /// ``ScreenTakeover``), so a full-screen view can read single keys and draw freely. Standard

@@ -1,4 +1,5 @@
 import Glibc
+import TenbinKit
 
 /// Writing a user's output file whole or not at all.
 enum FileOutput {

@@ -1,10 +1,11 @@
 import Glibc
 
-/// The one place the command line writes raw bytes to a file descriptor.
-enum FileDescriptor {
+/// The one place tenbin writes raw bytes to a file descriptor: blob files, and the command
+/// line's standard output, standard error and terminal.
+public enum FileDescriptor {
     /// Writes all of `bytes` to `fd`, going on after short writes and interrupted calls.
     /// Returns 0, or the errno that stopped it (EPIPE when the reader left).
-    static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32 {
+    public static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32 {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
@@ -24,7 +25,7 @@ enum FileDescriptor {
     /// Reads `fd` to its end, or until more than `limit` bytes came (then `limit` + 1 bytes
     /// are returned, so the caller can say the input is too large without reading it all).
     /// Returns the bytes, or the errno that stopped it.
-    static func readAll(_ fd: Int32, limit: Int) -> Result<[UInt8], SystemCallError> {
+    public static func readAll(_ fd: Int32, limit: Int) -> Result<[UInt8], SystemCallError> {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while bytes.count <= limit {
@@ -41,12 +42,13 @@ enum FileDescriptor {
     }
 
     /// An errno from a read.
-    struct SystemCallError: Error {
-        let code: Int32
+    public struct SystemCallError: Error {
+        /// The errno value.
+        public let code: Int32
     }
 
     /// `writeAll` for text, as UTF-8.
-    static func writeAll(_ text: String, to fd: Int32) -> Int32 {
+    public static func writeAll(_ text: String, to fd: Int32) -> Int32 {
         writeAll(Array(text.utf8), to: fd)
     }
 }

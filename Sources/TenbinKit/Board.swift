@@ -353,7 +353,7 @@ public enum BoardError: KindedError, Sendable, Equatable {
     /// One sentence naming the thing and the reason.
     public var description: String {
         switch self {
-        case .noSuchPoster(let id): "no poster with id \(id)"
+        case .noSuchPoster(let id): "poster #\(id): no such poster"
         case .noSuchBlob(let digest): "no image with digest \(digest.hex)"
         case .invalidVoteCount(let times): "cannot add \(times) votes: the count must be from 1 to \(VoteBatcher.maximumTimes)"
         case .invalidCursor(let text): "the page cursor '\(text.prefix(40))' is not valid for this list; start from the first page"

@@ -35,6 +35,6 @@ import Testing
         #expect(both.status == 64)
         let missing = try Tenbin.run(["edit", "9", "--text", "x"], store: store.path)
         #expect(missing.status == 1)
-        #expect(missing.stderr == "Error: no poster with id 9\n")
+        #expect(missing.stderr == "Error: poster #9: no such poster\n")
     }
 }

@@ -133,7 +133,7 @@ import Testing
         let store = try Self.store(posters: 1)
         let run = try Tenbin.run(["show", "7", "--images"], store: store.path)
         #expect(run.status == 1)
-        #expect(run.stderr == "Error: no poster with id 7\n")
+        #expect(run.stderr == "Error: poster #7: no such poster\n")
     }
 
     @Test func helpListsTheImageOptions() throws {

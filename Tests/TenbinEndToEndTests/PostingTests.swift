@@ -75,10 +75,10 @@ import Testing
         #expect(try Tenbin.run(["delete", "2"], store: store.path).stdout == "Deleted #2.\n")
         let missing = try Tenbin.run(["show", "2"], store: store.path)
         #expect(missing.status == 1)
-        #expect(missing.stderr == "Error: no poster with id 2\n")
+        #expect(missing.stderr == "Error: poster #2: no such poster\n")
         let noVote = try Tenbin.run(["vote", "2", "1"], store: store.path)
         #expect(noVote.status == 1)
-        #expect(noVote.stderr == "Error: no poster with id 2\n")
+        #expect(noVote.stderr == "Error: poster #2: no such poster\n")
     }
 
     @Test func imageWritesTheStoredBytesExactly() throws {

@@ -16,7 +16,7 @@ import Testing
         try Data("not a store".utf8).write(to: URL(fileURLWithPath: file))
         let run = try Tenbin.run(command, store: file)
         #expect(run.status == 1)
-        #expect(run.stderr == "Error: \(file) is not a tenbin store (it is a file, not a folder)\n")
+        #expect(run.stderr == "Error: \(file): not a tenbin store (it is a file, not a folder)\n")
         #expect(run.stdout.isEmpty)
     }
 
@@ -29,7 +29,7 @@ import Testing
             ).status == 0)
         let run = try Tenbin.run(["list"], store: folder.path + "/tenbin.sqlite")
         #expect(run.status == 1)
-        #expect(run.stderr.contains("tenbin.sqlite is not a tenbin store (it is a file, not a folder)"))
+        #expect(run.stderr.contains("tenbin.sqlite: not a tenbin store (it is a file, not a folder)"))
     }
 
     @Test func aDatabaseThatIsNotSQLiteOrNotTenbinsIsRefused() throws {
@@ -38,13 +38,13 @@ import Testing
         for command in [["list"], ["check"], ["vote", "1", "1"]] {
             let run = try Tenbin.run(command, store: folder.path)
             #expect(run.status == 1)
-            #expect(run.stderr == "Error: \(folder.path) is not a tenbin store (its tenbin.sqlite is not a SQLite database)\n")
+            #expect(run.stderr == "Error: \(folder.path): not a tenbin store (its tenbin.sqlite is not a SQLite database)\n")
         }
         let other = try ScratchFolder()
         _ = try Shell.run("sqlite3", other.path + "/tenbin.sqlite", "CREATE TABLE invoices (id INTEGER)")
         let run = try Tenbin.run(["list"], store: other.path)
         #expect(run.status == 1)
-        #expect(run.stderr.hasPrefix("Error: \(other.path) is not a tenbin store (its tenbin.sqlite is another program's database"))
+        #expect(run.stderr.hasPrefix("Error: \(other.path): not a tenbin store (its tenbin.sqlite is another program's database"))
         // Refused, never migrated: the other program's database is left as it was.
         let tables = try Shell.capture(["sqlite3", other.path + "/tenbin.sqlite", ".tables"])
         #expect(tables.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "invoices")

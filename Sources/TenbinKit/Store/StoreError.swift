@@ -45,7 +45,7 @@ public struct StoreError: KindedError, Sendable, Equatable {
     public var description: String {
         switch reason {
         case .missing: "no store at \(location)"
-        case .notAStore(let what): "\(location) is not a tenbin store (\(what))"
+        case .notAStore(let what): "\(location): not a tenbin store (\(what))"
         case .readOnly: "\(location): the store is read-only"
         case .busy: "\(location): the store was busy for too long; try again"
         case .full: "\(location): the disk is full"

@@ -5,9 +5,9 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib
 # Libraries tenbin links against.
-BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev
+BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libpq-dev
 # Tools the tests and benchmarks use (sample images, reference pipelines, terminals).
-TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time
+TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time postgresql
 
 .PHONY: all build deps tool-deps demo test lint bench install clean sample-images fuzz sanitize
 
@@ -28,7 +28,7 @@ demo: build
 
 test: deps tool-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	scripts/postgres.sh run $(SWIFT) test --skip-build
 	$(MAKE) lint
 
 lint:
@@ -37,7 +37,7 @@ lint:
 bench: deps tool-deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product tenbin
 	$(SWIFT) build $(RELEASE_FLAGS) --product tenbin-bench
-	.build/release/tenbin-bench $(SECTIONS)
+	scripts/postgres.sh run .build/release/tenbin-bench $(SECTIONS)
 
 # libFuzzer targets (Fuzz/), FUZZ_SECONDS each (default 60).
 fuzz: deps tool-deps

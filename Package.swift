@@ -10,6 +10,7 @@ let package = Package(
     targets: [
         // C libraries, each behind its own module. Only the wrapper folder imports it.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ"),
         // SHA-256 from libcrypto, loaded with dlopen on first use (see sha256.c).
         .target(name: "CCrypto", path: "Sources/CCrypto"),
         // libjpeg and libpng report errors with setjmp/longjmp, which must never cross a
@@ -24,6 +25,12 @@ let package = Package(
             name: "TenbinKit",
             dependencies: ["CSQLite", "CCrypto", "CImageCodec"],
             path: "Sources/TenbinKit"
+        ),
+        // The PostgreSQL backend (libpq), for boards beyond one machine.
+        .target(
+            name: "TenbinPostgres",
+            dependencies: ["TenbinKit", "CLibPQ"],
+            path: "Sources/TenbinPostgres"
         ),
         .executableTarget(
             name: "tenbin",

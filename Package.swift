@@ -49,6 +49,11 @@ let package = Package(
             path: "Tests/TenbinKitTests"
         ),
         .testTarget(
+            name: "TenbinPostgresTests",
+            dependencies: ["TenbinPostgres"],
+            path: "Tests/TenbinPostgresTests"
+        ),
+        .testTarget(
             name: "TenbinEndToEndTests",
             dependencies: ["tenbin"],
             path: "Tests/TenbinEndToEndTests"

@@ -15,6 +15,6 @@ for sanitizer in $sanitizers; do
     TENBIN_BIN="$bin/tenbin" TENBIN_SANITIZER=$sanitizer \
     ASAN_OPTIONS=halt_on_error=1:detect_leaks=0 \
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-        swift test --scratch-path "$scratch" --sanitize="$sanitizer" --skip-build
+        scripts/postgres.sh run swift test --scratch-path "$scratch" --sanitize="$sanitizer" --skip-build
 done
 echo "sanitizers clean: $sanitizers"

@@ -23,7 +23,7 @@ public struct ConnectionTarget: Sendable, Hashable, CustomStringConvertible {
             throw PostgresError(
                 kind: .invalidInput, sqlState: nil,
                 message: "the database connection string is not valid: \(Self.scrub(reason, of: conninfo))",
-                target: Self.redacted(conninfo))
+                target: "")
         }
         defer { PQconninfoFree(options) }
         var fields: [String: String] = [:]
@@ -47,36 +47,10 @@ public struct ConnectionTarget: Sendable, Hashable, CustomStringConvertible {
         return "postgres://" + text
     }
 
-    /// A string that failed to parse, with whatever looks like a password removed: a URI's
-    /// `:password@` and any `password=value`.
-    static func redacted(_ conninfo: String) -> String {
-        var text = conninfo
-        if let scheme = text.firstRange(of: "://") {
-            let rest = text[scheme.upperBound...]
-            if let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
-                text.replaceSubrange(colon..<at, with: ":***")
-            }
-        }
-        var words: [String] = []
-        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
-            let lowered = word.lowercased()
-            if lowered.hasPrefix("password=") {
-                words.append("password=***")
-            } else if let query = word.firstRange(of: "password=") {
-                let end = word[query.upperBound...].firstIndex(of: "&") ?? word.endIndex
-                words.append(String(word[..<query.upperBound]) + "***" + String(word[end...]))
-            } else {
-                words.append(String(word))
-            }
-        }
-        return words.joined(separator: " ")
-    }
-
-    /// `message` with any piece of `conninfo` that `redacted` hides removed, for libpq's
-    /// messages that quote the string back.
+    /// `message` with any password in `conninfo` (a URI's `:password@`, a `password=value`)
+    /// replaced by `***`, for libpq's messages that quote the string back.
     static func scrub(_ message: String, of conninfo: String) -> String {
         let trimmed = message.trimmingCharacters(in: " \n")
-        guard conninfo != redacted(conninfo) else { return trimmed }
         var text = trimmed
         for secret in secrets(in: conninfo) where !secret.isEmpty {
             text = text.replacing(secret, with: "***")
@@ -84,7 +58,7 @@ public struct ConnectionTarget: Sendable, Hashable, CustomStringConvertible {
         return text
     }
 
-    /// The password-like pieces `redacted` hides.
+    /// The password-like pieces of a connection string.
     private static func secrets(in conninfo: String) -> [String] {
         var found: [String] = []
         if let scheme = conninfo.firstRange(of: "://") {

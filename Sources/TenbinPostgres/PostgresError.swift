@@ -10,7 +10,8 @@ public struct PostgresError: KindedError, Sendable {
     public let sqlState: String?
     /// The server's or libpq's message.
     public let message: String
-    /// The database, as ``ConnectionTarget/description`` (no password).
+    /// The database, as ``ConnectionTarget/description`` (no password); empty when the
+    /// connection string itself could not be read.
     public let target: String
 
     /// An error with the given parts.
@@ -31,7 +32,7 @@ public struct PostgresError: KindedError, Sendable {
     public var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
 
     public var description: String {
-        "database \(target): \(message)" + (kind == .unavailable ? " (the database is unavailable; try again)" : "")
+        (target.isEmpty ? message : "database \(target): \(message)") + (kind == .unavailable ? " (the database is unavailable; try again)" : "")
     }
 
     /// The kind for a SQLSTATE code: connection trouble, shutdown, out of resources and

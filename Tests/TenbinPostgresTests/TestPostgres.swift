@@ -1,0 +1,72 @@
+import Testing
+
+import TenbinKit
+@testable import TenbinPostgres
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The throwaway PostgreSQL server `make test` starts (scripts/postgres.sh), and a fresh
+/// database on it for each test.
+///
+/// Without a server (TENBIN_TEST_DATABASE_URL unset) the PostgreSQL tests are skipped and say
+/// so loudly; under CI=true they fail instead, since CI must run them.
+enum TestPostgres {
+    /// The server's URL (a superuser on its `postgres` database), or nil.
+    static let serverURL: String? = {
+        let url = getenv("TENBIN_TEST_DATABASE_URL").map { String(cString: $0) }
+        if url == nil || url!.isEmpty {
+            let line = "!!! TENBIN_TEST_DATABASE_URL is not set: the PostgreSQL tests are SKIPPED (run them with `make test` or scripts/postgres.sh run swift test) !!!\n"
+            _ = line.withCString { write(2, $0, strlen($0)) }
+            return nil
+        }
+        return url
+    }()
+
+    /// Whether PostgreSQL tests can run; under CI they must.
+    static let isAvailable: Bool = {
+        if serverURL == nil, let ci = getenv("CI"), String(cString: ci) == "true" { return true }  // fail, not skip
+        return serverURL != nil
+    }()
+
+    /// The server's folder (for restarting it), when scripts/postgres.sh started it.
+    static var serverFolder: String? { getenv("TENBIN_TEST_POSTGRES_DIR").map { String(cString: $0) } }
+
+    /// A new empty database; its URL. Dropped by nobody: the whole server goes at the end.
+    static func freshDatabase() throws -> String {
+        guard let url = serverURL else {
+            Issue.record("CI=true but TENBIN_TEST_DATABASE_URL is not set: PostgreSQL tests must run in CI")
+            throw PostgresError(kind: .unavailable, sqlState: nil, message: "no test server", target: "none")
+        }
+        let name = "tenbin_\(UInt64.random(in: 0...UInt64.max) & 0xFFFF_FFFF_FFFF)"
+        let admin = try Connection(ConnectionTarget(url))
+        try admin.execute("CREATE DATABASE \(name)")
+        return url.replacingLastPathComponent(with: name)
+    }
+
+    /// Runs a command of the server's (psql, pg_ctl) and returns its status.
+    @discardableResult
+    static func shell(_ command: String) -> Int32 {
+        system(command)
+    }
+
+    /// Restarts the server (immediate stop, then start on the same port).
+    static func restartServer() throws {
+        guard let folder = serverFolder else {
+            Issue.record("TENBIN_TEST_POSTGRES_DIR is not set; cannot restart PostgreSQL")
+            return
+        }
+        let status = shell("scripts/postgres.sh restart '\(folder)'")
+        try #require(status == 0, "restarting PostgreSQL failed")
+    }
+}
+
+extension String {
+    /// A URL with its path (the database name) replaced.
+    func replacingLastPathComponent(with name: String) -> String {
+        guard let slash = lastIndex(of: "/") else { return self + "/" + name }
+        let query = self[slash...].firstIndex(of: "?")
+        return String(self[...slash]) + name + (query.map { String(self[$0...]) } ?? "")
+    }
+}

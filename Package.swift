@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "tenbin", targets: ["tenbin"]),
         .library(name: "TenbinKit", targets: ["TenbinKit"]),
+        .library(name: "TenbinSQLite", targets: ["TenbinSQLite"]),
     ],
     targets: [
         // C libraries, each behind its own module. Only the wrapper folder imports it.
@@ -21,10 +22,17 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
         ),
+        // The backend-neutral core: no SQL, no database library.
         .target(
             name: "TenbinKit",
-            dependencies: ["CSQLite", "CCrypto", "CImageCodec"],
+            dependencies: ["CCrypto", "CImageCodec"],
             path: "Sources/TenbinKit"
+        ),
+        // The embedded backend: the only target that speaks SQLite.
+        .target(
+            name: "TenbinSQLite",
+            dependencies: ["TenbinKit", "CSQLite"],
+            path: "Sources/TenbinSQLite"
         ),
         // The PostgreSQL backend (libpq), for boards beyond one machine.
         .target(
@@ -34,18 +42,20 @@ let package = Package(
         ),
         .executableTarget(
             name: "tenbin",
-            dependencies: ["TenbinKit"],
+            dependencies: ["TenbinKit", "TenbinSQLite"],
             path: "Sources/tenbin"
         ),
         // `make bench`: measurements printed as tables, never timed tests.
         .executableTarget(
             name: "tenbin-bench",
-            dependencies: ["TenbinKit"],
+            dependencies: ["TenbinKit", "TenbinSQLite"],
             path: "Sources/tenbin-bench"
         ),
+        // The core's tests, the SQLite backend's own, and the contract suite every backend
+        // passes (Contract/), with an in-memory backend that proves the seam complete.
         .testTarget(
             name: "TenbinKitTests",
-            dependencies: ["TenbinKit"],
+            dependencies: ["TenbinKit", "TenbinSQLite"],
             path: "Tests/TenbinKitTests"
         ),
         .testTarget(

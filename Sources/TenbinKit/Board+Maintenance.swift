@@ -34,50 +34,44 @@ extension Board {
     /// about to reference.
     public func collectGarbage() throws -> GarbageReport {
         var report = GarbageReport()
-        _ = try store.removeUnreferencedBlobRows()
-        try store.withWriteLock { referenced in
-            let inventory = try blobs.inventory()
-            for digest in inventory.digests where !referenced.contains(digest) {
-                report.removedBytes += FileSystem.size(of: blobs.path(for: digest)) ?? 0
-                try blobs.remove(digest)
-                report.removedBlobs.append(digest)
+        _ = try store.write { writing in
+            let unused = try writing.unreferencedBlobRows()
+            for digest in unused { try writing.deleteBlobRow(digest) }
+        }
+        let inventory = try blobs.inventory()
+        // A file is removed only while its blob is locked and no row names it, so a post that
+        // references the same bytes either committed first (the row keeps the file) or
+        // restores the file before it commits.
+        for chunk in stride(from: 0, to: inventory.digests.count, by: 500).map({
+            inventory.digests[$0..<min($0 + 500, inventory.digests.count)]
+        }) {
+            try store.write { writing in
+                try writing.lockBlobs(Array(chunk))
+                let present = try writing.blobRowsPresent(Array(chunk))
+                for digest in chunk where !present.contains(digest) {
+                    report.removedBytes += FileSystem.size(of: blobs.path(for: digest)) ?? 0
+                    try blobs.remove(digest)
+                    report.removedBlobs.append(digest)
+                }
             }
-            for file in inventory.temporaryFiles where file.age >= Self.temporaryGrace {
-                try blobs.removeTemporary(file.path)
-                report.removedTemporaryFiles += 1
-            }
+        }
+        for file in inventory.temporaryFiles where file.age >= Self.temporaryGrace {
+            try blobs.removeTemporary(file.path)
+            report.removedTemporaryFiles += 1
         }
         return report
     }
 
-    /// Checks SQLite's integrity, re-hashes every blob against its name and size, and
-    /// checks that every reference resolves. An unreferenced whole blob file is not a
-    /// problem (a post killed before its commit leaves one); `gc` removes it.
     public func check() throws -> CheckReport {
         var report = CheckReport()
         report.problems += try store.integrityProblems().map { "database: \($0)" }
-        report.posters = try store.count()
-        let rows = try store.blobRows()
+        report.problems += try searchKeyProblems()
+        report.posters = try count()
+        let rows = try store.read { try $0.blobRows() }
         report.blobs = rows.count
         for row in rows {
-            let path = blobs.path(for: row.digest)
-            guard blobs.contains(row.digest) else {
-                report.problems.append("blob \(row.digest.hex): file \(path) is missing")
-                continue
-            }
-            let bytes: [UInt8]
-            do {
-                bytes = try blobs.read(row.digest)
-            } catch {
-                report.problems.append("blob \(row.digest.hex): \(error)")
-                continue
-            }
-            let actual = Digest(of: bytes)
-            if actual != row.digest {
-                report.problems.append("blob \(row.digest.hex): file \(path) hashes to \(actual.hex); it is corrupt")
-            } else if bytes.count != row.bytes {
-                report.problems.append("blob \(row.digest.hex): the row records \(row.bytes) bytes but the file has \(bytes.count)")
-            }
+            guard let problem = blobProblem(row) else { continue }
+            report.problems.append("blob \(row.digest.hex): \(problem)\(try usedBy(row.digest))")
         }
         let known = Set(rows.map(\.digest))
         let inventory = try blobs.inventory()
@@ -93,5 +87,52 @@ extension Board {
             report.notes.append("\(stranger) is not a blob file")
         }
         return report
+    }
+
+    /// What is wrong with a blob row's file, if anything.
+    private func blobProblem(_ row: StoredImage) -> String? {
+        let path = blobs.path(for: row.digest)
+        guard blobs.contains(row.digest) else { return "file \(path) is missing" }
+        let bytes: [UInt8]
+        do {
+            bytes = try blobs.read(row.digest)
+        } catch {
+            return "\(error)"
+        }
+        let actual = Digest(of: bytes)
+        if actual != row.digest { return "file \(path) hashes to \(actual.hex); it is corrupt" }
+        if bytes.count != row.bytes { return "the row records \(row.bytes) bytes but the file has \(bytes.count)" }
+        return nil
+    }
+
+    /// "; used by poster 3" (or posters 3, 7), naming the posters a broken blob breaks.
+    private func usedBy(_ digest: Digest) throws -> String {
+        let ids = try store.read { try $0.posterIDs(using: digest) }
+        guard !ids.isEmpty else { return "" }
+        return "; used by poster\(ids.count == 1 ? "" : "s") " + ids.prefix(20).map(String.init).joined(separator: ", ")
+            + (ids.count > 20 ? " and \(ids.count - 20) more" : "")
+    }
+
+    /// Posters whose stored search key is not the normal form of their text (the backend's
+    /// own check finds missing and stray keys).
+    func searchKeyProblems() throws -> [String] {
+        try store.read { reading in
+            var entries: [SearchEntry] = []
+            try reading.searchCandidates([], below: nil) {
+                entries.append($0); return true
+            }
+            var problems: [String] = []
+            for start in stride(from: 0, to: entries.count, by: 500) {
+                let chunk = entries[start..<min(start + 500, entries.count)]
+                let posters = Dictionary(uniqueKeysWithValues: try reading.posters(ids: chunk.map(\.id)).map { ($0.id, $0) })
+                for entry in chunk {
+                    guard let poster = posters[entry.id] else { continue }
+                    if entry.key != SearchText.key(contents: poster.contents, hashtags: poster.hashtags) {
+                        problems.append("poster \(entry.id)'s search key does not match its text")
+                    }
+                }
+            }
+            return problems
+        }
     }
 }

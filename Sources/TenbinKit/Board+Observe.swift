@@ -1,12 +1,11 @@
 extension Board {
     /// Observes a feed: the returned sequence delivers the feed's snapshot first, then the
-    /// changes every process commits to it (see ``FeedObservation``).
-    ///
-    /// The observation reads the store's `tenbin.sqlite` on its own connection, whatever
-    /// `PosterStoring` the board was built over. Throws when the feed's limit is below 1 or the polling interval is not positive.
-    public func observe(_ feed: Feed, options: FeedObservation.Options = FeedObservation.Options()) throws -> FeedObservation {
+    /// changes every process commits to it (see ``FeedObservation``). All observations of a
+    /// board share one change source (``LiveFeeds``). Throws when the feed's limit is below 1
+    /// or the board's polling interval is not positive.
+    public func observe(_ feed: Feed) throws -> FeedObservation {
         guard feed.limit >= 1 else { throw FeedError.invalidLimit(feed.limit) }
-        guard options.interval > .zero else { throw FeedError.invalidInterval(options.interval) }
-        return FeedObservation(path: "\(configuration.storePath)/tenbin.sqlite", feed: feed, options: options)
+        guard configuration.live.interval > .zero else { throw FeedError.invalidInterval(configuration.live.interval) }
+        return FeedObservation(live: live, feed: feed)
     }
 }

@@ -2,13 +2,13 @@ import Dispatch
 
 /// The one service every front end talks to, and the only write path into a store.
 ///
-/// A board owns a store folder: `tenbin.sqlite` for posters and `blobs/` for images.
-/// Library code never prints or exits; every method returns a value or throws an error
-/// that names what it is about.
+/// A board is a store backend (where posters, votes and blob rows live) and a blob store
+/// (where images live). Library code never prints or exits; every method returns a value or
+/// throws an error that names what it is about, with a ``ErrorKind``.
 public final class Board: Sendable {
     /// Everything a board is built from; tests swap the parts.
     public struct Configuration: Sendable {
-        /// The store folder.
+        /// The store folder (its `blobs/`, and for the embedded backend its database too).
         public var storePath: String
         /// Limits checked on every upload.
         public var limits: ImageLimits
@@ -16,54 +16,70 @@ public final class Board: Sendable {
         public var encoding: EncodingOptions
         /// The clock posters are dated by.
         public var now: @Sendable () -> Timestamp
+        /// How live feeds wait for changes (see ``LiveFeeds``).
+        public var live: LiveFeeds.Options
+        /// How votes cast with ``castVote(id:side:times:)`` are grouped into one commit.
+        public var voteBatching: VoteBatcher.Options
 
         /// A configuration with tenbin's defaults for the store at `storePath`.
         public init(
             storePath: String, limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(),
-            now: @escaping @Sendable () -> Timestamp = Timestamp.now
+            now: @escaping @Sendable () -> Timestamp = Timestamp.now, live: LiveFeeds.Options = LiveFeeds.Options(),
+            voteBatching: VoteBatcher.Options = VoteBatcher.Options()
         ) {
             self.storePath = storePath
             self.limits = limits
             self.encoding = encoding
             self.now = now
+            self.live = live
+            self.voteBatching = voteBatching
         }
     }
 
     /// What this board was opened with.
     public let configuration: Configuration
-    let store: any PosterStoring
+    /// Where posters, votes and blob rows live.
+    public let store: any StoreBackend
     let blobs: any BlobStoring
     /// The upload pipeline this board re-encodes with.
     public let codec: ImageCodec
+    /// The one live-feed source every observer of this board shares.
+    public let live: LiveFeeds
+    /// Groups concurrent votes into one commit.
+    let votes: VoteBatcher
 
-    /// Opens the board at `configuration.storePath`. With `create`, the folder and database
-    /// are made when missing; without, a missing store reads as an empty board and nothing
-    /// is created.
-    public convenience init(_ configuration: Configuration, create: Bool) throws {
-        if create { try FileSystem.makeFolders(configuration.storePath) }
-        let store = try PosterStore(path: "\(configuration.storePath)/tenbin.sqlite", create: create)
-        self.init(configuration, store: store, blobs: BlobStore(root: "\(configuration.storePath)/blobs"))
-    }
-
-    /// A board over the given parts (for tests and other front ends).
-    public init(_ configuration: Configuration, store: any PosterStoring, blobs: any BlobStoring) {
+    /// A board over the given parts.
+    public init(_ configuration: Configuration, store: any StoreBackend, blobs: any BlobStoring) {
         self.configuration = configuration
         self.store = store
         self.blobs = blobs
         self.codec = ImageCodec(limits: configuration.limits, encoding: configuration.encoding)
+        self.live = LiveFeeds(store: store, options: configuration.live)
+        self.votes = VoteBatcher(store: store, options: configuration.voteBatching)
     }
 
     // MARK: Reading
 
     /// One poster.
     public func poster(id: Int64) throws -> Poster {
-        guard let poster = try store.poster(id: id) else { throw BoardError.noSuchPoster(id) }
+        guard let poster = try store.read({ try $0.posters(ids: [id]) }).first else { throw BoardError.noSuchPoster(id) }
         return poster
     }
 
-    /// A page of a feed.
+    /// A page of a feed, skipping `offset` posters.
     public func posters(order: FeedOrder = .new, limit: Int = 20, offset: Int = 0) throws -> [Poster] {
-        try store.posters(order: order, limit: limit, offset: offset)
+        guard limit > 0 else { return [] }
+        return try store.read { try $0.page(order: order, after: nil, offset: max(0, offset), limit: limit) }
+    }
+
+    /// A page of a feed that continues after `cursor` (the first page without one), read from
+    /// one snapshot. Unlike an offset, a cursor does not shift when posters arrive while
+    /// someone scrolls.
+    public func page(order: FeedOrder = .new, limit: Int = 20, after cursor: PageCursor? = nil) throws -> Page {
+        let position = try cursor?.position(for: order, query: nil)
+        guard limit > 0 else { return Page(posters: [], next: nil) }
+        let posters = try store.read { try $0.page(order: order, after: position, offset: 0, limit: limit) }
+        return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: nil))
     }
 
     /// A page of the posters whose contents or hashtags contain every word of `query`,
@@ -71,8 +87,21 @@ public final class Board: Sendable {
     /// words finds nothing.
     public func search(query: String, order: FeedOrder = .new, limit: Int = 20, offset: Int = 0) throws -> [Poster] {
         let parsed = SearchQuery(query)
-        guard !parsed.isEmpty else { return [] }
-        return try store.search(query: parsed, order: order, limit: limit, offset: offset)
+        guard !parsed.isEmpty, limit > 0 else { return [] }
+        return try store.read { reading in
+            try reading.posters(ids: Self.searchIDs(parsed, order: order, after: nil, offset: max(0, offset), limit: limit, in: reading))
+        }
+    }
+
+    /// ``search(query:order:limit:offset:)`` continuing after `cursor`, from one snapshot.
+    public func searchPage(query: String, order: FeedOrder = .new, limit: Int = 20, after cursor: PageCursor? = nil) throws -> Page {
+        let parsed = SearchQuery(query)
+        let position = try cursor?.position(for: order, query: parsed)
+        guard !parsed.isEmpty, limit > 0 else { return Page(posters: [], next: nil) }
+        let posters = try store.read { reading in
+            try reading.posters(ids: Self.searchIDs(parsed, order: order, after: position, offset: 0, limit: limit, in: reading))
+        }
+        return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: parsed))
     }
 
     /// The stored bytes of one of a poster's images.
@@ -81,17 +110,44 @@ public final class Board: Sendable {
         return (image, try blobs.read(image.digest))
     }
 
+    /// A stored image by its digest, with the path of its file (for a server to send as is).
+    public func blob(_ digest: Digest) throws -> (image: StoredImage, path: String) {
+        guard let image = try store.read({ try $0.storedImage(digest: digest) }), blobs.contains(digest) else {
+            throw BoardError.noSuchBlob(digest)
+        }
+        return (image, blobs.path(for: digest))
+    }
+
+    /// The bytes of a stored image by its digest.
+    public func blobBytes(_ digest: Digest) throws -> [UInt8] {
+        guard try store.read({ try $0.storedImage(digest: digest) }) != nil else { throw BoardError.noSuchBlob(digest) }
+        return try blobs.read(digest)
+    }
+
     /// How many posters the board has.
-    public func count() throws -> Int { try store.count() }
+    public func count() throws -> Int { try store.read { try $0.count() } }
 
     // MARK: Writing
 
-    /// Adds `times` votes to one side of a poster, in one statement.
+    /// Adds `times` votes to one side of a poster, in one transaction of its own.
     @discardableResult
     public func vote(id: Int64, side: VoteSide, times: Int = 1) throws -> Poster {
-        guard times >= 1 else { throw BoardError.invalidVoteCount(times) }
-        guard let poster = try store.vote(id: id, side: side, times: times) else { throw BoardError.noSuchPoster(id) }
+        try VoteBatcher.validate(times)
+        let poster = try store.write { writing -> Poster? in
+            guard try writing.addVotes(id: id, good1: side == .first ? times : 0, good2: side == .second ? times : 0) else { return nil }
+            return try writing.posters(ids: [id]).first
+        }
+        guard let poster else { throw BoardError.noSuchPoster(id) }
         return poster
+    }
+
+    /// Adds `times` votes to one side of a poster, committed together with the other votes
+    /// cast within a few milliseconds (group commit). Returns once the vote is committed, with
+    /// the poster as that commit left it.
+    @discardableResult
+    public func castVote(id: Int64, side: VoteSide, times: Int = 1) async throws -> Poster {
+        try VoteBatcher.validate(times)
+        return try await votes.cast(id: id, side: side, times: times)
     }
 
     /// Validates and re-encodes both images in memory, and only when both are good writes
@@ -138,7 +194,8 @@ public final class Board: Sendable {
 
     /// `prepare` for bytes already read and hashed.
     func prepare(_ bytes: [UInt8], source: Digest, upload: ImageUpload) throws -> PreparedImage {
-        if let known = try store.storedImage(source: source, encodingKey: codec.encoding.key), blobs.contains(known.digest) {
+        let key = codec.encoding.key
+        if let known = try store.read({ try $0.storedImage(source: source, encodingKey: key) }), blobs.contains(known.digest) {
             return PreparedImage(upload: upload, source: source, known: known, encoded: nil)
         }
         return PreparedImage(upload: upload, source: source, known: nil, encoded: try codec.reencode(bytes, source: upload.label))
@@ -159,14 +216,25 @@ public final class Board: Sendable {
     func commit(_ draft: PosterDraft, _ images: [StoredUpload]) throws -> Poster {
         let poster = NewPoster(
             contents: draft.contents, hashtags: draft.hashtags, images: images.map(\.stored), sources: images.map(\.prepared.source))
-        return try store.insert(poster, createdAt: configuration.now(), encodingKey: codec.encoding.key) {
+        let search = SearchRecord(contents: poster.contents, hashtags: poster.hashtags)
+        let key = codec.encoding.key
+        let createdAt = configuration.now()
+        let id = try store.write { writing in
+            try writing.lockBlobs(images.map(\.stored.digest))
             for image in images { try restoreBlob(image) }
+            for (image, source) in zip(poster.images, poster.sources) {
+                try writing.insertBlob(image, source: source, encodingKey: key)
+            }
+            return try writing.insertPoster(poster, createdAt: createdAt, search: search)
         }
+        return Poster(
+            id: id, contents: poster.contents, hashtags: poster.hashtags, good1: 0, good2: 0, createdAt: createdAt,
+            images: poster.images)
     }
 
-    /// Called holding the write lock before a commit: `gc` (which deletes only under that
-    /// lock) may have removed the image's file since it was written or found. Puts it back,
-    /// re-encoding the upload when its bytes are no longer in memory.
+    /// Called holding the lock on an image's blob before a commit: `gc` (which deletes a file
+    /// only holding that lock) may have removed the image's file since it was written or
+    /// found. Puts it back, re-encoding the upload when its bytes are no longer in memory.
     func restoreBlob(_ image: StoredUpload) throws {
         guard !blobs.contains(image.stored.digest) else { return }
         let upload = image.prepared.upload
@@ -176,16 +244,46 @@ public final class Board: Sendable {
         }
     }
 
+    /// Changes a poster's question and hashtags, keeping its id, images and votes; its search
+    /// record changes in the same transaction, and live feeds report it as modified.
+    @discardableResult
+    public func edit(id: Int64, contents: String, hashtags: [String]) throws -> Poster {
+        let tags = Hashtags.normalize(hashtags)
+        let search = SearchRecord(contents: contents, hashtags: tags)
+        let poster = try store.write { writing -> Poster? in
+            guard try writing.updateText(id: id, contents: contents, hashtags: tags, search: search) else { return nil }
+            return try writing.posters(ids: [id]).first
+        }
+        guard let poster else { throw BoardError.noSuchPoster(id) }
+        return poster
+    }
+
     /// Deletes a poster, and the blobs no other poster uses.
     @discardableResult
     public func delete(id: Int64) throws -> Poster {
-        guard let (poster, orphaned) = try store.delete(id: id) else { throw BoardError.noSuchPoster(id) }
-        if !orphaned.isEmpty {
-            try store.withWriteLock { referenced in
-                for digest in orphaned where !referenced.contains(digest) { try blobs.remove(digest) }
+        let deleted = try store.write { writing -> (Poster, [Digest])? in
+            guard let poster = try writing.posters(ids: [id]).first, try writing.deletePoster(id: id) else { return nil }
+            var orphaned: [Digest] = []
+            for digest in Set(poster.images.map(\.digest)).sorted() where try writing.posterIDs(using: digest).isEmpty {
+                try writing.deleteBlobRow(digest)
+                orphaned.append(digest)
             }
+            return (poster, orphaned)
         }
+        guard let (poster, orphaned) = deleted else { throw BoardError.noSuchPoster(id) }
+        try removeBlobFiles(orphaned)
         return poster
+    }
+
+    /// Removes the files of those of `digests` that have no blob row, each while holding its
+    /// blob's lock, so a post that brings a digest back (and restores its file) never loses it.
+    func removeBlobFiles(_ digests: [Digest]) throws {
+        guard !digests.isEmpty else { return }
+        try store.write { writing in
+            try writing.lockBlobs(digests)
+            let present = try writing.blobRowsPresent(digests)
+            for digest in digests where !present.contains(digest) { try blobs.remove(digest) }
+        }
     }
 }
 
@@ -228,14 +326,31 @@ public enum ImageUpload: Sendable {
 }
 
 /// A request a board refuses.
-public enum BoardError: Error, CustomStringConvertible, Sendable, Equatable {
+public enum BoardError: KindedError, Sendable, Equatable {
+    /// No poster has this id.
     case noSuchPoster(Int64)
+    /// No image is stored under this digest.
+    case noSuchBlob(Digest)
+    /// A vote count out of range.
     case invalidVoteCount(Int)
+    /// A page cursor that is malformed or was made for another order or query.
+    case invalidCursor(String)
 
+    /// What kind of failure this is.
+    public var kind: ErrorKind {
+        switch self {
+        case .noSuchPoster, .noSuchBlob: .notFound
+        case .invalidVoteCount, .invalidCursor: .invalidInput
+        }
+    }
+
+    /// One sentence naming the thing and the reason.
     public var description: String {
         switch self {
         case .noSuchPoster(let id): "no poster with id \(id)"
-        case .invalidVoteCount(let times): "cannot add \(times) votes: the count must be at least 1"
+        case .noSuchBlob(let digest): "no image with digest \(digest.hex)"
+        case .invalidVoteCount(let times): "cannot add \(times) votes: the count must be from 1 to \(VoteBatcher.maximumTimes)"
+        case .invalidCursor(let text): "the page cursor '\(text.prefix(40))' is not valid for this list; start from the first page"
         }
     }
 }

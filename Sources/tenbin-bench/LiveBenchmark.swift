@@ -1,5 +1,6 @@
 import Foundation
 import TenbinKit
+import TenbinSQLite
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TenbinKit
+import TenbinSQLite
 
 /// The image pipeline on 100 posters of sample-sized photos (900×600 JPEGs, 200 distinct
 /// images): cold loads of every thumbnail with one worker and with the task group, warm

@@ -1,5 +1,6 @@
 import Foundation
 import TenbinKit
+import TenbinSQLite
 
 /// Search over 100,000 and 1,000,000 posters: the index against a plain `LIKE '%w%'` scan of
 /// the same normalised keys, in the same process and the same run, with every checked
@@ -24,7 +25,6 @@ enum SearchBenchmark {
         for size in sizes {
             let (path, buildSeconds) = try store(size: size, context: context)
             let board = try Board(Board.Configuration(storePath: path), create: false)
-            let store = try PosterStore(path: "\(path)/tenbin.sqlite", create: false)
             var random = Random(seed: 7)
             for kind in QueryKind.allCases {
                 let queries = (0..<queriesPerKind).map { _ in kind.query(&random) }
@@ -37,25 +37,24 @@ enum SearchBenchmark {
                 var checked = 0
                 var matching = 0
                 for query in queries.prefix(scansPerKind[size] ?? 10) {
-                    let parsed = SearchQuery(query)
                     var start = DispatchTime.now().uptimeNanoseconds
-                    let expected = try store.scanSearchIDs(query: parsed, limit: 20)
+                    let expected = try board.scanSearchIDs(query: query, limit: 20)
                     pageScan.add(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
                     start = DispatchTime.now().uptimeNanoseconds
-                    let expectedAll = try store.scanSearchIDs(query: parsed)
+                    let expectedAll = try board.scanSearchIDs(query: query)
                     fullScan.add(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
                     let found = try board.search(query: query).map(\.id)
                     guard found == expected else {
                         throw BenchError("search for \(query) found \(found.prefix(5))… but the scan found \(expected.prefix(5))…")
                     }
-                    let popularPage = try store.searchIDs(query: parsed, order: .popular, limit: 20)
-                    let expectedPopular = try store.scanSearchIDs(query: parsed, order: .popular, limit: 20)
+                    let popularPage = try board.search(query: query, order: .popular, limit: 20).map(\.id)
+                    let expectedPopular = try board.scanSearchIDs(query: query, order: .popular, limit: 20)
                     guard popularPage == expectedPopular else {
                         throw BenchError(
                             "popular search for \(query) found \(popularPage.prefix(5))… but the scan \(expectedPopular.prefix(5))…")
                     }
                     // All matches, not just the first page, must agree too.
-                    let all = try store.searchIDs(query: parsed, limit: Int.max)
+                    let all = try board.search(query: query, limit: Int.max).map(\.id)
                     guard all == expectedAll else {
                         throw BenchError("search for \(query) found \(all.count) posters in all, the scan \(expectedAll.count)")
                     }
@@ -88,7 +87,7 @@ enum SearchBenchmark {
 
             """)
         sizeTable.print()
-        print("\nSizes from SQLite's dbstat (tables with their indexes). Build = generating and inserting through PosterStore.insert.")
+        print("\nSizes from SQLite's dbstat (tables with their indexes). Build = generating and inserting through SQLiteStore's write.")
     }
 
     /// Times `body` once per query.
@@ -104,10 +103,10 @@ enum SearchBenchmark {
 
     /// A store of `size` generated posters, built once and cached in the scratch folder.
     static func store(size: Int, context: BenchContext) throws -> (path: String, buildSeconds: Double?) {
-        let path = "\(context.scratch)/search-store-\(size)-v2"
+        let path = "\(context.scratch)/search-store-\(size)-v3"
         if FileManager.default.fileExists(atPath: "\(path)/complete") { return (path, nil) }
-        let folder = try context.freshFolder("search-store-\(size)-v2")
-        let store = try PosterStore(path: "\(folder)/tenbin.sqlite", create: true)
+        let folder = try context.freshFolder("search-store-\(size)-v3")
+        let store = try SQLiteStore(folder: folder, create: true)
         let images = ["1", "2"].map { digit in
             StoredImage(digest: Digest(hex: String(repeating: digit, count: 64))!, format: .jpeg, width: 640, height: 480, bytes: 40_000)
         }
@@ -118,10 +117,19 @@ enum SearchBenchmark {
             let posters = (first..<min(size, first + batch)).map { _ in
                 NewPoster(contents: Corpus.text(&random), hashtags: Corpus.hashtags(&random), images: images)
             }
-            let inserted = try store.insert(posters, createdAt: Timestamp(secondsSince1970: 1_764_450_000), encodingKey: "bench") {}
-            // One poster in ten has votes, a few of them many, so popular order means something.
-            for poster in inserted where random.next(10) == 0 {
-                _ = try store.vote(id: poster.id, side: random.next(2) == 0 ? .first : .second, times: 1 + random.next(random.next(50) + 1))
+            try store.write { writing in
+                for image in images { try writing.insertBlob(image, source: nil, encodingKey: "bench") }
+                for poster in posters {
+                    let id = try writing.insertPoster(
+                        poster, createdAt: Timestamp(secondsSince1970: 1_764_450_000),
+                        search: SearchRecord(contents: poster.contents, hashtags: poster.hashtags))
+                    // One poster in ten has votes, a few of them many, so popular order means something.
+                    if random.next(10) == 0 {
+                        let first = random.next(2) == 0
+                        let votes = 1 + random.next(random.next(50) + 1)
+                        _ = try writing.addVotes(id: id, good1: first ? votes : 0, good2: first ? 0 : votes)
+                    }
+                }
             }
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9

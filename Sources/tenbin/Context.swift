@@ -1,4 +1,5 @@
 import TenbinKit
+import TenbinSQLite
 
 #if canImport(Glibc)
     import Glibc

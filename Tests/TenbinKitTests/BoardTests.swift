@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import TenbinKit
+@testable import TenbinSQLite
 
 @Suite struct BoardTests {
     let folder: TemporaryStore
@@ -121,8 +122,8 @@ import Testing
         let report = try board.check()
         #expect(!report.isSound)
         #expect(report.problems.count == 2)
-        #expect(report.problems.contains { $0.contains("is missing") })
-        #expect(report.problems.contains { $0.contains("corrupt") })
+        #expect(report.problems.contains { $0.contains("is missing; used by poster \(poster.id)") })
+        #expect(report.problems.contains { $0.contains("corrupt; used by poster \(poster.id)") })
     }
 
     @Test func checkFindsASearchKeyThatNoLongerMatchesItsPoster() throws {
@@ -131,7 +132,7 @@ import Testing
         let database = try Database(path: folder.path + "/tenbin.sqlite", mode: .readWrite)
         try database.execute("UPDATE search_key SET key = 'いぬ' WHERE poster_id = \(poster.id)")
         let report = try board.check()
-        #expect(report.problems == ["database: poster \(poster.id)'s search key does not match its text"])
+        #expect(report.problems == ["poster \(poster.id)'s search key does not match its text"])
         try database.execute("DELETE FROM search_key WHERE poster_id = \(poster.id)")
         #expect(try board.check().problems.contains { $0.contains("has no search key") })
     }

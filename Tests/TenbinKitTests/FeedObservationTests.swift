@@ -7,21 +7,39 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct FeedObservationTests {
     let tick = Duration.milliseconds(50)
 
+    /// A board on `store` whose live feeds wait on `clock` and report to `recorder`.
+    func liveBoard(_ store: TemporaryStore, _ clock: VirtualClock, _ recorder: LiveRecorder, create: Bool = true) throws -> Board {
+        try store.board(create: create, live: recorder.options(clock))
+    }
+
     /// Starts iterating `feed` on `board` in a task that records every update.
     func start(_ feed: Feed, on board: Board, clock: VirtualClock, recorder: LiveRecorder) async throws -> Task<Void, any Error> {
-        let observation = try board.observe(feed, options: recorder.options(clock))
+        let observation = try board.observe(feed)
         let task = Task {
             for try await update in observation { recorder.record(update) }
         }
-        await clock.untilSomeoneSleeps()
+        await settle(board, clock)
         return task
+    }
+
+    /// Waits until the shared source sleeps and every observer has taken what it was given
+    /// and waits for more.
+    func settle(_ board: Board, _ clock: VirtualClock) async {
+        await clock.untilSomeoneSleeps()
+        while board.live.waitingObserverCount < board.live.observerCount { await Task.yield() }
+    }
+
+    /// Moves the clock one poll on and waits for the board's observers to settle.
+    func tick(_ board: Board, _ clock: VirtualClock) async {
+        clock.advance(by: tick)
+        await settle(board, clock)
     }
 
     @Test func theFirstUpdateIsTheWholeFeed() async throws {
         let store = try TemporaryStore()
-        let board = try store.board()
-        let posted = try (1...3).map { try board.quickPost("poster \($0)") }
         let (clock, recorder) = (VirtualClock(), LiveRecorder())
+        let board = try liveBoard(store, clock, recorder)
+        let posted = try (1...3).map { try board.quickPost("poster \($0)") }
         let task = try await start(Feed(order: .new, limit: 2), on: board, clock: clock, recorder: recorder)
         #expect(recorder.delivered == [.snapshot([posted[2], posted[1]])])
         task.cancel()
@@ -30,13 +48,13 @@ import Testing
 
     @Test func aVoteFromAnotherConnectionArrivesAfterOnePollAsAModification() async throws {
         let store = try TemporaryStore()
-        let board = try store.board()
-        let posted = try (1...3).map { _ in try board.quickPost() }
         let (clock, recorder) = (VirtualClock(), LiveRecorder())
+        let board = try liveBoard(store, clock, recorder)
+        let posted = try (1...3).map { _ in try board.quickPost() }
         let task = try await start(Feed(order: .popular, limit: 10), on: board, clock: clock, recorder: recorder)
         // A second board is a second connection, as another process would have.
         let voted = try store.board().vote(id: posted[0].id, side: .second)
-        await clock.tick(tick)
+        await tick(board, clock)
         #expect(recorder.delivered.last == .changes([.modified(voted, oldIndex: 2, newIndex: 0)]))
         task.cancel()
         try await task.value
@@ -44,30 +62,30 @@ import Testing
 
     @Test func commitsBetweenTwoPollsArriveAsOneChangeSetFromOneRead() async throws {
         let store = try TemporaryStore()
-        let board = try store.board()
-        let first = try board.quickPost()
         let (clock, recorder) = (VirtualClock(), LiveRecorder())
+        let board = try liveBoard(store, clock, recorder)
+        let first = try board.quickPost()
         let task = try await start(Feed(order: .popular, limit: 10), on: board, clock: clock, recorder: recorder)
         for _ in 0..<5 { try board.vote(id: first.id, side: .first) }
         let second = try board.quickPost("later")
-        await clock.tick(tick)
+        await tick(board, clock)
         let now = try board.poster(id: first.id)
         #expect(recorder.delivered.count == 2)
         #expect(recorder.delivered.last == .changes([.modified(now, oldIndex: 0, newIndex: 0), .added(second, newIndex: 1)]))
-        #expect(recorder.count(.read) == 2)
+        #expect(recorder.reads == 2)
         task.cancel()
         try await task.value
     }
 
     @Test func pollsThatFindNoCommitDoNotReadTheFeed() async throws {
         let store = try TemporaryStore()
-        let board = try store.board()
-        try board.quickPost()
         let (clock, recorder) = (VirtualClock(), LiveRecorder())
+        let board = try liveBoard(store, clock, recorder)
+        try board.quickPost()
         let task = try await start(Feed(), on: board, clock: clock, recorder: recorder)
-        for _ in 0..<10 { await clock.tick(tick) }
-        #expect(recorder.count(.polled) == 10)
-        #expect(recorder.count(.read) == 1)
+        for _ in 0..<10 { await tick(board, clock) }
+        #expect(clock.sleepCalls == 11)
+        #expect(recorder.reads == 1)
         #expect(recorder.delivered.count == 1)
         task.cancel()
         try await task.value
@@ -75,67 +93,95 @@ import Testing
 
     @Test func aCommitThatLeavesTheFeedAsItWasDeliversNothing() async throws {
         let store = try TemporaryStore()
-        let board = try store.board()
-        let old = try board.quickPost("old")
         let (clock, recorder) = (VirtualClock(), LiveRecorder())
+        let board = try liveBoard(store, clock, recorder)
+        let old = try board.quickPost("old")
         try board.quickPost("new")
         let task = try await start(Feed(order: .new, limit: 1), on: board, clock: clock, recorder: recorder)
         try board.vote(id: old.id, side: .first)  // outside the feed
-        await clock.tick(tick)
+        await tick(board, clock)
         #expect(recorder.delivered.count == 1)
-        #expect(recorder.count(.read) == 2)
+        #expect(recorder.reads == 2)
         let newest = try board.quickPost("newest")
-        await clock.tick(tick)
+        await tick(board, clock)
         #expect(recorder.delivered.count == 2)
         #expect(recorder.delivered.last?.changes?.map(\.poster) == [try board.poster(id: 2), newest])
         task.cancel()
         try await task.value
     }
 
-    @Test func cancellingTheIteratingTaskStopsPollingAndClosesTheConnection() async throws {
+    @Test func cancellingTheIteratingTaskStopsTheSharedSource() async throws {
         let store = try TemporaryStore()
-        let board = try store.board()
-        try board.quickPost()
         let (clock, recorder) = (VirtualClock(), LiveRecorder())
+        let board = try liveBoard(store, clock, recorder)
+        try board.quickPost()
         let task = try await start(Feed(), on: board, clock: clock, recorder: recorder)
-        await clock.tick(tick)
+        await tick(board, clock)
         task.cancel()
         try await task.value
-        #expect(recorder.readerEvents.first == .opened)
-        #expect(recorder.readerEvents.last == .closed)
+        while recorder.sourceEvents.last != .stopped { await Task.yield() }
+        #expect(recorder.sourceEvents.first == .read(Feed()))
+        #expect(board.live.observerCount == 0)
         #expect(clock.pendingSleepers == 0)
         let sleeps = clock.sleepCalls
-        let events = recorder.readerEvents.count
+        let events = recorder.sourceEvents.count
         try board.vote(id: 1, side: .first)
         for _ in 0..<5 { clock.advance(by: tick) }
         #expect(clock.sleepCalls == sleeps)
-        #expect(recorder.readerEvents.count == events)
+        #expect(recorder.sourceEvents.count == events)
         #expect(recorder.delivered.count == 1)
     }
 
-    @Test func releasingAnIteratorClosesItsConnection() async throws {
+    @Test func releasingAnIteratorClosesItsObserver() async throws {
         let store = try TemporaryStore()
-        let board = try store.board()
-        try board.quickPost()
         let (clock, recorder) = (VirtualClock(), LiveRecorder())
+        let board = try liveBoard(store, clock, recorder)
+        try board.quickPost()
         do {
-            var iterator = try board.observe(Feed(), options: recorder.options(clock)).makeAsyncIterator()
+            var iterator = try board.observe(Feed()).makeAsyncIterator()
             #expect(try await iterator.next()?.snapshot?.count == 1)
-            #expect(recorder.readerEvents == [.opened, .read])
+            #expect(recorder.sourceEvents == [.read(Feed()), .started])
+            #expect(board.live.observerCount == 1)
         }
-        #expect(recorder.readerEvents == [.opened, .read, .closed])
-        #expect(clock.sleepCalls == 0)
+        #expect(board.live.observerCount == 0)
+        while recorder.sourceEvents.last != .stopped { await Task.yield() }
+        #expect(clock.pendingSleepers == 0)
+    }
+
+    @Test func manyObserversOfOneFeedShareOneReadPerChange() async throws {
+        let store = try TemporaryStore()
+        let (clock, recorder) = (VirtualClock(), LiveRecorder())
+        let board = try liveBoard(store, clock, recorder)
+        let first = try board.quickPost()
+        let observations = (0..<50).map { _ in LiveRecorder() }
+        var tasks: [Task<Void, any Error>] = []
+        for observer in observations {
+            let observation = try board.observe(Feed(order: .popular))
+            tasks.append(Task { for try await update in observation { observer.record(update) } })
+        }
+        await settle(board, clock)
+        #expect(board.live.observerCount == 50)
+        #expect(recorder.reads == 1)
+        let voted = try board.vote(id: first.id, side: .first)
+        await tick(board, clock)
+        #expect(recorder.reads == 2)
+        #expect(clock.pendingSleepers == 1)
+        for observer in observations {
+            #expect(observer.delivered == [.snapshot([first]), .changes([.modified(voted, oldIndex: 0, newIndex: 0)])])
+        }
+        for task in tasks { task.cancel() }
+        for task in tasks { try await task.value }
     }
 
     @Test func aStoreCreatedAfterObservationStartedIsPickedUp() async throws {
         let store = try TemporaryStore()
-        let reading = try store.board(create: false)
         let (clock, recorder) = (VirtualClock(), LiveRecorder())
+        let reading = try liveBoard(store, clock, recorder, create: false)
         let task = try await start(Feed(), on: reading, clock: clock, recorder: recorder)
         #expect(recorder.delivered == [.snapshot([])])
-        await clock.tick(tick)
+        await tick(reading, clock)
         let poster = try store.board().quickPost("first")
-        await clock.tick(tick)
+        await tick(reading, clock)
         #expect(recorder.delivered.last == .changes([.added(poster, newIndex: 0)]))
         task.cancel()
         try await task.value
@@ -143,15 +189,15 @@ import Testing
 
     @Test func aQueryKeepsOnlyPostersWithEveryWordInContentsOrHashtags() async throws {
         let store = try TemporaryStore()
-        let board = try store.board()
+        let (clock, recorder) = (VirtualClock(), LiveRecorder())
+        let board = try liveBoard(store, clock, recorder)
         let cats = try board.quickPost("Cats or dogs?", hashtags: ["pets"])
         try board.quickPost("Sea or mountain?", hashtags: ["travel"])
-        let (clock, recorder) = (VirtualClock(), LiveRecorder())
         let task = try await start(Feed(query: "CATS\u{3000}#pets"), on: board, clock: clock, recorder: recorder)
         #expect(recorder.delivered == [.snapshot([cats])])
         let more = try board.quickPost("more cats", hashtags: ["Pets"])
         try board.quickPost("cats alone")
-        await clock.tick(tick)
+        await tick(board, clock)
         #expect(recorder.delivered.last == .changes([.added(more, newIndex: 0)]))
         task.cancel()
         try await task.value
@@ -159,14 +205,14 @@ import Testing
 
     @Test func aQueryMatchesAsSearchDoesIgnoringWidthAndKana() async throws {
         let store = try TemporaryStore()
-        let board = try store.board()
+        let (clock, recorder) = (VirtualClock(), LiveRecorder())
+        let board = try liveBoard(store, clock, recorder)
         let cat = try board.quickPost("ねこ派？", hashtags: ["ＰＥＴＳ"])
         try board.quickPost("いぬ派？", hashtags: ["pets"])
-        let (clock, recorder) = (VirtualClock(), LiveRecorder())
         let task = try await start(Feed(query: "ﾈｺ pets"), on: board, clock: clock, recorder: recorder)
         #expect(recorder.delivered == [.snapshot([cat])])
         let kitten = try board.quickPost("子ネコ", hashtags: ["Pets"])
-        await clock.tick(tick)
+        await tick(board, clock)
         #expect(recorder.delivered.last == .changes([.added(kitten, newIndex: 0)]))
         task.cancel()
         try await task.value
@@ -174,9 +220,10 @@ import Testing
 
     @Test func observingRefusesALimitBelowOneAndAnIntervalOfZero() throws {
         let store = try TemporaryStore()
-        let board = try store.board()
+        let (clock, recorder) = (VirtualClock(), LiveRecorder())
+        let board = try liveBoard(store, clock, recorder)
         #expect(throws: FeedError.invalidLimit(0)) { try board.observe(Feed(limit: 0)) }
-        #expect(throws: FeedError.invalidInterval(.zero)) { try board.observe(Feed(), options: .init(interval: .zero)) }
+        #expect(throws: FeedError.invalidInterval(.zero)) { try store.board(live: .init(interval: .zero)).observe(Feed()) }
     }
 
     /// Random posts, votes and deletes from another connection, several per poll: replaying
@@ -188,7 +235,8 @@ import Testing
         for _ in 0..<6 { try writer.quickPost() }
         let (clock, recorder) = (VirtualClock(), LiveRecorder())
         let feed = Feed(order: order, limit: 5)
-        let task = try await start(feed, on: try store.board(), clock: clock, recorder: recorder)
+        let board = try liveBoard(store, clock, recorder)
+        let task = try await start(feed, on: board, clock: clock, recorder: recorder)
         var random = SplitMix64(seed: order == .new ? 1 : 2)
         var replayed = try #require(recorder.delivered.first?.snapshot)
         for step in 0..<80 {
@@ -204,7 +252,7 @@ import Testing
                     try writer.delete(id: ids.randomElement(using: &random)!)
                 }
             }
-            await clock.tick(tick)
+            await tick(board, clock)
             for update in recorder.delivered[before...] {
                 replayed = try FeedDiff.apply(try #require(update.changes), to: replayed)
             }

@@ -19,13 +19,52 @@ extension Board {
     /// identical one is stored (or comes earlier in the batch). `images` are the batch's
     /// distinct images.
     func commitImport(_ posters: [NewPoster], images: [StoredUpload]) throws -> [PosterImportOutcome] {
-        try store.importPosters(posters, createdAt: configuration.now(), encodingKey: codec.encoding.key) {
+        let key = codec.encoding.key
+        let createdAt = configuration.now()
+        // Computed outside the transaction: the write lock is held only for the writes.
+        let records = posters.map { SearchRecord(contents: $0.contents, hashtags: $0.hashtags) }
+        return try store.write { writing in
+            try writing.lockBlobs(Array(Set(images.map(\.stored.digest))))
             for image in images { try restoreBlob(image) }
+            // A batch of a manifest typically reuses a few images many times: write each blob
+            // and upload row once, not once per poster.
+            var blobsWritten: Set<Digest> = []
+            var uploadsWritten: Set<Digest> = []
+            for poster in posters {
+                for (image, source) in zip(poster.images, poster.sources) {
+                    let newBlob = blobsWritten.insert(image.digest).inserted
+                    let newUpload = source.map { uploadsWritten.insert($0).inserted } ?? false
+                    guard newBlob || newUpload else { continue }
+                    try writing.insertBlob(image, source: source, encodingKey: key)
+                }
+            }
+            // Looked up and inserted in one transaction: two imports of the same poster
+            // running at once cannot both add it, and a poster identical to one earlier in
+            // the batch finds that one.
+            return try zip(posters, records).map { poster, record in
+                if let id = try Self.matchingPoster(poster, in: writing) { return .existing(id) }
+                return .inserted(try writing.insertPoster(poster, createdAt: createdAt, search: record))
+            }
         }
     }
 
     /// The id of a stored poster identical to `poster` (for dry runs).
     func matchingPoster(_ poster: NewPoster) throws -> Int64? {
-        try store.matchingPoster(poster)
+        try store.read { try Self.matchingPoster(poster, in: $0) }
     }
+
+    /// The lowest id of a poster with the same two images, contents and hashtags (in order).
+    static func matchingPoster(_ poster: NewPoster, in reading: any StoreReading) throws -> Int64? {
+        let candidates = try reading.posterIDs(image1: poster.images[0].digest, image2: poster.images[1].digest, contents: poster.contents)
+        guard !candidates.isEmpty else { return nil }
+        return try reading.posters(ids: candidates).first { $0.hashtags == poster.hashtags }?.id
+    }
+}
+
+/// What importing one poster did.
+public enum PosterImportOutcome: Sendable, Hashable {
+    /// The poster was added with this id.
+    case inserted(Int64)
+    /// An identical poster (same two images, contents and hashtags) already had this id.
+    case existing(Int64)
 }

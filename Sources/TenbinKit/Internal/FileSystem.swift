@@ -5,21 +5,27 @@
 #endif
 
 /// The few file-system calls the store needs, without Foundation.
-enum FileSystem {
-    static func exists(_ path: String) -> Bool {
+package enum FileSystem {
+    package static func exists(_ path: String) -> Bool {
         access(path, F_OK) == 0
+    }
+
+    /// Whether `path` exists and is a folder (following links).
+    package static func isFolder(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
     /// Whether `path` can be written: its permissions allow it and its file system is not
     /// mounted read-only (which root's permissions do not override).
-    static func isWritable(_ path: String) -> Bool {
+    package static func isWritable(_ path: String) -> Bool {
         var info = statvfs()
         if statvfs(path, &info) == 0 && info.f_flag & UInt(ST_RDONLY) != 0 { return false }
         return access(path, W_OK) == 0
     }
 
     /// Creates `path` and its missing parents.
-    static func makeFolders(_ path: String) throws {
+    package static func makeFolders(_ path: String) throws {
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             current += "/\(component)"
@@ -32,7 +38,7 @@ enum FileSystem {
 
 extension FileSystem {
     /// A file's size in bytes, or nil when it cannot be read.
-    static func size(of path: String) -> Int? {
+    package static func size(of path: String) -> Int? {
         var info = stat()
         return stat(path, &info) == 0 ? Int(info.st_size) : nil
     }

@@ -5,8 +5,8 @@
 #endif
 
 /// The system's own words for an errno value.
-enum SystemError {
-    static func message(for code: Int32) -> String {
+package enum SystemError {
+    package static func message(for code: Int32) -> String {
         guard let text = strerror(code) else { return "error \(code)" }
         return String(cString: text)
     }

@@ -1,87 +1,60 @@
 /// A live feed: an `AsyncSequence` whose first element is the feed's snapshot and whose next
 /// elements are the changes any process commits to it (see ``FeedChange``).
 ///
-/// Each iteration opens its own read connection and polls SQLite's `PRAGMA data_version` on
-/// the options' clock: a poll that finds no commit costs a look at the WAL index; after a
-/// commit the feed is re-read once and compared with the previous snapshot. Commits between
-/// two polls (and while the consumer is busy) come out as one change set; commits that leave
-/// the feed as it was (a vote on a poster outside it) deliver nothing.
+/// Every observation of a board shares the board's ``LiveFeeds`` source: one wait for
+/// commits, one re-read per distinct feed per change. Commits that arrive while the consumer
+/// is busy come out as one change set when it next asks (a slow reader costs no memory for
+/// what it has not read); commits that leave the feed as it was deliver nothing.
 ///
-/// Nothing runs between calls to `next()`: no task is started and no timer is left behind.
-/// Cancelling the iterating task ends the sequence (the pending sleep is cancelled) and closes
-/// the connection; releasing the iterator closes it too.
+/// Cancelling the iterating task ends the sequence; releasing the iterator closes it too.
 public struct FeedObservation: AsyncSequence, Sendable {
+    /// Each element is a snapshot (first) or a list of changes.
     public typealias Element = FeedUpdate
 
-    /// How an observation polls.
-    public struct Options: Sendable {
-        /// How long to wait between two checks for commits (default 50 ms).
-        public var interval: Duration
-        /// The clock that waits (tests pass a virtual one).
-        public var clock: any Clock<Duration>
-        /// Told what the reader does (for tests).
-        var monitor: (@Sendable (FeedReader.Event) -> Void)?
-
-        /// Options polling every `interval` on `clock`.
-        public init(interval: Duration = .milliseconds(50), clock: any Clock<Duration> = ContinuousClock()) {
-            self.interval = interval
-            self.clock = clock
-        }
-    }
-
-    /// The database file observed.
-    let path: String
+    let live: LiveFeeds
     /// The feed observed.
     public let feed: Feed
-    let options: Options
 
-    init(path: String, feed: Feed, options: Options) {
-        self.path = path
+    init(live: LiveFeeds, feed: Feed) {
+        self.live = live
         self.feed = feed
-        self.options = options
     }
 
-    /// A new iteration with its own connection, opened on the first `next()`.
+    /// Starts observing; nothing is read until the first `next()`.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(reader: FeedReader(path: path, feed: feed, monitor: options.monitor), options: options)
+        Iterator(live: live, feed: feed)
     }
 
-    /// Delivers a live feed's updates; owns the observation's connection.
+    /// Delivers the snapshot, then each change set.
     public struct Iterator: AsyncIteratorProtocol {
-        private var reader: FeedReader?
-        private var snapshot: [Poster]?
-        private let options: Options
+        private let live: LiveFeeds
+        private let feed: Feed
+        private var subscription: Subscription?
+        private var finished = false
 
-        init(reader: FeedReader, options: Options) {
-            self.reader = reader
-            self.options = options
+        init(live: LiveFeeds, feed: Feed) {
+            self.live = live
+            self.feed = feed
         }
 
-        /// The next update; nil once the iterating task is cancelled.
+        /// The next update; nil once cancelled.
         public mutating func next() async throws -> FeedUpdate? {
             try await next(isolation: nil)
         }
 
-        /// The next update; nil once the iterating task is cancelled.
+        /// The next update; nil once cancelled.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws -> FeedUpdate? {
-            guard let reader else { return nil }
+            guard !finished else { return nil }
             do {
                 try Task.checkCancellation()
-                guard let snapshot else {
-                    // The first read always delivers.
-                    let first = try reader.readIfChanged() ?? []
-                    self.snapshot = first
-                    return .snapshot(first)
+                guard let subscription else {
+                    let (id, snapshot) = try live.subscribe(feed)
+                    self.subscription = Subscription(live: live, feed: feed, id: id)
+                    return .snapshot(snapshot)
                 }
-                var current = snapshot
-                while true {
-                    try await options.clock.sleep(for: options.interval)
-                    guard let posters = try reader.readIfChanged() else { continue }
-                    let changes = FeedDiff.changes(from: current, to: posters)
-                    current = posters
-                    self.snapshot = posters
-                    if !changes.isEmpty { return .changes(changes) }
-                }
+                if let update = try await live.next(feed, id: subscription.id) { return update }
+                finish()
+                return nil
             } catch {
                 finish()
                 if error is CancellationError { return nil }
@@ -90,8 +63,25 @@ public struct FeedObservation: AsyncSequence, Sendable {
         }
 
         private mutating func finish() {
-            reader?.close()
-            reader = nil
+            finished = true
+            subscription = nil
+        }
+    }
+
+    /// An open observer of the shared source, closed when released.
+    final class Subscription: Sendable {
+        let live: LiveFeeds
+        let feed: Feed
+        let id: Int
+
+        init(live: LiveFeeds, feed: Feed, id: Int) {
+            self.live = live
+            self.feed = feed
+            self.id = id
+        }
+
+        deinit {
+            live.unsubscribe(feed, id: id)
         }
     }
 }

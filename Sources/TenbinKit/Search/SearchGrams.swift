@@ -8,14 +8,19 @@
 /// three kinds never collide). A word of one or two characters is then one exact token and a
 /// longer word is its three-character pieces, all looked up with AND; every hit is rechecked
 /// with a plain substring test on the stored key, so the index only has to never miss.
-enum SearchGrams {
+public enum SearchGrams {
     /// At most this many three-character pieces are looked up per word; more add little to
     /// the AND's selectivity and the recheck keeps the result exact.
     static let maximumPiecesPerWord = 6
 
-    /// The FTS5 document for a search key: its distinct pieces, space-separated. Pieces never
-    /// span the separator between contents and hashtags (no query word contains it).
-    static func document(forKey key: String) -> String {
+    /// The distinct index tokens of a search key, in a stable order. Pieces never span the
+    /// separator between contents and hashtags (no query word contains it).
+    public static func tokens(forKey key: String) -> [String] {
+        document(forKey: key).split(separator: " ").map(String.init)
+    }
+
+    /// The tokens of a search key, space-separated (an FTS5 document).
+    public static func document(forKey key: String) -> String {
         var seen: Set<UInt64> = []
         var tokens: [UInt8] = []
         tokens.reserveCapacity(key.utf8.count * 16)
@@ -33,11 +38,11 @@ enum SearchGrams {
         return String(decoding: tokens, as: UTF8.self)
     }
 
-    /// The FTS5 MATCH expression finding every key that might contain all of `query`'s words
-    /// (a superset: hits are rechecked), or nil for an empty query.
-    static func matchExpression(for query: SearchQuery) -> String? {
+    /// The index terms a key must all hold to possibly contain every word of `query` (a
+    /// superset: hits are rechecked); empty for an empty query.
+    public static func terms(for query: SearchQuery) -> [IndexTerm] {
         var seen: Set<UInt64> = []
-        var terms: [String] = []
+        var terms: [IndexTerm] = []
         for word in query.words {
             let scalars = word.unicodeScalars.map(\.value)
             var pieces: [ArraySlice<UInt32>]
@@ -54,13 +59,12 @@ enum SearchGrams {
                 }
             }
             for piece in pieces where seen.insert(pack(piece)).inserted {
-                var token: [UInt8] = [0x22]
+                var token: [UInt8] = []
                 append(piece, to: &token)
-                token.append(0x22)
-                terms.append(String(decoding: token, as: UTF8.self))
+                terms.append(IndexTerm(token: String(decoding: token, as: UTF8.self)))
             }
         }
-        return terms.isEmpty ? nil : terms.joined(separator: " ")
+        return terms
     }
 
     /// A piece of up to three scalars as one number, 21 bits each. Pieces of different

@@ -1,5 +1,6 @@
 import Foundation
 import TenbinKit
+import TenbinSQLite
 
 /// A fresh store folder for one test, removed when the value is released.
 final class TemporaryStore {
@@ -16,11 +17,18 @@ final class TemporaryStore {
 
     /// A board on this store with a fixed clock.
     func board(
-        limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(), create: Bool = true
+        limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(), create: Bool = true,
+        live: LiveFeeds.Options = LiveFeeds.Options()
     ) throws -> Board {
-        try Board(
-            Board.Configuration(storePath: path, limits: limits, encoding: encoding, now: { Timestamp(secondsSince1970: 1_764_450_000) }),
-            create: create)
+        try Board(configuration(limits: limits, encoding: encoding, live: live), create: create)
+    }
+
+    /// The configuration of this store's boards, with a fixed clock.
+    func configuration(
+        limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(), live: LiveFeeds.Options = LiveFeeds.Options()
+    ) -> Board.Configuration {
+        Board.Configuration(
+            storePath: path, limits: limits, encoding: encoding, now: { Timestamp(secondsSince1970: 1_764_450_000) }, live: live)
     }
 }
 

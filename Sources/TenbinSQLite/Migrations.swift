@@ -1,3 +1,5 @@
+import TenbinKit
+
 /// The store's schema, as numbered steps applied in order and recorded in
 /// `PRAGMA user_version`. A step, once released, never changes: later changes are new steps.
 enum Migrations {
@@ -41,8 +43,8 @@ enum Migrations {
         ) WITHOUT ROWID;
         """,
         // 2: search — each poster's normalised key and the index of its pieces (see
-        // PosterStore+Search.swift), filled for the posters already stored.
-        Step(sql: PosterStore.searchSchema, then: PosterStore.indexAllPosters),
+        // SQLiteStore+Search.swift), filled for the posters already stored.
+        Step(sql: SQLiteSession.searchSchema, then: SQLiteSession.indexAllPosters),
     ]
 
     /// One schema change: SQL, then optionally Swift code filling what SQL cannot compute.
@@ -60,18 +62,19 @@ enum Migrations {
         }
     }
 
-    /// Brings the database up to the newest schema, each step in its own transaction.
-    static func migrate(_ database: Database) throws {
+    /// Brings the database up to the newest schema, each step in its own transaction. A
+    /// database that holds other tables but no tenbin schema is refused, never changed.
+    static func migrate(_ database: Database, readOnly: Bool = false) throws {
         let current = try version(of: database)
-        guard current < steps.count else {
-            if current > steps.count {
-                throw SQLiteError(
-                    code: 1,
-                    message: "the store has schema version \(current), newer than this tenbin knows (\(steps.count)); upgrade tenbin",
-                    sql: nil)
-            }
-            return
+        if current > steps.count {
+            throw StoreError(.newerSchema(current, known: steps.count), at: database.path)
         }
+        if current == 0, let table = try foreignTable(in: database) {
+            throw StoreError(
+                .notAStore("its tenbin.sqlite is another program's database, with a table '\(table.prefix(40))'"), at: database.path)
+        }
+        guard current < steps.count else { return }
+        if readOnly { throw StoreError(.readOnly, at: database.path) }
         try database.transaction {
             // Another process may have migrated while this one waited for the lock.
             let now = try version(of: database)
@@ -80,6 +83,13 @@ enum Migrations {
                 try steps[index].then?(database)
             }
             try database.execute("PRAGMA user_version = \(steps.count)")
+        }
+    }
+
+    /// A table of a database without tenbin's schema, if it has any.
+    private static func foreignTable(in database: Database) throws -> String? {
+        try database.statement("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' LIMIT 1").first {
+            $0.text(0)
         }
     }
 

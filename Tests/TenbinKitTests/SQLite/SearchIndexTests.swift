@@ -2,19 +2,20 @@ import Foundation
 import Testing
 
 @testable import TenbinKit
+@testable import TenbinSQLite
 
-/// Search through the store: the index, its upkeep, ordering, paging and hostile queries.
-@Suite struct SearchTests {
+/// Search through the SQLite backend: the index, its upkeep, ordering, paging and hostile queries.
+@Suite struct SearchIndexTests {
     /// A fresh store holding posters whose images are placeholder rows (search never reads
     /// images, and real ones would only slow the tests down).
     final class SearchStore {
         let folder: TemporaryStore
-        let store: PosterStore
+        let store: SQLiteStore
         let board: Board
 
         init() throws {
             folder = try TemporaryStore()
-            store = try PosterStore(path: "\(folder.path)/tenbin.sqlite", create: true)
+            store = try SQLiteStore(folder: folder.path, create: true)
             board = Board(Board.Configuration(storePath: folder.path), store: store, blobs: BlobStore(root: "\(folder.path)/blobs"))
         }
 
@@ -30,8 +31,7 @@ import Testing
 
         @discardableResult
         func add(_ posters: [(String, [String])]) throws -> [Int64] {
-            let drafts = posters.map { NewPoster(contents: $0.0, hashtags: $0.1, images: Self.images) }
-            return try store.insert(drafts, createdAt: Timestamp(secondsSince1970: 0), encodingKey: "test") {}.map(\.id)
+            try board.quickPost(posters, images: Self.images).map(\.id)
         }
 
         func ids(_ query: String, order: FeedOrder = .new, limit: Int = 100, offset: Int = 0) throws -> [Int64] {
@@ -102,7 +102,7 @@ import Testing
         #expect(poster.id == id)
         #expect(poster.contents == "ＡＢＣ ｷﾉｺ ネコ")
         #expect(poster.hashtags == ["ﾃﾞｻﾞｲﾝ"])
-        #expect(try s.store.searchKey(id: id) == "abc きのこ ねこ\nでざいん")
+        #expect(try s.store.read { try $0.searchEntries(ids: [id]) }.map(\.key) == ["abc きのこ ねこ\nでざいん"])
     }
 
     @Test func resultsComeNewestFirstOrMostVotedFirstAndPage() throws {
@@ -120,8 +120,8 @@ import Testing
 
     @Test func popularOrderIsRightWhetherMatchesAreFewOrMany() throws {
         let s = try SearchStore()
-        // More matches than PosterStore.popularCandidateLimit for 写真, fewer for 猫.
-        let count = PosterStore.popularCandidateLimit + 100
+        // More matches than Board.popularCandidateLimit for 写真, fewer for 猫.
+        let count = Board.popularCandidateLimit + 100
         let ids = try s.add((0..<count).map { ($0 % 3 == 0 ? "猫の写真 \($0)" : "写真 \($0)", []) })
         var votes: [Int64: Int] = [:]
         for (index, times) in [(10, 4), (20, 9), (30, 4), (count - 200, 1), (count - 50, 9)] {
@@ -148,24 +148,19 @@ import Testing
         try s.board.delete(id: gone)
         #expect(try s.ids("東京") == [kept])
         #expect(try s.ids("夜景") == [])
-        #expect(try s.store.searchKey(id: gone) == nil)
+        #expect(try s.store.read { try $0.searchEntries(ids: [gone]) }.isEmpty)
         #expect(try s.store.integrityProblems() == [])
-        try s.store.withDatabase { db in try db.execute("INSERT INTO search_gram (search_gram) VALUES ('integrity-check')") }
     }
 
     @Test func reindexingAfterAnEditReplacesTheOldKey() throws {
         let s = try SearchStore()
         let id = try s.add("きのこ派", ["きのこ"])
-        try s.store.withDatabase { db in
-            try db.transaction {
-                try db.statement("UPDATE poster SET contents = 'たけのこ派' WHERE id = ?").bind(id).run()
-                try db.statement("UPDATE hashtag SET tag = 'タケノコ' WHERE poster_id = ?").bind(id).run()
-                try PosterStore.reindexSearchKey(id: id, in: db)
-            }
-        }
+        let edited = try s.board.edit(id: id, contents: "たけのこ派", hashtags: ["タケノコ"])
+        #expect(edited.contents == "たけのこ派" && edited.hashtags == ["タケノコ"])
         #expect(try s.ids("きのこ") == [])
         #expect(try s.ids("たけのこ 派") == [id])
-        try s.store.withDatabase { db in try db.execute("INSERT INTO search_gram (search_gram) VALUES ('integrity-check')") }
+        #expect(try s.store.integrityProblems() == [])
+        #expect(try s.board.searchKeyProblems().isEmpty)
     }
 
     @Test func aStoreFromBeforeSearchIsIndexedWhenOpened() throws {
@@ -184,10 +179,10 @@ import Testing
                 PRAGMA user_version = 1;
                 """)
         }
-        let store = try PosterStore(path: path, create: false)
-        #expect(try store.searchIDs(query: SearchQuery("きのこ")) == [1])
-        #expect(try store.searchIDs(query: SearchQuery("夏 海")) == [2])
-        #expect(try store.searchKey(id: 2) == "海と山\n夏")
+        let board = try Board(Board.Configuration(storePath: folder.path), create: false)
+        #expect(try board.search(query: "きのこ").map(\.id) == [1])
+        #expect(try board.search(query: "夏 海").map(\.id) == [2])
+        #expect(try board.store.read { try $0.searchEntries(ids: [2]) }.map(\.key) == ["海と山\n夏"])
     }
 
     @Test func anEmptyQueryFindsNothing() throws {
@@ -230,7 +225,7 @@ import Testing
         #expect(try s.ids(String(repeating: "長", count: 12_001)) == [])
         #expect(try s.ids(String(repeating: "x", count: 10_000)) == [])
         for query in ["%", "_", "\\", "100%", "'"] {
-            #expect(try s.store.scanSearchIDs(query: SearchQuery(query)) == s.ids(query), "scan of \(query)")
+            #expect(try s.board.scanSearchIDs(query: query) == s.ids(query), "scan of \(query)")
         }
         #expect(try s.board.count() == 5)
     }
@@ -258,7 +253,7 @@ import Testing
                 return words.allSatisfy { word in parts.contains { SearchQuery.contains($0, word) } }
             }.map(\.0).reversed()
             #expect(try s.ids(query, limit: 1000) == Array(expected), "query \(query)")
-            #expect(try s.store.scanSearchIDs(query: SearchQuery(query)) == Array(expected), "scan of \(query)")
+            #expect(try s.board.scanSearchIDs(query: query) == Array(expected), "scan of \(query)")
         }
     }
 
@@ -267,7 +262,7 @@ import Testing
         _ = try s.add((0..<600).map { ("同じ言葉 \($0)", []) })
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try s.store.searchIDs(query: SearchQuery("同じ"), order: .popular, limit: 10)
+            return try s.board.search(query: "同じ", order: .popular, limit: 10)
         }
         await #expect(throws: CancellationError.self) { try await task.value }
     }

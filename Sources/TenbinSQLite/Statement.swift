@@ -1,4 +1,5 @@
 import CSQLite
+import TenbinKit
 
 /// A prepared SQLite statement, the only owner of its handle.
 final class Statement {

@@ -1,4 +1,5 @@
 import CSQLite
+import TenbinKit
 
 /// A failure reported by SQLite, with the statement it was running.
 public struct SQLiteError: Error, CustomStringConvertible, Sendable {
@@ -43,19 +44,40 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// Whether the store's disk or file system refused the write.
     public var isDiskFull: Bool { code & 0xff == SQLITE_FULL }
 
+    /// One sentence for a user: the file and SQLite's reason, never the statement.
     public var description: String {
-        var text = path.map { "\($0): " } ?? "database: "
-        text += message
+        (path.map { "\($0): " } ?? "database: ") + message
+    }
+
+    /// The statement that failed, for debugging (never shown to users by tenbin).
+    public var debugDescription: String {
+        description + " [SQLite \(code)" + (sql.map { " in: \($0.split(separator: "\n").first.map(String.init)?.prefix(80) ?? "")" } ?? "")
+            + "]"
+    }
+
+    /// The store error a user sees for this failure of the store in `folder`.
+    func storeError(at folder: String) -> any Error {
         switch code & 0xff {
-        case SQLITE_READONLY: text += " (the store is read-only)"
-        case SQLITE_FULL: text += " (the disk is full)"
-        case SQLITE_CANTOPEN: text += " (is the store's folder missing, unreadable or read-only?)"
-        case SQLITE_BUSY, SQLITE_LOCKED: text += " (another process held the store for too long; try again)"
-        case SQLITE_CORRUPT, SQLITE_NOTADB: text += " (the database is damaged; run tenbin check)"
-        default: break
+        case SQLITE_READONLY: StoreError(.readOnly, at: folder)
+        case SQLITE_FULL: StoreError(.full, at: folder)
+        case SQLITE_BUSY, SQLITE_LOCKED: StoreError(.busy, at: folder)
+        case SQLITE_NOTADB: StoreError(.notAStore("its tenbin.sqlite is not a SQLite database"), at: folder)
+        case SQLITE_CORRUPT: StoreError(.damaged(message), at: folder)
+        case SQLITE_CANTOPEN:
+            StoreError(.unavailable("cannot open its database: is the folder missing, unreadable or read-only?"), at: folder)
+        case SQLITE_IOERR: StoreError(.unavailable(message), at: folder)
+        default: self
         }
-        text += " [SQLite \(code)"
-        if let sql { text += " in: \(sql.split(separator: "\n").first.map(String.init)?.prefix(80) ?? "")" }
-        return text + "]"
+    }
+}
+
+extension SQLiteError: KindedError, CustomDebugStringConvertible {
+    /// Failures the store's state causes are `unavailable`; the rest are internal.
+    public var kind: ErrorKind {
+        switch code & 0xff {
+        case SQLITE_READONLY, SQLITE_FULL, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_CANTOPEN, SQLITE_IOERR: .unavailable
+        case SQLITE_CONSTRAINT: .conflict
+        default: .internal
+        }
     }
 }

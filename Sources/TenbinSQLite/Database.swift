@@ -1,4 +1,5 @@
 import CSQLite
+import TenbinKit
 
 /// One SQLite connection, the only owner of its handle.
 ///

@@ -1,0 +1,248 @@
+/// The one live-feed source of a board: however many feeds are observed, one task waits on
+/// the store's ``ChangeSource`` and, after each change, each distinct feed is re-read once
+/// and its diff handed to every observer of that feed. A server with a thousand open feeds
+/// of the board's front page costs what one costs.
+public final class LiveFeeds: Sendable {
+    /// How the source waits for changes.
+    public struct Options: Sendable {
+        /// How often a polling backend looks for commits.
+        public var interval: Duration
+        /// The clock polling sleeps on (tests pass a virtual one).
+        public var clock: any Clock<Duration>
+        /// Told of each step, for tests and benchmarks.
+        public var monitor: (@Sendable (Event) -> Void)?
+
+        /// Options polling every `interval` of `clock`.
+        public init(
+            interval: Duration = .milliseconds(50), clock: any Clock<Duration> = ContinuousClock(),
+            monitor: (@Sendable (Event) -> Void)? = nil
+        ) {
+            self.interval = interval
+            self.clock = clock
+            self.monitor = monitor
+        }
+    }
+
+    /// A step of the source, as a monitor sees it.
+    public enum Event: Sendable, Equatable {
+        /// The waiting task started (the first observer arrived).
+        case started
+        /// The change source answered that the store may have changed.
+        case changed
+        /// A feed was read from the store.
+        case read(Feed)
+        /// The waiting task stopped (the last observer left).
+        case stopped
+    }
+
+    /// One observer: what it was last given, and its pending `next()` call, if any.
+    private struct Observer {
+        var delivered: [Poster]
+        /// The group generation `delivered` belongs to.
+        var generation: Int
+        var waiting: CheckedContinuation<FeedUpdate?, any Error>?
+    }
+
+    /// The observers of one feed and the feed as last read.
+    private struct Group {
+        var snapshot: [Poster]
+        /// Counts the reads that changed `snapshot`.
+        var generation = 0
+        /// The changes from generation `generation - 1` to `generation`, shared by every
+        /// observer that was up to date (most of them).
+        var lastChanges: [FeedChange] = []
+        var observers: [Int: Observer] = [:]
+    }
+
+    private struct State {
+        var groups: [Feed: Group] = [:]
+        var nextID = 0
+        var task: Task<Void, Never>?
+        var version: StoreVersion?
+        var failure: (any Error)?
+    }
+
+    private let store: any StoreBackend
+    private let options: Options
+    private let state = Locked(State())
+    /// Held while feeds are read, so an observer joining takes a snapshot that no refresh is
+    /// being computed against.
+    private let reading = Locked(())
+
+    init(store: any StoreBackend, options: Options) {
+        self.store = store
+        self.options = options
+    }
+
+    /// How many observers are open.
+    public var observerCount: Int {
+        state.withLock { $0.groups.values.reduce(0) { $0 + $1.observers.count } }
+    }
+
+    /// How many observers are waiting in `next()` for a change (tests wait for all of them).
+    var waitingObserverCount: Int {
+        state.withLock { $0.groups.values.reduce(0) { $0 + $1.observers.values.filter { $0.waiting != nil }.count } }
+    }
+
+    /// Opens an observer of `feed`; returns its id and the feed's snapshot.
+    func subscribe(_ feed: Feed) throws -> (id: Int, snapshot: [Poster]) {
+        let opened = try reading.withLock { _ -> (Int, [Poster]) in
+            // The version is read before the snapshot, so a commit in between is seen again.
+            let version = try store.changes.currentVersion()
+            let existing = state.withLock { $0.groups[feed]?.snapshot }
+            let snapshot = try existing ?? read(feed)
+            return state.withLock { state in
+                state.nextID += 1
+                var group = state.groups[feed] ?? Group(snapshot: snapshot)
+                group.observers[state.nextID] = Observer(delivered: group.snapshot, generation: group.generation)
+                state.groups[feed] = group
+                if state.version == nil { state.version = version }
+                return (state.nextID, group.snapshot)
+            }
+        }
+        startIfNeeded()
+        return opened
+    }
+
+    /// The changes to `feed` since observer `id` was last given any, waiting for some; nil
+    /// once the observer is closed.
+    func next(_ feed: Feed, id: Int) async throws -> FeedUpdate? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let answer = state.withLock { state -> Result<FeedUpdate?, any Error>? in
+                    if let failure = state.failure { return .failure(failure) }
+                    guard var group = state.groups[feed], var observer = group.observers[id] else { return .success(nil) }
+                    if observer.generation < group.generation {
+                        let changes = Self.changes(for: observer, in: group)
+                        observer.delivered = group.snapshot
+                        observer.generation = group.generation
+                        group.observers[id] = observer
+                        state.groups[feed] = group
+                        if !changes.isEmpty { return .success(.changes(changes)) }
+                    }
+                    group.observers[id]?.waiting = continuation
+                    state.groups[feed] = group
+                    return nil
+                }
+                if let answer { continuation.resume(with: answer) }
+            }
+        } onCancel: {
+            let waiting = state.withLock { state -> CheckedContinuation<FeedUpdate?, any Error>? in
+                defer { state.groups[feed]?.observers[id]?.waiting = nil }
+                return state.groups[feed]?.observers[id]?.waiting
+            }
+            waiting?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// The changes that bring `observer` from what it was given to the group's snapshot.
+    private static func changes(for observer: Observer, in group: Group) -> [FeedChange] {
+        observer.generation == group.generation - 1
+            ? group.lastChanges : FeedDiff.changes(from: observer.delivered, to: group.snapshot)
+    }
+
+    /// Closes observer `id`; the source stops when the last observer leaves.
+    func unsubscribe(_ feed: Feed, id: Int) {
+        let (waiting, task) = state.withLock { state -> (CheckedContinuation<FeedUpdate?, any Error>?, Task<Void, Never>?) in
+            let waiting = state.groups[feed]?.observers.removeValue(forKey: id)?.waiting
+            if state.groups[feed]?.observers.isEmpty == true { state.groups[feed] = nil }
+            guard state.groups.isEmpty, let task = state.task else { return (waiting, nil) }
+            state.task = nil
+            state.version = nil
+            return (waiting, task)
+        }
+        waiting?.resume(returning: nil)
+        task?.cancel()
+    }
+
+    private func startIfNeeded() {
+        state.withLock { state in
+            guard state.task == nil, !state.groups.isEmpty else { return }
+            state.failure = nil
+            options.monitor?(.started)
+            state.task = Task.detached { [weak self] in await self?.run() }
+        }
+    }
+
+    /// Waits for changes and hands them out until cancelled or the source fails.
+    private func run() async {
+        defer { options.monitor?(.stopped) }
+        while !Task.isCancelled {
+            guard let version = state.withLock({ $0.version }) else { return }
+            do {
+                let next = try await store.changes.nextChange(after: version, interval: options.interval, clock: options.clock)
+                try Task.checkCancellation()
+                options.monitor?(.changed)
+                try refresh(version: next)
+            } catch {
+                if Task.isCancelled || error is CancellationError { return }
+                fail(error)
+                return
+            }
+        }
+    }
+
+    /// Re-reads every observed feed once and wakes the observers whose feed changed.
+    private func refresh(version: StoreVersion) throws {
+        try reading.withLock { _ in
+            let feeds = state.withLock { state -> [Feed] in
+                state.version = version
+                return Array(state.groups.keys)
+            }
+            for feed in feeds {
+                let posters = try read(feed)
+                let woken = state.withLock { state -> [(CheckedContinuation<FeedUpdate?, any Error>, FeedUpdate)] in
+                    guard var group = state.groups[feed] else { return [] }
+                    let changes = FeedDiff.changes(from: group.snapshot, to: posters)
+                    guard !changes.isEmpty else { return [] }
+                    group.snapshot = posters
+                    group.generation += 1
+                    group.lastChanges = changes
+                    var woken: [(CheckedContinuation<FeedUpdate?, any Error>, FeedUpdate)] = []
+                    for (id, var observer) in group.observers {
+                        guard let waiting = observer.waiting else { continue }
+                        woken.append((waiting, .changes(Self.changes(for: observer, in: group))))
+                        observer.waiting = nil
+                        observer.delivered = posters
+                        observer.generation = group.generation
+                        group.observers[id] = observer
+                    }
+                    state.groups[feed] = group
+                    return woken
+                }
+                for (continuation, update) in woken { continuation.resume(returning: update) }
+            }
+        }
+    }
+
+    /// Ends every observer with `error`.
+    private func fail(_ error: any Error) {
+        let waiting = state.withLock { state -> [CheckedContinuation<FeedUpdate?, any Error>] in
+            state.failure = error
+            state.task = nil
+            state.version = nil
+            var waiting: [CheckedContinuation<FeedUpdate?, any Error>] = []
+            for feed in state.groups.keys {
+                for id in state.groups[feed]!.observers.keys {  // iterating the group's own keys
+                    if let continuation = state.groups[feed]!.observers[id]!.waiting { waiting.append(continuation) }
+                    state.groups[feed]!.observers[id]!.waiting = nil
+                }
+            }
+            state.groups = [:]
+            return waiting
+        }
+        for continuation in waiting { continuation.resume(throwing: error) }
+    }
+
+    /// The posters of `feed` now, from one snapshot.
+    private func read(_ feed: Feed) throws -> [Poster] {
+        options.monitor?(.read(feed))
+        return try store.read { reading in
+            if let query = feed.searchQuery {
+                let ids = try Board.searchIDs(query, order: feed.order, after: nil, offset: 0, limit: feed.limit, in: reading)
+                return try reading.posters(ids: ids)
+            }
+            return try reading.page(order: feed.order, after: nil, offset: 0, limit: feed.limit)
+        }
+    }
+}

@@ -1,0 +1,91 @@
+/// Search planning and the recheck: the core's half of search. A backend only narrows
+/// candidates with its index of the key's pieces (``SearchGrams``); every candidate is
+/// rechecked here against its stored key, so results are exactly those of a scan whatever the
+/// index returns, and every backend answers the same.
+extension Board {
+    /// More index hits than this and popular order walks the posters by votes instead.
+    static let popularCandidateLimit = 2_000
+
+    /// The ids of a page of posters matching `query`, in `order`, after `after`, skipping
+    /// `offset` matches, read through `reading` (one snapshot).
+    ///
+    /// Newest first reads the index's hits from the highest id down and stops once the page
+    /// is full, so it costs about as much as the page, however many posters match. Popular
+    /// order ranks every hit when there are few; with many, matches are common, so walking
+    /// all posters from the most voted down finds a page after a few thousand rows. Inside a
+    /// task, the scan stops with `CancellationError` once the task is cancelled.
+    static func searchIDs(
+        _ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int, in reading: any StoreReading
+    ) throws -> [Int64] {
+        let terms = SearchGrams.terms(for: query)
+        guard !terms.isEmpty, limit > 0 else { return [] }
+        var page = SearchPageCollector(query: query, offset: offset, limit: limit)
+        switch order {
+        case .new:
+            try reading.searchCandidates(terms, below: after?.id) { try page.take($0) }
+        case .popular:
+            let hits = try reading.searchCandidateIDs(terms, limit: popularCandidateLimit + 1)
+            guard hits.count > popularCandidateLimit else {
+                if Task.isCancelled { throw CancellationError() }
+                var ranked = try reading.searchEntries(ids: hits).filter { query.matches(key: $0.key) }
+                ranked.sort { ($0.votes, $0.id) > ($1.votes, $1.id) }
+                if let after { ranked.removeAll { ($0.votes, $0.id) >= (after.votes, after.id) } }
+                return ranked.dropFirst(offset).prefix(limit).map(\.id)
+            }
+            try reading.searchEntriesByVotes(after: after) { try page.take($0) }
+        }
+        return page.ids
+    }
+
+    /// The reference search is measured and tested against: every stored key read and tested
+    /// with a plain byte-substring check, no index. Slow on a large store; without a limit it
+    /// returns every match.
+    public func scanSearchIDs(query text: String, order: FeedOrder = .new, limit: Int? = nil, offset: Int = 0) throws -> [Int64] {
+        let query = SearchQuery(text)
+        guard !query.isEmpty else { return [] }
+        let words = query.words.map { Array($0.utf8) }
+        var entries: [SearchEntry] = []
+        try store.read { reading in
+            try reading.searchCandidates([], below: nil) { entry in
+                let key = Array(entry.key.utf8)
+                if words.allSatisfy({ Self.naiveContains(key, $0) }) { entries.append(entry) }
+                return true
+            }
+        }
+        if order == .popular { entries.sort { ($0.votes, $0.id) > ($1.votes, $1.id) } }
+        let page = entries.dropFirst(max(0, offset))
+        return (limit.map { Array(page.prefix($0)) } ?? Array(page)).map(\.id)
+    }
+
+    private static func naiveContains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard needle.count <= haystack.count else { return false }
+        return (0...(haystack.count - needle.count)).contains { start in haystack[start..<(start + needle.count)].elementsEqual(needle) }
+    }
+}
+
+/// Collects a page from candidates in order: rechecks each, skips `offset` matches, stops when
+/// the page is full, and notices cancellation every 256 candidates.
+struct SearchPageCollector {
+    let query: SearchQuery
+    let offset: Int
+    let limit: Int
+    private(set) var ids: [Int64] = []
+    private var matched = 0
+    private var seen = 0
+
+    init(query: SearchQuery, offset: Int, limit: Int) {
+        self.query = query
+        self.offset = offset
+        self.limit = limit
+    }
+
+    /// Takes one candidate; false once the page is full.
+    mutating func take(_ entry: SearchEntry) throws -> Bool {
+        seen += 1
+        if seen & 0xFF == 0 && Task.isCancelled { throw CancellationError() }
+        guard query.matches(key: entry.key) else { return true }
+        matched += 1
+        if matched > offset { ids.append(entry.id) }
+        return ids.count < limit
+    }
+}

@@ -1,0 +1,95 @@
+/// A page of posters and where the next one starts.
+public struct Page: Sendable, Hashable {
+    /// The posters, in the page's order.
+    public var posters: [Poster]
+    /// Where the next page starts; nil when this page is the last.
+    public var next: PageCursor?
+
+    /// A page.
+    public init(posters: [Poster], next: PageCursor?) {
+        self.posters = posters
+        self.next = next
+    }
+}
+
+/// Where the next page of a list starts, as an opaque string a client hands back.
+///
+/// It records the last poster's position (its id, and in popular order its votes), the order
+/// it was made for, and for a search a short fingerprint of the query, so a cursor handed to
+/// another list is refused instead of silently skipping posters. Its text is ASCII letters,
+/// digits, `.` and `-`, safe in a URL as it is.
+public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
+    /// The order the cursor was made for.
+    public let order: FeedOrder
+    /// The last poster of the page it follows.
+    public let position: FeedPosition
+    /// The fingerprint of the search it belongs to; 0 for a plain list.
+    let query: UInt32
+
+    /// The cursor as text.
+    public var encoded: String {
+        switch order {
+        case .new: "n\(position.id)" + (query == 0 ? "" : ".\(String(query, radix: 36))")
+        case .popular: "p\(position.votes)-\(position.id)" + (query == 0 ? "" : ".\(String(query, radix: 36))")
+        }
+    }
+
+    /// The cursor as text.
+    public var description: String { encoded }
+
+    /// Reads a cursor's text; nil unless it is exactly what ``encoded`` makes.
+    public init?(encoded text: String) {
+        guard text.utf8.count <= 64, let first = text.first else { return nil }
+        let parts = text.dropFirst().split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count) else { return nil }
+        var fingerprint: UInt32 = 0
+        if parts.count == 2 {
+            guard let value = UInt32(parts[1], radix: 36), value != 0, String(value, radix: 36) == parts[1] else { return nil }
+            fingerprint = value
+        }
+        switch first {
+        case "n":
+            guard let id = Self.number(parts[0]) else { return nil }
+            self.init(order: .new, position: FeedPosition(id: id), query: fingerprint)
+        case "p":
+            let numbers = parts[0].split(separator: "-", omittingEmptySubsequences: false)
+            guard numbers.count == 2, let votes = Self.number(numbers[0]), let id = Self.number(numbers[1]) else { return nil }
+            self.init(order: .popular, position: FeedPosition(id: id, votes: Int(votes)), query: fingerprint)
+        default:
+            return nil
+        }
+    }
+
+    init(order: FeedOrder, position: FeedPosition, query: UInt32) {
+        self.order = order
+        self.position = position
+        self.query = query
+    }
+
+    /// A non-negative decimal without sign or leading zeros.
+    private static func number(_ text: Substring) -> Int64? {
+        guard let value = Int64(text), value >= 0, String(value) == text else { return nil }
+        return value
+    }
+
+    /// The cursor after a page, or nil when the page was not full (it was the last).
+    static func after(_ posters: [Poster], order: FeedOrder, limit: Int, query: SearchQuery?) -> PageCursor? {
+        guard posters.count == limit, let last = posters.last else { return nil }
+        return PageCursor(order: order, position: FeedPosition(last), query: query.map(fingerprint) ?? 0)
+    }
+
+    /// The position to continue from, when the cursor was made for this order and query.
+    func position(for order: FeedOrder, query: SearchQuery?) throws(BoardError) -> FeedPosition {
+        guard order == self.order, self.query == (query.map(Self.fingerprint) ?? 0) else { throw .invalidCursor(encoded) }
+        return position
+    }
+
+    /// A non-zero 32-bit FNV-1a hash of the query's normalised words.
+    static func fingerprint(_ query: SearchQuery) -> UInt32 {
+        var hash: UInt32 = 2_166_136_261
+        for byte in query.words.joined(separator: "\u{1F}").utf8 {
+            hash = (hash ^ UInt32(byte)) &* 16_777_619
+        }
+        return hash == 0 ? 1 : hash
+    }
+}

@@ -1,0 +1,172 @@
+/// The seam between the core and a database: everything ``Board`` needs from where posters
+/// live, and nothing of how. A backend (SQLite, PostgreSQL, the tests' in-memory one) is its
+/// own target; the core holds the logic — search planning and recheck, import
+/// de-duplication, live diffs, vote batching — and speaks to a backend only through these
+/// protocols. Every backend passes the same contract suite.
+public protocol StoreBackend: Sendable {
+    /// Where the store lives, for messages (never a password).
+    var location: String { get }
+
+    /// Runs `body` on one consistent snapshot of the store. Many reads may run at once, and
+    /// none waits for a writer.
+    func read<T>(_ body: (any StoreReading) throws -> T) throws -> T
+
+    /// Runs `body` in one write transaction: everything it writes commits together when it
+    /// returns, and nothing does when it throws. Writes from any number of processes are
+    /// exact (no lost or doubled update).
+    func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T
+
+    /// Where live feeds learn that something was committed.
+    var changes: any ChangeSource { get }
+
+    /// What the database's own checks find wrong, one line each (empty when sound); the core
+    /// adds its own checks of meaning (search keys, blob files).
+    func integrityProblems() throws -> [String]
+}
+
+/// Reads inside one snapshot. Every method returns posters whole: hashtags are read for a
+/// whole page at once, never one query per poster.
+public protocol StoreReading {
+    /// The posters with these ids, in the order given; ids with no poster are left out.
+    func posters(ids: [Int64]) throws -> [Poster]
+    /// A page of posters in `order`, after skipping `offset` posters that come after `after`
+    /// (or from the start). Ties in popular order go to the higher id.
+    func page(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster]
+    /// How many posters there are.
+    func count() throws -> Int
+    /// The stored image an upload became under the given encoding options, if seen before.
+    func storedImage(source: Digest, encodingKey: String) throws -> StoredImage?
+    /// The blob row of `digest`, if there is one.
+    func storedImage(digest: Digest) throws -> StoredImage?
+    /// Which of `digests` have a blob row.
+    func blobRowsPresent(_ digests: [Digest]) throws -> Set<Digest>
+    /// Every blob row, by digest.
+    func blobRows() throws -> [StoredImage]
+    /// The ids of the posters using `digest` as either image, lowest first.
+    func posterIDs(using digest: Digest) throws -> [Int64]
+    /// The ids of posters with these two images and these contents, lowest first (import's
+    /// identity candidates; the core compares hashtags).
+    func posterIDs(image1: Digest, image2: Digest, contents: String) throws -> [Int64]
+
+    /// Search candidates, newest first: posters whose index holds every term (all posters
+    /// when `terms` is empty), starting below id `below` when given. `visit` gets each with its
+    /// search key and returns false to stop.
+    func searchCandidates(_ terms: [IndexTerm], below: Int64?, visit: (SearchEntry) throws -> Bool) throws
+    /// Up to `limit` ids of posters whose index holds every term, in no particular order.
+    func searchCandidateIDs(_ terms: [IndexTerm], limit: Int) throws -> [Int64]
+    /// The search entries (key and votes) of these posters; ids without one are left out.
+    func searchEntries(ids: [Int64]) throws -> [SearchEntry]
+    /// Every poster's search entry in popular order (votes, then id, descending), after
+    /// `after` when given; `visit` returns false to stop.
+    func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws
+}
+
+/// Writes inside one transaction; it can read what it wrote.
+public protocol StoreWriting: StoreReading {
+    /// Makes the blob rows of `digests` this transaction's alone until it ends: a `gc` or a
+    /// `delete` removing those blobs waits, and so does a post referencing them. Backends whose
+    /// write transactions already exclude each other do nothing.
+    func lockBlobs(_ digests: [Digest]) throws
+    /// Writes a blob row (unless present) and, with a source, the upload it came from.
+    func insertBlob(_ image: StoredImage, source: Digest?, encodingKey: String) throws
+    /// Writes a poster row, its hashtags (already normalised) and its search record; returns
+    /// the new id, higher than every id ever given before.
+    func insertPoster(_ poster: NewPoster, createdAt: Timestamp, search: SearchRecord) throws -> Int64
+    /// Adds votes to a poster; false when there is no such poster.
+    func addVotes(id: Int64, good1: Int, good2: Int) throws -> Bool
+    /// Replaces a poster's contents, hashtags and search record; false when there is no such poster.
+    func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool
+    /// Deletes a poster, its hashtags and its search record; false when there is no such poster.
+    func deletePoster(id: Int64) throws -> Bool
+    /// Deletes the blob row of `digest` (and the uploads that led to it).
+    func deleteBlobRow(_ digest: Digest) throws
+    /// The digests of blob rows no poster references.
+    func unreferencedBlobRows() throws -> [Digest]
+}
+
+/// Where a poster stands in a feed: what a page continues after.
+public struct FeedPosition: Sendable, Hashable {
+    /// The poster's id.
+    public var id: Int64
+    /// Its total votes (popular order only).
+    public var votes: Int
+
+    /// A position at a poster.
+    public init(id: Int64, votes: Int = 0) {
+        self.id = id
+        self.votes = votes
+    }
+
+    /// The position of `poster`.
+    public init(_ poster: Poster) {
+        self.init(id: poster.id, votes: poster.totalVotes)
+    }
+}
+
+/// A poster's search key with what ordering needs.
+public struct SearchEntry: Sendable, Hashable {
+    /// The poster's id.
+    public var id: Int64
+    /// Its normalised search key (``SearchText/key(contents:hashtags:)``).
+    public var key: String
+    /// Its total votes.
+    public var votes: Int
+
+    /// An entry.
+    public init(id: Int64, key: String, votes: Int) {
+        self.id = id
+        self.key = key
+        self.votes = votes
+    }
+}
+
+/// One piece of a search key as the index stores it, in ASCII (see ``SearchGrams``).
+public struct IndexTerm: Sendable, Hashable {
+    /// The piece, encoded as an ASCII token.
+    public var token: String
+    /// True when the index is to match every token starting with `token`.
+    public var isPrefix: Bool
+
+    /// A term.
+    public init(token: String, isPrefix: Bool = false) {
+        self.token = token
+        self.isPrefix = isPrefix
+    }
+}
+
+/// What a backend stores so a poster can be found: its normalised key, exact, and the index
+/// tokens computed from it. The core computes both; a backend only stores them.
+public struct SearchRecord: Sendable, Hashable {
+    /// The normalised key, rechecked against every query.
+    public var key: String
+    /// The distinct index tokens of the key.
+    public var tokens: [String]
+
+    /// The record of a poster's text.
+    public init(contents: String, hashtags: [String]) {
+        key = SearchText.key(contents: contents, hashtags: hashtags)
+        tokens = SearchGrams.tokens(forKey: key)
+    }
+}
+
+/// A poster about to be stored: its text, hashtags, and two already-written images.
+public struct NewPoster: Sendable, Hashable {
+    /// The question; may be empty.
+    public var contents: String
+    /// Normalised hashtags.
+    public var hashtags: [String]
+    /// The first and second image.
+    public var images: [StoredImage]
+    /// The SHA-256 of each image's upload, remembered so the same file is recognised later.
+    public var sources: [Digest?]
+
+    /// Creates a poster to insert; hashtags are normalised.
+    public init(contents: String, hashtags: [String], images: [StoredImage], sources: [Digest?] = [nil, nil]) {
+        // Invariant of the data model: a poster has exactly two images.
+        precondition(images.count == 2 && sources.count == 2, "a poster has exactly two images")
+        self.contents = contents
+        self.hashtags = Hashtags.normalize(hashtags)
+        self.images = images
+        self.sources = sources
+    }
+}

@@ -1,0 +1,214 @@
+import TenbinKit
+
+/// Reads and writes on one connection inside one transaction: the SQLite half of the store
+/// seam. Every statement is prepared once per connection and reused.
+struct SQLiteSession: StoreWriting {
+    let db: Database
+
+    init(_ db: Database) {
+        self.db = db
+    }
+
+    static let posterColumns = """
+        SELECT p.id, p.contents, p.good1, p.good2, p.created_at,
+               b1.digest, b1.format, b1.width, b1.height, b1.bytes,
+               b2.digest, b2.format, b2.width, b2.height, b2.bytes
+        FROM poster p JOIN blob b1 ON b1.digest = p.image1 JOIN blob b2 ON b2.digest = p.image2
+        """
+
+    /// The ORDER BY of each feed order; the `poster_popular` index serves popular order.
+    static func orderBy(_ order: FeedOrder) -> String {
+        order == .new ? "p.id DESC" : "p.good1 + p.good2 DESC, p.id DESC"
+    }
+
+    /// A list of ids as one JSON array parameter, so one prepared statement serves any count.
+    static func idList(_ ids: some Sequence<Int64>) -> String {
+        "[" + ids.map(String.init).joined(separator: ",") + "]"
+    }
+
+    // MARK: Reading
+
+    func posters(ids: [Int64]) throws -> [Poster] {
+        guard !ids.isEmpty else { return [] }
+        if ids.count == 1 {
+            // The common case (a vote, a poster page): no JSON to build or parse.
+            let statement = try db.statement(Self.posterColumns + " WHERE p.id = ?").bind(ids[0])
+            return try withHashtags(try statement.map(Self.decodePoster))
+        }
+        let rows = try db.statement(Self.posterColumns + " WHERE p.id IN (SELECT value FROM json_each(?))")
+            .bind(Self.idList(ids)).map(Self.decodePoster)
+        let byID = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var seen: Set<Int64> = []
+        return try withHashtags(ids.compactMap { id in seen.insert(id).inserted ? byID[id] : nil })
+    }
+
+    /// `posters` with their hashtags, read in one statement.
+    private func withHashtags(_ posters: [Poster]) throws -> [Poster] {
+        guard !posters.isEmpty else { return posters }
+        var tags: [Int64: [String]] = [:]
+        if posters.count == 1 {
+            tags[posters[0].id] = try db.statement("SELECT tag FROM hashtag WHERE poster_id = ? ORDER BY position")
+                .bind(posters[0].id).map { $0.text(0) }
+        } else {
+            let statement = try db.statement(
+                "SELECT poster_id, tag FROM hashtag WHERE poster_id IN (SELECT value FROM json_each(?)) ORDER BY poster_id, position")
+            try statement.bind(Self.idList(posters.map(\.id)))
+            while try statement.step() { tags[statement.int64(0), default: []].append(statement.text(1)) }
+        }
+        return posters.map { poster in
+            var poster = poster
+            poster.hashtags = tags[poster.id] ?? []
+            return poster
+        }
+    }
+
+    func page(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster] {
+        guard limit > 0 else { return [] }
+        let statement: Statement
+        switch (order, after) {
+        case (_, nil):
+            statement = try db.statement(Self.posterColumns + " ORDER BY \(Self.orderBy(order)) LIMIT ? OFFSET ?").bind(limit, offset)
+        case (.new, let after?):
+            statement = try db.statement(Self.posterColumns + " WHERE p.id < ? ORDER BY p.id DESC LIMIT ? OFFSET ?")
+                .bind(after.id, limit, offset)
+        case (.popular, let after?):
+            statement = try db.statement(
+                Self.posterColumns + " WHERE (p.good1 + p.good2, p.id) < (?, ?) ORDER BY \(Self.orderBy(.popular)) LIMIT ? OFFSET ?"
+            ).bind(after.votes, after.id, limit, offset)
+        }
+        return try withHashtags(try statement.map(Self.decodePoster))
+    }
+
+    func count() throws -> Int {
+        try db.statement("SELECT count(*) FROM poster").first { $0.int(0) } ?? 0
+    }
+
+    func storedImage(source: Digest, encodingKey: String) throws -> StoredImage? {
+        try db.statement(
+            """
+            SELECT b.digest, b.format, b.width, b.height, b.bytes FROM upload u JOIN blob b ON b.digest = u.digest
+            WHERE u.source = ? AND u.options = ?
+            """
+        ).bind(source.hex, encodingKey).first { try Self.decodeImage($0, from: 0) }
+    }
+
+    func storedImage(digest: Digest) throws -> StoredImage? {
+        try db.statement("SELECT digest, format, width, height, bytes FROM blob WHERE digest = ?").bind(digest.hex)
+            .first { try Self.decodeImage($0, from: 0) }
+    }
+
+    func blobRowsPresent(_ digests: [Digest]) throws -> Set<Digest> {
+        guard !digests.isEmpty else { return [] }
+        let list = "[" + digests.map { "\"\($0.hex)\"" }.joined(separator: ",") + "]"
+        let found = try db.statement("SELECT digest FROM blob WHERE digest IN (SELECT value FROM json_each(?))").bind(list)
+            .map { Digest(hex: $0.text(0)) }
+        return Set(found.compactMap { $0 })
+    }
+
+    func blobRows() throws -> [StoredImage] {
+        try db.statement("SELECT digest, format, width, height, bytes FROM blob ORDER BY digest").map { try Self.decodeImage($0, from: 0) }
+    }
+
+    func posterIDs(using digest: Digest) throws -> [Int64] {
+        try db.statement("SELECT id FROM poster WHERE image1 = ?1 OR image2 = ?1 ORDER BY id").bind(digest.hex).map { $0.int64(0) }
+    }
+
+    func posterIDs(image1: Digest, image2: Digest, contents: String) throws -> [Int64] {
+        try db.statement("SELECT id FROM poster WHERE image1 = ? AND image2 = ? AND contents = ? ORDER BY id")
+            .bind(image1.hex, image2.hex, contents).map { $0.int64(0) }
+    }
+
+    static func decodePoster(_ row: Statement) throws -> Poster {
+        Poster(
+            id: row.int64(0), contents: row.text(1), hashtags: [], good1: row.int(2), good2: row.int(3),
+            createdAt: Timestamp(secondsSince1970: row.int64(4)),
+            images: [try decodeImage(row, from: 5), try decodeImage(row, from: 10)])
+    }
+
+    static func decodeImage(_ row: Statement, from column: Int32) throws -> StoredImage {
+        let text = row.text(column)
+        guard let digest = Digest(hex: text), let format = ImageFormat(rawValue: row.text(column + 1)) else {
+            throw SQLiteError(code: 11, message: "blob row \(text.prefix(64)) is malformed", sql: nil)
+        }
+        return StoredImage(
+            digest: digest, format: format, width: row.int(column + 2), height: row.int(column + 3), bytes: row.int(column + 4))
+    }
+
+    // MARK: Writing
+
+    func lockBlobs(_ digests: [Digest]) throws {
+        // Nothing to do: every write transaction is BEGIN IMMEDIATE, which already excludes
+        // every other writer of every process until it ends.
+    }
+
+    func insertBlob(_ image: StoredImage, source: Digest?, encodingKey: String) throws {
+        try db.statement("INSERT OR IGNORE INTO blob (digest, format, width, height, bytes, source) VALUES (?, ?, ?, ?, ?, ?)")
+            .bind(image.digest.hex, image.format.rawValue, image.width, image.height, image.bytes, source?.hex).run()
+        if let source {
+            try db.statement("INSERT OR REPLACE INTO upload (source, options, digest) VALUES (?, ?, ?)")
+                .bind(source.hex, encodingKey, image.digest.hex).run()
+        }
+    }
+
+    func insertPoster(_ poster: NewPoster, createdAt: Timestamp, search: SearchRecord) throws -> Int64 {
+        try db.statement("INSERT INTO poster (contents, created_at, image1, image2) VALUES (?, ?, ?, ?)")
+            .bind(poster.contents, createdAt.secondsSince1970, poster.images[0].digest.hex, poster.images[1].digest.hex).run()
+        let id = db.lastInsertedRowID
+        try insertHashtags(poster.hashtags, of: id)
+        try indexSearch(id: id, search)
+        return id
+    }
+
+    private func insertHashtags(_ hashtags: [String], of id: Int64) throws {
+        for (position, tag) in hashtags.enumerated() {
+            try db.statement("INSERT INTO hashtag (poster_id, position, tag) VALUES (?, ?, ?)").bind(id, position, tag).run()
+        }
+    }
+
+    func addVotes(id: Int64, good1: Int, good2: Int) throws -> Bool {
+        // One statement: SQLite applies it atomically under the write lock, so concurrent
+        // voters in any number of processes never lose or double a vote.
+        try db.statement("UPDATE poster SET good1 = good1 + ?, good2 = good2 + ? WHERE id = ?").bind(good1, good2, id).run()
+        return db.changes == 1
+    }
+
+    func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool {
+        try db.statement("UPDATE poster SET contents = ? WHERE id = ?").bind(contents, id).run()
+        guard db.changes == 1 else { return false }
+        try db.statement("DELETE FROM hashtag WHERE poster_id = ?").bind(id).run()
+        try insertHashtags(hashtags, of: id)
+        try removeSearch(id: id)
+        try indexSearch(id: id, search)
+        return true
+    }
+
+    func deletePoster(id: Int64) throws -> Bool {
+        try removeSearch(id: id)
+        try db.statement("DELETE FROM poster WHERE id = ?").bind(id).run()
+        return db.changes == 1
+    }
+
+    func deleteBlobRow(_ digest: Digest) throws {
+        try db.statement("DELETE FROM blob WHERE digest = ?").bind(digest.hex).run()
+    }
+
+    func unreferencedBlobRows() throws -> [Digest] {
+        try db.statement(
+            """
+            SELECT digest FROM blob b WHERE NOT EXISTS (SELECT 1 FROM poster WHERE image1 = b.digest)
+            AND NOT EXISTS (SELECT 1 FROM poster WHERE image2 = b.digest) ORDER BY digest
+            """
+        ).map { Digest(hex: $0.text(0)) }.compactMap { $0 }
+    }
+
+    // MARK: Checking
+
+    /// SQLite's own integrity and foreign-key checks, and the search index's structure.
+    func integrityProblems(checkIndex: Bool) throws -> [String] {
+        var problems = try db.statement("PRAGMA integrity_check").map { $0.text(0) }.filter { $0 != "ok" }
+        problems += try db.statement("PRAGMA foreign_key_check").map {
+            "row \($0.int64(1)) of table \($0.text(0)) references a missing row in \($0.text(2))"
+        }
+        return problems + (try searchProblems(checkIndex: checkIndex))
+    }
+}

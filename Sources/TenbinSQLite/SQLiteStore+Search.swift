@@ -1,0 +1,139 @@
+import TenbinKit
+
+/// Search in SQLite: each poster's normalised key, and an index of its pieces.
+///
+/// `search_key` holds the key (``SearchText/key(contents:hashtags:)``), the one exact record
+/// of what a poster can be found by. `search_gram` is a contentless FTS5 table of the key's
+/// tokens (computed by the core, ``SearchGrams``), rowid = poster id, used only to narrow
+/// candidates: the core rechecks every hit against its key, so a stale index row can cost
+/// time but never a wrong result. Both change in the same transaction as the poster.
+///
+/// No LIKE or GLOB is ever sent to an FTS5 table: on SQLite 3.40.1 that returns wrong rows
+/// and can crash the process.
+extension SQLiteSession {
+    static let searchSchema = """
+        CREATE TABLE search_key (
+            poster_id INTEGER PRIMARY KEY REFERENCES poster(id) ON DELETE CASCADE,
+            key TEXT NOT NULL
+        );
+        CREATE VIRTUAL TABLE search_gram USING fts5(grams, tokenize = 'ascii', detail = 'none', content = '');
+        """
+
+    /// Records a poster's key and tokens (inside its transaction).
+    func indexSearch(id: Int64, _ search: SearchRecord) throws {
+        try db.statement("INSERT INTO search_key (poster_id, key) VALUES (?, ?)").bind(id, search.key).run()
+        try db.statement("INSERT INTO search_gram (rowid, grams) VALUES (?, ?)").bind(id, search.tokens.joined(separator: " ")).run()
+    }
+
+    /// Removes a poster's key and tokens (inside the transaction that deletes or edits it).
+    ///
+    /// A contentless FTS5 table forgets a row only when told exactly which tokens it had, so
+    /// they are rebuilt from the stored key, with the same function that indexed them.
+    func removeSearch(id: Int64) throws {
+        guard let key = try db.statement("SELECT key FROM search_key WHERE poster_id = ?").bind(id).first({ $0.text(0) }) else {
+            return
+        }
+        try db.statement("INSERT INTO search_gram (search_gram, rowid, grams) VALUES ('delete', ?, ?)")
+            .bind(id, SearchGrams.document(forKey: key)).run()
+        try db.statement("DELETE FROM search_key WHERE poster_id = ?").bind(id).run()
+    }
+
+    /// Migration 2: indexes every poster stored before search existed.
+    @Sendable static func indexAllPosters(_ db: Database) throws {
+        let session = SQLiteSession(db)
+        let ids = try db.statement("SELECT id FROM poster ORDER BY id").map { $0.int64(0) }
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            for poster in try session.posters(ids: Array(ids[start..<min(start + 500, ids.count)])) {
+                try session.removeSearch(id: poster.id)
+                try session.indexSearch(id: poster.id, SearchRecord(contents: poster.contents, hashtags: poster.hashtags))
+            }
+        }
+    }
+
+    /// The FTS5 expression requiring every term: exact tokens quoted, prefixes starred.
+    static func matchExpression(_ terms: [IndexTerm]) -> String {
+        terms.map { $0.isPrefix ? "\"\($0.token)\"*" : "\"\($0.token)\"" }.joined(separator: " ")
+    }
+
+    func searchCandidates(_ terms: [IndexTerm], below: Int64?, visit: (SearchEntry) throws -> Bool) throws {
+        let statement: Statement
+        if terms.isEmpty {
+            statement = try db.statement(
+                """
+                SELECT k.poster_id, k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id
+                WHERE k.poster_id < ? ORDER BY k.poster_id DESC
+                """
+            ).bind(below ?? Int64.max)
+        } else {
+            statement = try db.statement(
+                """
+                SELECT g.rowid, k.key, p.good1 + p.good2 FROM search_gram g JOIN search_key k ON k.poster_id = g.rowid
+                JOIN poster p ON p.id = g.rowid WHERE search_gram MATCH ? AND g.rowid < ? ORDER BY g.rowid DESC
+                """
+            ).bind(Self.matchExpression(terms), below ?? Int64.max)
+        }
+        defer { statement.reset() }
+        while try statement.step() {
+            guard try visit(SearchEntry(id: statement.int64(0), key: statement.text(1), votes: statement.int(2))) else { return }
+        }
+    }
+
+    func searchCandidateIDs(_ terms: [IndexTerm], limit: Int) throws -> [Int64] {
+        guard !terms.isEmpty else {
+            return try db.statement("SELECT poster_id FROM search_key LIMIT ?").bind(limit).map { $0.int64(0) }
+        }
+        return try db.statement("SELECT rowid FROM search_gram WHERE search_gram MATCH ? LIMIT ?")
+            .bind(Self.matchExpression(terms), limit).map { $0.int64(0) }
+    }
+
+    func searchEntries(ids: [Int64]) throws -> [SearchEntry] {
+        guard !ids.isEmpty else { return [] }
+        return try db.statement(
+            """
+            SELECT k.poster_id, k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id
+            WHERE k.poster_id IN (SELECT value FROM json_each(?))
+            """
+        ).bind(Self.idList(ids)).map { SearchEntry(id: $0.int64(0), key: $0.text(1), votes: $0.int(2)) }
+    }
+
+    func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
+        let statement: Statement
+        if let after {
+            statement = try db.statement(
+                """
+                SELECT p.id, k.key, p.good1 + p.good2 FROM poster p JOIN search_key k ON k.poster_id = p.id
+                WHERE (p.good1 + p.good2, p.id) < (?, ?) ORDER BY p.good1 + p.good2 DESC, p.id DESC
+                """
+            ).bind(after.votes, after.id)
+        } else {
+            statement = try db.statement(
+                """
+                SELECT p.id, k.key, p.good1 + p.good2 FROM poster p JOIN search_key k ON k.poster_id = p.id
+                ORDER BY p.good1 + p.good2 DESC, p.id DESC
+                """)
+        }
+        defer { statement.reset() }
+        while try statement.step() {
+            guard try visit(SearchEntry(id: statement.int64(0), key: statement.text(1), votes: statement.int(2))) else { return }
+        }
+    }
+
+    /// What `tenbin check` finds wrong with the index's structure: posters without a key,
+    /// keys without a poster, and FTS5's own integrity check (on a writable store).
+    func searchProblems(checkIndex: Bool) throws -> [String] {
+        var problems = try db.statement(
+            "SELECT p.id FROM poster p WHERE NOT EXISTS (SELECT 1 FROM search_key k WHERE k.poster_id = p.id)"
+        ).map { "poster \($0.int64(0)) has no search key; search cannot find it" }
+        problems += try db.statement(
+            "SELECT k.poster_id FROM search_key k WHERE NOT EXISTS (SELECT 1 FROM poster p WHERE p.id = k.poster_id)"
+        ).map { "a search key remains for deleted poster \($0.int64(0))" }
+        guard checkIndex else { return problems }
+        do {
+            // FTS5 takes the check as an INSERT, which a read-only store refuses outright.
+            try db.execute("INSERT INTO search_gram (search_gram, rank) VALUES ('integrity-check', 0)")
+        } catch let error as SQLiteError where !error.isReadOnly {
+            problems.append("the search index is damaged (\(error.message))")
+        } catch is SQLiteError {}
+        return problems
+    }
+}

@@ -1,0 +1,142 @@
+import TenbinKit
+
+/// The embedded backend: a store folder's `tenbin.sqlite` (WAL mode).
+///
+/// One writer connection takes turns behind a lock (SQLite allows one writer at a time
+/// anyway, and `BEGIN IMMEDIATE` with a busy timeout makes writers of every process wait for
+/// each other instead of failing); reads come from a small pool of read connections, each
+/// reading its own WAL snapshot, so reads run at once and never wait for the writer. Live
+/// feeds look at `PRAGMA data_version` on a connection of their own.
+///
+/// A store that does not exist yet reads as empty and creates nothing; it is opened as soon
+/// as another process creates it.
+public final class SQLiteStore: StoreBackend {
+    /// The store folder.
+    public let folder: String
+    /// The database file.
+    public let path: String
+    /// The folder, as messages name the store.
+    public var location: String { folder }
+
+    private let connections: Locked<Connections?>
+    private let readers: SQLitePool
+    let changeSource: SQLiteChangeSource
+
+    /// The open connections, once the database file exists.
+    struct Connections {
+        let writer: Locked<Database>
+        let readOnly: Bool
+    }
+
+    /// Opens the store in `folder`. With `create`, the folder and database are made when
+    /// missing; without, a missing store reads as empty and nothing is created. A path that
+    /// is not a folder, or a database that is not tenbin's, is refused with an error naming it.
+    public init(folder: String, create: Bool, readers: Int = SQLitePool.defaultSize) throws {
+        self.folder = folder
+        self.path = "\(folder)/tenbin.sqlite"
+        if FileSystem.exists(folder) && !FileSystem.isFolder(folder) {
+            throw StoreError(.notAStore("it is a file, not a folder"), at: folder)
+        }
+        if FileSystem.exists(path) && FileSystem.isFolder(path) {
+            throw StoreError(.notAStore("its tenbin.sqlite is a folder"), at: folder)
+        }
+        if create { try FileSystem.makeFolders(folder) }
+        self.readers = SQLitePool(size: readers)
+        self.changeSource = SQLiteChangeSource(path: path)
+        self.connections = Locked(nil)
+        if create || FileSystem.exists(path) { _ = try open(creating: create) }
+    }
+
+    /// The connections, opening the database when its file has appeared (or creating it);
+    /// nil while it does not exist.
+    func open(creating: Bool = false) throws -> Connections? {
+        try connections.withLock { connections in
+            if let connections { return connections }
+            guard creating || FileSystem.exists(path) else { return nil }
+            let opened = try Self.openWriter(path: path, folder: folder)
+            connections = opened
+            readers.configure(path: path, immutable: opened.readOnly, folder: folder)
+            return opened
+        }
+    }
+
+    private static func openWriter(path: String, folder: String) throws -> Connections {
+        do {
+            var readOnly = false
+            var database: Database
+            do {
+                database = try Database(path: path, mode: FileSystem.exists(path) ? .readWrite : .create)
+            } catch let error as SQLiteError where FileSystem.exists(path) && !FileSystem.isWritable(path) {
+                // A store on a read-only mount can still be read; any write then fails with a
+                // "read-only" error naming the store.
+                guard let immutable = try? Database(path: path, mode: .immutable) else { throw error }
+                database = immutable
+                readOnly = true
+            }
+            try Migrations.migrate(database, readOnly: readOnly)
+            return Connections(writer: Locked(database), readOnly: readOnly)
+        } catch let error as SQLiteError {
+            throw error.storeError(at: folder)
+        } catch let error as StoreError {
+            throw StoreError(error.reason, at: folder)
+        }
+    }
+
+    public func read<T>(_ body: (any StoreReading) throws -> T) throws -> T {
+        guard try open() != nil else { return try body(EmptyStoreReading()) }
+        return try readers.withConnection { database in
+            try translatingErrors {
+                try database.transaction(immediate: false) { try body(SQLiteSession(database)) }
+            }
+        }
+    }
+
+    public func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {
+        guard let connections = try open() else { throw StoreError(.missing, at: folder) }
+        if connections.readOnly { throw StoreError(.readOnly, at: folder) }
+        return try connections.writer.withLock { database in
+            try translatingErrors {
+                try database.transaction(immediate: true) { try body(SQLiteSession(database)) }
+            }
+        }
+    }
+
+    public var changes: any ChangeSource { changeSource }
+
+    public func integrityProblems() throws -> [String] {
+        guard let connections = try open() else {
+            // A folder without a database is a store nothing was written to yet: sound.
+            guard FileSystem.exists(folder) else { throw StoreError(.missing, at: folder) }
+            return []
+        }
+        return try connections.writer.withLock { database in
+            try translatingErrors { try SQLiteSession(database).integrityProblems(checkIndex: !connections.readOnly) }
+        }
+    }
+
+    /// Runs `body`, turning SQLite's errors into store errors a user can act on.
+    private func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw error.storeError(at: folder)
+        }
+    }
+}
+
+/// What a store that does not exist yet reads as: nothing.
+struct EmptyStoreReading: StoreReading {
+    func posters(ids: [Int64]) throws -> [Poster] { [] }
+    func page(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster] { [] }
+    func count() throws -> Int { 0 }
+    func storedImage(source: Digest, encodingKey: String) throws -> StoredImage? { nil }
+    func storedImage(digest: Digest) throws -> StoredImage? { nil }
+    func blobRowsPresent(_ digests: [Digest]) throws -> Set<Digest> { [] }
+    func blobRows() throws -> [StoredImage] { [] }
+    func posterIDs(using digest: Digest) throws -> [Int64] { [] }
+    func posterIDs(image1: Digest, image2: Digest, contents: String) throws -> [Int64] { [] }
+    func searchCandidates(_ terms: [IndexTerm], below: Int64?, visit: (SearchEntry) throws -> Bool) throws {}
+    func searchCandidateIDs(_ terms: [IndexTerm], limit: Int) throws -> [Int64] { [] }
+    func searchEntries(ids: [Int64]) throws -> [SearchEntry] { [] }
+    func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {}
+}

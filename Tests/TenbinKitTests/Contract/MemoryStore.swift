@@ -1,0 +1,199 @@
+import TenbinKit
+
+/// A backend in Swift memory, for tests only: if the contract suite passes on it, the seam is
+/// complete (no test needs SQLite to pass). A read sees a copy of the state; a write works on
+/// a copy and swaps it in when its body returns, one writer at a time.
+final class MemoryStore: StoreBackend {
+    struct State: Sendable {
+        var posters: [Int64: Poster] = [:]
+        var keys: [Int64: SearchRecord] = [:]
+        var blobs: [Digest: StoredImage] = [:]
+        var uploads: [String: Digest] = [:]
+        var lastID: Int64 = 0
+        var version: Int64 = 0
+    }
+
+    private let state = Locked(State())
+    /// Writers take turns here, so a write's read-modify-swap is never interleaved.
+    private let writer = Locked(())
+
+    var location: String { "memory" }
+
+    func read<T>(_ body: (any StoreReading) throws -> T) throws -> T {
+        try body(MemorySession(state.withLock { $0 }))
+    }
+
+    func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {
+        try writer.withLock { _ in
+            let session = MemorySession(state.withLock { $0 })
+            let result = try body(session)
+            session.state.version += 1
+            state.withLock { $0 = session.state }
+            return result
+        }
+    }
+
+    var changes: any ChangeSource { MemoryChanges(store: self) }
+
+    func integrityProblems() throws -> [String] {
+        let state = state.withLock { $0 }
+        var problems: [String] = []
+        for poster in state.posters.values.sorted(by: { $0.id < $1.id }) {
+            for image in poster.images where state.blobs[image.digest] == nil {
+                problems.append("poster \(poster.id) references a missing blob row \(image.digest.hex)")
+            }
+            if state.keys[poster.id] == nil { problems.append("poster \(poster.id) has no search key; search cannot find it") }
+        }
+        return problems
+    }
+
+    var version: Int64 { state.withLock { $0.version } }
+}
+
+/// Polls the write counter, as SQLite's backend polls its commit counter.
+struct MemoryChanges: ChangeSource {
+    let store: MemoryStore
+
+    func currentVersion() throws -> StoreVersion { StoreVersion(store.version) }
+
+    func nextChange(after version: StoreVersion, interval: Duration, clock: any Clock<Duration>) async throws -> StoreVersion {
+        while true {
+            try await clock.sleep(for: interval)
+            let now = try currentVersion()
+            if now != version { return now }
+        }
+    }
+}
+
+/// One read or write of the memory backend.
+final class MemorySession: StoreWriting {
+    var state: MemoryStore.State
+
+    init(_ state: MemoryStore.State) {
+        self.state = state
+    }
+
+    func posters(ids: [Int64]) throws -> [Poster] {
+        var seen: Set<Int64> = []
+        return ids.compactMap { seen.insert($0).inserted ? state.posters[$0] : nil }
+    }
+
+    private func ordered(_ order: FeedOrder) -> [Poster] {
+        state.posters.values.sorted {
+            order == .new ? $0.id > $1.id : ($0.totalVotes, $0.id) > ($1.totalVotes, $1.id)
+        }
+    }
+
+    func page(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster] {
+        var list = ordered(order)
+        if let after {
+            list.removeAll { order == .new ? $0.id >= after.id : ($0.totalVotes, $0.id) >= (after.votes, after.id) }
+        }
+        return Array(list.dropFirst(offset).prefix(limit))
+    }
+
+    func count() throws -> Int { state.posters.count }
+
+    func storedImage(source: Digest, encodingKey: String) throws -> StoredImage? {
+        state.uploads["\(source.hex) \(encodingKey)"].flatMap { state.blobs[$0] }
+    }
+
+    func storedImage(digest: Digest) throws -> StoredImage? { state.blobs[digest] }
+
+    func blobRowsPresent(_ digests: [Digest]) throws -> Set<Digest> { Set(digests.filter { state.blobs[$0] != nil }) }
+
+    func blobRows() throws -> [StoredImage] { state.blobs.values.sorted { $0.digest.hex < $1.digest.hex } }
+
+    func posterIDs(using digest: Digest) throws -> [Int64] {
+        state.posters.values.filter { $0.images.contains { $0.digest == digest } }.map(\.id).sorted()
+    }
+
+    func posterIDs(image1: Digest, image2: Digest, contents: String) throws -> [Int64] {
+        state.posters.values.filter { $0.images[0].digest == image1 && $0.images[1].digest == image2 && $0.contents == contents }
+            .map(\.id).sorted()
+    }
+
+    private func entry(_ id: Int64) -> SearchEntry? {
+        guard let record = state.keys[id], let poster = state.posters[id] else { return nil }
+        return SearchEntry(id: id, key: record.key, votes: poster.totalVotes)
+    }
+
+    private func holds(_ id: Int64, _ terms: [IndexTerm]) -> Bool {
+        guard let tokens = state.keys[id]?.tokens else { return false }
+        return terms.allSatisfy { term in term.isPrefix ? tokens.contains { $0.hasPrefix(term.token) } : tokens.contains(term.token) }
+    }
+
+    func searchCandidates(_ terms: [IndexTerm], below: Int64?, visit: (SearchEntry) throws -> Bool) throws {
+        for id in state.keys.keys.sorted(by: >) where id < (below ?? Int64.max) && holds(id, terms) {
+            guard let entry = entry(id) else { continue }
+            guard try visit(entry) else { return }
+        }
+    }
+
+    func searchCandidateIDs(_ terms: [IndexTerm], limit: Int) throws -> [Int64] {
+        Array(state.keys.keys.filter { holds($0, terms) }.prefix(limit))
+    }
+
+    func searchEntries(ids: [Int64]) throws -> [SearchEntry] { ids.compactMap(entry) }
+
+    func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
+        for poster in try page(order: .popular, after: after, offset: 0, limit: Int.max) {
+            guard let entry = entry(poster.id) else { continue }
+            guard try visit(entry) else { return }
+        }
+    }
+
+    func lockBlobs(_ digests: [Digest]) throws {}
+
+    func insertBlob(_ image: StoredImage, source: Digest?, encodingKey: String) throws {
+        if state.blobs[image.digest] == nil { state.blobs[image.digest] = image }
+        if let source { state.uploads["\(source.hex) \(encodingKey)"] = image.digest }
+    }
+
+    func insertPoster(_ poster: NewPoster, createdAt: Timestamp, search: SearchRecord) throws -> Int64 {
+        for image in poster.images where state.blobs[image.digest] == nil {
+            throw MemoryStoreError("poster references a missing blob row \(image.digest.hex)")
+        }
+        state.lastID += 1
+        state.posters[state.lastID] = Poster(
+            id: state.lastID, contents: poster.contents, hashtags: poster.hashtags, good1: 0, good2: 0, createdAt: createdAt,
+            images: poster.images)
+        state.keys[state.lastID] = search
+        return state.lastID
+    }
+
+    func addVotes(id: Int64, good1: Int, good2: Int) throws -> Bool {
+        guard state.posters[id] != nil else { return false }
+        state.posters[id]!.good1 += good1  // checked just above
+        state.posters[id]!.good2 += good2
+        return true
+    }
+
+    func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool {
+        guard state.posters[id] != nil else { return false }
+        state.posters[id]!.contents = contents  // checked just above
+        state.posters[id]!.hashtags = hashtags
+        state.keys[id] = search
+        return true
+    }
+
+    func deletePoster(id: Int64) throws -> Bool {
+        state.keys[id] = nil
+        return state.posters.removeValue(forKey: id) != nil
+    }
+
+    func deleteBlobRow(_ digest: Digest) throws {
+        state.blobs[digest] = nil
+        state.uploads = state.uploads.filter { $0.value != digest }
+    }
+
+    func unreferencedBlobRows() throws -> [Digest] {
+        let used = Set(state.posters.values.flatMap { $0.images.map(\.digest) })
+        return state.blobs.keys.filter { !used.contains($0) }.sorted { $0.hex < $1.hex }
+    }
+}
+
+struct MemoryStoreError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

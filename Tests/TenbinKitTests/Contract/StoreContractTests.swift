@@ -1,0 +1,245 @@
+import Foundation
+import Testing
+
+@testable import TenbinKit
+
+/// What every backend must do, the same way: each test runs on every backend of
+/// `BackendUnderTest.all`, through `Board` only.
+@Suite(.timeLimit(.minutes(2))) struct StoreContractTests {
+    static let cat = Fixtures.sample("01-cats-or-dogs/1-cat.jpg")
+    static let dog = Fixtures.sample("01-cats-or-dogs/2-dog.jpg")
+
+    @Test(arguments: BackendUnderTest.all)
+    func aPostedPosterReadsBackWhole(backend: BackendUnderTest) throws {
+        let store = try TemporaryStore()
+        let board = try backend.board(store)
+        let posted = try board.post(
+            PosterDraft(image1: .file(Self.cat), image2: .file(Self.dog), contents: "猫か犬か", hashtags: ["#猫", "犬", "猫", " "]))
+        #expect(posted.hashtags == ["猫", "犬"])
+        #expect(try board.poster(id: posted.id) == posted)
+        #expect(try board.posters() == [posted])
+        #expect(try board.count() == 1)
+        #expect(try board.blobBytes(posted.images[0].digest) == board.imageBytes(id: posted.id, side: .first).bytes)
+        #expect(throws: BoardError.noSuchPoster(posted.id + 1)) { try board.poster(id: posted.id + 1) }
+        #expect(try board.check().isSound)
+    }
+
+    @Test(arguments: BackendUnderTest.all)
+    func idsOnlyGrowAndAreNeverReused(backend: BackendUnderTest) throws {
+        let store = try TemporaryStore()
+        let board = try backend.board(store)
+        let first = try board.quickPost(["a", "b", "c"].map { ($0, []) })
+        try board.delete(id: first[2].id)
+        let next = try board.quickPost("d")
+        #expect(next.id > first[2].id)
+    }
+
+    @Test(arguments: BackendUnderTest.all)
+    func concurrentVotesAreCountedExactly(backend: BackendUnderTest) async throws {
+        let store = try TemporaryStore()
+        let board = try backend.board(store)
+        let posters = try board.quickPost([("hot", []), ("cold", [])])
+        // Direct votes from threads and group-committed votes from tasks, all at once.
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    for index in 0..<100 {
+                        let side: VoteSide = (worker + index) % 3 == 0 ? .second : .first
+                        if worker % 2 == 0 {
+                            _ = try? board.vote(id: posters[0].id, side: side)
+                        } else {
+                            _ = try? await board.castVote(id: posters[index % 2].id, side: side, times: 2)
+                        }
+                    }
+                }
+            }
+        }
+        let hot = try board.poster(id: posters[0].id)
+        let cold = try board.poster(id: posters[1].id)
+        var expected = (hot: (0, 0), cold: (0, 0))
+        for worker in 0..<8 {
+            for index in 0..<100 {
+                let second = (worker + index) % 3 == 0
+                if worker % 2 == 0 {
+                    if second { expected.hot.1 += 1 } else { expected.hot.0 += 1 }
+                } else if index % 2 == 0 {
+                    if second { expected.hot.1 += 2 } else { expected.hot.0 += 2 }
+                } else {
+                    if second { expected.cold.1 += 2 } else { expected.cold.0 += 2 }
+                }
+            }
+        }
+        #expect(hot.good1 == expected.hot.0 && hot.good2 == expected.hot.1)
+        #expect(cold.good1 == expected.cold.0 && cold.good2 == expected.cold.1)
+        let (votes, commits) = board.votes.statistics
+        #expect(votes == 4 * 100 * 2)
+        #expect(commits <= 400)
+        await #expect(throws: BoardError.noSuchPoster(999)) { try await board.castVote(id: 999, side: .first) }
+        await #expect(throws: BoardError.invalidVoteCount(0)) { try await board.castVote(id: posters[0].id, side: .first, times: 0) }
+    }
+
+    @Test(arguments: BackendUnderTest.all)
+    func pagesFollowTheOrderWithTiesToTheHigherIdAndCursorsNeverRepeatOrSkip(backend: BackendUnderTest) throws {
+        let store = try TemporaryStore()
+        let board = try backend.board(store)
+        let posters = try board.quickPost((0..<23).map { ("poster \($0)", []) })
+        var random = SplitMix64(seed: 11)
+        for poster in posters where random.next(upTo: 3) > 0 {
+            try board.vote(id: poster.id, side: .first, times: random.next(upTo: 4) + 1)
+        }
+        let now = try posters.map { try board.poster(id: $0.id) }
+        let newest = now.sorted { $0.id > $1.id }
+        let popular = now.sorted { ($0.totalVotes, $0.id) > ($1.totalVotes, $1.id) }
+        for (order, expected) in [(FeedOrder.new, newest), (.popular, popular)] {
+            #expect(try board.posters(order: order, limit: 100) == expected)
+            #expect(try board.posters(order: order, limit: 5, offset: 5) == Array(expected[5..<10]))
+            var cursor: PageCursor?
+            var walked: [Poster] = []
+            repeat {
+                let page = try board.page(order: order, limit: 4, after: cursor)
+                walked += page.posters
+                cursor = page.next.flatMap { PageCursor(encoded: $0.encoded) }
+            } while cursor != nil
+            #expect(walked == expected, "\(order)")
+        }
+        // A poster arriving while someone scrolls neither repeats nor shifts the next page.
+        let first = try board.page(order: .new, limit: 4)
+        try board.quickPost("late")
+        #expect(try board.page(order: .new, limit: 4, after: first.next).posters == Array(newest[4..<8]))
+        let popularCursor = try board.page(order: .popular, limit: 4).next
+        #expect(throws: BoardError.self) { try board.page(order: .new, limit: 4, after: popularCursor) }
+        #expect(throws: BoardError.self) { try board.searchPage(query: "poster", order: .popular, after: popularCursor) }
+    }
+
+    @Test(arguments: BackendUnderTest.all)
+    func searchEqualsABruteForceScanOfRandomPostersAndQueries(backend: BackendUnderTest) throws {
+        let store = try TemporaryStore()
+        let board = try backend.board(store)
+        var random = SplitMix64(seed: 42)
+        let pieces = ["猫", "ネコ", "ねこ", "ﾈｺ", "犬", "東京", "ＡＢＣ", "abc", "A", "ｷﾉｺ", "が", "ｶﾞ", "ー", " ", "1", "１", "#"]
+        let texts: [(String, [String])] = (0..<200).map { _ in
+            let text = (0..<random.next(upTo: 6)).map { _ in pieces[random.next(upTo: pieces.count)] }.joined()
+            let tags = (0..<random.next(upTo: 3)).map { _ in
+                pieces[random.next(upTo: pieces.count)] + pieces[random.next(upTo: pieces.count)]
+            }
+            return (text, tags)
+        }
+        let posters = try board.quickPost(texts)
+        for poster in posters where random.next(upTo: 4) == 0 {
+            try board.vote(id: poster.id, side: .second, times: random.next(upTo: 5) + 1)
+        }
+        let voted = try board.posters(order: .popular, limit: 1000)
+        for _ in 0..<120 {
+            let query = (0..<(1 + random.next(upTo: 3))).map { _ in
+                (0..<(1 + random.next(upTo: 3))).map { _ in pieces[random.next(upTo: pieces.count - 3)] }.joined()
+            }.joined(separator: " ")
+            let words = SearchQuery(query).words
+            let matching = voted.filter { poster in
+                guard !words.isEmpty else { return false }
+                let parts = ([poster.contents] + poster.hashtags).map(SearchText.normalize)
+                return words.allSatisfy { word in parts.contains { $0.contains(word) } }
+            }
+            let newest = matching.sorted { $0.id > $1.id }.map(\.id)
+            #expect(try board.search(query: query, limit: 1000).map(\.id) == newest, "query \(query)")
+            #expect(try board.search(query: query, order: .popular, limit: 1000).map(\.id) == matching.map(\.id), "popular \(query)")
+            #expect(try board.scanSearchIDs(query: query) == newest, "scan \(query)")
+            var cursor: PageCursor?
+            var walked: [Int64] = []
+            repeat {
+                let page = try board.searchPage(query: query, order: .popular, limit: 3, after: cursor)
+                walked += page.posters.map(\.id)
+                cursor = page.next
+            } while cursor != nil
+            #expect(walked == matching.map(\.id), "pages of \(query)")
+        }
+    }
+
+    @Test(arguments: BackendUnderTest.all)
+    func anEditKeepsIdImagesAndVotesAndSearchFollowsIt(backend: BackendUnderTest) throws {
+        let store = try TemporaryStore()
+        let board = try backend.board(store)
+        let poster = try board.quickPost("きのこ派", hashtags: ["きのこ"])
+        try board.vote(id: poster.id, side: .second, times: 3)
+        let edited = try board.edit(id: poster.id, contents: "たけのこ派", hashtags: ["＃タケノコ", "タケノコ"])
+        #expect(edited.id == poster.id && edited.images == poster.images && edited.good2 == 3)
+        #expect(edited.hashtags == ["タケノコ"])
+        #expect(try board.search(query: "きのこ").isEmpty)
+        #expect(try board.search(query: "ﾀｹﾉｺ").map(\.id) == [poster.id])
+        #expect(throws: BoardError.noSuchPoster(99)) { try board.edit(id: 99, contents: "", hashtags: []) }
+        #expect(try board.searchKeyProblems().isEmpty)
+    }
+
+    @Test(arguments: BackendUnderTest.all)
+    func deleteAndGCNeverRemoveABlobAPosterStillUses(backend: BackendUnderTest) async throws {
+        let store = try TemporaryStore()
+        let board = try backend.board(store)
+        let draft = PosterDraft(image1: .file(Self.cat), image2: .file(Self.dog))
+        let kept = try board.post(draft)
+        // Posting, deleting and collecting the same images at once, many times over.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { for _ in 0..<15 { try board.delete(id: try board.post(draft).id) } }
+            group.addTask { for _ in 0..<15 { _ = try board.collectGarbage() } }
+            group.addTask { for _ in 0..<15 { _ = try board.post(draft) } }
+            try await group.waitForAll()
+        }
+        #expect(try board.check().isSound)
+        #expect(try board.blobBytes(kept.images[0].digest).count == kept.images[0].bytes)
+        let report = try board.collectGarbage()
+        #expect(report.removedBlobs.isEmpty)
+        #expect(try board.check().isSound)
+    }
+
+    @Test(arguments: BackendUnderTest.all)
+    func importFindsAPosterAlreadyStoredOrEarlierInTheBatch(backend: BackendUnderTest) throws {
+        let store = try TemporaryStore()
+        let board = try backend.board(store)
+        let images = try [Self.cat, Self.dog].map { try board.writeBlob(try board.prepare(.file($0))).stored }
+        let a = NewPoster(contents: "q", hashtags: ["#x", "y"], images: images)
+        let b = NewPoster(contents: "q", hashtags: ["y", "x"], images: images)
+        let c = NewPoster(contents: "q", hashtags: ["x", "y"], images: images.reversed())
+        let outcomes = try board.commitImport([a, b, a, c, b], images: [])
+        guard case .inserted(let first) = outcomes[0], case .inserted(let second) = outcomes[1], case .inserted(let third) = outcomes[3]
+        else {
+            Issue.record("expected insertions, got \(outcomes)")
+            return
+        }
+        #expect(outcomes == [.inserted(first), .inserted(second), .existing(first), .inserted(third), .existing(second)])
+        #expect(try board.commitImport([b], images: []) == [.existing(second)])
+        #expect(try board.count() == 3)
+    }
+
+    @Test(arguments: BackendUnderTest.all)
+    func aFeedDeliversItsSnapshotThenDiffsThatRebuildIt(backend: BackendUnderTest) async throws {
+        let store = try TemporaryStore()
+        let clock = VirtualClock()
+        let board = try backend.board(store, live: LiveFeeds.Options(interval: .milliseconds(50), clock: clock))
+        try board.quickPost([("a", []), ("b", []), ("c", [])])
+        let feed = Feed(order: .popular, limit: 3)
+        let recorder = LiveRecorder()
+        let observation = try board.observe(feed)
+        let task = Task { for try await update in observation { recorder.record(update) } }
+        var replayed: [Poster] = []
+        var random = SplitMix64(seed: 5)
+        for step in 0..<30 {
+            await clock.untilSomeoneSleeps()
+            while board.live.waitingObserverCount < 1 { await Task.yield() }
+            if step == 0 { replayed = try #require(recorder.delivered.first?.snapshot) }
+            let before = recorder.delivered.count
+            let ids = try board.posters(limit: 100).map(\.id)
+            switch random.next(upTo: 3) {
+            case 0: try board.quickPost("step \(step)")
+            case 1: try board.vote(id: ids[random.next(upTo: ids.count)], side: .first, times: random.next(upTo: 3) + 1)
+            default: if ids.count > 2 { try board.delete(id: ids[random.next(upTo: ids.count)]) }
+            }
+            clock.advance(by: .milliseconds(50))
+            await clock.untilSomeoneSleeps()
+            while board.live.waitingObserverCount < 1 { await Task.yield() }
+            for update in recorder.delivered[before...] {
+                replayed = try FeedDiff.apply(try #require(update.changes), to: replayed)
+            }
+            #expect(replayed == (try board.posters(order: .popular, limit: 3)), "step \(step)")
+        }
+        task.cancel()
+        try await task.value
+    }
+}

@@ -55,13 +55,8 @@ let package = Package(
         // passes (Contract/), with an in-memory backend that proves the seam complete.
         .testTarget(
             name: "TenbinKitTests",
-            dependencies: ["TenbinKit", "TenbinSQLite"],
+            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinPostgres"],
             path: "Tests/TenbinKitTests"
-        ),
-        .testTarget(
-            name: "TenbinPostgresTests",
-            dependencies: ["TenbinPostgres"],
-            path: "Tests/TenbinPostgresTests"
         ),
         .testTarget(
             name: "TenbinEndToEndTests",

@@ -14,6 +14,8 @@ final class ChangeListener: Sendable {
         case changed(Set<Int64>?)
         /// Listening (again): re-read everything watched.
         case resync
+        /// The listening connection could not be made or was lost; the listener keeps trying.
+        case lost(String)
     }
 
     /// A subscription; cancelling it (or releasing it) stops its signals.
@@ -41,6 +43,9 @@ final class ChangeListener: Sendable {
         var subscribers: [Int: @Sendable (Signal) -> Void] = [:]
         var listener: NotificationListener?
     }
+
+    /// The database, for messages.
+    var location: String { target.description }
 
     init(target: ConnectionTarget, retryMilliseconds: Int = 200) {
         self.target = target
@@ -97,7 +102,7 @@ final class ChangeListener: Sendable {
         let signal: Signal
         switch event {
         case .listening: signal = .resync
-        case .lost: return
+        case .lost(let reason): signal = .lost(reason)
         case .notification(let payload):
             if payload == "*" {
                 signal = .changed(nil)

@@ -61,4 +61,17 @@ public struct PostgresError: KindedError, Sendable {
             message: message.isEmpty ? "the connection failed" : ConnectionTarget.scrub(message, of: target.conninfo),
             target: target.description)
     }
+
+    /// The error every backend reports for the same trouble (``StoreError``) when there is one:
+    /// an unreachable or restarting server, a read-only database, a full disk. Anything else
+    /// stays a `PostgresError`.
+    func storeError(at location: String) -> any Error {
+        switch sqlState {
+        case "25006": StoreError(.readOnly, at: location)
+        case "53100": StoreError(.full, at: location)
+        case let state where kind == .unavailable && state?.hasPrefix("28") != true && state != "3D000":
+            StoreError(.unavailable(message), at: location)
+        default: self
+        }
+    }
 }

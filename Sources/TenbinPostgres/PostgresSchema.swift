@@ -117,10 +117,7 @@ public enum PostgresSchema {
         }
     }
 
-    private static func newerSchema(_ version: Int, _ connection: Connection) -> PostgresError {
-        PostgresError(
-            kind: .unavailable, sqlState: nil,
-            message: "the database has schema version \(version), newer than this tenbin knows (\(latestVersion)); upgrade tenbin",
-            target: connection.target.description)
+    private static func newerSchema(_ version: Int, _ connection: Connection) -> StoreError {
+        StoreError(.newerSchema(version, known: latestVersion), at: connection.target.description)
     }
 }

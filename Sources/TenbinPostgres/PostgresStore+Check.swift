@@ -7,7 +7,7 @@ import TenbinKit
 /// that are the core's pieces of that key, and hashtags sit at positions 0, 1, 2….
 extension PostgresStore {
     /// One line per problem; empty when the database is sound.
-    public func integrityProblems() throws -> [String] {
+    func databaseProblems() throws -> [String] {
         try pool.withConnection { connection in
             var problems: [String] = []
             let missing = try connection.query(
@@ -31,7 +31,7 @@ extension PostgresStore {
                     let key = SearchText.key(contents: rows.bytesAsText(row, 1), hashtags: tags)
                     if rows.text(row, 3) != key {
                         problems.append("poster \(id)'s search key does not match its text")
-                    } else if Set(ArrayLiteral.parse(rows.text(row, 4))) != Set(SearchIndexGrams.document(forKey: key)) {
+                    } else if Set(ArrayLiteral.parse(rows.text(row, 4))) != Set(SearchGrams.tokens(forKey: key)) {
                         problems.append("poster \(id)'s search pieces do not match its key")
                     }
                 }

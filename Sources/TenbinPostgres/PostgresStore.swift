@@ -7,12 +7,13 @@ import TenbinKit
 /// is one statement (one snapshot, one round trip); a write is one transaction. Nothing here
 /// holds a lock on the whole database: votes are single-row updates, inserts take one
 /// advisory lock so ids commit in order, and blob references are guarded per digest.
-public final class PostgresStore: Sendable {
+public final class PostgresStore: StoreBackend {
     /// The database.
     public let target: ConnectionTarget
     let pool: ConnectionPool
     /// Announces committed changes to every process listening (see ``ChangeNotifier``).
     let notifier: ChangeNotifier
+    let changeSource: PostgresChangeSource
 
     /// Opens the database at `url` (any libpq connection string or URI) with a pool of at
     /// most `poolSize` connections, creating or upgrading the schema unless `migrate` is false.
@@ -24,6 +25,7 @@ public final class PostgresStore: Sendable {
         target = try ConnectionTarget(url)
         pool = ConnectionPool(target: target, size: poolSize)
         notifier = ChangeNotifier(pool: pool)
+        changeSource = PostgresChangeSource(listener: ChangeListener(target: target), pool: pool)
         if migrate { _ = try self.migrate() }
     }
 
@@ -40,7 +42,7 @@ public final class PostgresStore: Sendable {
     /// Creates or upgrades the schema to the newest version; returns the versions applied.
     @discardableResult
     public func migrate() throws -> [Int] {
-        try pool.withConnection { try PostgresSchema.migrate(on: $0) }
+        try translatingErrors { try pool.withConnection { try PostgresSchema.migrate(on: $0) } }
     }
 
     /// Upgrades the schema only as far as `version` (tests build databases at each earlier version).
@@ -51,13 +53,92 @@ public final class PostgresStore: Sendable {
 
     /// The schema version the database is at.
     public func schemaVersion() throws -> Int {
-        try pool.withConnection { try PostgresSchema.version(on: $0) }
+        try translatingErrors { try pool.withConnection { try PostgresSchema.version(on: $0) } }
     }
 
-    // MARK: Reading
+    // MARK: The seam
+
+    /// `user@host:port/dbname` (never a password).
+    public var location: String { target.description }
+
+    /// Runs `body` in a REPEATABLE READ, READ ONLY transaction: one snapshot, whatever it
+    /// reads, and no lock that a writer waits for.
+    public func read<T>(_ body: (any StoreReading) throws -> T) throws -> T {
+        try translatingErrors {
+            try pool.withConnection { connection in
+                try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                do {
+                    let value = try body(PostgresSession(connection))
+                    try connection.execute("COMMIT")
+                    return value
+                } catch {
+                    // Nothing was written; a failed ROLLBACK means the connection is gone.
+                    if !connection.isBroken { _ = try? connection.execute("ROLLBACK") }
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Runs `body` in one READ COMMITTED transaction, from the start again (a few times at
+    /// most) when it lost a deadlock; the posters it changed are announced after it commits.
+    public func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {
+        var changed: Set<Int64> = []
+        let value = try translatingErrors {
+            try pool.transaction { connection in
+                let session = PostgresSession(connection)
+                session.isWriting = true
+                let value = try body(session)
+                changed = session.changed
+                return value
+            }
+        }
+        if !changed.isEmpty { notifier.changed(Array(changed)) }
+        return value
+    }
+
+    /// Live-feed changes, pushed by LISTEN/NOTIFY.
+    public var changes: any ChangeSource { changeSource }
+
+    /// What tenbin's own checks of the database find (see `PostgresStore+Check.swift`).
+    public func integrityProblems() throws -> [String] {
+        try translatingErrors { try databaseProblems() }
+    }
+
+    /// Runs `body`, turning connection trouble into the store errors every backend reports.
+    func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as PostgresError {
+            throw error.storeError(at: location)
+        }
+    }
+
+    // MARK: Blob locks
+
+    /// Takes the transaction-scoped advisory lock of each digest, in sorted order (so two
+    /// transactions locking overlapping sets cannot deadlock).
+    static func lockBlobs(_ digests: Set<Digest>, on connection: Connection) throws {
+        guard !digests.isEmpty else { return }
+        try connection.query(
+            "SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k ORDER BY k", [.intArray(digests.map(lockKey).sorted())])
+    }
+
+    /// A digest's advisory lock key: its first 64 bits. Two digests sharing a key only share
+    /// a lock, which costs waiting, never correctness.
+    static func lockKey(_ digest: Digest) -> Int64 {
+        var value: UInt64 = 0
+        for byte in digest.hex.utf8.prefix(16) {
+            let nibble = byte <= UInt8(ascii: "9") ? byte - UInt8(ascii: "0") : byte - UInt8(ascii: "a") + 10
+            value = value << 4 | UInt64(nibble)
+        }
+        return Int64(bitPattern: value)
+    }
+
+    // MARK: Decoding
 
     /// The columns a poster is decoded from (``decodePoster(_:_:)``), hashtags aggregated in
-    /// the same statement so a page is one round trip and one snapshot.
+    /// the same statement so a page is one round trip.
     static let posterColumns = """
         SELECT p.id, p.contents, p.good1, p.good2, p.created_at,
                b1.digest, b1.format, b1.width, b1.height, b1.bytes,
@@ -70,93 +151,6 @@ public final class PostgresStore: Sendable {
     static func orderBy(_ order: FeedOrder) -> String {
         order == .new ? "p.id DESC" : "(p.good1 + p.good2) DESC, p.id DESC"
     }
-
-    /// One poster, or nil.
-    public func poster(id: Int64) throws -> Poster? {
-        try pool.withConnection { try Self.poster(id: id, on: $0) }
-    }
-
-    static func poster(id: Int64, on connection: Connection) throws -> Poster? {
-        let rows = try connection.query(posterColumns + " WHERE p.id = $1", [.int(id)])
-        return rows.count == 0 ? nil : try decodePoster(rows, 0)
-    }
-
-    /// The posters with these ids that exist, in the order of `ids`, from one snapshot.
-    public func posters(ids: [Int64]) throws -> [Poster] {
-        guard !ids.isEmpty else { return [] }
-        return try pool.withConnection { try Self.posters(ids: ids, on: $0) }
-    }
-
-    static func posters(ids: [Int64], on connection: Connection) throws -> [Poster] {
-        guard !ids.isEmpty else { return [] }
-        let rows = try connection.query(posterColumns + " WHERE p.id = ANY($1::bigint[])", [.intArray(ids)])
-        var byID: [Int64: Poster] = [:]
-        for row in 0..<rows.count {
-            let poster = try decodePoster(rows, row)
-            byID[poster.id] = poster
-        }
-        return ids.compactMap { byID[$0] }
-    }
-
-    /// A page of posters in `order`.
-    public func posters(order: FeedOrder, limit: Int, offset: Int) throws -> [Poster] {
-        guard limit > 0 else { return [] }
-        return try pool.withConnection { connection in
-            let rows = try connection.query(
-                Self.posterColumns + " ORDER BY \(Self.orderBy(order)) LIMIT $1 OFFSET $2", [.integer(limit), .integer(max(0, offset))])
-            return try (0..<rows.count).map { try Self.decodePoster(rows, $0) }
-        }
-    }
-
-    /// A page of posters after a cursor: newest first, ids below `beforeID`; popular, below
-    /// (`votes`, `id`) in (votes, id) order.
-    public func posters(order: FeedOrder, limit: Int, after cursor: (votes: Int, id: Int64)?) throws -> [Poster] {
-        guard limit > 0 else { return [] }
-        return try pool.withConnection { connection in
-            var condition = ""
-            var parameters: [SQLParameter] = [.integer(limit)]
-            if let cursor {
-                switch order {
-                case .new:
-                    condition = " WHERE p.id < $2"
-                    parameters.append(.int(cursor.id))
-                case .popular:
-                    condition = " WHERE ((p.good1 + p.good2), p.id) < ($2, $3)"
-                    parameters += [.integer(cursor.votes), .int(cursor.id)]
-                }
-            }
-            let rows = try connection.query(
-                Self.posterColumns + condition + " ORDER BY \(Self.orderBy(order)) LIMIT $1", parameters)
-            return try (0..<rows.count).map { try Self.decodePoster(rows, $0) }
-        }
-    }
-
-    /// How many posters there are.
-    public func count() throws -> Int {
-        try pool.withConnection { try $0.query("SELECT count(*) FROM poster").int(0, 0) }
-    }
-
-    /// The stored image an upload became under the given encoding options, if it was seen.
-    public func storedImage(source: Digest, encodingKey: String) throws -> StoredImage? {
-        try pool.withConnection { connection in
-            let rows = try connection.query(
-                """
-                SELECT b.digest, b.format, b.width, b.height, b.bytes FROM upload u JOIN blob b ON b.digest = u.digest
-                WHERE u.source = $1 AND u.options = $2
-                """, [.text(source.hex), .text(encodingKey)])
-            return rows.count == 0 ? nil : try Self.decodeImage(rows, 0, from: 0, target: connection.target)
-        }
-    }
-
-    /// Every blob row, by digest.
-    public func blobRows() throws -> [StoredImage] {
-        try pool.withConnection { connection in
-            let rows = try connection.query("SELECT digest, format, width, height, bytes FROM blob ORDER BY digest")
-            return try (0..<rows.count).map { try Self.decodeImage(rows, $0, from: 0, target: connection.target) }
-        }
-    }
-
-    // MARK: Decoding
 
     static func decodePoster(_ rows: Rows, _ row: Int) throws -> Poster {
         Poster(

@@ -1,6 +1,6 @@
 import Testing
 
-import TenbinKit
+@testable import TenbinKit
 @testable import TenbinPostgres
 
 #if canImport(Glibc)
@@ -8,7 +8,7 @@ import TenbinKit
 #endif
 
 @Suite(.enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(2)))
-struct ConnectionTests {
+struct PostgresConnectionTests {
     @Test func parametersRoundTripEveryTypeTheStoreUses() throws {
         let connection = try Connection(ConnectionTarget(TestPostgres.freshDatabase()))
         let text = "東京 \"quoted\" back\\slash ＃tag"

@@ -1,6 +1,6 @@
 import Testing
 
-import TenbinKit
+@testable import TenbinKit
 @testable import TenbinPostgres
 
 #if canImport(Glibc)
@@ -30,9 +30,6 @@ enum TestPostgres {
         return serverURL != nil
     }()
 
-    /// The server's folder (for restarting it), when scripts/postgres.sh started it.
-    static var serverFolder: String? { getenv("TENBIN_TEST_POSTGRES_DIR").map { String(cString: $0) } }
-
     /// A new empty database; its URL. Dropped by nobody: the whole server goes at the end.
     static func freshDatabase() throws -> String {
         guard let url = serverURL else {
@@ -45,20 +42,35 @@ enum TestPostgres {
         return url.replacingLastPathComponent(with: name)
     }
 
-    /// Runs a command of the server's (psql, pg_ctl) and returns its status.
-    @discardableResult
-    static func shell(_ command: String) -> Int32 {
-        system(command)
-    }
+    /// A server of the test's own (for tests that restart or stop it), removed by `stop`.
+    final class PrivateServer {
+        let folder: String
+        let url: String
 
-    /// Restarts the server (immediate stop, then start on the same port).
-    static func restartServer() throws {
-        guard let folder = serverFolder else {
-            Issue.record("TENBIN_TEST_POSTGRES_DIR is not set; cannot restart PostgreSQL")
-            return
+        init() throws {
+            folder = "/tmp/tenbin-postgres-private-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            let output = "\(folder).url"
+            let status = system("\(Fixtures.root)/scripts/postgres.sh start '\(folder)' > '\(output)'")
+            defer { unlink(output) }
+            guard status == 0, let file = fopen(output, "r") else {
+                Issue.record("could not start a private PostgreSQL server")
+                throw PostgresError(kind: .unavailable, sqlState: nil, message: "no private server", target: "")
+            }
+            defer { fclose(file) }
+            var line = [CChar](repeating: 0, count: 512)
+            _ = fgets(&line, 512, file)
+            url = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).trimmingCharacters(in: " \n")
         }
-        let status = shell("scripts/postgres.sh restart '\(folder)'")
-        try #require(status == 0, "restarting PostgreSQL failed")
+
+        /// Stops it at once (as a crash would) and starts it again on the same port.
+        func restart() throws {
+            let status = system("\(Fixtures.root)/scripts/postgres.sh restart '\(folder)' >/dev/null")
+            try #require(status == 0, "restarting PostgreSQL failed")
+        }
+
+        deinit {
+            _ = system("\(Fixtures.root)/scripts/postgres.sh stop '\(folder)'")
+        }
     }
 }
 

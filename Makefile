@@ -5,11 +5,13 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib
 # Libraries tenbin links against.
-BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libpq-dev
-# Tools the tests and benchmarks use (sample images, reference pipelines, terminals).
-TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time postgresql
+BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libchafa-dev libwebp-dev libheif-dev libmicrohttpd-dev libpq-dev
+# Tools the tests and benchmarks use (sample images, reference pipelines, terminals, a headless
+# browser with Japanese fonts for the web page, wrk and nginx for the serve benchmark).
+TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time chafa webp libheif-examples \
+	chromium chromium-driver python3-selenium fonts-ipafont-gothic wrk nginx-light postgresql
 
-.PHONY: all build deps tool-deps demo test lint bench install clean sample-images fuzz sanitize
+.PHONY: all build deps tool-deps demo serve-demo test lint bench install clean sample-images fuzz sanitize
 
 all: build
 
@@ -26,9 +28,13 @@ build: deps
 demo: build
 	@scripts/demo.sh .build/release/tenbin
 
+# The demo board as a web service on http://127.0.0.1:8080/ (Ctrl-C stops it).
+serve-demo: demo
+	.build/release/tenbin serve --store $${TENBIN_STORE:-Storage}
+
 test: deps tool-deps
 	$(SWIFT) build --build-tests
-	scripts/postgres.sh run $(SWIFT) test --skip-build
+	scripts/postgres.sh run scripts/test-summary.sh $(SWIFT) test --skip-build
 	$(MAKE) lint
 
 lint:

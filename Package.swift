@@ -7,6 +7,7 @@ let package = Package(
         .executable(name: "tenbin", targets: ["tenbin"]),
         .library(name: "TenbinKit", targets: ["TenbinKit"]),
         .library(name: "TenbinSQLite", targets: ["TenbinSQLite"]),
+        .library(name: "TenbinServer", targets: ["TenbinServer"]),
     ],
     targets: [
         // C libraries, each behind its own module. Only the wrapper folder imports it.
@@ -15,12 +16,23 @@ let package = Package(
         // SHA-256 from libcrypto, loaded with dlopen on first use (see sha256.c).
         .target(name: "CCrypto", path: "Sources/CCrypto"),
         // libjpeg and libpng report errors with setjmp/longjmp, which must never cross a
-        // Swift frame, so every call into them lives in this C target.
+        // Swift frame, so every call into them lives in this C target; libwebp and libheif
+        // (loaded with dlopen on first use, see heif.c) sit beside them behind the same rows.
         .target(
             name: "CImageCodec",
             path: "Sources/CImageCodec",
             cSettings: [.unsafeFlags(["-O2"])],
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp")]
+        ),
+        // Terminal pictures (kitty, sixel, iTerm2, symbol mosaics) through libchafa, loaded with
+        // dlopen on first use (see chafa.c); only the command line's TerminalPicture uses it.
+        .target(name: "CChafa", path: "Sources/CChafa"),
+        // libmicrohttpd for `tenbin serve`; a C target because MHD_start_daemon and the info
+        // getters are variadic, which Swift cannot call (see CMicroHTTPD.h).
+        .target(
+            name: "CMicroHTTPD",
+            path: "Sources/CMicroHTTPD",
+            linkerSettings: [.linkedLibrary("microhttpd")]
         ),
         // The backend-neutral core: no SQL, no database library.
         .target(
@@ -40,9 +52,15 @@ let package = Package(
             dependencies: ["TenbinKit", "CLibPQ"],
             path: "Sources/TenbinPostgres"
         ),
+        // `tenbin serve`: HTTP on libmicrohttpd over any backend's Board.
+        .target(
+            name: "TenbinServer",
+            dependencies: ["TenbinKit", "CMicroHTTPD"],
+            path: "Sources/TenbinServer"
+        ),
         .executableTarget(
             name: "tenbin",
-            dependencies: ["TenbinKit", "TenbinSQLite"],
+            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinServer", "CChafa"],
             path: "Sources/tenbin"
         ),
         // `make bench`: measurements printed as tables, never timed tests.
@@ -57,6 +75,11 @@ let package = Package(
             name: "TenbinKitTests",
             dependencies: ["TenbinKit", "TenbinSQLite", "TenbinPostgres"],
             path: "Tests/TenbinKitTests"
+        ),
+        .testTarget(
+            name: "TenbinServerTests",
+            dependencies: ["TenbinServer", "tenbin"],
+            path: "Tests/TenbinServerTests"
         ),
         .testTarget(
             name: "TenbinEndToEndTests",

@@ -3,7 +3,7 @@
 # sources under -sanitize=fuzzer,address, then runs each for FUZZ_SECONDS (default 60),
 # seeded from SampleImages and the test fixtures. A crash leaves its input in
 # .build-fuzz/artifacts/<target>/; add it to Tests/Fixtures/fuzz/ with a test.
-#   scripts/fuzz.sh [TARGET…]     targets: image (more as Fuzz/Fuzz*.swift are added)
+#   scripts/fuzz.sh [TARGET…]     targets: image, posttext, query, request
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
@@ -37,10 +37,15 @@ for target in "${targets[@]}"; do
     binary="$build/fuzz-$target"
     rm -f "$binary"
     echo "== building $binary"
+    sources=$library
+    # The request target also compiles the server's request parsing (pure Swift, no libmicrohttpd).
+    if [[ $target == request ]]; then
+        sources="$library $(find Sources/TenbinServer/Request -name '*.swift' | sort) Sources/TenbinServer/Routing/APIError.swift"
+    fi
     # shellcheck disable=SC2086
-    swiftc -sanitize=fuzzer,address -parse-as-library -module-name TenbinFuzz -O -g \
+    swiftc -sanitize=fuzzer,address -parse-as-library -module-name TenbinFuzz -package-name tenbin -O -g \
         -swift-version 6 -I Sources/CSQLite -I Fuzz/CCrypto -I Fuzz/CImageCodec \
-        $library "$file" "$build"/*.o -lsqlite3 -lcrypto -ljpeg -lpng16 -o "$binary" 2>&1 |
+        $sources "$file" "$build"/*.o -lsqlite3 -lcrypto -ljpeg -lpng16 -lwebp -o "$binary" 2>&1 |
         { grep -v "Cannot export local symbol" || true; }  # gold's noise about ASan's own helpers
     [[ -x $binary ]] || { echo "Error: building $binary failed" >&2; exit 1; }
     corpus="$build/corpus/$target"
@@ -48,9 +53,10 @@ for target in "${targets[@]}"; do
     mkdir -p "$corpus" "$artifacts"
     seeds=()
     case $target in
-        image) seeds=(SampleImages/*/ Tests/Fixtures/hostile Tests/Fixtures/colors) ;;
+        image) seeds=(SampleImages/*/ Tests/Fixtures/hostile Tests/Fixtures/colors Tests/Fixtures/orientation Tests/Fixtures/formats Fuzz/Seeds/image) ;;
         posttext) seeds=(Fuzz/Seeds/posttext) ;;
         query) seeds=(Fuzz/Seeds/query) ;;
+        request) seeds=(Fuzz/Seeds/request) ;;
     esac
     [[ -d Tests/Fixtures/fuzz/$target ]] && seeds+=("Tests/Fixtures/fuzz/$target")
     echo "== fuzzing $target for ${seconds}s"

@@ -69,8 +69,10 @@ static int tb_png_open(tb_png_source *source, png_structp *png_out, png_infop *i
     return 0;
 }
 
-int tb_png_read_header(const uint8_t *data, size_t size, tb_png_header *header, char *error) {
+int tb_png_read_header(const uint8_t *data, size_t size, tb_png_header *header,
+                       uint8_t *exif, size_t exif_capacity, size_t *exif_length, char *error) {
     error[0] = 0;
+    *exif_length = 0;
     if (tb_png_check_signature(data, size, error) != 0) return -1;
     tb_png_source source = {data, size, 0, error};
     png_structp png;
@@ -88,11 +90,20 @@ int tb_png_read_header(const uint8_t *data, size_t size, tb_png_header *header, 
     header->color_type = png_get_color_type(png, info);
     header->interlaced = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE;
     header->has_trns = png_get_valid(png, info, PNG_INFO_tRNS) ? 1 : 0;
+    // png_read_info stops at the first IDAT, so only an eXIf before the pixels is seen here.
+    png_uint_32 length = 0;
+    png_bytep payload = NULL;
+    if (png_get_eXIf_1(png, info, &length, &payload) != 0 && payload != NULL) {
+        size_t copied = length < exif_capacity ? length : exif_capacity;
+        memcpy(exif, payload, copied);
+        *exif_length = copied;
+    }
     png_destroy_read_struct(&png, &info, NULL);
     return 0;
 }
 
-int tb_png_decode(const uint8_t *data, size_t size, tb_image *image, char *error) {
+int tb_png_decode_rows(const uint8_t *data, size_t size, void *context, tb_begin_callback begin,
+                       tb_row_callback deliver, char *error) {
     error[0] = 0;
     if (tb_png_check_signature(data, size, error) != 0) return -1;
     tb_png_source source = {data, size, 0, error};
@@ -119,7 +130,7 @@ int tb_png_decode(const uint8_t *data, size_t size, tb_image *image, char *error
     if (bit_depth == 16) png_set_scale_16(png);
     if ((color_type == PNG_COLOR_TYPE_GRAY && has_trns) || color_type == PNG_COLOR_TYPE_GRAY_ALPHA)
         png_set_gray_to_rgb(png);
-    png_set_interlace_handling(png);
+    const int passes = png_set_interlace_handling(png);
     png_read_update_info(png, info);
 
     const png_uint_32 width = png_get_image_width(png, info);
@@ -130,21 +141,35 @@ int tb_png_decode(const uint8_t *data, size_t size, tb_image *image, char *error
         snprintf(error, TB_ERROR_CAPACITY, "unexpected %d channels after expansion", channels);
         png_error(png, error);
     }
-    pixels = malloc(stride * height);
-    rows = malloc(sizeof(png_bytep) * height);
-    if (pixels == NULL || rows == NULL) {
-        snprintf(error, TB_ERROR_CAPACITY, "out of memory for %ux%u pixels", width, height);
+    if (begin(context, (int)width, (int)height, channels) != 0) {
+        snprintf(error, TB_ERROR_CAPACITY, "decoding was stopped");
         png_error(png, error);
     }
-    for (png_uint_32 y = 0; y < height; y++) rows[y] = pixels + stride * y;
-    png_read_image(png, rows);
+    if (passes > 1) {
+        // Adam7 finishes no row before its last pass: the whole frame must be held.
+        pixels = malloc(stride * height);
+        rows = malloc(sizeof(png_bytep) * height);
+        if (pixels == NULL || rows == NULL) {
+            snprintf(error, TB_ERROR_CAPACITY, "out of memory for %ux%u pixels", width, height);
+            png_error(png, error);
+        }
+        for (png_uint_32 y = 0; y < height; y++) rows[y] = pixels + stride * y;
+        png_read_image(png, rows);
+        for (png_uint_32 y = 0; y < height; y++) deliver(context, rows[y], (int)y);
+    } else {
+        pixels = malloc(stride);
+        if (pixels == NULL) {
+            snprintf(error, TB_ERROR_CAPACITY, "out of memory");
+            png_error(png, error);
+        }
+        for (png_uint_32 y = 0; y < height; y++) {
+            png_read_row(png, pixels, NULL);
+            deliver(context, pixels, (int)y);
+        }
+    }
     png_read_end(png, NULL);
-
-    image->pixels = pixels;
-    image->width = (int)width;
-    image->height = (int)height;
-    image->channels = channels;
     png_destroy_read_struct(&png, &info, NULL);
+    free(pixels);
     free(rows);
     return 0;
 }

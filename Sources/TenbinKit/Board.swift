@@ -244,14 +244,17 @@ public final class Board: Sendable {
         }
     }
 
-    /// Changes a poster's question and hashtags, keeping its id, images and votes; its search
-    /// record changes in the same transaction, and live feeds report it as modified.
+    /// Changes a poster's question and hashtags, keeping its id, images and votes; what is
+    /// nil stays as it is. Its search record changes in the same transaction, and live feeds
+    /// report the poster as modified.
     @discardableResult
-    public func edit(id: Int64, contents: String, hashtags: [String]) throws -> Poster {
-        let tags = Hashtags.normalize(hashtags)
-        let search = SearchRecord(contents: contents, hashtags: tags)
+    public func edit(id: Int64, contents: String? = nil, hashtags: [String]? = nil) throws -> Poster {
         let poster = try store.write { writing -> Poster? in
-            guard try writing.updateText(id: id, contents: contents, hashtags: tags, search: search) else { return nil }
+            guard let current = try writing.posters(ids: [id]).first else { return nil }
+            let text = contents ?? current.contents
+            let tags = hashtags.map(Hashtags.normalize) ?? current.hashtags
+            let search = SearchRecord(contents: text, hashtags: tags)
+            guard try writing.updateText(id: id, contents: text, hashtags: tags, search: search) else { return nil }
             return try writing.posters(ids: [id]).first
         }
         guard let poster else { throw BoardError.noSuchPoster(id) }

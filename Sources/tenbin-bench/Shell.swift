@@ -10,6 +10,8 @@ enum Shell {
     struct Measurement {
         /// Wall-clock seconds.
         let seconds: Double
+        /// User and system CPU seconds of the process and the children it waited for.
+        var cpuSeconds = 0.0
         /// Peak resident memory in bytes (the largest of the process and its children).
         let peakRSS: Int
         let status: Int32
@@ -43,7 +45,7 @@ enum Shell {
         let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
         // The last line is the number; a line before it may say the command exited non-zero.
         let kilobytes = text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
-        return Measurement(seconds: timed.seconds, peakRSS: kilobytes * 1024, status: timed.status)
+        return Measurement(seconds: timed.seconds, cpuSeconds: timed.cpuSeconds, peakRSS: kilobytes * 1024, status: timed.status)
     }
 
     /// Spawns `arguments` with stdout and stderr to /dev/null and waits for it.
@@ -66,7 +68,8 @@ enum Shell {
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return Measurement(seconds: seconds, peakRSS: usage.ru_maxrss * 1024, status: exitStatus)
+        let cpu = [usage.ru_utime, usage.ru_stime].reduce(0.0) { $0 + Double($1.tv_sec) + Double($1.tv_usec) / 1e6 }
+        return Measurement(seconds: seconds, cpuSeconds: cpu, peakRSS: usage.ru_maxrss * 1024, status: exitStatus)
     }
 }
 

@@ -15,11 +15,13 @@ struct Section {
 let sections: [Section] = [
     Section(name: "reencode", summary: "Re-encoding large photos against djpeg | cjpeg", run: ReencodeBenchmark.run),
     Section(name: "vote", summary: "One vote per process against one sqlite3 process", run: VoteBenchmark.run),
-    Section(name: "memory", summary: "Peak memory posting a 20-megapixel JPEG", run: MemoryBenchmark.run),
+    Section(name: "memory", summary: "Peak memory posting a 20-megapixel JPEG and a 49-megapixel PNG", run: MemoryBenchmark.run),
     Section(name: "pipeline", summary: "Image pipeline: cold, parallel and warm loads, coalescing, cache", run: PipelineBenchmark.run),
     Section(name: "import", summary: "Importing large photos and a million-line manifest", run: ImportBenchmark.run),
     Section(name: "live", summary: "Idle CPU of tenbin watch and vote-to-event latency", run: LiveBenchmark.run),
-    Section(name: "search", summary: "Search at 100k and 1M posters against a LIKE scan", run: SearchBenchmark.run),
+    Section(name: "search", summary: "Search at 100k and 1M posters against a scan of every key", run: SearchBenchmark.run),
+    Section(name: "reads", summary: "64 concurrent readers of one Board against reads one at a time", run: ReadsBenchmark.run),
+    Section(name: "serve", summary: "tenbin serve under wrk against nginx; votes, live feeds, memory", run: ServeBenchmark.run),
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())

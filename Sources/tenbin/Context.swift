@@ -11,16 +11,21 @@ import TenbinSQLite
 struct Context {
     /// The store folder: `--store`, else `$TENBIN_STORE`, else `./Storage`.
     let storePath: String
+    /// Where ``storePath`` came from, as a hint names it.
+    let storeOrigin: String
     let environment: [String: String]
 
     init(storeOption: String?, environment: [String: String]) {
         self.environment = environment
         if let storeOption, !storeOption.isEmpty {
             storePath = storeOption
+            storeOrigin = "from --store"
         } else if let variable = environment["TENBIN_STORE"], !variable.isEmpty {
             storePath = variable
+            storeOrigin = "from TENBIN_STORE"
         } else {
             storePath = "./Storage"
+            storeOrigin = "the default, ./Storage in the current folder"
         }
     }
 
@@ -43,11 +48,32 @@ struct Context {
         return 80
     }
 
+    /// Where a test watches tenbin reach named points (see ``TestMarkers``).
+    var markers: TestMarkers { TestMarkers(environment: environment) }
+
     var formatter: PosterFormatter { PosterFormatter(width: terminalWidth, color: useColor) }
 
-    /// Opens the board; `create` makes the store on first write.
-    func board(create: Bool, limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions()) throws -> Board {
-        try Board(Board.Configuration(storePath: storePath, limits: limits, encoding: encoding), create: create)
+    /// Opens the board; `create` makes the store on first write. A reading command on a store
+    /// that does not exist shows an empty board, so it first says on stderr which folder it
+    /// looked at and how to choose another (unless `noteIfMissing` is off).
+    func board(
+        create: Bool, limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(), noteIfMissing: Bool = true
+    ) throws -> Board {
+        if !create && noteIfMissing, let note = missingStoreNote() { Errors.write(note) }
+        return try Board(Board.Configuration(storePath: storePath, limits: limits, encoding: encoding), create: create)
+    }
+
+    /// `note: no store at /home/me/Storage (the default, …); …`, or nil when something is there.
+    func missingStoreNote() -> String? {
+        var info = stat()
+        guard stat(storePath, &info) != 0 && errno == ENOENT else { return nil }
+        var shown = storePath
+        if !storePath.hasPrefix("/"), let folder = getcwd(nil, 0) {
+            defer { free(folder) }
+            let relative = storePath.hasPrefix("./") ? String(storePath.dropFirst(2)) : storePath
+            shown = String(cString: folder) + (String(cString: folder) == "/" ? "" : "/") + relative
+        }
+        return "note: no store at \(shown) (\(storeOrigin)); choose one with --store DIR or TENBIN_STORE."
     }
 }
 
@@ -60,13 +86,16 @@ enum Output {
     /// Raw bytes to standard output (for `tenbin image`).
     static func bytes(_ bytes: [UInt8]) throws {
         let failure = FileDescriptor.writeAll(bytes, to: STDOUT_FILENO)
-        guard failure == 0 else { throw CommandFailure("cannot write to standard output: \(String(cString: strerror(failure)))") }
+        guard failure == 0 else { throw CommandFailure("standard output: cannot write: \(String(cString: strerror(failure)))") }
     }
 }
 
-/// A failure that is not a usage error, with its message for the user (exit 1).
-struct CommandFailure: Error, CustomStringConvertible {
+/// A failure of the command line's own (a terminal or an output file it cannot use), with
+/// its message for the user: the environment refuses, so its kind is `unavailable`.
+struct CommandFailure: KindedError {
     let description: String
+
+    var kind: ErrorKind { .unavailable }
 
     init(_ description: String) {
         self.description = description

@@ -20,7 +20,8 @@ enum Help {
         return lines.joined(separator: "\n")
     }
 
-    static func of(_ spec: CommandSpec) -> String {
+    static func of(_ command: any Command.Type) -> String {
+        let spec = command.spec
         var lines = ["OVERVIEW: \(spec.abstract)"]
         if let discussion = spec.discussion { lines += ["", discussion] }
         lines += ["", "USAGE: \(spec.usageLine)"]
@@ -29,7 +30,7 @@ enum Help {
         }
         lines += ["", "OPTIONS:"]
         lines += table(
-            spec.allOptions.map { option in
+            command.options.map { option in
                 (option.names.joined(separator: ", ") + (option.value.map { " \($0)" } ?? ""), option.help)
             })
         return lines.joined(separator: "\n")

@@ -6,11 +6,29 @@ import TenbinKit
     import Darwin
 #endif
 
-/// Exit statuses, as documented in the README.
+/// Exit statuses, as docs/commands.md documents them.
 enum ExitStatus {
     static let success: Int32 = 0
     static let failure: Int32 = 1
     static let usage: Int32 = 64
+
+    /// The exit status for a failure of `kind`. Every kind exits 1 (scripts tell kinds apart
+    /// by the message, or through the HTTP API's statuses); usage errors alone exit 64. One
+    /// switch, so a kind that needs its own status gets it here and nowhere else.
+    static func of(_ kind: ErrorKind) -> Int32 {
+        switch kind {
+        case .notFound, .invalidInput, .conflict, .unavailable, .limitExceeded, .internal: failure
+        }
+    }
+
+    /// What the command line adds to an error's message for its kind: the library's messages
+    /// never hold advice for one front end.
+    static func hint(for kind: ErrorKind) -> String {
+        switch kind {
+        case .internal: " (run 'tenbin check' to examine the store)"
+        case .notFound, .invalidInput, .conflict, .unavailable, .limitExceeded: ""
+        }
+    }
 }
 
 /// Parses the global options and the subcommand, runs it, and turns every outcome into
@@ -35,7 +53,9 @@ func runTenbin(_ rawArguments: [String], environment: [String: String]) -> Int32
             storeOption = String(option.dropFirst("--store=".count))
             arguments.removeFirst()
         default:
-            return usageFailure(UsageError("unknown option '\(first)'"))
+            let name = first.split(separator: "=", maxSplits: 1).first.map(String.init) ?? first
+            let suggestion = Suggestion.closest(to: name, among: ["--store", "--version", "--help"])
+            return usageFailure(UsageError("unknown option '\(first)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")))
         }
     }
     guard let name = arguments.first else {
@@ -49,35 +69,34 @@ func runTenbin(_ rawArguments: [String], environment: [String: String]) -> Int32
             return ExitStatus.success
         }
         guard let command = allCommands.first(where: { $0.spec.name == topic }) else {
-            return usageFailure(UsageError("unknown subcommand '\(topic)'"))
+            return usageFailure(unknownSubcommand(topic))
         }
-        Output.line(Help.of(command.spec))
+        Output.line(Help.of(command))
         return ExitStatus.success
     }
     guard let command = allCommands.first(where: { $0.spec.name == name }) else {
-        return usageFailure(UsageError("unknown subcommand '\(name)'"))
+        return usageFailure(unknownSubcommand(name))
     }
-    do {
-        let parsed = try ParsedArguments(arguments, spec: command.spec)
-        if parsed.flag("--help") {
-            Output.line(Help.of(command.spec))
-            return ExitStatus.success
-        }
-        let context = Context(storeOption: parsed.value("--store") ?? storeOption, environment: environment)
-        return try command.run(parsed, context: context)
-    } catch {
-        return failure(error, command: command.spec)
-    }
+    return command.main(arguments, storeOption: storeOption, environment: environment)
 }
 
-/// Reports a command's error: usage errors with the usage line (exit 64), others alone (exit 1).
+/// The error for a subcommand tenbin does not have, suggesting the one probably meant.
+func unknownSubcommand(_ name: String) -> UsageError {
+    let suggestion = Suggestion.closest(to: name, among: allCommands.map { $0.spec.name } + ["help"])
+    return UsageError("unknown subcommand '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? ""))
+}
+
+/// Reports a command's error: usage errors with the usage line (exit 64), others as one
+/// `Error:` line with the command line's own hint for their kind, exiting as
+/// ``ExitStatus/of(_:)`` says.
 func failure(_ error: any Error, command spec: CommandSpec) -> Int32 {
     if var error = error as? UsageError {
         if error.command == nil { error.command = spec }
         return usageFailure(error)
     }
-    Errors.write("Error: \(error)")
-    return ExitStatus.failure
+    let kind = ErrorKind.of(error)
+    Errors.write("Error: \(error)" + (error is any KindedError ? ExitStatus.hint(for: kind) : ""))
+    return ExitStatus.of(kind)
 }
 
 func usageFailure(_ error: UsageError) -> Int32 {

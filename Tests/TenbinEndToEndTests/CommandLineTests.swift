@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite struct CommandLineTests {
+@Suite(.timeLimit(.minutes(5))) struct CommandLineTests {
     @Test func versionPrintsTheVersionAlone() throws {
         let run = try Tenbin.run(["--version"])
         #expect(run.status == 0)
@@ -51,6 +51,65 @@ import Testing
         #expect(run.stderr.hasPrefix(message + "\n"))
         #expect(run.stderr.contains("Usage: tenbin"))
         #expect(store.files().isEmpty, "a usage error writes nothing")
+    }
+
+    @Test(arguments: [
+        (["vote", "1", "1", "--time", "3"], "Error: unknown option '--time'; did you mean '--times'?"),
+        (["vote", "1", "1", "--tiems=3"], "Error: unknown option '--tiems'; did you mean '--times'?"),
+        (["list", "--jsn"], "Error: unknown option '--jsn'; did you mean '--json'?"),
+        (["list", "--limt", "3"], "Error: unknown option '--limt'; did you mean '--limit'?"),
+        (["post", "a.jpg", "b.jpg", "--max-sid", "9"], "Error: unknown option '--max-sid'; did you mean '--max-side'?"),
+        (["list", "--stor", "x"], "Error: unknown option '--stor'; did you mean '--store'?"),
+        (["--stor", "x", "list"], "Error: unknown option '--stor'; did you mean '--store'?"),
+        (["lst"], "Error: unknown subcommand 'lst'; did you mean 'list'?"),
+        (["help", "serach"], "Error: unknown subcommand 'serach'; did you mean 'search'?"),
+        (["vote", "1", "1", "-t", "3"], "Error: unknown option '-t'"),
+        (["list", "--zzzzzz"], "Error: unknown option '--zzzzzz'"),
+    ])
+    func anUnknownNameCloseToAKnownOneSuggestsIt(arguments: [String], message: String) throws {
+        let store = try ScratchFolder()
+        let run = try Tenbin.run(arguments, store: store.path)
+        #expect(run.status == 64)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.hasPrefix(message + "\n"), "\(run.stderr)")
+        #expect(store.files().isEmpty)
+    }
+
+    /// Each command's options are declared once, as typed values; help lists every one of them
+    /// and a declaration that is not an option (or a spelling declared twice) stops tenbin
+    /// before it runs, so this covers every command.
+    @Test func everySubcommandsHelpListsItsOptionsThenTheCommonOnes() throws {
+        let commands = ["post", "vote", "list", "show", "image", "delete", "gc", "check", "search", "import", "watch"]
+        for command in commands {
+            let run = try Tenbin.run(["help", command])
+            #expect(run.status == 0, "\(command): \(run.stderr)")
+            #expect(run.stdout.hasPrefix("OVERVIEW: "))
+            let last = run.stdout.split(separator: "\n").suffix(2).map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+            #expect(last == ["--store DIR", "-h, --help"], "\(command) lists the common options last")
+            let parsed = try Tenbin.run([command, "--help"])
+            #expect(parsed.stdout == run.stdout)
+        }
+        let post = try Tenbin.run(["help", "post"]).stdout
+        for option in [
+            "--text TEXT", "--tag TAG", "--json", "--max-edge PX", "--quality Q", "--max-file-mb MB", "--max-megapixels MP",
+            "--max-side PX",
+        ] {
+            #expect(post.contains("\n  \(option) "), "post lists \(option)")
+        }
+    }
+
+    @Test func anOptionsValueIsCheckedAsTheCommandReadsIt() throws {
+        // The id is read before --times, so a bad id is reported first.
+        let run = try Tenbin.run(["vote", "x", "1", "--times", "0"])
+        #expect(run.stderr.hasPrefix("Error: 'x' is not a poster id (a whole number from 1)\n"))
+        // --help wins over a bad value, as it wins over missing arguments.
+        #expect(try Tenbin.run(["vote", "--times", "0", "--help"]).status == 0)
+        // A repeatable option keeps every value in order; others refuse a second one.
+        #expect(
+            try Tenbin.run(["vote", "1", "1", "--times", "2", "--times", "3"]).stderr.hasPrefix(
+                "Error: '--times' was given more than once\n"))
+        #expect(try Tenbin.run(["list", "--json=yes"]).stderr.hasPrefix("Error: '--json' takes no value\n"))
+        #expect(try Tenbin.run(["list", "--limit"]).stderr.hasPrefix("Error: missing value for '--limit N'\n"))
     }
 
     @Test func noSubcommandPrintsHelpToStderrAndExits64() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite struct ConcurrencyTests {
+@Suite(.timeLimit(.minutes(5))) struct ConcurrencyTests {
     @Test func fourProcessesCasting250VotesEachCountExactly1000() throws {
         let store = try ScratchFolder()
         let images = [Tenbin.root + "/SampleImages/10-no-question/left.jpg", Tenbin.root + "/SampleImages/10-no-question/right.jpg"]
@@ -9,19 +9,11 @@ import Testing
         // Each process is a shell loop of 250 separate `tenbin vote` processes.
         let script = "for i in $(seq 250); do \"$0\" --store \"$1\" vote 1 $2 || echo FAILED; done"
         let voters = try (0..<4).map { index in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", script, Tenbin.binary, store.path, index % 2 == 0 ? "1" : "2"]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            return (process, output)
+            try RunningProcess(["/bin/sh", "-c", script, Tenbin.binary, store.path, index % 2 == 0 ? "1" : "2"])
         }
         var failures = ""
-        for (process, output) in voters {
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+        for voter in voters {
+            let text = try voter.finish()
             failures += text.split(separator: "\n").filter { !$0.hasPrefix("#1 ") }.joined(separator: "\n")
         }
         #expect(failures.isEmpty, "no error printed")

@@ -1,14 +1,21 @@
 import Foundation
 import Testing
 
-@Suite struct HostileUploadTests {
+@Suite(.timeLimit(.minutes(5))) struct HostileUploadTests {
     static let good = Tenbin.root + "/SampleImages/09-sea-or-mountain/sea.jpg"
 
     @Test(arguments: [
-        ("empty.jpg", "is empty, not a JPEG or PNG"),
-        ("text-named.jpg", "is text, not a JPEG or PNG image"),
-        ("animation.jpg", "is a GIF image, not a JPEG or PNG"),
-        ("picture.png", "is a WebP image, not a JPEG or PNG"),
+        ("empty.jpg", "is empty, not a JPEG, PNG, WebP, HEIC or AVIF image"),
+        ("text-named.jpg", "is text, not a JPEG, PNG, WebP, HEIC or AVIF image"),
+        ("animation.jpg", "is a GIF image, not a JPEG, PNG, WebP, HEIC or AVIF image"),
+        ("../../../Fuzz/Seeds/image/truncated.webp", "WebP decode failed: the file is truncated"),
+        ("../../../Fuzz/Seeds/image/header-only.webp", "WebP decode failed: the file is truncated"),
+        ("../../../Fuzz/Seeds/image/truncated.heic", "HEIC header failed: Invalid input: Unexpected end of file"),
+        ("../../../Fuzz/Seeds/image/truncated.avif", "AVIF header failed: Invalid input: Unexpected end of file"),
+        ("../../../Fuzz/Seeds/image/ftyp-only.heic", "HEIC header failed: Invalid input: No 'meta' box"),
+        ("../../../Fuzz/Seeds/image/huge-16383x16383.webp", "16383×16383 pixels (268.4 MP) is over the limit of 50.0 megapixels"),
+        ("../../../Fuzz/Seeds/image/huge-30000x30000.heic", "30000×30000 pixels is over the limit of 20000 pixels a side"),
+        ("../../../Fuzz/Seeds/image/huge-30000x30000.avif", "30000×30000 pixels is over the limit of 20000 pixels a side"),
         ("truncated.jpg", "the file is truncated"),
         ("truncated.png", "the file is truncated"),
         ("bad-crc.png", "CRC error"),
@@ -32,6 +39,13 @@ import Testing
         #expect(try Tenbin.run(["check"], store: store.path).status == 0)
     }
 
+    @Test func aWebPNamedPNGIsReadByItsContent() throws {
+        let store = try ScratchFolder()
+        let run = try Tenbin.run(["post", Self.good, Tenbin.root + "/Tests/Fixtures/hostile/picture.png", "--json"], store: store.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains(#""format": "png", "width": 1, "height": 1"#), "\(run.stdout)")
+    }
+
     @Test func aMissingFileAndAFolderAreNamed() throws {
         let store = try ScratchFolder()
         let missing = try Tenbin.run(["post", Self.good, "/nonexistent.jpg"], store: store.path)
@@ -50,7 +64,12 @@ import Testing
         let store = try ScratchFolder()
         let normal = try Tenbin.runLimited(kilobytes: 300_000, ["--store", store.path, "post", Self.good, Self.good])
         #expect(normal.status == 0, "\(normal.stderr)")
-        for (hostile, size) in [("huge-30000x30000.png", "30000×30000"), ("huge-65000x65000.jpg", "65000×65000")] {
+        let cases = [
+            ("huge-30000x30000.png", "30000×30000"), ("huge-65000x65000.jpg", "65000×65000"),
+            ("../../../Fuzz/Seeds/image/huge-30000x30000.heic", "30000×30000"),
+            ("../../../Fuzz/Seeds/image/huge-30000x30000.avif", "30000×30000"),
+        ]
+        for (hostile, size) in cases {
             let path = Tenbin.root + "/Tests/Fixtures/hostile/" + hostile
             let run = try Tenbin.runLimited(kilobytes: 300_000, ["--store", store.path, "post", Self.good, path])
             #expect(run.status == 1)

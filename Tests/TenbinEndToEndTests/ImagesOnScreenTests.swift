@@ -3,7 +3,7 @@ import Testing
 
 @testable import tenbin
 
-@Suite struct ImagesOnScreenTests {
+@Suite(.timeLimit(.minutes(5))) struct ImagesOnScreenTests {
     static let escape = "\u{1B}[38;2;"
 
     /// A store with the first `count` sample posters, some votes on the first.
@@ -77,6 +77,17 @@ import Testing
         #expect(!eightBit.contains(Self.escape))
     }
 
+    @Test func listsAreCompactRowsByDefaultEvenOnATruecolorTerminal() throws {
+        let store = try Self.store(posters: 3)
+        for command in ["list", "search 猫"] {
+            let rows = try Self.inTerminal(command, store: store.path, environment: ["COLORTERM": "truecolor"])
+            #expect(!rows.contains(Self.escape), "\(command): no pictures")
+            #expect(rows.split(whereSeparator: \.isNewline).count == 3, "\(command): one row per poster")
+            let drawn = try Self.inTerminal(command + " --images", store: store.path, environment: ["COLORTERM": "truecolor"])
+            #expect(drawn.contains(Self.escape), "\(command) --images draws")
+        }
+    }
+
     @Test func theDefaultFollowsColortermAndNoColor() {
         #expect(DrawingOptions.truecolor(environment: ["COLORTERM": "truecolor"], terminal: true))
         #expect(DrawingOptions.truecolor(environment: ["COLORTERM": "24bit", "NO_COLOR": ""], terminal: true))
@@ -115,7 +126,7 @@ import Testing
         let run = try Tenbin.run(["show", "1", "--images"], store: store.path)
         #expect(run.status == 1)
         #expect(run.stdout.contains("(image 1 unavailable)") && run.stdout.contains(Self.escape))
-        #expect(run.stderr.hasPrefix("Error: cannot draw image 1 of poster #1: cannot read \(store.path)/blobs/"))
+        #expect(run.stderr.hasPrefix("Error: poster #1, image 1: cannot be drawn: \(store.path)/blobs/"))
     }
 
     @Test func aMissingPosterFailsTheSameWithImages() throws {
@@ -143,13 +154,8 @@ import Testing
         env["COLUMNS"] = "70"
         for (key, value) in environment { env[key] = value }
         process.environment = env
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return String(decoding: data, as: UTF8.self)
+        let run = try Shell.collect(process, what: "tenbin \(arguments) in a terminal")
+        #expect(run.status == 0)
+        return String(decoding: run.stdout, as: UTF8.self)
     }
 }

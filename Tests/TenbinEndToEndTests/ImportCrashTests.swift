@@ -3,22 +3,19 @@ import Testing
 
 /// `kill -9` at any moment of an import leaves a store `tenbin check` passes, and running the
 /// import again finishes the job without adding anything twice.
-@Suite(.serialized) struct ImportCrashTests {
+@Suite(.serialized, .timeLimit(.minutes(15))) struct ImportCrashTests {
     private let samples = "\(Tenbin.root)/SampleImages"
 
-    /// Starts `tenbin import`, kills it with SIGKILL after `delay` seconds (unless it is done),
-    /// and waits for it.
-    private func killImport(_ source: String, store: String, after delay: Double) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Tenbin.binary)
-        process.arguments = ["--store", store, "import", source, "--jobs", "2"]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        Thread.sleep(forTimeInterval: delay)
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+    /// Starts `tenbin import`, kills it with SIGKILL once it reports `done` entries or more,
+    /// and says whether the kill landed inside the import.
+    private func killImport(_ source: String, store: String, atProgress done: Int, round: Int) throws -> Bool {
+        let run = try KilledRun.run(
+            ["--store", store, "import", source, "--jobs", "2"], markerFile: "\(store)/markers-\(round)",
+            at: { marker in
+                marker.hasPrefix("import:progress ")
+                    && (marker.dropFirst("import:progress ".count).split(separator: "/").first.flatMap { Int($0) } ?? 0) >= done
+            })
+        return run.landedInside("import")
     }
 
     private func expectSound(_ store: String) throws {
@@ -47,16 +44,18 @@ import Testing
         let source = try ScratchFolder()
         let store = try ScratchFolder()
         try distinctFolders(24, in: source.path)
-        for delay in [0.02, 0.15, 0.3, 0.6, 1.0, 1.5] {
-            try killImport(source.path, store: store.path, after: delay)
+        var landed = 0
+        for (round, done) in [0, 2, 6, 10, 16, 20].enumerated() {
+            if try killImport(source.path, store: store.path, atProgress: done, round: round) { landed += 1 }
             try expectSound(store.path)
         }
+        #expect(landed >= 4, "only \(landed) of 6 kills landed inside the import")
         let finish = try Tenbin.run(["import", source.path], store: store.path)
         #expect(finish.status == 0, "\(finish.stderr)")
         let again = try Tenbin.run(["import", source.path], store: store.path)
-        #expect(again.stdout == "Imported 0 poster(s), skipped 24 already on the board; nothing failed.\n")
+        #expect(again.stdout == "Imported 0 posters, skipped 24 already on the board; nothing failed.\n")
         let check = try Tenbin.run(["check"], store: store.path)
-        #expect(check.stdout.contains("OK: 24 poster(s)"), "\(check.stdout)")
+        #expect(check.stdout.contains("OK: 24 posters"), "\(check.stdout)")
     }
 
     @Test func killingAManifestImportMidTransactionLeavesASoundStoreAndARerunFinishes() throws {
@@ -71,13 +70,15 @@ import Testing
         }
         let manifest = "\(source.path)/m.jsonl"
         try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: manifest))
-        for delay in [0.05, 0.3, 0.7, 1.2] {
-            try killImport(manifest, store: store.path, after: delay)
+        var landed = 0
+        for (round, done) in [0, 5_000, 15_000, 30_000].enumerated() {
+            if try killImport(manifest, store: store.path, atProgress: done, round: round) { landed += 1 }
             try expectSound(store.path)
         }
+        #expect(landed >= 3, "only \(landed) of 4 kills landed inside the import")
         let finish = try Tenbin.run(["import", manifest], store: store.path)
         #expect(finish.status == 0, "\(finish.stderr)")
         let check = try Tenbin.run(["check"], store: store.path)
-        #expect(check.stdout.contains("OK: 40000 poster(s), 3 blob(s)"), "\(check.stdout)")
+        #expect(check.stdout.contains("OK: 40000 posters, 3 blobs"), "\(check.stdout)")
     }
 }

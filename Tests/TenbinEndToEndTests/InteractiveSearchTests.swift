@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `tenbin search -i` driven in a real pseudo-terminal (tmux): keys in, screen out.
-@Suite(.enabled(if: TmuxSession.isAvailable, "needs tmux"))
+@Suite(.enabled(if: TmuxSession.isAvailable, "needs tmux"), .timeLimit(.minutes(3)))
 struct InteractiveSearchTests {
     /// Starts interactive search in tmux; its stdout, exit status and the terminal settings
     /// before and after go to files in `folder`.
@@ -31,7 +31,7 @@ struct InteractiveSearchTests {
         try tmux.press("Down")
         try tmux.waitForScreen { $0.contains("> #1 ") }
         try tmux.press("Enter")
-        #expect(waitForFile("\(store.path)/status") == "0\n")
+        #expect(try waitForFile("\(store.path)/status") == "0\n")
         #expect(file(store, "out") == "1\n")
         #expect(file(store, "stty-after") == file(store, "stty-before"))
     }
@@ -50,7 +50,7 @@ struct InteractiveSearchTests {
         try tmux.waitForScreen { $0.contains("No posters match.") }
         try tmux.press("Enter")  // nothing to select: Enter does nothing
         try tmux.press("Escape")
-        #expect(waitForFile("\(store.path)/status") == "130\n")
+        #expect(try waitForFile("\(store.path)/status") == "130\n")
         #expect(file(store, "out").isEmpty)
     }
 
@@ -62,7 +62,7 @@ struct InteractiveSearchTests {
             try tmux.type("猫")
             try tmux.waitForScreen { $0.contains("1 found") }
             try tmux.press(key)
-            #expect(waitForFile("\(store.path)/status") == "130\n", "\(key)")
+            #expect(try waitForFile("\(store.path)/status") == "130\n", "\(key)")
             #expect(file(store, "out").isEmpty)
             #expect(!file(store, "stty-before").isEmpty)
             #expect(file(store, "stty-after") == file(store, "stty-before"), "\(key)")
@@ -79,6 +79,6 @@ struct InteractiveSearchTests {
         #expect(screen.contains("Searching…"))
         #expect(!screen.contains("#1 "))
         try tmux.press("Escape")
-        #expect(waitForFile("\(store.path)/status") == "130\n")
+        #expect(try waitForFile("\(store.path)/status") == "130\n")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite struct PostingTests {
+@Suite(.timeLimit(.minutes(5))) struct PostingTests {
     static var sampleFolders: [(name: String, images: [String], question: String, tags: [String])] {
         let base = Tenbin.root + "/SampleImages"
         return ((try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []).sorted().map { name in
@@ -69,6 +69,9 @@ import Testing
         #expect(human.stdout == "#2  ▕███████████████░░░░░▏  3 : 1  (75% : 25%)\n")
         let popular = try Tenbin.run(["list", "--sort", "popular"], store: store.path)
         #expect(popular.stdout.hasPrefix("#2  ▕█████████░░░▏ 3 : 1"))
+        let shown = try Tenbin.run(["show", "3", "--json"], store: store.path)
+        let deletedJSON = try Tenbin.run(["delete", "3", "--json"], store: store.path)
+        #expect(deletedJSON.status == 0 && deletedJSON.stdout == shown.stdout, "the poster as it last was")
         #expect(try Tenbin.run(["delete", "2"], store: store.path).stdout == "Deleted #2.\n")
         let missing = try Tenbin.run(["show", "2"], store: store.path)
         #expect(missing.status == 1)
@@ -98,9 +101,9 @@ import Testing
         let folder = Self.sampleFolders[1]
         #expect(try Tenbin.run(["post"] + folder.images, store: store.path).status == 0)
         let gc = try Tenbin.run(["gc"], store: store.path)
-        #expect(gc.stdout == "Removed 0 unused blob(s), 0 bytes, and 0 temporary file(s).\n")
+        #expect(gc.stdout == "Removed 0 unused blobs, 0 bytes, and 0 temporary files.\n")
         let check = try Tenbin.run(["check"], store: store.path)
-        #expect(check.stdout == "OK: 1 poster(s), 2 blob(s), all sound.\n")
+        #expect(check.stdout == "OK: 1 poster, 2 blobs, all sound.\n")
     }
 
     @Test func checkReportsACorruptBlobAndExits1() throws {

@@ -18,7 +18,7 @@ func makeSearchStore() throws -> ScratchFolder {
     return folder
 }
 
-@Suite struct SearchCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct SearchCommandTests {
     func ids(_ json: String) throws -> [Int] {
         let array = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
         return array.compactMap { $0["id"] as? Int }
@@ -61,7 +61,22 @@ func makeSearchStore() throws -> ScratchFolder {
         #expect(found.stdout.hasPrefix("#3  "))
         #expect(found.stdout.contains("ｷﾉｺ派？タケノコ派？"))
         let none = try Tenbin.run(["search", "寿司"], store: store.path)
-        #expect(none.status == 0 && none.stdout == "No posters.\n")
+        #expect(none.status == 1 && none.stdout == "No posters.\n" && none.stderr.isEmpty)
+    }
+
+    @Test func nothingMatchedExitsOneLikeGrep() throws {
+        let store = try makeSearchStore()
+        #expect(try Tenbin.run(["search", "たけのこ"], store: store.path).status == 0)
+        let json = try Tenbin.run(["search", "寿司", "--json"], store: store.path)
+        #expect(json.status == 1 && json.stdout == "[]\n" && json.stderr.isEmpty)
+        let pastTheEnd = try Tenbin.run(["search", "たけのこ", "--offset", "5"], store: store.path)
+        #expect(pastTheEnd.status == 1 && pastTheEnd.stderr.isEmpty)
+        let noStore = try Tenbin.run(["search", "猫"], store: store.path + "/nowhere")
+        #expect(noStore.status == 1)
+        // A shell script's test: true only when something matched.
+        let script = "if '\(Tenbin.binary)' --store '\(store.path)' search \"$1\" >/dev/null; then echo found; else echo none; fi"
+        #expect(try Shell.capture(["/bin/sh", "-c", script, "sh", "キノコ"]).stdout == "found\n")
+        #expect(try Shell.capture(["/bin/sh", "-c", script, "sh", "寿司"]).stdout == "none\n")
     }
 
     @Test func aQueryOfOnlyWhiteSpaceIsAUsageError() throws {
@@ -79,7 +94,7 @@ func makeSearchStore() throws -> ScratchFolder {
         let store = try makeSearchStore()
         for query in ["\"", "*", "AND", "NEAR(", "'", "' OR 1=1 --", "%", "\u{1}", "🐱", String(repeating: "猫", count: 10_000)] {
             let run = try Tenbin.run(["search", "--json", "--", query], store: store.path)
-            #expect(run.status == 0, "\(query.prefix(20)): \(run.stderr)")
+            #expect(run.status == 1 && run.stderr.isEmpty, "\(query.prefix(20)): \(run.stderr)")
             #expect(run.stdout == "[]\n", "\(query.prefix(20))")
         }
         let question = try Tenbin.run(["search", "?", "--json"], store: store.path)
@@ -98,14 +113,9 @@ func makeSearchStore() throws -> ScratchFolder {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
         process.arguments = ["-w", Tenbin.binary, "--store", store.path, "search", "-i"]
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
+        let run = try Shell.collect(process, what: "setsid tenbin search -i")
+        let stderr = String(decoding: run.stderr, as: UTF8.self)
+        #expect(run.status == 1)
         #expect(stderr.hasPrefix("Error: interactive search needs a terminal"))
     }
 }

@@ -3,7 +3,7 @@ import Testing
 
 /// Many processes at once on one store: voters, an importer and a watcher. Every vote must
 /// be counted exactly once and the store must check clean at the end.
-@Suite struct SoakTests {
+@Suite(.timeLimit(.minutes(15))) struct SoakTests {
     static let voters = 3
     static let votesPerVoter = 120
 
@@ -29,33 +29,30 @@ import Testing
               i=$((i + 1))
             done
             """
-        var processes: [(Process, Pipe)] = []
+        var processes: [RunningProcess] = []
         for voter in 0..<Self.voters {
             processes.append(
-                try Self.start(["/bin/sh", "-c", script, Tenbin.binary, store.path, "x", String(Self.votesPerVoter), String(voter)]))
+                try RunningProcess(["/bin/sh", "-c", script, Tenbin.binary, store.path, "x", String(Self.votesPerVoter), String(voter)]))
         }
-        let importer = try Self.start([Tenbin.binary, "--store", store.path, "import", manifest, "--jobs", "1"])
-        let watcher = try Self.start([Tenbin.binary, "--store", store.path, "watch", "--json", "--limit", "5", "--sort", "popular"])
+        let importer = try RunningProcess([Tenbin.binary, "--store", store.path, "import", manifest, "--jobs", "1"])
+        let watcher = try RunningProcess([Tenbin.binary, "--store", store.path, "watch", "--json", "--limit", "5", "--sort", "popular"])
 
         var expected: [String: Int] = [:]
         var failures: [String] = []
-        for (process, output) in processes {
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+        for process in processes {
+            let text = try process.finish()
             for line in text.split(separator: "\n") {
                 if line.hasPrefix("FAILED") { failures.append(String(line)) } else { expected[String(line), default: 0] += 1 }
             }
         }
-        let imported = String(decoding: importer.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        importer.0.waitUntilExit()
-        watcher.0.terminate()
-        let watched = String(decoding: watcher.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        watcher.0.waitUntilExit()
-        #expect(watcher.0.terminationStatus == 143, "watch ends on SIGTERM, even when nobody was reading it")
+        let imported = try importer.finish()
+        watcher.terminate()
+        let watched = try watcher.finish()
+        #expect(watcher.terminationStatus == 143, "watch ends on SIGTERM, even when nobody was reading it")
         #expect(watched.hasPrefix("{\"type\": \"snapshot\""))
 
         #expect(failures.isEmpty, "votes that failed: \(failures.prefix(5))")
-        #expect(importer.0.terminationStatus == 0, "\(imported)")
+        #expect(importer.terminationStatus == 0, "\(imported)")
         #expect(expected.values.reduce(0, +) == Self.voters * Self.votesPerVoter)
         for id in 1...3 {
             let shown = try Tenbin.run(["show", String(id), "--json"], store: store.path)
@@ -63,17 +60,6 @@ import Testing
         }
         let check = try Tenbin.run(["check"], store: store.path)
         #expect(check.status == 0, "\(check.stderr)")
-        #expect(check.stdout.contains("OK: 303 poster(s)"))
-    }
-
-    static func start(_ arguments: [String]) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        return (process, output)
+        #expect(check.stdout.contains("OK: 303 posters"))
     }
 }

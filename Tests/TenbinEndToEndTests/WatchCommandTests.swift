@@ -123,6 +123,7 @@ import Testing
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
+        let deadline = Deadline(process, what: "tenbin watch --json")
         var received = Data()
         while !received.contains(0x0A) {
             let chunk = output.fileHandleForReading.availableData
@@ -132,13 +133,17 @@ import Testing
         #expect(String(decoding: received, as: UTF8.self).hasPrefix("{\"type\": \"snapshot\""))
         try output.fileHandleForReading.close()
         process.waitUntilExit()
+        try deadline.check()
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
     }
 
     @Test func badOptionsAreUsageErrors() throws {
         let store = try ScratchFolder()
-        for arguments in [["watch", "--limit", "0"], ["watch", "--sort", "old"], ["watch", "extra"], ["watch", "--limit", "1001"]] {
+        for arguments in [
+            ["watch", "--limit", "0"], ["watch", "--sort", "old"], ["watch", "extra"], ["watch", "--limit", "1001"],
+            ["watch", "--query", ""], ["watch", "--query", " \u{3000}"],
+        ] {
             let run = try Tenbin.run(arguments, store: store.path)
             #expect(run.status == 64, "\(arguments)")
             #expect(run.stdout == "")
@@ -160,6 +165,7 @@ final class WatchProcess {
     private let errors = Pipe()
     private let buffer = LineBuffer()
     private let reader: Thread
+    private var deadline: Deadline?
 
     /// Starts tenbin with `arguments` (in `store` when given).
     init(_ arguments: [String], store: ScratchFolder?) throws {
@@ -190,6 +196,7 @@ final class WatchProcess {
             buffer.finished.signal()
         }
         try process.run()
+        deadline = Deadline(process, what: "tenbin \(arguments.joined(separator: " "))")
         reader.start()
     }
 
@@ -217,6 +224,7 @@ final class WatchProcess {
     func interrupt() throws -> (status: Int32, stderr: String, unreadLines: [String]) {
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
+        try deadline?.check()
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         _ = buffer.finished.wait(timeout: .now() + 10)  // the pipe closes with the process; a late reader only means fewer lines
         let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus

@@ -237,7 +237,8 @@ import Testing
         let feed = Feed(order: order, limit: 5)
         let board = try liveBoard(store, clock, recorder)
         let task = try await start(feed, on: board, clock: clock, recorder: recorder)
-        var random = SplitMix64(seed: order == .new ? 1 : 2)
+        let seed: UInt64 = order == .new ? 1 : 2
+        var random = SplitMix64(seed: seed)
         var replayed = try #require(recorder.delivered.first?.snapshot)
         for step in 0..<80 {
             let before = recorder.delivered.count
@@ -256,7 +257,7 @@ import Testing
             for update in recorder.delivered[before...] {
                 replayed = try FeedDiff.apply(try #require(update.changes), to: replayed)
             }
-            #expect(replayed == (try writer.posters(order: order, limit: feed.limit)), "step \(step)")
+            #expect(replayed == (try writer.posters(order: order, limit: feed.limit)), "step \(step) (seed \(seed))")
         }
         task.cancel()
         try await task.value

@@ -27,16 +27,20 @@ import Testing
         #expect(Resampler.resize(image, width: 2, height: 2) == image)
     }
 
-    @Test(arguments: [(61, 61), (61, 30), (61, 17), (100, 99), (7, 1)])
-    func streamingRowsGivesExactlyTheBytesOfTheWholeImagePass(sourceHeight: Int, targetHeight: Int) {
-        var generator = SplitMix64(seed: UInt64(sourceHeight * 1000 + targetHeight))
-        let pixels = (0..<(13 * sourceHeight * 3)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
-        let image = PixelBuffer(width: 13, height: sourceHeight, channels: 3, pixels: pixels)
-        let streaming = StreamingResampler(width: 13, channels: 3, sourceHeight: sourceHeight, targetHeight: targetHeight)
-        image.pixels.withUnsafeBufferPointer { buffer in
-            for y in 0..<sourceHeight { streaming.add(row: buffer.baseAddress! + y * 13 * 3, y: y) }
+    @Test(arguments: [(61, 61, 13), (61, 30, 13), (61, 17, 7), (100, 99, 5), (7, 1, 1), (40, 21, 12), (1000, 999, 2)])
+    func streamingRowsGivesExactlyTheBytesOfTheWholeImagePass(sourceHeight: Int, targetHeight: Int, targetWidth: Int) {
+        for channels in [1, 3, 4] {
+            let seed = UInt64(sourceHeight * 1000 + targetHeight * 10 + channels)
+            var generator = SplitMix64(seed: seed)
+            let pixels = (0..<(13 * sourceHeight * channels)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            let image = PixelBuffer(width: 13, height: sourceHeight, channels: channels, pixels: pixels)
+            let streaming = StreamingResampler(
+                width: 13, channels: channels, sourceHeight: sourceHeight, targetWidth: targetWidth, targetHeight: targetHeight)
+            image.pixels.withUnsafeBufferPointer { buffer in
+                for y in 0..<sourceHeight { streaming.add(row: buffer.baseAddress! + y * 13 * channels, y: y) }
+            }
+            // At the same size the whole-image pass returns the image itself.
+            #expect(streaming.result == Resampler.resize(image, width: targetWidth, height: targetHeight), "seed \(seed)")
         }
-        // At the same height the whole-image pass returns the image itself.
-        #expect(streaming.result == Resampler.resize(image, width: 13, height: targetHeight))
     }
 }

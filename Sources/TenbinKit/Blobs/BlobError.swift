@@ -1,5 +1,5 @@
 /// A failure reading or writing the blob store, naming the blob and its file.
-public struct BlobError: Error, CustomStringConvertible, Sendable {
+public struct BlobError: KindedError, Sendable {
     /// What was being done.
     public enum Operation: String, Sendable {
         case create = "create the blob folder"
@@ -28,6 +28,13 @@ public struct BlobError: Error, CustomStringConvertible, Sendable {
         self.detail = detail
     }
 
+    /// A refusal by the system (no space, no permission, read-only) is `unavailable`; a blob
+    /// file that is missing or wrong where the store says it is means the store is damaged
+    /// (`internal`).
+    public var kind: ErrorKind {
+        errno.map { SystemError.kind(for: $0, missing: .internal) } ?? .internal
+    }
+
     public var description: String {
         var reason = detail ?? errno.map(SystemError.message(for:)) ?? "unknown error"
         switch errno {
@@ -37,6 +44,6 @@ public struct BlobError: Error, CustomStringConvertible, Sendable {
         case 13: reason += " (no permission to write in the store)"
         default: break
         }
-        return "cannot \(operation.rawValue) \(path): \(reason)"
+        return "\(path): cannot \(operation.rawValue): \(reason)"
     }
 }

@@ -3,13 +3,13 @@ import CImageCodec
 /// What an image's header says, read without decoding pixels.
 public struct ImageHeader: Sendable, Hashable {
     /// The format recognised from the first bytes.
-    public let format: ImageFormat
+    public let format: UploadFormat
     /// Width and height as stored in the file (before orientation).
     /// Stored width in pixels.
     public let width: Int
     /// Stored height in pixels.
     public let height: Int
-    /// The EXIF orientation (JPEG only; PNG is always `.up`).
+    /// The EXIF orientation (a JPEG's APP1, a PNG's eXIf chunk before its pixels).
     public let orientation: ExifOrientation
 }
 
@@ -34,6 +34,10 @@ public struct ImageCodec: Sendable {
     public var limits: ImageLimits
     /// How accepted uploads are stored.
     public var encoding: EncodingOptions
+    /// Decode JPEGs with libjpeg's smooth ("fancy") chroma upsampling even when the pixels
+    /// are shrunk afterwards (slower). Off by default: the shrink averages the difference
+    /// away; the benchmark uses this as its quality reference.
+    public var exactDecoding = false
 
     /// A codec with the given limits and output options.
     public init(limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions()) {
@@ -46,9 +50,11 @@ public struct ImageCodec: Sendable {
         switch FileBytes.read(path, limit: limits.maxFileBytes) {
         case .success(let bytes): return bytes
         case .failure(let error) where error.code == 27:  // EFBIG
-            throw ImageError(source: path, stage: .read, reason: "is larger than the limit of \(ByteCount(limits.maxFileBytes))")
+            throw ImageError(source: path, stage: .limits, reason: "is larger than the limit of \(ByteCount(limits.maxFileBytes))")
         case .failure(let error):
-            throw ImageError(source: path, stage: .read, reason: "cannot be read: \(SystemError.message(for: error.code))")
+            throw ImageError(
+                source: path, stage: .read, reason: "cannot be read: \(SystemError.message(for: error.code))",
+                kind: SystemError.kind(for: error.code) == .notFound ? .notFound : .invalidInput)
         }
     }
 
@@ -74,9 +80,23 @@ public struct ImageCodec: Sendable {
             header = ImageHeader(format: .jpeg, width: Int(info.width), height: Int(info.height), orientation: orientation)
         case .png:
             var info = tb_png_header()
-            let status = tb_png_read_header(bytes, bytes.count, &info, &error)
+            var exif = [UInt8](repeating: 0, count: 65536)
+            var exifLength = 0
+            let status = tb_png_read_header(bytes, bytes.count, &info, &exif, exif.count, &exifLength, &error)
             guard status == 0 else { throw Self.failure(source, .header, format, error) }
-            header = ImageHeader(format: .png, width: Int(info.width), height: Int(info.height), orientation: .up)
+            let orientation = ExifOrientation.parse(exif: Array(exif.prefix(exifLength)))
+            header = ImageHeader(format: .png, width: Int(info.width), height: Int(info.height), orientation: orientation)
+        case .webp, .heic, .avif:
+            var info = tb_still_header()
+            let status =
+                format == .webp
+                ? tb_webp_read_header(bytes, bytes.count, &info, &error) : tb_heif_read_header(bytes, bytes.count, &info, &error)
+            guard status == 0 else { throw Self.failure(source, .header, format, error) }
+            if info.animated != 0 {
+                throw ImageError(source: source, stage: .limits, format: format, reason: "is an animated WebP; tenbin stores still images")
+            }
+            // libheif gives the size with the file's rotation applied, and decodes upright.
+            header = ImageHeader(format: format, width: Int(info.width), height: Int(info.height), orientation: .up)
         }
         if let violation = limits.violation(width: header.width, height: header.height) {
             throw ImageError(source: source, stage: .limits, format: format, reason: violation)
@@ -85,8 +105,9 @@ public struct ImageCodec: Sendable {
     }
 
     /// Decodes an upload upright, scaled down to fit `maxEdge` on its longer side (nil:
-    /// full size). JPEGs shrink on load and are resampled row by row as they decode, so the
-    /// full-size frame is never held in memory.
+    /// full size). JPEGs shrink on load, WebPs are scaled by libwebp, and every format's rows
+    /// are resampled as they decode, so the full-size frame is never held in memory (except
+    /// for interlaced PNGs and HEIC/AVIF, whose decoders finish whole frames).
     public func decode(_ bytes: [UInt8], source: String, maxEdge: Int?) throws -> PixelBuffer {
         let header = try probe(bytes, source: source)
         return try decode(bytes, header: header, source: source, maxEdge: maxEdge)
@@ -95,30 +116,34 @@ public struct ImageCodec: Sendable {
     func decode(_ bytes: [UInt8], header: ImageHeader, source: String, maxEdge: Int?) throws -> PixelBuffer {
         let target = Resampler.fitting(width: header.width, height: header.height, maxEdge: maxEdge ?? Int.max)
         var error = [CChar](repeating: 0, count: Int(TB_ERROR_CAPACITY))
-        let stored: PixelBuffer
+        let status: Int32
+        let sink: RowSink
         switch header.format {
         case .jpeg:
             let scale = Self.jpegScale(width: header.width, height: header.height, atLeast: target)
-            let sink = JPEGRowSink(targetHeight: target.height)
-            let status = withExtendedLifetime(sink) {
-                tb_jpeg_decode_rows(
-                    bytes, bytes.count, Int32(scale), Unmanaged.passUnretained(sink).toOpaque(),
-                    { context, width, height, channels in
-                        // The context is the sink, kept alive by withExtendedLifetime above.
-                        Unmanaged<JPEGRowSink>.fromOpaque(context!).takeUnretainedValue().begin(
-                            width: Int(width), height: Int(height), channels: Int(channels))
-                    },
-                    { context, row, y in
-                        Unmanaged<JPEGRowSink>.fromOpaque(context!).takeUnretainedValue().add(row: row!, y: Int(y))
-                    }, &error)
+            // Plain chroma upsampling only where the shrink that follows (by 1.25x or more)
+            // averages its difference away (measured in `make bench SECTIONS=reencode`).
+            let decodedLongest = (max(header.width, header.height) * scale + 7) / 8
+            let fast = !exactDecoding && decodedLongest * 4 >= max(target.width, target.height) * 5
+            sink = RowSink(.size(width: target.width, height: target.height))
+            status = sink.receive { context, begin, row in
+                tb_jpeg_decode_rows(bytes, bytes.count, Int32(scale), fast ? 1 : 0, context, begin, row, &error)
             }
-            guard status == 0, let shrunk = sink.resampler?.result else { throw Self.failure(source, .decode, header.format, error) }
-            stored = Resampler.resizeHorizontally(shrunk, width: target.width)
         case .png:
-            var image = tb_image()
-            guard tb_png_decode(bytes, bytes.count, &image, &error) == 0 else { throw Self.failure(source, .decode, header.format, error) }
-            stored = Resampler.resize(Self.adopt(image), width: target.width, height: target.height)
+            sink = RowSink(.size(width: target.width, height: target.height))
+            status = sink.receive { context, begin, row in tb_png_decode_rows(bytes, bytes.count, context, begin, row, &error) }
+        case .webp:
+            // libwebp scales while it decodes, so only the target-sized frame is held.
+            sink = RowSink(.size(width: target.width, height: target.height))
+            status = sink.receive { context, begin, row in
+                tb_webp_decode_rows(bytes, bytes.count, Int32(target.width), Int32(target.height), context, begin, row, &error)
+            }
+        case .heic, .avif:
+            // libheif decodes the whole frame; its rows stream into the resampler from there.
+            sink = RowSink(.maxEdge(maxEdge))
+            status = sink.receive { context, begin, row in tb_heif_decode_rows(bytes, bytes.count, context, begin, row, &error) }
         }
+        guard status == 0, let stored = sink.result else { throw Self.failure(source, .decode, header.format, error) }
         return stored.applying(header.orientation)
     }
 
@@ -147,7 +172,7 @@ public struct ImageCodec: Sendable {
                 tb_png_encode(buffer.baseAddress, Int32(opaque.width), Int32(opaque.height), Int32(opaque.channels), &output, &error)
             }
         }
-        guard status == 0, let start = output.bytes else { throw Self.failure(source, .encode, format, error) }
+        guard status == 0, let start = output.bytes else { throw Self.failure(source, .encode, UploadFormat(format), error) }
         defer { tb_free(start) }
         let bytes = Array(UnsafeBufferPointer(start: start, count: output.length))
         return EncodedImage(bytes: bytes, format: format, width: opaque.width, height: opaque.height)
@@ -164,16 +189,10 @@ public struct ImageCodec: Sendable {
         return 8
     }
 
-    /// Moves C-allocated pixels into a Swift buffer and frees them.
-    private static func adopt(_ image: tb_image) -> PixelBuffer {
-        defer { tb_free(image.pixels) }
-        let count = Int(image.width) * Int(image.height) * Int(image.channels)
-        let pixels = Array(UnsafeBufferPointer(start: image.pixels, count: count))
-        return PixelBuffer(width: Int(image.width), height: Int(image.height), channels: Int(image.channels), pixels: pixels)
-    }
-
-    private static func failure(_ source: String, _ stage: ImageError.Stage, _ format: ImageFormat, _ error: [CChar]) -> ImageError {
+    private static func failure(_ source: String, _ stage: ImageError.Stage, _ format: UploadFormat, _ error: [CChar]) -> ImageError {
+        // One line: libheif's messages may end in a newline.
         var reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .split(whereSeparator: \.isNewline).joined(separator: " ")
         if reason.isEmpty { reason = "unknown error" }
         return ImageError(source: source, stage: stage, format: format, reason: reason)
     }
@@ -198,26 +217,5 @@ struct ByteCount: CustomStringConvertible {
         }
         let text = scaled == scaled.rounded() ? "\(Int(scaled))" : ImageLimits.oneDecimal(scaled)
         return "\(text) \(units[unit])"
-    }
-}
-
-/// Receives a JPEG's rows from the C decoder and shrinks them to the target height as they
-/// arrive.
-private final class JPEGRowSink {
-    let targetHeight: Int
-    var resampler: StreamingResampler?
-
-    init(targetHeight: Int) {
-        self.targetHeight = targetHeight
-    }
-
-    func begin(width: Int, height: Int, channels: Int) -> Int32 {
-        // Shrink-on-load never goes below the target, so the target height always fits.
-        resampler = StreamingResampler(width: width, channels: channels, sourceHeight: height, targetHeight: min(targetHeight, height))
-        return 0
-    }
-
-    func add(row: UnsafePointer<UInt8>, y: Int) {
-        resampler?.add(row: row, y: y)
     }
 }

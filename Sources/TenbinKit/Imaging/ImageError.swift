@@ -1,5 +1,5 @@
 /// Why an uploaded image was refused, naming the file and the stage that refused it.
-public struct ImageError: Error, CustomStringConvertible, Sendable {
+public struct ImageError: KindedError, Sendable {
     /// Where in the pipeline the image failed.
     public enum Stage: String, Sendable {
         /// Reading the file from disk.
@@ -21,27 +21,39 @@ public struct ImageError: Error, CustomStringConvertible, Sendable {
     /// Where the image failed.
     public let stage: Stage
     /// The format, once it is known.
-    public let format: ImageFormat?
+    public let format: UploadFormat?
     /// What is wrong, as a phrase a user can act on.
     public let reason: String
+    /// What kind of failure this is: by default, over the limits for `limits`, internal for
+    /// `encode`, and invalid input for the rest.
+    public let kind: ErrorKind
 
-    /// Creates an image error.
-    public init(source: String, stage: Stage, format: ImageFormat? = nil, reason: String) {
+    /// Creates an image error; `kind` defaults to the stage's usual kind.
+    public init(source: String, stage: Stage, format: UploadFormat? = nil, reason: String, kind: ErrorKind? = nil) {
         self.source = source
         self.stage = stage
         self.format = format
         self.reason = reason
+        self.kind = kind ?? Self.usualKind(of: stage)
     }
 
     /// The same error about another source (a path instead of a label).
     public func about(_ source: String) -> ImageError {
-        ImageError(source: source, stage: stage, format: format, reason: reason)
+        ImageError(source: source, stage: stage, format: format, reason: reason, kind: kind)
+    }
+
+    private static func usualKind(of stage: Stage) -> ErrorKind {
+        switch stage {
+        case .limits: .limitExceeded
+        case .encode: .internal
+        case .read, .sniff, .header, .decode: .invalidInput
+        }
     }
 
     public var description: String {
         switch stage {
         case .read, .sniff, .limits: "\(source): \(reason)"
-        default: "\(source): \(format.map { "\($0.rawValue.uppercased()) " } ?? "")\(stage.rawValue) failed: \(reason)"
+        default: "\(source): \(format.map { "\($0.name) " } ?? "")\(stage.rawValue) failed: \(reason)"
         }
     }
 }

@@ -80,60 +80,103 @@ public enum Resampler {
 
     static func resizeHorizontally(_ image: PixelBuffer, width: Int) -> PixelBuffer {
         if width == image.width { return image }
-        let contributions = Contributions(source: image.width, target: width)
+        let taps = Taps(source: image.width, target: width)
         let channels = image.channels
         var output = [UInt8](repeating: 0, count: width * image.height * channels)
         image.pixels.withUnsafeBufferPointer { source in
             output.withUnsafeMutableBufferPointer { target in
-                contributions.weights.withUnsafeBufferPointer { weights in
-                    for y in 0..<image.height {
-                        let sourceRow = source.baseAddress! + y * image.width * channels  // non-empty image
-                        let targetRow = target.baseAddress! + y * width * channels  // non-empty image
-                        switch channels {
-                        case 1: horizontalRow(sourceRow, targetRow, contributions, weights, channels: 1)
-                        case 3: horizontalRow(sourceRow, targetRow, contributions, weights, channels: 3)
-                        default: horizontalRow(sourceRow, targetRow, contributions, weights, channels: 4)
-                        }
-                    }
+                for y in 0..<image.height {
+                    let sourceRow = source.baseAddress! + y * image.width * channels  // non-empty image
+                    let targetRow = target.baseAddress! + y * width * channels  // non-empty image
+                    shrinkRow(sourceRow, into: targetRow, taps: taps, channels: channels)
                 }
             }
         }
         return PixelBuffer(width: width, height: image.height, channels: channels, pixels: output)
     }
 
-    /// One row of the horizontal pass. Inlined with a constant `channels`, so each case
-    /// compiles to straight-line arithmetic on registers.
+    /// The horizontal weights laid out for speed: every output pixel reads the same number
+    /// of source pixels (`count`), the shorter ones padded with zero weights, their first
+    /// pixel moved left where needed so no read passes the row's end. Zero weights add
+    /// nothing, so the sums are exactly those of ``Contributions``.
+    struct Taps {
+        let count: Int
+        let starts: [Int32]
+        let weights: [Int32]
+
+        init(source: Int, target: Int) {
+            let contributions = Contributions(source: source, target: target)
+            let count = contributions.maxCount
+            var starts: [Int32] = []
+            var weights: [Int32] = []
+            var offset = 0
+            for index in 0..<target {
+                let start = Int(contributions.starts[index])
+                let used = Int(contributions.counts[index])
+                // maxCount never exceeds the source width, so the moved start stays >= 0.
+                let padded = min(start, source - count)
+                var row = [Int32](repeating: 0, count: count)
+                for k in 0..<used { row[start - padded + k] = contributions.weights[offset + k] }
+                offset += used
+                starts.append(Int32(padded))
+                weights.append(contentsOf: row)
+            }
+            self.count = count
+            self.starts = starts
+            self.weights = weights
+        }
+    }
+
+    /// Shrinks one row of `taps.starts.count` output pixels from `source`.
+    static func shrinkRow(_ source: UnsafePointer<UInt8>, into target: UnsafeMutablePointer<UInt8>, taps: Taps, channels: Int) {
+        taps.weights.withUnsafeBufferPointer { weights in
+            taps.starts.withUnsafeBufferPointer { starts in
+                switch (channels, taps.count) {
+                case (1, _): horizontalRow(source, target, starts, weights, taps.count, channels: 1)
+                case (3, 2): horizontalRow(source, target, starts, weights, 2, channels: 3)
+                case (3, 3): horizontalRow(source, target, starts, weights, 3, channels: 3)
+                case (3, _): horizontalRow(source, target, starts, weights, taps.count, channels: 3)
+                case (_, 2): horizontalRow(source, target, starts, weights, 2, channels: 4)
+                case (_, 3): horizontalRow(source, target, starts, weights, 3, channels: 4)
+                default: horizontalRow(source, target, starts, weights, taps.count, channels: 4)
+                }
+            }
+        }
+    }
+
+    /// One row of the horizontal pass. Inlined with constant `channels` (and, for the
+    /// common shrinks by less than two, a constant `count`), so each case compiles to
+    /// straight-line arithmetic on registers.
     @inline(__always)
     private static func horizontalRow(
-        _ source: UnsafePointer<UInt8>, _ target: UnsafeMutablePointer<UInt8>, _ contributions: Contributions,
-        _ weights: UnsafeBufferPointer<Int32>, channels: Int
+        _ source: UnsafePointer<UInt8>, _ target: UnsafeMutablePointer<UInt8>, _ starts: UnsafeBufferPointer<Int32>,
+        _ weights: UnsafeBufferPointer<Int32>, _ count: Int, channels: Int
     ) {
-        var weightIndex = 0
+        var weight = weights.baseAddress!  // never empty: every image has a pixel
         var out = target
-        for x in 0..<contributions.starts.count {
-            let count = Int(contributions.counts[x])
-            var pixel = source + Int(contributions.starts[x]) * channels
+        for x in 0..<starts.count {
+            var pixel = source + Int(starts[x]) * channels
             var c0 = rounding
             var c1 = rounding
             var c2 = rounding
             var c3 = rounding
             for k in 0..<count {
-                let weight = weights[weightIndex + k]
-                c0 &+= Int32(pixel[0]) &* weight
+                let w = weight[k]
+                c0 &+= Int32(pixel[0]) &* w
                 if channels > 1 {
-                    c1 &+= Int32(pixel[1]) &* weight
-                    c2 &+= Int32(pixel[2]) &* weight
+                    c1 &+= Int32(pixel[1]) &* w
+                    c2 &+= Int32(pixel[2]) &* w
                 }
-                if channels > 3 { c3 &+= Int32(pixel[3]) &* weight }
+                if channels > 3 { c3 &+= Int32(pixel[3]) &* w }
                 pixel += channels
             }
-            weightIndex += count
-            out[0] = UInt8(truncatingIfNeeded: c0 >> Int32(precision))
+            weight += count
+            out[0] = UInt8(truncatingIfNeeded: c0 &>> Int32(precision))
             if channels > 1 {
-                out[1] = UInt8(truncatingIfNeeded: c1 >> Int32(precision))
-                out[2] = UInt8(truncatingIfNeeded: c2 >> Int32(precision))
+                out[1] = UInt8(truncatingIfNeeded: c1 &>> Int32(precision))
+                out[2] = UInt8(truncatingIfNeeded: c2 &>> Int32(precision))
             }
-            if channels > 3 { out[3] = UInt8(truncatingIfNeeded: c3 >> Int32(precision)) }
+            if channels > 3 { out[3] = UInt8(truncatingIfNeeded: c3 &>> Int32(precision)) }
             out += channels
         }
     }

@@ -43,8 +43,11 @@ final class ImportRun {
     /// Past this many remembered paths, those no waiting entry needs are forgotten.
     static let maximumRememberedImages = 100_000
 
-    private struct Failure: Error {
+    private struct Failure: KindedError {
         let reason: String
+
+        var kind: ErrorKind { .invalidInput }
+        var description: String { reason }
     }
 
     private enum ImageState {

@@ -5,13 +5,40 @@ public enum ImportSource: Sendable, Hashable {
     /// A JSON Lines manifest, one poster per line (see ``Manifest``).
     case manifest(String)
 
-    /// A folder at `path` is read as poster folders, a file as a manifest.
+    /// A folder at `path` is read as poster folders; a file is read as a manifest when it
+    /// looks like one (see ``looksLikeManifest(_:)``). Anything else is refused with an
+    /// ``ImportError`` of kind `invalidInput` before anything is read or written.
     public static func at(_ path: String) throws -> ImportSource {
         switch Directory.kind(of: path) {
         case .folder: return .folders(path)
-        case .file: return .manifest(path)
-        case .other: throw ImportError(path: path, reason: "is neither a folder of poster folders nor a manifest file")
-        case .unreadable(let code): throw ImportError(path: path, reason: "cannot be read: \(SystemError.message(for: code))")
+        case .file:
+            guard try looksLikeManifest(path) else {
+                throw ImportError(
+                    path: path, reason: "not a manifest (expected a folder of poster folders or a .jsonl file)", isNotASource: true)
+            }
+            return .manifest(path)
+        case .other:
+            throw ImportError(path: path, reason: "neither a folder of poster folders nor a manifest file", isNotASource: true)
+        case .unreadable(let code): throw ImportError.unreadable(path, code: code)
+        }
+    }
+
+    /// Bytes read from a file to decide whether it is a manifest.
+    static let manifestSniffBytes = 4096
+
+    /// Whether the file at `path` is a manifest: its name ends in `.jsonl` or `.ndjson` (any
+    /// case), or its first character that is not white space (after an optional byte-order
+    /// mark) opens a JSON object. A photo, a README or a program is not read line by line.
+    static func looksLikeManifest(_ path: String) throws -> Bool {
+        let name = path.lowercased()
+        if name.hasSuffix(".jsonl") || name.hasSuffix(".ndjson") { return true }
+        switch Directory.head(of: path, count: manifestSniffBytes) {
+        case .failure(let error): throw ImportError.unreadable(path, code: error.code)
+        case .success(let head):
+            var bytes = head[...]
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+            let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+            return first == UInt8(ascii: "{")
         }
     }
 
@@ -31,17 +58,34 @@ public enum ImportSource: Sendable, Hashable {
 }
 
 /// A problem with an import's source as a whole (not with one poster): the import cannot start.
-public struct ImportError: Error, CustomStringConvertible, Sendable, Equatable {
+public struct ImportError: KindedError, Sendable, Equatable {
     /// The folder or manifest.
     public let path: String
+    /// What is wrong with it, as a phrase following its path.
     public let reason: String
+    /// `notFound` when the source does not exist, else usually `invalidInput`.
+    public let kind: ErrorKind
+    /// True when the path names something that is not an import source at all (a photo or a
+    /// README given as a manifest): a mistake in how the import was asked for.
+    public let isNotASource: Bool
 
-    public init(path: String, reason: String) {
+    /// Creates an import error.
+    public init(path: String, reason: String, kind: ErrorKind = .invalidInput, isNotASource: Bool = false) {
         self.path = path
         self.reason = reason
+        self.kind = kind
+        self.isNotASource = isNotASource
     }
 
-    public var description: String { "\(path) \(reason)" }
+    /// The source cannot be read, for the system's reason `code`.
+    static func unreadable(_ path: String, code: Int32) -> ImportError {
+        let kind = SystemError.kind(for: code)
+        return ImportError(
+            path: path, reason: "cannot be read: \(SystemError.message(for: code))", kind: kind == .internal ? .invalidInput : kind)
+    }
+
+    /// `PATH: reason`.
+    public var description: String { "\(path): \(reason)" }
 }
 
 /// One image of a poster to import.

@@ -61,7 +61,8 @@ public struct Importer: Sendable {
     }
 
     /// Runs the import. A folder or line that fails is listed in the report and the rest goes
-    /// on; this throws only when the source cannot be read or the store itself fails (what
+    /// on; this throws only when the source cannot be read, when a folder holds no poster
+    /// folders (an empty folder is an empty report), or when the store itself fails (what
     /// was committed stays, and running the import again finishes it).
     ///
     /// `progress` is called from the importing task at most ten times a second, and once at
@@ -71,6 +72,11 @@ public struct Importer: Sendable {
         var reader = try source.makeReader()
         let run = ImportRun(board: board, options: options, total: reader.total, reusesImages: reader.reusesImages, progress: progress)
         try await run.execute(&reader)
-        return run.report
+        let report = run.report
+        // Subfolders that all held nothing: say so rather than report an empty success.
+        if let folders = reader as? FolderReader, folders.total > 0, report.imported + report.skipped + report.failed == 0 {
+            throw folders.nothingFound()
+        }
+        return report
     }
 }

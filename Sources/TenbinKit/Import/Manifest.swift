@@ -7,8 +7,11 @@
 /// its own and the rest goes on. The file may be UTF-8 with a byte-order mark and CRLF ends.
 enum Manifest {
     /// Why one line cannot be a poster.
-    struct Problem: Error, Equatable {
+    struct Problem: KindedError, Equatable {
         let reason: String
+
+        var kind: ErrorKind { .invalidInput }
+        var description: String { reason }
     }
 
     /// Reads one line into a poster candidate; relative paths are resolved against `folder`.
@@ -132,8 +135,8 @@ struct ManifestReader: ImportReader {
 
     private static func failure(_ path: String, _ error: SystemErrno) -> ImportError {
         if error.code == 7 {  // E2BIG
-            return ImportError(path: path, reason: "has a line longer than \(ByteCount(LineReader.maximumLine)); is it a manifest?")
+            return ImportError(path: path, reason: "a line is longer than \(ByteCount(LineReader.maximumLine)); is it a manifest?")
         }
-        return ImportError(path: path, reason: "cannot be read: \(SystemError.message(for: error.code))")
+        return ImportError.unreadable(path, code: error.code)
     }
 }

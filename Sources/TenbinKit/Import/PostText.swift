@@ -10,8 +10,11 @@ struct PostText: Sendable, Equatable {
     var hashtags: [String]
 
     /// Why a `post.txt` cannot be used.
-    struct Problem: Error, Equatable {
+    struct Problem: KindedError, Equatable {
         let reason: String
+
+        var kind: ErrorKind { .invalidInput }
+        var description: String { reason }
     }
 
     /// Parses the bytes of a `post.txt`.

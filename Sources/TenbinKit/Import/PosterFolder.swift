@@ -62,7 +62,8 @@ enum PosterFolder {
         if images.isEmpty && problems.isEmpty && text == nil { return .ignored }
         if !problems.isEmpty { return .failed(source: source, reason: problems.joined(separator: "; ")) }
         guard images.count == 2 else {
-            let listed = images.isEmpty ? "no JPEG or PNG image" : "\(images.count) image(s) (\(images.joined(separator: ", ")))"
+            let names = images.joined(separator: ", ")
+            let listed = images.isEmpty ? "no JPEG or PNG image" : "\(Plural.count(images.count, "image")) (\(names))"
             return .failed(source: source, reason: "holds \(listed); a poster needs exactly 2")
         }
         return .poster(
@@ -106,14 +107,33 @@ struct FolderReader: ImportReader {
         let entries: [Directory.Entry]
         switch Directory.entries(root) {
         case .success(let list): entries = list
-        case .failure(let error): throw ImportError(path: given, reason: "cannot be read: \(SystemError.message(for: error.code))")
+        case .failure(let error): throw ImportError.unreadable(given, code: error.code)
         }
         folders = entries.filter { !$0.isHidden && $0.kind == .folder }.map(\.name)
-        if folders.isEmpty, case .poster = PosterFolder.read(root, source: root) {
-            throw ImportError(
-                path: given,
-                reason: "holds images but no poster folders; import the folder that contains it, or put each pair in a subfolder")
+        // An empty folder is simply nothing to import; one holding files but no subfolders was
+        // most likely meant as a poster folder itself.
+        if folders.isEmpty && entries.contains(where: { !$0.isHidden }) {
+            throw ImportError(path: given, reason: Self.whyNoPosterFolders(root), kind: .invalidInput)
         }
+    }
+
+    /// Why a folder with files but no subfolders yields no poster.
+    private static func whyNoPosterFolders(_ root: String) -> String {
+        let advice = "import the folder that contains it, or put each pair of images in a subfolder"
+        switch PosterFolder.read(root, source: root) {
+        case .poster:
+            return "holds no poster folders; it looks like a single poster folder with 2 images (\(advice))"
+        case .failed(_, let reason):
+            return "holds no poster folders; it looks like a single poster folder, which \(reason)"
+        case .ignored:
+            return "holds no poster folders (subfolders holding two images each) and no images"
+        }
+    }
+
+    /// The error for an import whose subfolders were all passed over: nothing could be a poster.
+    func nothingFound() -> ImportError {
+        let subfolders = folders.count == 1 ? "its subfolder holds" : "none of its \(folders.count) subfolders holds"
+        return ImportError(path: root, reason: "holds no poster folders: \(subfolders) an image or a post.txt", kind: .invalidInput)
     }
 
     var total: Int { folders.count }

@@ -1,6 +1,7 @@
 /// A JSON value read by ``JSONValue/parse(_:)``: enough JSON for one manifest line, read
-/// straight from bytes (no Foundation), strict about the grammar and about UTF-8.
-enum JSONValue: Sendable, Equatable {
+/// straight from bytes (no Foundation), strict about the grammar and about UTF-8. Public for
+/// the HTTP server's request bodies; nesting is bounded (64 levels).
+public enum JSONValue: Sendable, Equatable {
     case object([String: JSONValue])
     case array([JSONValue])
     case string(String)
@@ -9,15 +10,19 @@ enum JSONValue: Sendable, Equatable {
     case null
 
     /// What is wrong with a JSON text, and where (a 1-based column counted in bytes).
-    struct SyntaxError: Error, Equatable, CustomStringConvertible {
-        let reason: String
-        let column: Int
+    public struct SyntaxError: KindedError, Equatable {
+        /// What is wrong.
+        public let reason: String
+        /// Where, as a 1-based column counted in bytes.
+        public let column: Int
 
-        var description: String { "\(reason) at column \(column)" }
+        public var kind: ErrorKind { .invalidInput }
+
+        public var description: String { "\(reason) at column \(column)" }
     }
 
     /// Parses one complete JSON text; white space may surround it.
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(SyntaxError) -> JSONValue {
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(SyntaxError) -> JSONValue {
         var parser = Parser(bytes: bytes)
         parser.skipSpace()
         let value = try parser.value(depth: 0)
@@ -27,7 +32,7 @@ enum JSONValue: Sendable, Equatable {
     }
 
     /// Parses `text` (for tests and small inputs).
-    static func parse(_ text: String) throws(SyntaxError) -> JSONValue {
+    public static func parse(_ text: String) throws(SyntaxError) -> JSONValue {
         let bytes = Array(text.utf8)
         return try bytes.withUnsafeBufferPointer { buffer in Result { () throws(SyntaxError) in try parse(buffer) } }.get()
     }

@@ -24,9 +24,12 @@ public struct Feed: Sendable, Hashable {
 }
 
 /// A feed or an observation that cannot be started.
-public enum FeedError: Error, CustomStringConvertible, Sendable, Equatable {
+public enum FeedError: KindedError, Sendable, Equatable {
     case invalidLimit(Int)
     case invalidInterval(Duration)
+
+    /// Always `invalidInput`: the feed was asked for with a bad value.
+    public var kind: ErrorKind { .invalidInput }
 
     public var description: String {
         switch self {

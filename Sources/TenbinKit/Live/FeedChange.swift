@@ -48,13 +48,16 @@ public enum FeedUpdate: Sendable, Hashable {
 }
 
 /// A change set that does not fit the snapshot it is applied to.
-public struct FeedChangeError: Error, CustomStringConvertible, Sendable, Equatable {
+public struct FeedChangeError: KindedError, Sendable, Equatable {
     /// The position of the offending change in its set.
     public let position: Int
     /// The offending change.
     public let change: FeedChange
     /// How many posters the list had when the change was applied.
     public let count: Int
+
+    /// Always `conflict`: the changes do not fit the list they were applied to.
+    public var kind: ErrorKind { .conflict }
 
     public var description: String {
         "cannot apply change \(position + 1) (poster \(change.poster.id), old index \(change.oldIndex.map(String.init) ?? "none"), "

@@ -35,8 +35,9 @@ public struct StoreError: KindedError, Sendable, Equatable {
     public var kind: ErrorKind {
         switch reason {
         case .missing: .notFound
-        case .notAStore, .damaged, .newerSchema: .internal
-        case .readOnly, .busy, .full, .unavailable: .unavailable
+        case .notAStore: .invalidInput
+        case .damaged: .internal
+        case .readOnly, .busy, .full, .unavailable, .newerSchema: .unavailable
         }
     }
 

@@ -6,23 +6,22 @@ enum CheckCommand: Command {
         name: "check",
         abstract: "Verify the store: database integrity, every blob re-hashed, every reference resolved.",
         usage: "[--json]",
-        options: [.init(names: ["--json"], value: nil, help: "Print the report as JSON.")],
         discussion: "Exits 0 when the store is sound, 1 with one line per problem otherwise."
     )
 
-    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+    struct Options: OptionGroup {
+        var json = Flag.json("Print the report as JSON.")
+    }
+
+    static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals(0...0)
-        let report = try context.board(create: false).check()
-        if arguments.flag("--json") {
-            Output.line(
-                JSON.object([
-                    "ok": report.isSound ? "true" : "false", "posters": String(report.posters), "blobs": String(report.blobs),
-                    "problems": JSON.array(report.problems.map(JSON.string)), "notes": JSON.array(report.notes.map(JSON.string)),
-                ]))
+        let report = try context.board(create: false, noteIfMissing: false).check()
+        if arguments.json {
+            Output.line(JSON.checkReport(report))
         } else {
-            for note in report.notes { Output.line("note: \(note)") }
+            for note in report.notes { Output.line("note: " + SafeText.terminal(note)) }
             if report.isSound {
-                Output.line("OK: \(report.posters) poster(s), \(report.blobs) blob(s), all sound.")
+                Output.line("OK: \(Plural.count(report.posters, "poster")), \(Plural.count(report.blobs, "blob")), all sound.")
             } else {
                 Errors.write(report.problems.map { "Error: \($0)" }.joined(separator: "\n"))
             }

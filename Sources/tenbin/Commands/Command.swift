@@ -1,13 +1,38 @@
-/// A `tenbin` subcommand: its spec, and how it runs on parsed arguments.
+/// A `tenbin` subcommand: its spec, its options, and how it runs on parsed arguments.
 protocol Command: Sendable {
+    /// The options it declares, beyond ``CommonOptions``.
+    associatedtype Options: OptionGroup = NoOptions
+
     static var spec: CommandSpec { get }
     /// Runs the command and returns the exit status; throws `UsageError` for exit 64 and
-    /// anything else for exit 1.
-    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32
+    /// anything else for a failure (see ``ExitStatus/of(_:)``).
+    static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32
+}
+
+extension Command {
+    /// Every option it takes, its own first, as help lists them.
+    static var options: [CommandSpec.Option] { Options.declarations + CommonOptions.declarations }
+
+    /// Parses `arguments`, then prints help or runs the command; returns the exit status.
+    /// `storeOption` is a `--store` given before the subcommand.
+    static func main(_ arguments: [String], storeOption: String?, environment: [String: String]) -> Int32 {
+        do {
+            let parsed = try ParsedArguments<Options>(arguments, spec: spec)
+            if parsed.common.help {
+                Output.line(Help.of(self))
+                return ExitStatus.success
+            }
+            let context = Context(storeOption: try parsed.common.store ?? storeOption, environment: environment)
+            return try run(parsed, context: context)
+        } catch {
+            return failure(error, command: spec)
+        }
+    }
 }
 
 /// Every subcommand, in the order help lists them.
 let allCommands: [any Command.Type] = [
     PostCommand.self, VoteCommand.self, ListCommand.self, ShowCommand.self, ImageCommand.self,
-    DeleteCommand.self, GCCommand.self, CheckCommand.self, SearchCommand.self, ImportCommand.self, WatchCommand.self,
+    EditCommand.self, DeleteCommand.self, GCCommand.self, CheckCommand.self, SearchCommand.self, ImportCommand.self,
+    WatchCommand.self, ServeCommand.self,
 ]

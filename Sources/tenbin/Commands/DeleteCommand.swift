@@ -1,18 +1,22 @@
 import TenbinKit
 
-/// `tenbin delete ID`
+/// `tenbin delete ID [--json]`
 enum DeleteCommand: Command {
     static let spec = CommandSpec(
         name: "delete",
         abstract: "Delete a poster, and the images no other poster uses.",
-        usage: "ID",
+        usage: "ID [--json]",
         arguments: [("ID", "The poster's id.")]
     )
 
-    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+    struct Options: OptionGroup {
+        var json = Flag.json("Print the deleted poster, as it last was, as JSON.")
+    }
+
+    static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals(1...1)
         let poster = try context.board(create: false).delete(id: try arguments.posterID(at: 0))
-        Output.line("Deleted #\(poster.id).")
+        Output.line(arguments.json ? JSON.poster(poster) : "Deleted #\(poster.id).")
         return 0
     }
 }

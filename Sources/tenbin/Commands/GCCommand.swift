@@ -6,22 +6,22 @@ enum GCCommand: Command {
         name: "gc",
         abstract: "Remove stored images no poster uses.",
         usage: "[--json]",
-        options: [.init(names: ["--json"], value: nil, help: "Print what was removed as JSON.")],
         discussion: "Also removes temporary files left by interrupted writes once they are an hour old."
     )
 
-    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+    struct Options: OptionGroup {
+        var json = Flag.json("Print what was removed as JSON.")
+    }
+
+    static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals(0...0)
         let report = try context.board(create: false).collectGarbage()
-        if arguments.flag("--json") {
-            Output.line(
-                JSON.object([
-                    "removedBlobs": String(report.removedBlobs.count), "removedBytes": String(report.removedBytes),
-                    "removedTemporaryFiles": String(report.removedTemporaryFiles),
-                ]))
+        if arguments.json {
+            Output.line(JSON.garbageReport(report))
         } else {
             Output.line(
-                "Removed \(report.removedBlobs.count) unused blob(s), \(report.removedBytes) bytes, and \(report.removedTemporaryFiles) temporary file(s)."
+                "Removed \(Plural.count(report.removedBlobs.count, "unused blob")), \(Plural.count(report.removedBytes, "byte")), "
+                    + "and \(Plural.count(report.removedTemporaryFiles, "temporary file"))."
             )
         }
         return 0

@@ -7,15 +7,18 @@ enum ImageCommand: Command {
         abstract: "Write one of a poster's stored images.",
         usage: "ID 1|2 [-o FILE]",
         arguments: [("ID", "The poster's id."), ("1|2", "Which image.")],
-        options: [.init(names: ["-o", "--output"], value: "FILE", help: "Write to FILE instead of standard output.")],
         discussion: "The bytes are the stored ones, exactly: JPEG or PNG as `tenbin show` says."
     )
 
-    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+    struct Options: OptionGroup {
+        var output = Option.text(["-o", "--output"], value: "FILE", help: "Write to FILE instead of standard output.")
+    }
+
+    static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals(2...2)
         let id = try arguments.posterID(at: 0)
         let side = try arguments.side(at: 1, what: "the image")
-        let output = arguments.value("--output")
+        let output = try arguments.output
         if output == nil && context.stdoutIsTerminal {
             throw UsageError("refusing to write image bytes to a terminal; use -o FILE or a redirect", command: spec)
         }

@@ -17,11 +17,6 @@ enum ImportCommand: Command {
             ("DIR", "A folder whose subfolders each hold a poster's two images and an optional post.txt."),
             ("MANIFEST.jsonl", "A file with one poster per line: {\"image1\", \"image2\", \"contents\", \"hashtags\"}."),
         ],
-        options: [
-            .init(names: ["--jobs", "-j"], value: "N", help: "Images re-encoded at once (default: the number of cores)."),
-            .init(names: ["--json"], value: nil, help: "Print the report as JSON."),
-            .init(names: ["--dry-run"], value: nil, help: "Check and re-encode everything, but write nothing."),
-        ] + ImageOptions.options,
         discussion: """
             In a poster folder, the JPEG and PNG files (recognised by content), sorted by name, are
             image 1 and image 2. In post.txt, lines of only #hashtags give the hashtags; the other
@@ -31,20 +26,42 @@ enum ImportCommand: Command {
             """
     )
 
-    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+    struct Options: OptionGroup {
+        var jobs = Option.integer(
+            ["--jobs", "-j"], value: "N", help: "Images re-encoded at once (default: the number of cores).", in: 1...256,
+            default: ImportOptions.defaultJobs)
+        var json = Flag.json("Print the report as JSON.")
+        var dryRun = Flag(["--dry-run"], help: "Check and re-encode everything, but write nothing.")
+        var image = ImageOptions()
+    }
+
+    static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals(1...1)
-        let (limits, encoding) = try ImageOptions.parse(arguments)
-        let dryRun = arguments.flag("--dry-run")
-        let json = arguments.flag("--json")
+        let (limits, encoding) = try ImageOptions.parse(arguments.image)
+        let dryRun = arguments.dryRun
+        let json = arguments.json
         let options = ImportOptions(
-            jobs: try arguments.integer("--jobs", in: 1...256, default: ImportOptions.defaultJobs), dryRun: dryRun, listsEveryItem: json)
-        let source = try ImportSource.at(arguments.positionals[0])
+            jobs: try arguments.jobs, dryRun: dryRun, listsEveryItem: json)
+        let source: ImportSource
+        do {
+            source = try ImportSource.at(arguments.positionals[0])
+        } catch let error as ImportError where error.isNotASource {
+            // Naming the wrong kind of file is a usage mistake: one line, no usage text.
+            Errors.write("Error: \(error)")
+            return ExitStatus.usage
+        }
         returnLargeBuffersPromptly()
         let board = try context.board(create: !dryRun, limits: limits, encoding: encoding)
         let line = ProgressLine(enabled: isatty(STDERR_FILENO) == 1, environment: context.environment)
+        let markers = context.markers
+        markers.reach("import:begin")
         let report = try Blocking.run {
-            try await Importer(board: board, options: options).run(source) { line.show($0) }
+            try await Importer(board: board, options: options).run(source) { progress in
+                line.show(progress)
+                markers.reach("import:progress \(progress.done)/\(progress.total)")
+            }
         }
+        markers.reach("import:end")
         line.finish()
         if json {
             Output.line(JSON.importReport(report))
@@ -52,18 +69,20 @@ enum ImportCommand: Command {
             for item in report.items where item.status == .failed {
                 Errors.write("Error: \(item.source): \(item.error ?? "failed")")
             }
-            Output.line(summary(report, dryRun: dryRun))
+            let total = report.imported + report.skipped + report.failed
+            Output.line(
+                total == 0 ? "Nothing to import: \(SafeText.terminal(source.path)) holds no posters." : summary(report, dryRun: dryRun))
         }
         return report.succeeded ? ExitStatus.success : ExitStatus.failure
     }
 
     static func summary(_ report: ImportReport, dryRun: Bool) -> String {
         let failed = report.failed == 0 ? "nothing failed" : "\(report.failed) failed"
+        let imported = Plural.count(report.imported, "poster")
         if dryRun {
-            return
-                "Dry run: would import \(report.imported) poster(s), skip \(report.skipped) already on the board; \(failed). Nothing was written."
+            return "Dry run: would import \(imported), skip \(report.skipped) already on the board; \(failed). Nothing was written."
         }
-        return "Imported \(report.imported) poster(s), skipped \(report.skipped) already on the board; \(failed)."
+        return "Imported \(imported), skipped \(report.skipped) already on the board; \(failed)."
     }
 
     /// glibc raises its mmap threshold after a large free, after which decoded photos (tens of

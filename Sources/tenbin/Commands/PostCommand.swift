@@ -1,17 +1,21 @@
 import TenbinKit
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `tenbin post IMAGE1 IMAGE2 [--text TEXT] [--tag TAG]… [--json]`
 enum PostCommand: Command {
     static let spec = CommandSpec(
         name: "post",
         abstract: "Post two images as a new poster.",
         usage: "IMAGE1 IMAGE2 [--text TEXT] [--tag TAG]... [--json]",
-        arguments: [("IMAGE1", "The first image (JPEG or PNG)."), ("IMAGE2", "The second image (JPEG or PNG).")],
-        options: [
-            .init(names: ["--text"], value: "TEXT", help: "The question shown with the images."),
-            .init(names: ["--tag"], value: "TAG", help: "A hashtag (repeatable; a leading # is dropped).", repeatable: true),
-            .init(names: ["--json"], value: nil, help: "Print the new poster as JSON."),
-        ] + ImageOptions.options,
+        arguments: [
+            ("IMAGE1", "The first image (JPEG or PNG), or - for standard input."),
+            ("IMAGE2", "The second image (JPEG or PNG), or - for standard input."),
+        ],
         discussion: """
             Both images are checked and re-encoded before anything is written: scaled to fit the
             maximum edge, EXIF orientation applied, all metadata dropped, stored as JPEG (PNG when
@@ -19,38 +23,74 @@ enum PostCommand: Command {
             """
     )
 
-    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+    struct Options: OptionGroup {
+        var text = Option.text(["--text"], value: "TEXT", help: "The question shown with the images.")
+        var tag = Option.repeated(["--tag"], value: "TAG", help: "A hashtag (repeatable; a leading # is dropped).")
+        var json = Flag.json("Print the new poster as JSON.")
+        var image = ImageOptions()
+    }
+
+    static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals(2...2)
-        let (limits, encoding) = try ImageOptions.parse(arguments)
+        let (limits, encoding) = try ImageOptions.parse(arguments.image)
+        if arguments.positionals.allSatisfy({ $0 == "-" }) {
+            throw UsageError("only one image can come from standard input ('-')", command: spec)
+        }
+        if arguments.positionals.contains("-") && isatty(STDIN_FILENO) == 1 {
+            throw UsageError("'-' reads the image from standard input, which is a terminal; pipe the image in", command: spec)
+        }
         let board = try context.board(create: true, limits: limits, encoding: encoding)
+        let images = try arguments.positionals.map { try upload($0, limits: limits) }
         let draft = PosterDraft(
-            image1: .file(arguments.positionals[0]), image2: .file(arguments.positionals[1]),
-            contents: arguments.value("--text") ?? "", hashtags: arguments.all("--tag"))
+            image1: images[0], image2: images[1],
+            contents: try arguments.text ?? "", hashtags: try arguments.tag)
+        context.markers.reach("post:begin")
         let poster = try board.post(draft)
-        Output.line(arguments.flag("--json") ? JSON.poster(poster) : "Posted #\(poster.id).\n" + context.formatter.detail(poster))
+        context.markers.reach("post:end")
+        Output.line(arguments.json ? JSON.poster(poster) : "Posted #\(poster.id).\n" + context.formatter.detail(poster))
         return 0
     }
 }
 
-/// The image limit and encoding options shared by every command that stores images.
-enum ImageOptions {
-    static let options: [CommandSpec.Option] = [
-        .init(names: ["--max-edge"], value: "PX", help: "Scale stored images to fit this longest edge (default 2048)."),
-        .init(names: ["--quality"], value: "Q", help: "JPEG quality of stored images, 1-100 (default 50)."),
-        .init(names: ["--max-file-mb"], value: "MB", help: "Refuse uploads larger than this many MiB (default 50)."),
-        .init(names: ["--max-megapixels"], value: "MP", help: "Refuse images with more megapixels (default 50)."),
-        .init(names: ["--max-side"], value: "PX", help: "Refuse images with a longer side (default 20000)."),
-    ]
+extension PostCommand {
+    /// How errors name an image read from standard input.
+    static let standardInputLabel = "standard input"
 
-    static func parse(_ arguments: ParsedArguments) throws -> (ImageLimits, EncodingOptions) {
-        let defaults = ImageLimits()
+    /// The upload for one IMAGE argument: a file, or `-` for standard input, read whole (but
+    /// never more than one byte past the file-size limit, which the codec then refuses).
+    static func upload(_ argument: String, limits: ImageLimits) throws -> ImageUpload {
+        guard argument == "-" else { return .file(argument) }
+        switch FileDescriptor.readAll(STDIN_FILENO, limit: limits.maxFileBytes) {
+        case .success(let bytes): return .bytes(bytes, label: standardInputLabel)
+        case .failure(let error):
+            throw CommandFailure("\(standardInputLabel): cannot be read: \(String(cString: strerror(error.code)))")
+        }
+    }
+}
+
+/// The image limit and encoding options shared by every command that stores images.
+struct ImageOptions: OptionGroup {
+    var maxEdge = Option.integer(
+        ["--max-edge"], value: "PX", help: "Scale stored images to fit this longest edge (default 2048).", in: 16...20000,
+        default: EncodingOptions().maxEdge)
+    var quality = Option.integer(
+        ["--quality"], value: "Q", help: "JPEG quality of stored images, 1-100 (default 50).", in: 1...100,
+        default: EncodingOptions().jpegQuality)
+    var maxFileMB = Option.integer(
+        ["--max-file-mb"], value: "MB", help: "Refuse uploads larger than this many MiB (default 50).", in: 1...4096,
+        default: ImageLimits().maxFileBytes >> 20)
+    var maxMegapixels = Option.integer(
+        ["--max-megapixels"], value: "MP", help: "Refuse images with more megapixels (default 50).", in: 1...1000,
+        default: ImageLimits().maxPixels / 1_000_000)
+    var maxSide = Option.integer(
+        ["--max-side"], value: "PX", help: "Refuse images with a longer side (default 20000).", in: 1...65535,
+        default: ImageLimits().maxSide)
+
+    static func parse(_ arguments: ParsedArguments<ImageOptions>) throws -> (ImageLimits, EncodingOptions) {
         let limits = ImageLimits(
-            maxFileBytes: try arguments.integer("--max-file-mb", in: 1...4096, default: defaults.maxFileBytes >> 20) << 20,
-            maxPixels: try arguments.integer("--max-megapixels", in: 1...1000, default: defaults.maxPixels / 1_000_000) * 1_000_000,
-            maxSide: try arguments.integer("--max-side", in: 1...65535, default: defaults.maxSide))
-        let encoding = EncodingOptions(
-            maxEdge: try arguments.integer("--max-edge", in: 16...20000, default: EncodingOptions().maxEdge),
-            jpegQuality: try arguments.integer("--quality", in: 1...100, default: EncodingOptions().jpegQuality))
+            maxFileBytes: try arguments.maxFileMB << 20, maxPixels: try arguments.maxMegapixels * 1_000_000,
+            maxSide: try arguments.maxSide)
+        let encoding = EncodingOptions(maxEdge: try arguments.maxEdge, jpegQuality: try arguments.quality)
         return (limits, encoding)
     }
 }

@@ -8,11 +8,6 @@ enum SearchCommand: Command {
         abstract: "Find posters whose text or hashtags contain every word.",
         usage: "WORDS... [--sort new|popular] [--limit N] [--offset N] [--json] [--images | --no-images] | -i [--debounce MS] [WORDS...]",
         arguments: [("WORDS", "The words to find, as separate arguments or one with spaces.")],
-        options: FeedOptions.options + [
-            .init(names: ["--json"], value: nil, help: "Print a JSON array of posters."),
-            .init(names: ["-i", "--interactive"], value: nil, help: "Search as you type in the terminal."),
-            .init(names: ["--debounce"], value: "MS", help: "With -i: search once typing pauses this long (default 500)."),
-        ] + DrawingOptions.options,
         discussion: """
             A poster matches when every word is part of its text or of one of its hashtags. Width,
             Latin case and hiragana/katakana are ignored (ＡＢＣ = abc, ｷﾉｺ = キノコ = きのこ), and a
@@ -21,25 +16,40 @@ enum SearchCommand: Command {
 
             With -i, results redraw as you type: up/down select, Enter prints the selected
             poster's id and exits 0, Esc or Ctrl-C exits 130.
+
+            Exits 0 when posters were printed, 1 when nothing matched (as grep does), 64 for a
+            usage error.
             """
     )
 
-    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+    struct Options: OptionGroup {
+        var feed = FeedOptions()
+        var json = Flag.json("Print a JSON array of posters.")
+        var interactive = Flag(["-i", "--interactive"], help: "Search as you type in the terminal.")
+        var debounce = Option.integer(
+            ["--debounce"], value: "MS", help: "With -i: search once typing pauses this long (default 500).", in: 0...60_000, default: 500)
+        var drawing = DrawingOptions.Group()
+    }
+
+    static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         let text = arguments.positionals.joined(separator: " ")
-        let page = try FeedOptions.parse(arguments)
-        if arguments.flag("--interactive") {
-            if arguments.flag("--json") { throw UsageError("'--json' cannot be used with '--interactive'", command: spec) }
-            let debounce = try arguments.integer("--debounce", in: 0...60_000, default: 500)
+        let page = try FeedOptions.parse(arguments.feed)
+        if arguments.interactive {
+            if arguments.json { throw UsageError("'--json' cannot be used with '--interactive'", command: spec) }
+            let debounce = try arguments.debounce
             let board = try context.board(create: false)
             return try InteractiveSearch(board: board, order: page.order, debounce: .milliseconds(debounce), context: context)
                 .run(initialQuery: text)
         }
-        if arguments.value("--debounce") != nil { throw UsageError("'--debounce' needs '--interactive'", command: spec) }
+        if arguments.isGiven(\.debounce) { throw UsageError("'--debounce' needs '--interactive'", command: spec) }
         guard !SearchQuery.split(text).isEmpty else {
             throw UsageError(arguments.positionals.isEmpty ? "missing WORDS" : "the search words are only white space", command: spec)
         }
         let board = try context.board(create: false)
         let posters = try board.search(query: text, order: page.order, limit: page.limit, offset: page.offset)
-        return try PosterImages.printPage(posters, board: board, arguments: arguments, context: context)
+        let status = try PosterImages.printPage(posters, board: board, json: arguments.json, drawing: arguments.drawing, context: context)
+        // Like grep: a search that found nothing exits 1, with no error line, so scripts can
+        // write `if tenbin search 猫 >/dev/null; then …`.
+        return posters.isEmpty ? ExitStatus.failure : status
     }
 }

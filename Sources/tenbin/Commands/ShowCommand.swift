@@ -6,24 +6,28 @@ enum ShowCommand: Command {
         name: "show",
         abstract: "Show one poster.",
         usage: "ID [--json] [--images | --no-images] [--cache-mb MB] [--cache-count N]",
-        arguments: [("ID", "The poster's id.")],
-        options: [.init(names: ["--json"], value: nil, help: "Print the poster as JSON.")] + DrawingOptions.options
+        arguments: [("ID", "The poster's id.")]
     )
 
-    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+    struct Options: OptionGroup {
+        var json = Flag.json("Print the poster as JSON.")
+        var drawing = DrawingOptions.Group()
+    }
+
+    static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         // Drawing images awaits their parallel loading; everything else stays synchronous.
-        if try DrawingOptions.parse(arguments, context: context, json: arguments.flag("--json")).draw {
+        if try DrawingOptions.parse(arguments.drawing, context: context, json: arguments.json, byDefault: .onATruecolorTerminal).draw {
             return try Blocking.run { try await runAsync(arguments, context: context) }
         }
         try arguments.expectPositionals(1...1)
         let poster = try context.board(create: false).poster(id: try arguments.posterID(at: 0))
-        Output.line(arguments.flag("--json") ? JSON.poster(poster) : context.formatter.detail(poster))
+        Output.line(arguments.json ? JSON.poster(poster) : context.formatter.detail(poster))
         return 0
     }
 
-    static func runAsync(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
+    static func runAsync(_ arguments: ParsedArguments<Options>, context: Context) async throws -> Int32 {
         try arguments.expectPositionals(1...1)
-        let options = try DrawingOptions.parse(arguments, context: context, json: false)
+        let options = try DrawingOptions.parse(arguments.drawing, context: context, json: false, byDefault: .onATruecolorTerminal)
         let board = try context.board(create: false)
         let poster = try board.poster(id: try arguments.posterID(at: 0))
         return PosterImages.print(await PosterImages.detail(poster, board: board, options: options, context: context))

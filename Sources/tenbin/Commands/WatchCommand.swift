@@ -13,12 +13,6 @@ enum WatchCommand: Command {
         name: "watch",
         abstract: "Show a feed and keep it up to date as any process posts, votes or deletes.",
         usage: "[--sort new|popular] [--limit N] [--query WORDS] [--json]",
-        options: [
-            .init(names: ["--sort"], value: "new|popular", help: "new: newest first (default); popular: most votes first."),
-            .init(names: ["--limit"], value: "N", help: "At most N posters, 1 to 1000 (default 20)."),
-            .init(names: ["--query"], value: "WORDS", help: "Only posters whose text or hashtags contain every word."),
-            .init(names: ["--json"], value: nil, help: "Print one JSON object per line (the default off a terminal)."),
-        ],
         discussion: """
             On a terminal the feed is drawn and its rows are redrawn as they change. With --json, or
             when output is not a terminal, the first line is the snapshot and each later line one
@@ -26,18 +20,31 @@ enum WatchCommand: Command {
             """
     )
 
+    struct Options: OptionGroup {
+        var sort = Option<FeedOrder>.sort
+        var limit = Option.integer(["--limit"], value: "N", help: "At most N posters, 1 to 1000 (default 20).", in: 1...1000, default: 20)
+        var query = Option.text(["--query"], value: "WORDS", help: "Only posters whose text or hashtags contain every word.")
+        var json = Flag.json("Print one JSON object per line (the default off a terminal).")
+    }
+
     /// Exit statuses of a watch ended by a signal: 128 + the signal's number, as shells report.
     static let interrupted: Int32 = 128 + SIGINT
     static let terminated: Int32 = 128 + SIGTERM
 
-    static func run(_ arguments: ParsedArguments, context: Context) throws -> Int32 {
+    static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals(0...0)
+        let query = try arguments.query
+        // The same rule as `tenbin search`: words that are only white space are a mistake,
+        // not a request for everything.
+        if let query, SearchQuery.split(query).isEmpty {
+            throw UsageError("the '--query' words are only white space", command: spec)
+        }
         let feed = Feed(
-            order: try arguments.choice("--sort", default: FeedOrder.new),
-            limit: try arguments.integer("--limit", in: 1...1000, default: 20),
-            query: arguments.value("--query"))
+            order: try arguments.sort,
+            limit: try arguments.limit,
+            query: query)
         let observation = try context.board(create: false).observe(feed)
-        let screen = arguments.flag("--json") || !context.stdoutIsTerminal ? nil : FeedScreen(feed: feed, color: context.useColor)
+        let screen = arguments.json || !context.stdoutIsTerminal ? nil : FeedScreen(feed: feed, color: context.useColor)
         return try WatchSession(observation: observation, screen: screen).run()
     }
 }
@@ -119,7 +126,7 @@ struct WatchSession {
         switch FileDescriptor.writeAll(line + "\n", to: STDOUT_FILENO) {
         case 0: return
         case EPIPE: throw OutputClosed()
-        case let failure: throw CommandFailure("cannot write to standard output: \(String(cString: strerror(failure)))")
+        case let failure: throw CommandFailure("standard output: cannot write: \(String(cString: strerror(failure)))")
         }
     }
 

@@ -118,7 +118,7 @@ struct InteractiveSearch {
         lines.append(TextWidth.truncate("Search: " + oneLine(screen.query), to: columns - 1))
         let status: String
         if let error = screen.error {
-            status = "Error: \(error)"
+            status = "Error: \(SafeText.terminal(error))"
         } else if screen.shownQuery != screen.query {
             status = "Searching…"
         } else if SearchQuery(screen.query).isEmpty {
@@ -147,6 +147,6 @@ struct InteractiveSearch {
     }
 
     private func oneLine(_ text: String) -> String {
-        String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "·" : Character($0) })
+        SafeText.terminal(text)
     }
 }

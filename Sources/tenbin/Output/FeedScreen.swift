@@ -28,7 +28,7 @@ final class FeedScreen: Sendable {
 
     init(feed: Feed, color: Bool) {
         var title = "tenbin watch · \(feed.order.rawValue), up to \(feed.limit)"
-        if let query = feed.query, !query.allSatisfy(\.isWhitespace) { title += " · matching \"\(query)\"" }
+        if let query = feed.query, !query.allSatisfy(\.isWhitespace) { title += " · matching \"\(SafeText.terminal(query))\"" }
         self.title = title
         self.color = color
     }

@@ -25,6 +25,30 @@ enum FileDescriptor {
         }
     }
 
+    /// Reads `fd` to its end, or until more than `limit` bytes came (then `limit` + 1 bytes
+    /// are returned, so the caller can say the input is too large without reading it all).
+    /// Returns the bytes, or the errno that stopped it.
+    static func readAll(_ fd: Int32, limit: Int) -> Result<[UInt8], SystemCallError> {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while bytes.count <= limit {
+            let wanted = min(chunk.count, limit + 1 - bytes.count)
+            let got = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, wanted) }  // chunk is not empty
+            if got < 0 {
+                if errno == EINTR { continue }
+                return .failure(SystemCallError(code: errno))
+            }
+            if got == 0 { break }
+            bytes += chunk[..<got]
+        }
+        return .success(bytes)
+    }
+
+    /// An errno from a read.
+    struct SystemCallError: Error {
+        let code: Int32
+    }
+
     /// `writeAll` for text, as UTF-8.
     static func writeAll(_ text: String, to fd: Int32) -> Int32 {
         writeAll(Array(text.utf8), to: fd)

@@ -10,13 +10,13 @@ enum FileOutput {
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
         let temporary = "\(path).tenbin-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CommandFailure("cannot write \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw CommandFailure("\(path): cannot write: \(String(cString: strerror(errno)))") }
         var failure = FileDescriptor.writeAll(bytes, to: fd)
         if failure == 0 && close(fd) != 0 { failure = errno } else if failure != 0 { _ = close(fd) }  // already failing
         if failure == 0 && rename(temporary, path) != 0 { failure = errno }
         if failure != 0 {
             _ = unlink(temporary)  // best effort: the real error is reported below
-            throw CommandFailure("cannot write \(path): \(String(cString: strerror(failure)))")
+            throw CommandFailure("\(path): cannot write: \(String(cString: strerror(failure)))")
         }
     }
 }

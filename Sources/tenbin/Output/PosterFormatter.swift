@@ -24,14 +24,15 @@ struct PosterFormatter {
     func list(_ posters: [Poster]) -> String {
         guard !posters.isEmpty else { return "No posters." }
         let idWidth = posters.map { "#\($0.id)".count }.max() ?? 2
-        let countWidth = posters.map { String(max($0.good1, $0.good2)).count }.max() ?? 1
+        // Compact counts (1.2M) keep the column at most four wide whatever the votes.
+        let countWidth = posters.map { max(CountText.compact($0.good1).count, CountText.compact($0.good2).count) }.max() ?? 1
         return posters.map { poster in
-            let counts = TextWidth.padLeft(String(poster.good1), to: countWidth) + " : " + String(poster.good2).padding(countWidth)
+            let one = CountText.compact(poster.good1)
+            let counts = TextWidth.padLeft(one, to: countWidth) + " : " + CountText.compact(poster.good2).padding(countWidth)
             let prefix = TextWidth.padLeft("#\(poster.id)", to: idWidth) + "  " + bar(poster, cells: 12) + " " + counts + "  "
             // The bar takes 14 columns whatever its colour codes add to the string.
             let used = idWidth + 2 + 14 + 1 + TextWidth.of(counts) + 2
-            let text = ([poster.contents.isEmpty ? "(no question)" : oneLine(poster.contents)] + poster.hashtags.map { "#\($0)" })
-                .joined(separator: "  ")
+            let text = ([poster.displayQuestion(.one)] + poster.displayHashtags).joined(separator: "  ")
             return prefix + TextWidth.truncate(text, to: max(10, width - used))
         }.joined(separator: "\n")
     }
@@ -40,15 +41,17 @@ struct PosterFormatter {
     func detail(_ poster: Poster) -> String {
         var lines: [String] = []
         lines.append("Poster #\(poster.id) · \(poster.createdAt)")
-        if !poster.hashtags.isEmpty { lines.append(poster.hashtags.map { "#\($0)" }.joined(separator: " ")) }
-        lines.append(poster.contents.isEmpty ? "(no question)" : poster.contents)
+        if !poster.hashtags.isEmpty { lines.append(poster.displayHashtags.joined(separator: " ")) }
+        lines.append(poster.displayQuestion(.many))
         lines.append("")
         let cells = max(10, min(40, width - 12))
         lines.append("  1 " + bar(poster, cells: cells) + " 2")
-        let one = "\(votes(poster.good1)) (\(Self.percent(poster.share(of: .first))))"
-        let two = "\(votes(poster.good2)) (\(Self.percent(poster.share(of: .second))))"
-        let gap = max(2, cells + 6 - TextWidth.of(one) - TextWidth.of(two) - 2)
-        lines.append("  " + one + String(repeating: " ", count: gap) + two)
+        if let (one, two) = Self.sides(poster) {
+            let gap = max(2, cells + 6 - TextWidth.of(one) - TextWidth.of(two) - 2)
+            lines.append("  " + one + String(repeating: " ", count: gap) + two)
+        } else {
+            lines.append("  " + Self.noVotes)
+        }
         lines.append("")
         for (index, image) in poster.images.enumerated() {
             lines.append(
@@ -60,14 +63,20 @@ struct PosterFormatter {
 
     /// The counts after a vote, on one line.
     func voteResult(_ poster: Poster) -> String {
-        "#\(poster.id)  " + bar(poster, cells: 20) + "  \(poster.good1) : \(poster.good2)"
+        "#\(poster.id)  " + bar(poster, cells: 20) + "  \(CountText.grouped(poster.good1)) : \(CountText.grouped(poster.good2))"
             + "  (\(Self.percent(poster.share(of: .first))) : \(Self.percent(poster.share(of: .second))))"
     }
 
-    private func votes(_ count: Int) -> String { count == 1 ? "1 vote" : "\(count) votes" }
+    /// What a poster nobody has voted on shows instead of two counts of 0 at 50%.
+    static let noVotes = "no votes yet"
 
-    private func oneLine(_ text: String) -> String {
-        String(text.map { $0.isNewline ? " " : $0 })
+    /// Each side's exact votes and share (`1,234 votes (62%)`), or nil before the first vote.
+    static func sides(_ poster: Poster) -> (String, String)? {
+        guard poster.totalVotes > 0 else { return nil }
+        func side(_ count: Int, _ share: Double) -> String {
+            "\(count == 1 ? "1 vote" : "\(CountText.grouped(count)) votes") (\(percent(share)))"
+        }
+        return (side(poster.good1, poster.share(of: .first)), side(poster.good2, poster.share(of: .second)))
     }
 }
 

@@ -14,7 +14,9 @@ enum PosterImages {
     /// Posters as a list of cards.
     static func list(_ posters: [Poster], board: Board, options: DrawingOptions, context: Context) async -> Drawn {
         guard !posters.isEmpty else { return Drawn(text: "No posters.", failures: []) }
-        let drawing = PosterDrawing(width: context.terminalWidth, maxImageColumns: PosterDrawing.listColumns, formatter: context.formatter)
+        let drawing = PosterDrawing(
+            width: context.terminalWidth, maxImageColumns: PosterDrawing.listColumns, formatter: context.formatter, mode: options.mode,
+            cell: options.cell)
         let (images, failures) = await load(posters, size: drawing.imageSize, board: board, options: options)
         let cards = zip(posters, images).map { drawing.card($0, images: $1).joined(separator: "\n") }
         return Drawn(text: cards.joined(separator: "\n\n"), failures: failures)
@@ -23,7 +25,8 @@ enum PosterImages {
     /// One poster in full.
     static func detail(_ poster: Poster, board: Board, options: DrawingOptions, context: Context) async -> Drawn {
         let drawing = PosterDrawing(
-            width: context.terminalWidth, maxImageColumns: PosterDrawing.detailColumns, formatter: context.formatter)
+            width: context.terminalWidth, maxImageColumns: PosterDrawing.detailColumns, formatter: context.formatter, mode: options.mode,
+            cell: options.cell)
         let (images, failures) = await load([poster], size: drawing.imageSize, board: board, options: options)
         return Drawn(text: drawing.detail(poster, images: images[0]).joined(separator: "\n"), failures: failures)
     }
@@ -39,7 +42,9 @@ enum PosterImages {
         for (index, poster) in posters.enumerated() {
             let pair = Array(results[index * 2..<index * 2 + 2])
             for (side, result) in pair.enumerated() {
-                if case .failure(let error) = result { failures.append("cannot draw image \(side + 1) of poster #\(poster.id): \(error)") }
+                if case .failure(let error) = result {
+                    failures.append("poster #\(poster.id), image \(side + 1): cannot be drawn: \(error)")
+                }
             }
             images.append(pair)
         }
@@ -57,9 +62,11 @@ enum PosterImages {
 extension PosterImages {
     /// Prints a page of posters (`list`, `search`) as it was asked for: a JSON array, the
     /// posters with their images drawn, or one text row each. Returns the exit status.
-    static func printPage(_ posters: [Poster], board: Board, arguments: ParsedArguments, context: Context) throws -> Int32 {
-        let json = arguments.flag("--json")
-        let options = try DrawingOptions.parse(arguments, context: context, json: json)
+    static func printPage(
+        _ posters: [Poster], board: Board, json: Bool, drawing: ParsedArguments<DrawingOptions.Group>, context: Context
+    ) throws -> Int32 {
+        // Lists are for scanning: compact rows unless `--images` asks for pictures.
+        let options = try DrawingOptions.parse(drawing, context: context, json: json, byDefault: .never)
         if options.draw {
             // All forty thumbnails of a page of twenty load in one parallel batch.
             return try Blocking.run { print(await list(posters, board: board, options: options, context: context)) }

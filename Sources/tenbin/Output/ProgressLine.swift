@@ -26,7 +26,7 @@ final class ProgressLine: Sendable {
         }
     }
 
-    /// `Importing 120/1000 posters · 35.2 images/s · 0:07 elapsed · ETA 0:51`
+    /// `Importing 120/1000 posters · 17.6 posters/s · 0:07 elapsed · ETA 0:51`
     func show(_ progress: ImportProgress) {
         guard enabled else { return }
         let eta = progress.remainingSeconds.map { "ETA \(Self.clock($0))" } ?? "ETA –"
@@ -34,9 +34,11 @@ final class ProgressLine: Sendable {
         draw(TextWidth.truncate(text, to: max(1, width - 1)))
     }
 
+    /// The line, counting one thing throughout: posters done, of all, and posters a second.
     static func text(_ progress: ImportProgress, eta: String) -> String {
-        let rate = (progress.imagesPerSecond * 10).rounded() / 10
-        return "Importing \(progress.done)/\(progress.total) · \(rate) images/s · \(clock(progress.seconds)) elapsed · \(eta)"
+        let perSecond = progress.seconds > 0 ? Double(progress.done) / progress.seconds : 0
+        let rate = (perSecond * 10).rounded() / 10
+        return "Importing \(progress.done)/\(progress.total) posters · \(rate) posters/s · \(clock(progress.seconds)) elapsed · \(eta)"
     }
 
     /// Clears the line, so what follows starts on a clean one.

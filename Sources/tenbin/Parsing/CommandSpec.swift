@@ -1,7 +1,9 @@
-/// What a subcommand accepts, written once and used for parsing and for help.
-struct CommandSpec {
-    /// One option: its spellings, the name of its value (nil for a flag), and its help.
-    struct Option {
+/// What a subcommand is, for help and usage lines: its name, what it does, how it is called.
+/// Its options are declared as typed values in the command's ``OptionGroup``.
+struct CommandSpec: Sendable {
+    /// How one option appears in help and messages: its spellings, the name of its value (nil
+    /// for a flag), and its help.
+    struct Option: Sendable {
         let names: [String]
         let value: String?
         let help: String
@@ -16,22 +18,9 @@ struct CommandSpec {
     /// The arguments part of the usage line ("ID 1|2 [--times N] [--json]").
     let usage: String
     var arguments: [(name: String, help: String)] = []
-    var options: [Option] = []
     var discussion: String? = nil
 
-    /// Options every subcommand takes.
-    static let common: [Option] = [
-        Option(names: ["--store"], value: "DIR", help: "The store folder (default: $TENBIN_STORE, else ./Storage)."),
-        Option(names: ["-h", "--help"], value: nil, help: "Show help information."),
-    ]
-
-    var allOptions: [Option] { options + Self.common }
-
     var usageLine: String { "tenbin \(name) \(usage)" }
-
-    func option(named name: String) -> Option? {
-        allOptions.first { $0.names.contains(name) }
-    }
 }
 
 /// A mistake in how tenbin was called: reported with the usage line, exit 64.

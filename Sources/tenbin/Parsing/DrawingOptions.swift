@@ -7,29 +7,62 @@ struct DrawingOptions {
     var draw: Bool
     /// The pipeline's cache limits.
     var cacheLimits: CacheLimits
+    /// How pictures are drawn, `auto` resolved (see ``TerminalPicture``).
+    var mode: ImageMode = .halfblock
+    /// A character cell's size in pixels, for libchafa's real images.
+    var cell: (width: Int, height: Int) = (10, 20)
 
-    static let options: [CommandSpec.Option] = [
-        .init(names: ["--images"], value: nil, help: "Draw both images of each poster (default: on a truecolor terminal)."),
-        .init(names: ["--no-images"], value: nil, help: "Never draw images."),
-        .init(
-            names: ["--cache-mb"], value: "MB",
-            help: "Image cache size in MiB (default: 1/16 of memory, 16–256; 0 caches nothing)."),
-        .init(names: ["--cache-count"], value: "N", help: "Most images the cache holds (default \(CacheLimits.defaultCount))."),
-    ]
+    /// The options, declared once for every command that draws.
+    struct Group: OptionGroup {
+        var images = Flag(
+            ["--images"], help: "Draw both images of each poster (default: show draws on a truecolor terminal; lists do not).")
+        var noImages = Flag(["--no-images"], help: "Never draw images.")
+        var imageMode = Option.choice(
+            ["--image-mode"], value: "auto|kitty|sixel|iterm|symbols|halfblock",
+            help: "How to draw images; any but auto implies --images (default auto: see 'Images on screen').", default: ImageMode.auto)
+        var cacheMB = Option.integer(
+            ["--cache-mb"], value: "MB", help: "Image cache size in MiB (default: 1/16 of memory, 16–256; 0 caches nothing).",
+            in: 0...1 << 20, default: CacheLimits.default.bytes >> 20)
+        var cacheCount = Option.integer(
+            ["--cache-count"], value: "N", help: "Most images the cache holds (default \(CacheLimits.defaultCount)).", in: 0...10_000_000,
+            default: CacheLimits.default.count)
+    }
 
-    /// Reads the options; without `--images` or `--no-images`, images are drawn when stdout is
-    /// a terminal that says it shows 24-bit colour and colour is not turned off. `--json`
+    /// Whether a command draws images when neither `--images` nor `--no-images` is given.
+    enum Default {
+        /// `show`: on a terminal that says it shows 24-bit colour, with colour not turned off.
+        case onATruecolorTerminal
+        /// `list` and `search`: lists are for scanning, so compact rows unless asked.
+        case never
+    }
+
+    /// Reads the options; without `--images` or `--no-images`, `byDefault` decides. `--json`
     /// never draws.
-    static func parse(_ arguments: ParsedArguments, context: Context, json: Bool) throws -> DrawingOptions {
-        let on = arguments.flag("--images")
-        let off = arguments.flag("--no-images")
+    static func parse(_ arguments: ParsedArguments<Group>, context: Context, json: Bool, byDefault: Default) throws -> DrawingOptions {
+        let requested = try arguments.imageMode
+        let off = arguments.noImages
+        if requested != .auto && (off || json) {
+            let other = off ? "--no-images" : "--json"
+            throw UsageError("'--image-mode' cannot be used with '\(other)'", command: arguments.spec)
+        }
+        // Naming a way to draw asks for drawing.
+        let on = arguments.images || requested != .auto
         if on && off { throw UsageError("'--images' and '--no-images' cannot be used together", command: arguments.spec) }
         if on && json { throw UsageError("'--images' cannot be used with '--json'", command: arguments.spec) }
         var limits = CacheLimits.default
-        limits.bytes = try arguments.integer("--cache-mb", in: 0...1 << 20, default: limits.bytes >> 20) << 20
-        limits.count = try arguments.integer("--cache-count", in: 0...10_000_000, default: limits.count)
-        let draw = on || (!off && !json && truecolor(environment: context.environment, terminal: context.stdoutIsTerminal))
-        return DrawingOptions(draw: draw, cacheLimits: limits)
+        limits.bytes = try arguments.cacheMB << 20
+        limits.count = try arguments.cacheCount
+        let drawsByDefault =
+            switch byDefault {
+            case .onATruecolorTerminal: truecolor(environment: context.environment, terminal: context.stdoutIsTerminal)
+            case .never: false
+            }
+        let draw = on || (!off && !json && drawsByDefault)
+        // Only a command that draws loads libchafa (and GLib with it).
+        guard draw else { return DrawingOptions(draw: false, cacheLimits: limits) }
+        let mode = TerminalPicture.resolve(requested, environment: context.environment, terminal: context.stdoutIsTerminal)
+        return DrawingOptions(
+            draw: true, cacheLimits: limits, mode: mode, cell: TerminalPicture.cellSize(terminal: context.stdoutIsTerminal))
     }
 
     /// Whether output goes to a terminal showing 24-bit colour (`COLORTERM` truecolor or

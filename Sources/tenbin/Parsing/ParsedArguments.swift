@@ -1,15 +1,34 @@
 import TenbinKit
 
-/// A subcommand's arguments after parsing: positionals, option values and flags.
-struct ParsedArguments {
+/// A subcommand's arguments after parsing: positionals, and the options its ``OptionGroup``
+/// declares, read as typed values through the group's key paths.
+///
+/// `arguments.json` is the `json` flag of the command's options and `try arguments.times` its
+/// `--times` value (or default); a name the command does not declare does not compile. An
+/// option's value is checked when it is read, so a command reports its mistakes in the order
+/// it reads them.
+@dynamicMemberLookup
+struct ParsedArguments<Options: OptionGroup>: Sendable {
     let spec: CommandSpec
     private(set) var positionals: [String] = []
-    private var values: [String: [String]] = [:]
+    private let declarations: Options
+    /// The texts given for each option, by its primary spelling.
+    private let values: [String: [String]]
 
-    /// Parses `arguments` against `spec`. `--name=value`, `--name value`, `-o value` and `--`
-    /// (everything after it is positional) are understood.
+    /// Parses `arguments` against the command's options and ``CommonOptions``.
+    /// `--name=value`, `--name value`, `-o value` and `--` (everything after it is positional)
+    /// are understood.
     init(_ arguments: [String], spec: CommandSpec) throws {
-        self.spec = spec
+        let options = Options.declarations + CommonOptions.declarations
+        var byName: [String: CommandSpec.Option] = [:]
+        for option in options {
+            for name in option.names {
+                // Broken invariant: a command declared one spelling twice.
+                precondition(byName.updateValue(option, forKey: name) == nil, "'\(name)' is declared twice for tenbin \(spec.name)")
+            }
+        }
+        var positionals: [String] = []
+        var values: [String: [String]] = [:]
         var index = 0
         var onlyPositionals = false
         while index < arguments.count {
@@ -29,27 +48,36 @@ struct ParsedArguments {
                 name = String(argument[..<equals])
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
-            guard let option = spec.option(named: name) else {
-                throw UsageError("unknown option '\(name)'", command: spec)
+            guard let option = byName[name] else {
+                let suggestion = Suggestion.closest(to: name, among: options.flatMap(\.names)).map { "; did you mean '\($0)'?" } ?? ""
+                throw UsageError("unknown option '\(name)'\(suggestion)", command: spec)
             }
             let value: String
-            if option.value == nil {
+            if let valueName = option.value {
+                if let inlineValue {
+                    value = inlineValue
+                } else {
+                    guard index < arguments.count else { throw UsageError("missing value for '\(name) \(valueName)'", command: spec) }
+                    value = arguments[index]
+                    index += 1
+                }
+                if !option.repeatable && values[option.primary] != nil {
+                    throw UsageError("'\(option.primary)' was given more than once", command: spec)
+                }
+            } else {
                 if inlineValue != nil { throw UsageError("'\(name)' takes no value", command: spec) }
                 value = ""
-            } else if let inlineValue {
-                value = inlineValue
-            } else {
-                guard index < arguments.count else {
-                    throw UsageError("missing value for '\(name) \(option.value!)'", command: spec)  // value is non-nil in this branch
-                }
-                value = arguments[index]
-                index += 1
-            }
-            if !option.repeatable && option.value != nil && values[option.primary] != nil {
-                throw UsageError("'\(option.primary)' was given more than once", command: spec)
             }
             values[option.primary, default: []].append(value)
         }
+        self.init(spec: spec, positionals: positionals, declarations: Options(), values: values)
+    }
+
+    private init(spec: CommandSpec, positionals: [String], declarations: Options, values: [String: [String]]) {
+        self.spec = spec
+        self.positionals = positionals
+        self.declarations = declarations
+        self.values = values
     }
 
     /// A negative number ("-3") is a positional, not an option.
@@ -57,29 +85,37 @@ struct ParsedArguments {
         text.count > 1 && text.dropFirst().allSatisfy(\.isASCII) && Int(text) != nil
     }
 
-    func flag(_ name: String) -> Bool { values[name] != nil }
-
-    func value(_ name: String) -> String? { values[name]?.last }
-
-    func all(_ name: String) -> [String] { values[name] ?? [] }
-
-    /// An integer option within `range`, or `fallback` when it is absent.
-    func integer(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws -> Int {
-        guard let text = value(name) else { return fallback }
-        guard let number = Int(text), range.contains(number) else {
-            throw UsageError("'\(name)' takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'", command: spec)
-        }
-        return number
+    /// Whether a flag was given.
+    subscript(dynamicMember flag: KeyPath<Options, Flag>) -> Bool {
+        values[declarations[keyPath: flag].info.primary] != nil
     }
 
-    /// A value from a fixed set (for `--sort new|popular`).
-    func choice<T: RawRepresentable & CaseIterable>(_ name: String, default fallback: T) throws -> T where T.RawValue == String {
-        guard let text = value(name) else { return fallback }
-        guard let choice = T(rawValue: text) else {
-            let names = T.allCases.map(\.rawValue).joined(separator: ", ")
-            throw UsageError("'\(name)' takes one of \(names), not '\(text)'", command: spec)
+    /// An option's value, or its default when it was not given; throws a usage error when the
+    /// text given is not a value it takes.
+    subscript<Value>(dynamicMember option: KeyPath<Options, Option<Value>>) -> Value {
+        get throws {
+            let declaration = declarations[keyPath: option]
+            do {
+                return try declaration.convert(values[declaration.info.primary] ?? [])
+            } catch {
+                throw UsageError(error.message, command: spec)
+            }
         }
-        return choice
+    }
+
+    /// The options of a group inside this one.
+    subscript<Group: OptionGroup>(dynamicMember group: KeyPath<Options, Group>) -> ParsedArguments<Group> {
+        ParsedArguments<Group>(spec: spec, positionals: positionals, declarations: declarations[keyPath: group], values: values)
+    }
+
+    /// The options every command takes.
+    var common: ParsedArguments<CommonOptions> {
+        ParsedArguments<CommonOptions>(spec: spec, positionals: positionals, declarations: CommonOptions(), values: values)
+    }
+
+    /// Whether an option with a value was given at all.
+    func isGiven<Value>(_ option: KeyPath<Options, Option<Value>>) -> Bool {
+        values[declarations[keyPath: option].info.primary] != nil
     }
 
     /// Requires between `range` positional arguments, naming what is missing or extra.

@@ -9,6 +9,10 @@ struct TenbinRun {
 }
 
 enum Tenbin {
+    /// Turns SIGPIPE off in the test runner once, so writing to a child that left fails
+    /// instead of killing the runner.
+    static let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
     /// The package root, found from this file's path.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path
@@ -24,11 +28,13 @@ enum Tenbin {
         return "\(root)/.build/debug/tenbin"
     }()
 
-    /// Runs tenbin with `arguments`, in `store` when given, and waits for it.
+    /// Runs tenbin with `arguments`, in `store` when given, and waits for it; a run still going
+    /// at its deadline is killed and fails the test with what it had printed.
     @discardableResult
-    static func run(_ arguments: [String], store: String? = nil, environment: [String: String] = [:], stdin: Data? = nil) throws
-        -> TenbinRun
-    {
+    static func run(
+        _ arguments: [String], store: String? = nil, environment: [String: String] = [:], stdin: Data? = nil,
+        deadline seconds: Double = Deadline.standard
+    ) throws -> TenbinRun {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = (store.map { ["--store", $0] } ?? []) + arguments
@@ -38,34 +44,10 @@ enum Tenbin {
         for (key, value) in environment { env[key] = value }
         process.environment = env
         process.currentDirectoryURL = URL(fileURLWithPath: root)
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        if let stdin {
-            let input = Pipe()
-            process.standardInput = input
-            try process.run()
-            input.fileHandleForWriting.write(stdin)
-            try input.fileHandleForWriting.close()
-        } else {
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-        }
-        // Read both pipes to the end before waiting, so a large output cannot block the child.
-        let group = DispatchGroup()
-        nonisolated(unsafe) var errData = Data()
-        group.enter()
-        DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
+        let result = try Shell.collect(process, what: "tenbin \(arguments.joined(separator: " "))", stdin: stdin, seconds: seconds)
         return TenbinRun(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: outData)
+            status: result.status, stdout: String(decoding: result.stdout, as: UTF8.self),
+            stderr: String(decoding: result.stderr, as: UTF8.self), stdoutBytes: result.stdout)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A program running in its own tmux server (a real pseudo-terminal), driven by keystrokes
 /// and read back from the screen, the way a person at a terminal would use it.
@@ -27,17 +28,22 @@ final class TmuxSession {
     func screen() throws -> String { try tmux(["capture-pane", "-p"]) }
 
     /// Polls the screen until `condition` holds, for at most `seconds` (a generous bound for a
-    /// loaded machine, not a timing assertion); returns the last screen seen.
+    /// loaded machine, not a timing assertion), and returns that screen; when time runs out it
+    /// throws, failing the test with `what` and the last screen seen.
     @discardableResult
-    func waitForScreen(seconds: Double = 20, _ condition: (String) -> Bool) throws -> String {
-        let deadline = Date().addingTimeInterval(seconds)
+    func waitForScreen(
+        seconds: Double = 20, _ what: String = "the expected screen", sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: (String) -> Bool
+    ) throws -> String {
         var last = ""
-        while Date() < deadline {
-            last = try screen()
-            if condition(last) { return last }
-            usleep(20_000)
+        do {
+            return try poll(seconds: seconds, what, seen: { last }) {
+                last = try screen()
+                return condition(last) ? last : nil
+            }
+        } catch let timeout as WaitTimeout {
+            throw WaitTimeout(description: "\(timeout.description)\n(waiting at \(sourceLocation))")
         }
-        return last
     }
 
     /// Runs one tmux command and returns what it printed.
@@ -68,17 +74,18 @@ final class TmuxSession {
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        let deadline = Deadline(process, what: "tmux \(arguments.joined(separator: " "))", seconds: 60)
         process.waitUntilExit()
+        try deadline.check()
         return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
     }
 }
 
-/// Waits for a file to appear (a command's exit status written by its shell), polling.
-func waitForFile(_ path: String, seconds: Double = 20) -> String? {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if let text = try? String(contentsOfFile: path, encoding: .utf8), text.hasSuffix("\n") { return text }
-        usleep(20_000)
+/// Waits for a file to be written whole, ending in a newline (a command's exit status written
+/// by its shell), and returns its text; throws, failing the test, when it never is.
+func waitForFile(_ path: String, seconds: Double = 20) throws -> String {
+    try poll(seconds: seconds, "\(path) to be written", seen: { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "no such file" }) {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8), text.hasSuffix("\n") else { return nil }
+        return text
     }
-    return nil
 }

@@ -85,7 +85,7 @@ import Testing
         let (report, _) = try await run(.folders(folder.path), into: board, ImportOptions(jobs: 3))
         #expect((report.imported, report.skipped, report.failed) == (2, 0, 3))
         #expect(report.items.map(\.status) == [.imported, .failed, .failed, .failed, .imported])
-        #expect(report.items[1].error == "holds 1 image(s) (only.jpg); a poster needs exactly 2")
+        #expect(report.items[1].error == "holds 1 image (only.jpg); a poster needs exactly 2")
         #expect(report.items[2].error?.hasPrefix("2.jpg: JPEG") == true)
         #expect(report.items[3].error?.hasPrefix("2.png: ") == true)
         #expect(report.items[3].error?.contains("30000×30000") == true)

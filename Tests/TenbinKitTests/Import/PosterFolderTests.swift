@@ -49,9 +49,9 @@ import Testing
         try folder.write("text-only/post.txt", text: "question\n")
         #expect(
             try read(folder.path) == [
-                "one: failed: holds 1 image(s) (a.jpg); a poster needs exactly 2",
+                "one: failed: holds 1 image (a.jpg); a poster needs exactly 2",
                 "text-only: failed: holds no JPEG or PNG image; a poster needs exactly 2",
-                "three: failed: holds 3 image(s) (a.jpg, b.jpg, c.png); a poster needs exactly 2",
+                "three: failed: holds 3 images (a.jpg, b.jpg, c.png); a poster needs exactly 2",
             ])
     }
 
@@ -65,9 +65,9 @@ import Testing
         try folder.write("empty/b.png", [])
         #expect(
             try read(folder.path) == [
-                "empty: failed: b.png is empty, not a JPEG or PNG",
-                "gif: failed: b.gif is a GIF image, not a JPEG or PNG",
-                "text: failed: b.jpg is text, not a JPEG or PNG image",
+                "empty: failed: b.png is empty, not a JPEG, PNG, WebP, HEIC or AVIF image",
+                "gif: failed: b.gif is a GIF image, not a JPEG, PNG, WebP, HEIC or AVIF image",
+                "text: failed: b.jpg is text, not a JPEG, PNG, WebP, HEIC or AVIF image",
             ])
     }
 

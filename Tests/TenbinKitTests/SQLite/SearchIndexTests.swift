@@ -232,7 +232,8 @@ import Testing
 
     @Test func resultsEqualABruteForceScanOfRandomPostersAndQueries() throws {
         let s = try SearchStore()
-        var random = SplitMix64(seed: 42)
+        let seed: UInt64 = 42
+        var random = SplitMix64(seed: seed)
         let pieces = ["猫", "ネコ", "ねこ", "ﾈｺ", "犬", "東京", "ＡＢＣ", "abc", "A", "ｷﾉｺ", "が", "ｶﾞ", "ー", " ", "1", "１", "#"]
         let posters: [(String, [String])] = (0..<300).map { _ in
             let text = (0..<random.next(upTo: 6)).map { _ in pieces[random.next(upTo: pieces.count)] }.joined()
@@ -252,8 +253,8 @@ import Testing
                 let parts = ([poster.0] + Hashtags.normalize(poster.1)).map(SearchText.normalize)
                 return words.allSatisfy { word in parts.contains { SearchQuery.contains($0, word) } }
             }.map(\.0).reversed()
-            #expect(try s.ids(query, limit: 1000) == Array(expected), "query \(query)")
-            #expect(try s.board.scanSearchIDs(query: query) == Array(expected), "scan of \(query)")
+            #expect(try s.ids(query, limit: 1000) == Array(expected), "query \(query) (seed \(seed))")
+            #expect(try s.board.scanSearchIDs(query: query) == Array(expected), "scan of \(query) (seed \(seed))")
         }
     }
 

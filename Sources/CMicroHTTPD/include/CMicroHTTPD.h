@@ -1,0 +1,50 @@
+#ifndef TENBIN_CMICROHTTPD_H
+#define TENBIN_CMICROHTTPD_H
+
+// libmicrohttpd for tenbin serve. Swift calls most of libmicrohttpd directly through this
+// module; the few calls below are C shims because the library's functions for them are
+// variadic (MHD_start_daemon, MHD_get_connection_info, MHD_get_daemon_info), and Swift cannot
+// call a C variadic function.
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+/// Everything tb_http_start passes to MHD_start_daemon.
+struct tb_http_options {
+    /// The address to listen on (IPv4 or IPv6, port included).
+    const struct sockaddr *address;
+    /// Worker threads, each with its own epoll set.
+    unsigned int threads;
+    /// The most connections open at once.
+    unsigned int connection_limit;
+    /// The most connections open at once from one client address (0: no limit).
+    unsigned int per_ip_limit;
+    /// Seconds of inactivity after which a connection is closed.
+    unsigned int timeout_seconds;
+    /// Bytes of memory per connection for headers and buffers.
+    size_t memory_limit;
+    /// Pending connections the kernel keeps before accept.
+    unsigned int backlog;
+    MHD_AccessHandlerCallback handler;
+    void *handler_context;
+    MHD_RequestCompletedCallback completed;
+    void *completed_context;
+    /// Called with each request's raw target (path and query, undecoded) before anything
+    /// else; what it returns becomes the request's context pointer.
+    void *(*uri_logger)(void *context, const char *uri, struct MHD_Connection *connection);
+    void *uri_logger_context;
+};
+
+/// Starts a daemon with tenbin's flags (thread pool, epoll, suspend/resume, quiesce);
+/// NULL when the address cannot be bound or the options are refused.
+struct MHD_Daemon *tb_http_start(const struct tb_http_options *options);
+
+/// The port the daemon listens on (useful after asking for port 0); 0 when unknown.
+uint16_t tb_http_bound_port(struct MHD_Daemon *daemon);
+
+/// The client's address of a connection, or NULL.
+const struct sockaddr *tb_http_client_address(struct MHD_Connection *connection);
+
+#endif

@@ -1,0 +1,35 @@
+// Shims for libmicrohttpd's variadic functions, which Swift cannot call (see CMicroHTTPD.h).
+#include "CMicroHTTPD.h"
+
+#include <netinet/in.h>
+
+struct MHD_Daemon *tb_http_start(const struct tb_http_options *options) {
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
+    if (options->address->sa_family == AF_INET6) flags |= MHD_USE_IPv6;
+    // Options as an array, so each one is set by name instead of by position in a va_list.
+    struct MHD_OptionItem items[] = {
+        {MHD_OPTION_SOCK_ADDR, 0, (void *)options->address},
+        {MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)options->threads, NULL},
+        {MHD_OPTION_CONNECTION_LIMIT, (intptr_t)options->connection_limit, NULL},
+        {MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)options->per_ip_limit, NULL},
+        {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)options->timeout_seconds, NULL},
+        {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)options->memory_limit, NULL},
+        {MHD_OPTION_LISTEN_BACKLOG_SIZE, (intptr_t)options->backlog, NULL},
+        {MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL},
+        {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)options->completed, options->completed_context},
+        {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)options->uri_logger, options->uri_logger_context},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    return MHD_start_daemon(flags, 0, NULL, NULL, options->handler, options->handler_context, MHD_OPTION_ARRAY, items,
+                            MHD_OPTION_END);
+}
+
+uint16_t tb_http_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+const struct sockaddr *tb_http_client_address(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? NULL : info->client_addr;
+}

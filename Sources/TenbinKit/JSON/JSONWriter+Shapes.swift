@@ -1,0 +1,127 @@
+/// The documented shapes, written into a larger document.
+extension JSONWriter {
+    /// A poster object, keys in their documented order.
+    public mutating func poster(_ poster: Poster) {
+        object { json in
+            json.field("id", poster.id)
+            json.field("contents", poster.contents)
+            json.key("hashtags")
+            json.strings(poster.hashtags)
+            json.field("good1", poster.good1)
+            json.field("good2", poster.good2)
+            json.field("createdAt", poster.createdAt.description)
+            json.key("images")
+            json.array(poster.images) { $0.image($1) }
+        }
+    }
+
+    /// A stored image: `{"digest", "format", "width", "height", "bytes"}`.
+    public mutating func image(_ image: StoredImage) {
+        object { json in
+            json.field("digest", image.digest.hex)
+            json.field("format", image.format.rawValue)
+            json.field("width", image.width)
+            json.field("height", image.height)
+            json.field("bytes", image.bytes)
+        }
+    }
+
+    /// An array of posters, one per line.
+    public mutating func posters(_ posters: [Poster]) {
+        array(posters, layout: .oneItemPerLine) { $0.poster($1) }
+    }
+
+    /// A page of posters with an optional cursor for the next page.
+    public mutating func page(_ posters: [Poster], next: String?) {
+        object { json in
+            json.key("posters")
+            json.posters(posters)
+            if let next { json.field("next", next) }
+        }
+    }
+
+    /// The import report: counts, then one object per poster, one per line, with `id` only
+    /// when there is one and `error` only for failures.
+    public mutating func importReport(_ report: ImportReport) {
+        object { json in
+            json.field("imported", report.imported)
+            json.field("skipped", report.skipped)
+            json.field("failed", report.failed)
+            json.key("items")
+            json.array(report.items, layout: .oneItemPerLine) { json, item in
+                json.object { json in
+                    json.field("source", item.source)
+                    json.field("status", item.status.rawValue)
+                    if let id = item.id { json.field("id", id) }
+                    if let error = item.error { json.field("error", error) }
+                }
+            }
+        }
+    }
+
+    /// The check report.
+    public mutating func checkReport(_ report: CheckReport) {
+        object { json in
+            json.field("ok", report.isSound)
+            json.field("posters", report.posters)
+            json.field("blobs", report.blobs)
+            json.key("problems")
+            json.strings(report.problems)
+            json.key("notes")
+            json.strings(report.notes)
+        }
+    }
+
+    /// The garbage collection report.
+    public mutating func garbageReport(_ report: GarbageReport) {
+        object { json in
+            json.field("removedBlobs", report.removedBlobs.count)
+            json.field("removedBytes", report.removedBytes)
+            json.field("removedTemporaryFiles", report.removedTemporaryFiles)
+        }
+    }
+
+    /// A feed's first line: `{"type": "snapshot", "posters": [...]}`, all on one line.
+    public mutating func feedSnapshot(_ posters: [Poster]) {
+        object { json in
+            json.field("type", "snapshot")
+            json.key("posters")
+            json.array(posters) { $0.poster($1) }
+        }
+    }
+
+    /// One change: `{"type", "id", …, "poster"}` where `added` has `newIndex`, `removed` has
+    /// `oldIndex` and `modified` has both, old first.
+    public mutating func feedChange(_ change: FeedChange) {
+        let type =
+            switch change {
+            case .added: "added"
+            case .modified: "modified"
+            case .removed: "removed"
+            }
+        object { json in
+            json.field("type", type)
+            json.field("id", change.poster.id)
+            if let oldIndex = change.oldIndex { json.field("oldIndex", oldIndex) }
+            if let newIndex = change.newIndex { json.field("newIndex", newIndex) }
+            json.key("poster")
+            json.poster(change.poster)
+        }
+    }
+
+    /// The error object: `{"error": {"kind": KIND, "message": MESSAGE}}`.
+    public mutating func error(kind: ErrorKind, message: String) {
+        object { json in
+            json.key("error")
+            json.object { json in
+                json.field("kind", kind.rawValue)
+                json.field("message", message)
+            }
+        }
+    }
+
+    /// The error object for `error`: its kind (``ErrorKind/of(_:)``) and its description.
+    public mutating func error(_ error: any Error) {
+        self.error(kind: ErrorKind.of(error), message: String(describing: error))
+    }
+}

@@ -1,0 +1,114 @@
+import TenbinKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Images, thumbnails, the web page and its static files.
+extension Routes {
+    /// Headers of content-addressed answers: cached for a year, never revalidated.
+    static func immutable(etag: String) -> [(name: String, value: String)] {
+        [("ETag", etag), ("Cache-Control", "public, max-age=31536000, immutable"), ("X-Content-Type-Options", "nosniff")]
+    }
+
+    /// Whether `If-None-Match` names `etag` (or is `*`).
+    static func notModified(_ head: RequestHead, etag: String) -> Bool {
+        guard let header = head.header("if-none-match") else { return false }
+        return header.split(separator: ",").contains { tag in
+            let tag = tag.trimmingCharacters
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+
+    /// `GET /blobs/{digest}`: the stored bytes, sent from the file by libmicrohttpd.
+    func blob(_ hex: Substring, _ head: RequestHead) throws -> HTTPResponse {
+        guard let digest = Digest(hex: String(hex)) else { throw APIError.notFound("\(hex.prefix(80)) is not a blob digest") }
+        let etag = "\"\(digest.hex)\""
+        let (image, path) = try gateway.blob(digest)
+        if Self.notModified(head, etag: etag) { return HTTPResponse(status: 304, headers: Self.immutable(etag: etag)) }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            // Deleted since the lookup: gone, like any missing image.
+            if errno == ENOENT { throw APIError.notFound("no image with digest \(digest.hex)") }
+            throw APIError(status: 500, kind: "internal", message: "the image \(digest.hex) cannot be read")
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            _ = close(descriptor)  // read-only; nothing to lose
+            throw APIError(status: 500, kind: "internal", message: "the image \(digest.hex) cannot be read")
+        }
+        return HTTPResponse(
+            status: 200, headers: [("Content-Type", Self.mediaType(image.format))] + Self.immutable(etag: etag),
+            body: .file(descriptor: descriptor, size: Int(info.st_size)))
+    }
+
+    /// The media type of a stored format.
+    static func mediaType(_ format: ImageFormat) -> String {
+        switch format {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        }
+    }
+
+    /// `GET /thumbs/{digest}?w=N`: from the cache, else produced off the server's threads.
+    func thumbnail(_ hex: Substring, _ head: RequestHead) throws -> Reply {
+        guard let digest = Digest(hex: String(hex)) else { throw APIError.notFound("\(hex.prefix(80)) is not a blob digest") }
+        let query = try APIInput.query(head.rawQuery)
+        guard let text = query["w"], let width = Int(text), Thumbnails.widths.contains(width) else {
+            throw APIError.badRequest("w must be one of \(Thumbnails.widths.map(String.init).joined(separator: ", "))")
+        }
+        let etag = "\"\(digest.hex)-w\(width)\""
+        if Self.notModified(head, etag: etag) { return .now(HTTPResponse(status: 304, headers: Self.immutable(etag: etag))) }
+        let key = Thumbnails.Key(digest: digest, width: width)
+        if let cached = thumbnails.cached(key) { return .now(Self.thumbnailResponse(cached, etag: etag)) }
+        _ = try gateway.blob(digest)  // not found unless a poster uses it
+        return Self.later { [thumbnails] in Self.thumbnailResponse(try await thumbnails.thumbnail(key), etag: etag) }
+    }
+
+    private static func thumbnailResponse(_ image: EncodedImage, etag: String) -> HTTPResponse {
+        HTTPResponse(
+            status: 200, headers: [("Content-Type", mediaType(image.format))] + immutable(etag: etag),
+            body: .bytes(image.bytes))
+    }
+
+    /// The headers every HTML answer carries.
+    static let htmlHeaders: [(name: String, value: String)] = [
+        ("Content-Type", "text/html; charset=utf-8"),
+        (
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' blob:; object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'"
+        ),
+        ("Referrer-Policy", "same-origin"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Cache-Control", "no-store"),
+    ]
+
+    /// `GET /?sort=&q=`: the board's first page rendered on the server.
+    func webPage(_ head: RequestHead) throws -> Reply {
+        let query = try APIInput.query(head.rawQuery)
+        let order = try APIInput.order(query)
+        let words = query["q"].flatMap { $0.trimmingCharacters.isEmpty ? nil : $0 }
+        if let words {
+            return Self.later { [gateway] in
+                let page = try await gateway.search(query: words, order: order, limit: 20, cursor: nil)
+                return Self.html(WebPage.board(posters: page.posters, order: order, query: words, next: page.next))
+            }
+        }
+        let page = try gateway.page(order: order, limit: 20, cursor: nil)
+        return .now(Self.html(WebPage.board(posters: page.posters, order: order, query: nil, next: page.next)))
+    }
+
+    static func html(_ text: String) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: htmlHeaders, body: .bytes(Array(text.utf8)))
+    }
+
+    /// `GET /static/{name}`: the page's script, style sheet and icons.
+    func staticFile(_ name: String) throws -> Reply {
+        guard let asset = WebPage.asset(named: name) else { throw APIError.notFound("no static file \(name.prefix(80))") }
+        var headers: [(name: String, value: String)] = [
+            ("Content-Type", asset.contentType), ("Cache-Control", "public, max-age=3600"), ("X-Content-Type-Options", "nosniff"),
+        ]
+        if asset.contentType.hasPrefix("text/html") { headers = Self.htmlHeaders }
+        return .now(HTTPResponse(status: 200, headers: headers, body: .bytes(asset.body)))
+    }
+}

@@ -1,0 +1,97 @@
+import TenbinKit
+
+/// The poster routes of `/api/v1`: pages, search, one poster, new posters, votes, edits and
+/// deletes.
+extension Routes {
+    /// `GET /api/v1/posters?sort=&limit=&cursor=`
+    func page(_ head: RequestHead) throws -> Reply {
+        let query = try APIInput.query(head.rawQuery)
+        let page = try gateway.page(order: try APIInput.order(query), limit: try APIInput.limit(query), cursor: APIInput.cursor(query))
+        return .now(.json(JSON.page(page.posters, next: page.next)))
+    }
+
+    /// `GET /api/v1/search?q=&sort=&limit=&cursor=`: searched off the server's threads, since
+    /// a search can take longer than a page read.
+    func search(_ head: RequestHead) throws -> Reply {
+        let query = try APIInput.query(head.rawQuery)
+        let (order, limit, cursor) = (try APIInput.order(query), try APIInput.limit(query), APIInput.cursor(query))
+        let words = query["q"] ?? ""
+        return Self.later { [gateway] in
+            let page = try await gateway.search(query: words, order: order, limit: limit, cursor: cursor)
+            return .json(JSON.page(page.posters, next: page.next))
+        }
+    }
+
+    /// `POST /api/v1/posters`: a multipart form with `image1`, `image2`, `contents` and
+    /// repeated `hashtags`, validated and re-encoded as `tenbin post` does.
+    func newPoster(_ head: RequestHead) -> Admission {
+        let route = "POST /api/v1/posters"
+        let type = head.header("content-type")?.lowercased() ?? ""
+        guard type.hasPrefix("multipart/form-data") else {
+            do {
+                try guardWrite(head, json: false, admin: false, limiter: nil, what: "posts")
+            } catch {
+                return .reply(route, .now(.error(error)))
+            }
+            return .reply(route, .now(.error(.unsupportedMediaType("a new poster is sent as multipart/form-data"))))
+        }
+        let upload = configuration.maximumUploadBytes
+        let limits = FormLimits(
+            maximumBytes: upload, maximumParts: 3 + APIInput.maximumHashtags,
+            maximumFileBytes: min(upload, gateway.maximumImageBytes), maximumFieldBytes: APIInput.maximumContentsBytes)
+        return write(route, head, allowed: "POST", json: false, limiter: postLimiter, what: "posts", limit: .form(limits)) {
+            [self] body throws(APIError) in
+            guard case .form(let parts) = body else { throw .badRequest("the body is not a form") }
+            let form = try APIInput.posterForm(parts)
+            let admitted = postsInProgress.withLock { count in
+                guard count < configuration.maximumPostsInProgress else { return false }
+                count += 1
+                return true
+            }
+            guard admitted else { throw .unavailable("the server is busy storing other posters; try again shortly", retryAfter: 2) }
+            let draft = PosterDraft(
+                image1: .bytes(form.image1, label: "image1"), image2: .bytes(form.image2, label: "image2"), contents: form.contents,
+                hashtags: form.hashtags)
+            return Self.later { [self] in
+                defer { postsInProgress.withLock { $0 -= 1 } }
+                let poster = try await gateway.post(draft)
+                metrics.posterStored()
+                return .json(JSON.poster(poster), status: 201, headers: [("Location", "/api/v1/posters/\(poster.id)")])
+            }
+        }
+    }
+
+    /// `POST /api/v1/posters/{id}/votes` with `{"side": 1|2, "times": N}`; answered with the
+    /// poster once the votes are committed.
+    func vote(_ id: Int64, _ head: RequestHead) -> Admission {
+        write(
+            "POST /api/v1/posters/{id}/votes", head, allowed: "POST", json: true, limiter: voteLimiter, what: "votes",
+            limit: .bytes(1024)
+        ) { [self] body throws(APIError) in
+            let (side, times) = try APIInput.vote(Self.bytes(body))
+            return Self.later { [self] in
+                let poster = try await gateway.vote(id: id, side: side, times: times)
+                metrics.votesCommitted(times)
+                return .json(JSON.poster(poster))
+            }
+        }
+    }
+
+    /// `PATCH /api/v1/posters/{id}` with `{"contents", "hashtags"}` (admin token).
+    func edit(_ id: Int64, _ head: RequestHead) -> Admission {
+        write(
+            "PATCH /api/v1/posters/{id}", head, allowed: "PATCH", json: true, admin: true, limit: .bytes(APIInput.maximumJSONBytes)
+        ) { [gateway] body throws(APIError) in
+            let (contents, hashtags) = try APIInput.edit(Self.bytes(body))
+            return Self.later { .json(JSON.poster(try await gateway.edit(id: id, contents: contents, hashtags: hashtags))) }
+        }
+    }
+
+    /// `DELETE /api/v1/posters/{id}` (admin token): answered with the deleted poster.
+    func delete(_ id: Int64, _ head: RequestHead) -> Admission {
+        write("DELETE /api/v1/posters/{id}", head, allowed: "DELETE", json: false, admin: true, limit: .bytes(0)) {
+            [gateway] _ throws(APIError) in
+            Self.later { .json(JSON.poster(try await gateway.delete(id: id))) }
+        }
+    }
+}

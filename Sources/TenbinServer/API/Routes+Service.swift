@@ -1,0 +1,39 @@
+import TenbinKit
+
+/// Live feeds, health and metrics.
+extension Routes {
+    /// `GET /api/v1/feed?sort=&limit=&q=`: a server-sent event stream. Every connection starts
+    /// with a fresh snapshot (so a reconnect with `Last-Event-ID` gets one too).
+    func feed(_ head: RequestHead) throws -> Reply {
+        let query = try APIInput.query(head.rawQuery)
+        let feed = Feed(order: try APIInput.order(query), limit: try APIInput.limit(query), query: query["q"])
+        let stream = try feeds.open(try gateway.observe(feed))
+        return .now(
+            HTTPResponse(
+                status: 200,
+                headers: [
+                    ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"),
+                    ("X-Content-Type-Options", "nosniff"),
+                    // nginx would otherwise hold events back in its buffer.
+                    ("X-Accel-Buffering", "no"),
+                ], body: .events(stream)))
+    }
+
+    /// `GET /healthz`: 200 when the store answers, else 503.
+    func health() async -> HTTPResponse {
+        do {
+            let count = try await gateway.checkHealth()
+            return .json("{\"status\": \"ok\", \"posters\": \(count)}")
+        } catch {
+            return .error(.unavailable("the store does not answer"))
+        }
+    }
+
+    /// `GET /metrics` in Prometheus' text format.
+    func metricsText() -> HTTPResponse {
+        let exchanges = exchangesInProgress.withLock { $0 }?() ?? 0
+        return .text(
+            metrics.render(feeds: feeds.count, thumbnails: thumbnails.statistics, exchanges: exchanges),
+            contentType: "text/plain; version=0.0.4; charset=utf-8")
+    }
+}

@@ -1,0 +1,136 @@
+import CMicroHTTPD
+import TenbinKit
+
+/// The body of a server-sent event response: bytes a producer sends at any time, read by
+/// libmicrohttpd whenever the connection can take more.
+///
+/// When the reader finds nothing to send it suspends the connection (a suspended connection
+/// costs nothing while it waits); `send` resumes it. The `suspended` flag is kept under the
+/// same lock as the buffer, so a connection is resumed exactly once per suspension and never
+/// when it is not suspended (which libmicrohttpd does not allow).
+final class EventStream: Sendable {
+    private struct State {
+        var buffer: [UInt8] = []
+        /// Bytes of `buffer` already handed to the connection.
+        var start = 0
+        /// No more data will come: the reader ends the body once the buffer is drained.
+        var finished = false
+        /// The connection is suspended by the reader and waits for `send` or `finish`.
+        var suspended = false
+        /// The connection, once the response is queued; nil again when the exchange is over.
+        var connection: OpaquePointer?
+        /// The exchange is over (client gone or body ended): nothing is sent any more.
+        var closed = false
+        /// Runs once when the exchange is over.
+        var onClose: (@Sendable () -> Void)?
+    }
+
+    // Every field is read and written under this lock, which also orders the
+    // suspend/resume calls.
+    private let state = Locked(State())
+    /// The most bytes waiting for a slow reader before the stream gives up on it.
+    let maximumBuffered: Int
+
+    /// An open stream that holds at most `maximumBuffered` unsent bytes.
+    init(maximumBuffered: Int = 1 << 20) {
+        self.maximumBuffered = maximumBuffered
+    }
+
+    /// Queues `text` for the client. Returns false when the stream is over, or when the client
+    /// has fallen so far behind that the stream ends instead of buffering more.
+    @discardableResult
+    func send(_ text: String) -> Bool {
+        state.withLock { state in
+            guard !state.closed, !state.finished else { return false }
+            guard state.buffer.count - state.start + text.utf8.count <= maximumBuffered else {
+                state.finished = true
+                state.buffer.removeAll()
+                state.start = 0
+                Self.resume(&state)
+                return false
+            }
+            state.buffer.append(contentsOf: text.utf8)
+            Self.resume(&state)
+            return true
+        }
+    }
+
+    /// Ends the stream once what is queued has been sent.
+    func finish() {
+        state.withLock { state in
+            state.finished = true
+            Self.resume(&state)
+        }
+    }
+
+    /// Runs `handler` once when the exchange is over (at once if it already is).
+    func onClose(_ handler: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state in
+            if state.closed { return true }
+            state.onClose = handler
+            return false
+        }
+        if runNow { handler() }
+    }
+
+    /// Whether the exchange is over.
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    // MARK: The HTTP side
+
+    /// Binds the stream to the connection its response was queued on.
+    func attach(_ connection: OpaquePointer) {
+        state.withLock { $0.connection = connection }
+    }
+
+    /// Copies queued bytes into `destination`: the count copied, 0 after suspending the
+    /// connection when there is nothing yet, or -1 at the end of the body.
+    func read(into destination: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+        state.withLock { state in
+            let available = state.buffer.count - state.start
+            if available > 0 {
+                let count = min(available, capacity)
+                // `available > 0`, so the buffer is not empty and has a base address.
+                state.buffer.withUnsafeBufferPointer { buffer in
+                    UnsafeMutableRawPointer(destination).copyMemory(from: buffer.baseAddress! + state.start, byteCount: count)
+                }
+                state.start += count
+                if state.start == state.buffer.count {
+                    state.buffer.removeAll(keepingCapacity: true)
+                    state.start = 0
+                } else if state.start > 64 * 1024 {
+                    state.buffer.removeFirst(state.start)
+                    state.start = 0
+                }
+                return count
+            }
+            if state.finished || state.closed { return -1 }
+            guard let connection = state.connection else { return -1 }
+            // libmicrohttpd busy-loops on a reader that returns 0 without suspending.
+            MHD_suspend_connection(connection)
+            state.suspended = true
+            return 0
+        }
+    }
+
+    /// Called when the exchange is over: nothing is sent any more and the close handler runs.
+    func detach() {
+        let handler = state.withLock { state -> (@Sendable () -> Void)? in
+            state.closed = true
+            state.connection = nil
+            // A finished exchange cannot be suspended; the flag is cleared with it.
+            state.suspended = false
+            state.buffer = []
+            defer { state.onClose = nil }
+            return state.onClose
+        }
+        handler?()
+    }
+
+    /// Resumes the connection when the reader suspended it (and only then).
+    private static func resume(_ state: inout State) {
+        guard state.suspended, let connection = state.connection else { return }
+        state.suspended = false
+        MHD_resume_connection(connection)
+    }
+}

@@ -1,0 +1,378 @@
+import CMicroHTTPD
+import Dispatch
+import TenbinKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How the daemon listens and what it allows each connection.
+struct HTTPDaemonOptions: Sendable {
+    /// Where to listen.
+    var address: ListenAddress
+    /// Worker threads, each running its own epoll loop over its share of the connections.
+    var threads: Int
+    /// The most connections open at once.
+    var connectionLimit = 10_000
+    /// The most connections open at once from one address (0: no limit).
+    var perAddressLimit = 256
+    /// Seconds a connection may sit idle (no bytes either way) before it is closed.
+    var timeoutSeconds = 30
+    /// Bytes per connection for the request line, header fields and buffers; a request whose
+    /// header does not fit is answered by libmicrohttpd itself (431 or 413).
+    var memoryLimit = 64 * 1024
+}
+
+/// The libmicrohttpd daemon: owns the `MHD_Daemon` handle and turns its callbacks into calls
+/// on an ``HTTPHandling``.
+///
+/// The daemon runs a pool of threads, each with its own epoll set. Answers that need blocking
+/// work are produced elsewhere while the connection is suspended (see ``Reply/later(_:)``), so
+/// no thread serving other connections waits on them.
+final class HTTPDaemon: Sendable {
+    let handler: any HTTPHandling
+    // The daemon handle: set by start(), cleared by stop(); both run under this lock.
+    private let daemon = Locked<OpaquePointer?>(nil)
+    /// Exchanges in progress, for a graceful stop.
+    let exchanges = Locked<[ObjectIdentifier: HTTPExchange]>([:])
+
+    /// The address cannot be listened on.
+    struct StartError: Error, CustomStringConvertible {
+        let address: ListenAddress
+        let reason: String
+        var description: String { "cannot listen on \(address): \(reason)" }
+    }
+
+    /// A daemon that will hand requests to `handler` once started.
+    init(handler: any HTTPHandling) {
+        self.handler = handler
+    }
+
+    deinit {
+        stop(grace: .zero)
+    }
+
+    /// Starts listening and returns the port bound (the system chooses one for port 0).
+    /// The daemon must stay alive (it is the callbacks' context) until `stop` returns.
+    func start(_ options: HTTPDaemonOptions) throws -> UInt16 {
+        try daemon.withLock { daemon in
+            precondition(daemon == nil, "a daemon is started once")
+            let context = Unmanaged.passUnretained(self).toOpaque()
+            let started = try options.address.withSocketAddress { address in
+                var settings = tb_http_options(
+                    address: address, threads: UInt32(max(1, options.threads)), connection_limit: UInt32(options.connectionLimit),
+                    per_ip_limit: UInt32(options.perAddressLimit), timeout_seconds: UInt32(options.timeoutSeconds),
+                    memory_limit: options.memoryLimit, backlog: 1024, handler: Callbacks.access, handler_context: context,
+                    completed: Callbacks.completed, completed_context: context, uri_logger: Callbacks.begin,
+                    uri_logger_context: context)
+                errno = 0
+                guard let started = tb_http_start(&settings) else {
+                    let code = errno
+                    throw StartError(
+                        address: options.address,
+                        reason: code == 0 ? "libmicrohttpd refused to start" : String(cString: strerror(code)))
+                }
+                return started
+            }
+            daemon = started
+            return tb_http_bound_port(started)
+        }
+    }
+
+    /// Stops gracefully: accepts no new connection, lets the exchanges in progress finish for
+    /// at most `grace`, gives up on deferred work still running, then closes every connection.
+    /// Event streams must have been finished by the caller first.
+    func stop(grace: Duration) {
+        daemon.withLock { daemon in
+            guard let running = daemon else { return }
+            let listening = MHD_quiesce_daemon(running)
+            if listening >= 0 { _ = Glibc.close(listening) }  // the socket is ours after quiesce; nothing to do if close fails
+            let deadline = ContinuousClock.now + grace
+            while ContinuousClock.now < deadline, exchanges.withLock({ !$0.isEmpty }) {
+                usleep(10_000)
+            }
+            // Stopping with a suspended connection is not allowed: resume every one first.
+            for exchange in exchanges.withLock({ Array($0.values) }) { exchange.abandon() }
+            MHD_stop_daemon(running)
+            daemon = nil
+        }
+    }
+
+    // MARK: Callbacks, on the thread that owns the connection
+
+    /// The request line has arrived: a new exchange becomes the request's context.
+    fileprivate func begin(target: String) -> UnsafeMutableRawPointer {
+        let exchange = HTTPExchange(target: target)
+        exchanges.withLock { $0[ObjectIdentifier(exchange)] = exchange }
+        return Unmanaged.passRetained(exchange).toOpaque()
+    }
+
+    /// The exchange is over, answered or not.
+    fileprivate func completed(_ exchange: HTTPExchange) {
+        exchange.close()
+        exchanges.withLock { $0[ObjectIdentifier(exchange)] = nil }
+        handler.finished(exchange.record)
+    }
+
+    /// One call of the access handler; returns false to close the connection.
+    fileprivate func access(
+        _ exchange: HTTPExchange, connection: OpaquePointer, method: String, upload: UnsafePointer<CChar>?,
+        uploadSize: UnsafeMutablePointer<Int>
+    ) -> Bool {
+        switch exchange.phase {
+        case .fresh:
+            exchange.connection = connection
+            let head = RequestHead(
+                method: method, target: exchange.target, headers: Self.headers(of: connection),
+                peerAddress: ListenAddress.describe(tb_http_client_address(connection)))
+            exchange.head = head
+            let admission = handler.admit(head)
+            exchange.route = admission.route
+            switch admission.action {
+            case .reply(let reply):
+                // A request with a body it does not need is answered at once (which closes the
+                // connection instead of reading the body); others on the next call.
+                if Self.declaresBody(head) { return perform(reply, exchange) }
+                exchange.phase = .ready(reply)
+                return true
+            case .read(let limit, let then):
+                if let refusal = Self.refusal(of: head, limit: limit, exchange: exchange) {
+                    return queue(.error(refusal), exchange)
+                }
+                if case .form(let limits) = limit {
+                    exchange.form = FormParts(limits: limits)
+                    let processor = MHD_create_post_processor(
+                        connection, 16 * 1024, Callbacks.formPart, Unmanaged.passUnretained(exchange).toOpaque())
+                    guard let processor else {
+                        return queue(.error(.unsupportedMediaType("the body must be multipart/form-data")), exchange)
+                    }
+                    exchange.postProcessor = processor
+                }
+                exchange.phase = .reading(limit, then: then)
+                return true
+            }
+        case .ready(let reply):
+            guard uploadSize.pointee == 0 else { return false }  // a body after all: it was not declared
+            return perform(reply, exchange)
+        case .reading(let limit, let then):
+            let size = uploadSize.pointee
+            if size > 0 {
+                uploadSize.pointee = 0
+                exchange.received += size
+                if exchange.received > limit.maximumBytes {
+                    // Only a body without Content-Length (chunked) gets here: it was not refused
+                    // up front, and no answer can be queued mid-body, so the connection is closed.
+                    guard exchange.declaredLength != nil else { return false }
+                }
+                guard exchange.refusal == nil else { return true }  // skip the rest of a refused body
+                if let processor = exchange.postProcessor {
+                    if MHD_post_process(processor, upload, size) != MHD_Result.YES, exchange.refusal == nil {
+                        exchange.refusal = .badRequest("the form body is malformed")
+                    }
+                } else {
+                    // libmicrohttpd passes data whenever the size is not 0.
+                    upload!.withMemoryRebound(to: UInt8.self, capacity: size) {
+                        exchange.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
+                    }
+                }
+                return true
+            }
+            if let processor = exchange.postProcessor {
+                exchange.postProcessor = nil
+                if MHD_destroy_post_processor(processor) != MHD_Result.YES, exchange.refusal == nil {
+                    exchange.refusal = .badRequest("the form body is malformed or ends early")
+                }
+            }
+            let body: RequestBody
+            if let refusal = exchange.refusal {
+                body = .refused(refusal)
+            } else if let form = exchange.form {
+                body = .form(form)
+            } else {
+                body = .bytes(exchange.bytes)
+            }
+            exchange.bytes = []
+            exchange.form = nil
+            return perform(then(exchange.head!, body), exchange)  // head is set on the first call
+        case .waiting:
+            let (response, abandoned) = exchange.waiting.withLock { ($0.response, $0.abandoned) }
+            guard let response, !abandoned else { return false }
+            return queue(response, exchange)
+        case .answered:
+            uploadSize.pointee = 0
+            return true
+        }
+    }
+
+    /// Whether a request says it has a body.
+    private static func declaresBody(_ head: RequestHead) -> Bool {
+        if head.header("transfer-encoding") != nil { return true }
+        guard let length = head.header("content-length") else { return false }
+        return length.trimmingCharacters != "0"
+    }
+
+    /// The 413 or 400 a body is refused with before it is read, from its declared length.
+    private static func refusal(of head: RequestHead, limit: BodyLimit, exchange: HTTPExchange) -> APIError? {
+        guard let declared = head.header("content-length") else { return nil }
+        guard let length = Int(declared.trimmingCharacters), length >= 0 else {
+            return .badRequest("the Content-Length header is not a number")
+        }
+        exchange.declaredLength = length
+        guard length <= limit.maximumBytes else {
+            return .tooLarge("the body of \(length) bytes is over this server's limit of \(limit.maximumBytes) bytes")
+        }
+        return nil
+    }
+
+    private func perform(_ reply: Reply, _ exchange: HTTPExchange) -> Bool {
+        switch reply {
+        case .now(let response):
+            return queue(response, exchange)
+        case .later(let work):
+            exchange.phase = .waiting
+            exchange.suspend()
+            Task {
+                let response = await work()
+                exchange.complete(response)
+            }
+            return true
+        }
+    }
+
+    /// Hands `response` to libmicrohttpd; false (close the connection) when it refuses it.
+    private func queue(_ response: HTTPResponse, _ exchange: HTTPExchange) -> Bool {
+        exchange.phase = .answered
+        let connection = exchange.connection!  // set on the first call
+        let made: OpaquePointer?
+        switch response.body {
+        case .bytes(let bytes):
+            made = bytes.withUnsafeBytes { buffer in
+                MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+            }
+        case .file(let descriptor, let size):
+            made = MHD_create_response_from_fd64(UInt64(size), descriptor)
+            if made == nil { _ = Glibc.close(descriptor) }  // the response would have owned it
+        case .events(let stream):
+            exchange.stream = stream
+            stream.attach(connection)
+            let context = Unmanaged.passRetained(stream).toOpaque()
+            made = MHD_create_response_from_callback(UInt64.max, 4096, Callbacks.readEvents, context, Callbacks.releaseEvents)
+            if made == nil { Unmanaged<EventStream>.fromOpaque(context).release() }
+        }
+        guard let made else { return false }
+        defer { MHD_destroy_response(made) }
+        for (name, value) in response.headers where MHD_add_response_header(made, name, value) != MHD_Result.YES {
+            return false
+        }
+        exchange.status = response.status
+        exchange.bytesSent = response.bodyCount
+        return MHD_queue_response(connection, UInt32(response.status), made) == MHD_Result.YES
+    }
+
+    /// The request's header fields by lowercased name.
+    private static func headers(of connection: OpaquePointer) -> [String: String] {
+        var fields: [String: String] = [:]
+        withUnsafeMutablePointer(to: &fields) { pointer in
+            _ = MHD_get_connection_values(connection, .HEADER_KIND, Callbacks.header, pointer)  // the count is not needed
+        }
+        return fields
+    }
+}
+
+/// The C callbacks libmicrohttpd calls; each finds its Swift object from its context pointer.
+/// The context pointers are the ones handed to libmicrohttpd (never NULL), and the library
+/// always passes the connection, the size pointer and the reader's buffer: the force-unwraps
+/// below rest on that.
+private enum Callbacks {
+    static let begin: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
+        context, uri, _ in
+        let daemon = Unmanaged<HTTPDaemon>.fromOpaque(context!).takeUnretainedValue()
+        return daemon.begin(target: uri.map { String(cString: $0) } ?? "")
+    }
+
+    static let access: MHD_AccessHandlerCallback = { context, connection, _, method, _, upload, uploadSize, requestContext in
+        let daemon = Unmanaged<HTTPDaemon>.fromOpaque(context!).takeUnretainedValue()
+        // The URI callback runs first for every request and always sets the context.
+        guard let pointer = requestContext?.pointee else { return MHD_Result.NO }
+        let exchange = Unmanaged<HTTPExchange>.fromOpaque(pointer).takeUnretainedValue()
+        let method = method.map { String(cString: $0) } ?? ""
+        return daemon.access(exchange, connection: connection!, method: method, upload: upload, uploadSize: uploadSize!)
+            ? MHD_Result.YES : MHD_Result.NO
+    }
+
+    static let completed: MHD_RequestCompletedCallback = { context, _, requestContext, _ in
+        guard let pointer = requestContext?.pointee else { return }
+        requestContext!.pointee = nil
+        let daemon = Unmanaged<HTTPDaemon>.fromOpaque(context!).takeUnretainedValue()
+        daemon.completed(Unmanaged<HTTPExchange>.fromOpaque(pointer).takeRetainedValue())
+    }
+
+    static let header: MHD_KeyValueIterator = { context, _, key, value in
+        guard let key, let context else { return MHD_Result.YES }
+        let fields = context.assumingMemoryBound(to: [String: String].self)
+        let name = String(cString: key).lowercased()
+        let text = value.map { String(cString: $0) } ?? ""
+        if let earlier = fields.pointee[name] {
+            fields.pointee[name] = earlier + ", " + text
+        } else {
+            fields.pointee[name] = text
+        }
+        return MHD_Result.YES
+    }
+
+    static let formPart: MHD_PostDataIterator = { context, _, key, filename, contentType, _, data, offset, size in
+        let exchange = Unmanaged<HTTPExchange>.fromOpaque(context!).takeUnretainedValue()
+        guard exchange.refusal == nil else { return MHD_Result.NO }
+        let chunk = UnsafeBufferPointer(
+            start: data.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) }, count: data == nil ? 0 : size)
+        do throws(FormParts.Refusal) {
+            try exchange.form?.receive(
+                name: key.map { String(cString: $0) } ?? "", filename: filename.map { String(cString: $0) },
+                contentType: contentType.map { String(cString: $0) }, chunk: chunk, offset: offset)
+            return MHD_Result.YES
+        } catch {
+            exchange.refusal = APIError(formRefusal: error)
+            return MHD_Result.NO
+        }
+    }
+
+    static let readEvents: MHD_ContentReaderCallback = { context, _, buffer, capacity in
+        let stream = Unmanaged<EventStream>.fromOpaque(context!).takeUnretainedValue()
+        return stream.read(into: buffer!, capacity: capacity)
+    }
+
+    static let releaseEvents: MHD_ContentReaderFreeCallback = { context in
+        Unmanaged<EventStream>.fromOpaque(context!).release()
+    }
+}
+
+extension APIError {
+    /// The answer to a form refused while it was read.
+    init(formRefusal: FormParts.Refusal) {
+        switch formRefusal {
+        case .tooManyParts(let limit): self = .badRequest("the form has more than \(limit) parts")
+        case .partTooLarge(let name, let limit): self = .tooLarge("the form field \"\(name)\" is larger than \(limit) bytes")
+        case .bodyTooLarge(let limit): self = .tooLarge("the form is larger than \(limit) bytes")
+        }
+    }
+}
+
+extension HTTPResponse {
+    /// The JSON error answer for `error`.
+    static func error(_ error: APIError) -> HTTPResponse {
+        .json(errorJSON(error), status: error.status, headers: error.headers.map { ($0.name, $0.value) })
+    }
+
+    /// `{"error": {"kind": …, "message": …}}` on one line.
+    static func errorJSON(_ error: APIError) -> String {
+        var writer = JSONWriter()
+        writer.object { json in
+            json.key("error")
+            json.object { json in
+                json.field("kind", error.kind)
+                json.field("message", error.message)
+            }
+        }
+        return writer.text
+    }
+}

@@ -1,0 +1,95 @@
+import TenbinKit
+
+/// Counters for `GET /metrics`, in Prometheus' text format: requests by route and status, a
+/// latency histogram, votes committed, live feeds open, thumbnail cache hits.
+final class Metrics: Sendable {
+    /// Upper bounds of the latency buckets, in seconds.
+    static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+
+    private struct RequestKey: Hashable {
+        var route: String
+        var status: Int
+    }
+
+    private struct State {
+        var requests: [RequestKey: Int] = [:]
+        /// Counts per bucket (not cumulative); the last is +Inf.
+        var buckets = [Int](repeating: 0, count: Metrics.bounds.count + 1)
+        var latencySum = 0.0
+        var latencyCount = 0
+        var votes = 0
+        var posts = 0
+    }
+
+    // Every counter is read and written under this lock.
+    private let state = Locked(State())
+
+    /// Counts a finished exchange.
+    func record(_ record: ExchangeRecord) {
+        let seconds = Double(record.duration.components.seconds) + Double(record.duration.components.attoseconds) / 1e18
+        let bucket = Self.bounds.firstIndex { seconds <= $0 } ?? Self.bounds.count
+        state.withLock { state in
+            state.requests[RequestKey(route: record.route, status: record.status), default: 0] += 1
+            state.buckets[bucket] += 1
+            state.latencySum += seconds
+            state.latencyCount += 1
+        }
+    }
+
+    /// Counts votes committed.
+    func votesCommitted(_ count: Int) {
+        state.withLock { $0.votes += count }
+    }
+
+    /// Counts a poster stored.
+    func posterStored() {
+        state.withLock { $0.posts += 1 }
+    }
+
+    /// The exposition text, with the gauges read from elsewhere.
+    func render(feeds: Int, thumbnails: CacheStatistics, exchanges: Int) -> String {
+        let snapshot = state.withLock { $0 }
+        var out = "# HELP tenbin_http_requests_total HTTP requests answered, by route and status.\n"
+        out += "# TYPE tenbin_http_requests_total counter\n"
+        for (key, count) in snapshot.requests.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }) {
+            out += "tenbin_http_requests_total{route=\"\(Self.label(key.route))\",status=\"\(key.status)\"} \(count)\n"
+        }
+        out += "# HELP tenbin_http_request_duration_seconds Time from request line to the end of the answer.\n"
+        out += "# TYPE tenbin_http_request_duration_seconds histogram\n"
+        var cumulative = 0
+        for (index, bound) in Self.bounds.enumerated() {
+            cumulative += snapshot.buckets[index]
+            out += "tenbin_http_request_duration_seconds_bucket{le=\"\(bound)\"} \(cumulative)\n"
+        }
+        cumulative += snapshot.buckets[Self.bounds.count]
+        out += "tenbin_http_request_duration_seconds_bucket{le=\"+Inf\"} \(cumulative)\n"
+        out += "tenbin_http_request_duration_seconds_sum \(snapshot.latencySum)\n"
+        out += "tenbin_http_request_duration_seconds_count \(snapshot.latencyCount)\n"
+        out += Self.single("tenbin_votes_committed_total", "counter", "Votes committed through the API.", snapshot.votes)
+        out += Self.single("tenbin_posters_created_total", "counter", "Posters created through the API.", snapshot.posts)
+        out += Self.single("tenbin_live_feeds", "gauge", "Live feed (server-sent event) connections open.", feeds)
+        out += Self.single("tenbin_http_exchanges_in_progress", "gauge", "Requests being answered now.", exchanges)
+        out += Self.single("tenbin_thumbnail_cache_hits_total", "counter", "Thumbnails answered from the cache.", thumbnails.hits)
+        out += Self.single("tenbin_thumbnail_cache_misses_total", "counter", "Thumbnails not in the cache.", thumbnails.misses)
+        out += Self.single("tenbin_thumbnail_cache_bytes", "gauge", "Bytes of encoded thumbnails cached.", thumbnails.totalCost)
+        return out
+    }
+
+    private static func single(_ name: String, _ type: String, _ help: String, _ value: Int) -> String {
+        "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n\(name) \(value)\n"
+    }
+
+    /// A label value with `\`, `"` and newlines escaped.
+    private static func label(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,50 @@
+import TenbinKit
+
+/// One line per finished request: method, path, status, bytes, milliseconds (and the client
+/// and time), as text or as a JSON object.
+struct RequestLog: Sendable {
+    /// Where lines go (standard error in `tenbin serve`).
+    let write: @Sendable (String) -> Void
+    let json: Bool
+
+    /// The line for `record`, without a newline.
+    func line(for record: ExchangeRecord) -> String {
+        let milliseconds = Double(record.duration.components.seconds) * 1000 + Double(record.duration.components.attoseconds) / 1e15
+        let time = Timestamp.now().description
+        let status = record.status == 0 ? "-" : String(record.status)
+        if json {
+            var writer = JSONWriter()
+            writer.object { json in
+                json.field("time", time)
+                json.field("client", record.client)
+                json.field("method", record.method)
+                json.field("path", record.path)
+                json.key("status")
+                if record.status == 0 { json.null() } else { json.integer(record.status) }
+                json.key("bytes")
+                if let bytes = record.bytes { json.integer(bytes) } else { json.null() }
+            }
+            // Milliseconds with three decimals, as a number (the writer has whole numbers only).
+            return String(writer.text.dropLast()) + ", \"ms\": \(Self.decimal(milliseconds))}"
+        }
+        return
+            "\(time) \(record.client) \(Self.printable(record.method)) \(Self.printable(record.path)) \(status) \(record.bytes.map(String.init) ?? "-") \(Self.decimal(milliseconds))ms"
+    }
+
+    /// Logs `record`.
+    func log(_ record: ExchangeRecord) {
+        write(line(for: record) + "\n")
+    }
+
+    private static func decimal(_ value: Double) -> String {
+        let thousandths = Int((value * 1000).rounded())
+        let fraction = String(thousandths % 1000)
+        return "\(thousandths / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+    }
+
+    /// Text with control characters (which a client can put in a path) shown as `?`, so a log
+    /// line stays one line and cannot move a terminal's cursor.
+    private static func printable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? "?" : $0 }))
+    }
+}

@@ -1,0 +1,180 @@
+#if canImport(TenbinKit)
+    import TenbinKit
+#endif
+
+/// What the API reads from a request's query and body, checked and bounded. Pure functions of
+/// their input (no connection, no board), so they can be tested and fuzzed alone.
+enum APIInput {
+    /// The most posters a page may hold.
+    static let maximumLimit = 100
+    /// The most votes one request may add.
+    static let maximumTimes = 100
+    /// The most hashtags a poster may have over HTTP.
+    static let maximumHashtags = 32
+    /// The most bytes of a question over HTTP.
+    static let maximumContentsBytes = 4096
+    /// The most bytes of one hashtag over HTTP.
+    static let maximumHashtagBytes = 200
+    /// The most bytes of a JSON body.
+    static let maximumJSONBytes = 16 * 1024
+
+    /// The query of a request; 400 when it is not percent-encoded UTF-8.
+    static func query(_ raw: Substring) throws(APIError) -> QueryString {
+        do {
+            return try QueryString(raw)
+        } catch .tooLong {
+            throw .badRequest("the query is longer than \(QueryString.maximumBytes) bytes")
+        } catch {
+            throw .badRequest("the query is not percent-encoded UTF-8")
+        }
+    }
+
+    /// `sort=new|popular` (default new).
+    static func order(_ query: QueryString) throws(APIError) -> FeedOrder {
+        guard let text = query["sort"] else { return .new }
+        guard let order = FeedOrder(rawValue: text) else { throw .badRequest("sort must be new or popular") }
+        return order
+    }
+
+    /// `limit=N`, 1 to `maximum` (default 20).
+    static func limit(_ query: QueryString, maximum: Int = maximumLimit) throws(APIError) -> Int {
+        guard let text = query["limit"] else { return min(20, maximum) }
+        guard text.count <= 6, let limit = Int(text), (1...maximum).contains(limit) else {
+            throw .badRequest("limit must be a whole number from 1 to \(maximum)")
+        }
+        return limit
+    }
+
+    /// `cursor=…` when present and not empty.
+    static func cursor(_ query: QueryString) -> String? {
+        guard let cursor = query["cursor"], !cursor.isEmpty else { return nil }
+        return cursor
+    }
+
+    /// A poster id from a path segment; nil when it is not one (the path then names nothing).
+    static func posterID(_ segment: Substring) -> Int64? {
+        guard !segment.isEmpty, segment.count <= 19, segment.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+            let id = Int64(segment), id >= 1
+        else { return nil }
+        return id
+    }
+
+    /// A JSON object body.
+    static func object(_ body: [UInt8]) throws(APIError) -> [String: JSONValue] {
+        guard body.count <= maximumJSONBytes else { throw .tooLarge("the JSON body is larger than \(maximumJSONBytes) bytes") }
+        let value: JSONValue
+        do {
+            value = try body.withUnsafeBufferPointer { buffer in
+                try Result { () throws(JSONValue.SyntaxError) in try JSONValue.parse(buffer) }.get()
+            }
+        } catch {
+            throw .badRequest("the body is not valid JSON: \(error)")
+        }
+        guard case .object(let fields) = value else { throw .badRequest("the body must be a JSON object") }
+        return fields
+    }
+
+    /// A vote body: `{"side": 1|2, "times": N}`, times 1 by default.
+    static func vote(_ body: [UInt8]) throws(APIError) -> (side: VoteSide, times: Int) {
+        let fields = try object(body)
+        if let unknown = fields.keys.sorted().first(where: { $0 != "side" && $0 != "times" }) {
+            throw .unprocessable("unknown field \"\(unknown)\"; a vote has side and times")
+        }
+        guard case .number(let sideNumber)? = fields["side"] else { throw .unprocessable("side is required: 1 or 2") }
+        guard let side = wholeNumber(sideNumber).flatMap({ VoteSide(rawValue: $0) }) else { throw .unprocessable("side must be 1 or 2") }
+        var times = 1
+        if let value = fields["times"] {
+            guard case .number(let number) = value, let count = wholeNumber(number), (1...maximumTimes).contains(count) else {
+                throw .unprocessable("times must be a whole number from 1 to \(maximumTimes)")
+            }
+            times = count
+        }
+        return (side, times)
+    }
+
+    /// An edit body: `{"contents": "…", "hashtags": ["…"]}`, each optional, at least one.
+    static func edit(_ body: [UInt8]) throws(APIError) -> (contents: String?, hashtags: [String]?) {
+        let fields = try object(body)
+        if let unknown = fields.keys.sorted().first(where: { $0 != "contents" && $0 != "hashtags" }) {
+            throw .unprocessable("unknown field \"\(unknown)\"; an edit has contents and hashtags")
+        }
+        var contents: String?
+        if let value = fields["contents"] {
+            guard case .string(let text) = value else { throw .unprocessable("contents must be a string") }
+            contents = try checkedContents(text)
+        }
+        var hashtags: [String]?
+        if let value = fields["hashtags"] {
+            guard case .array(let items) = value else { throw .unprocessable("hashtags must be an array of strings") }
+            var tags: [String] = []
+            for item in items {
+                guard case .string(let tag) = item else { throw .unprocessable("hashtags must be an array of strings") }
+                tags.append(tag)
+            }
+            hashtags = try checkedHashtags(tags)
+        }
+        guard contents != nil || hashtags != nil else { throw .unprocessable("an edit needs contents, hashtags or both") }
+        return (contents, hashtags)
+    }
+
+    static func checkedContents(_ text: String) throws(APIError) -> String {
+        guard text.utf8.count <= maximumContentsBytes else {
+            throw .unprocessable("the question is longer than \(maximumContentsBytes) bytes")
+        }
+        return text
+    }
+
+    static func checkedHashtags(_ tags: [String]) throws(APIError) -> [String] {
+        guard tags.count <= maximumHashtags else { throw .unprocessable("a poster has at most \(maximumHashtags) hashtags") }
+        if let long = tags.first(where: { $0.utf8.count > maximumHashtagBytes }) {
+            throw .unprocessable("the hashtag \"\(long.prefix(20))…\" is longer than \(maximumHashtagBytes) bytes")
+        }
+        return tags
+    }
+
+    /// The whole number a JSON number stands for, when it is one of modest size.
+    private static func wholeNumber(_ number: Double) -> Int? {
+        guard number.isFinite, number.rounded() == number, abs(number) < 1e9 else { return nil }
+        return Int(number)
+    }
+
+    /// The fields of a new poster's form: `image1`, `image2` (files), `contents`, `hashtags`
+    /// (repeated). Anything else, a missing image or an image given twice is refused.
+    struct PosterForm: Sendable, Equatable {
+        var image1: [UInt8]
+        var image2: [UInt8]
+        var contents: String
+        var hashtags: [String]
+    }
+
+    /// Reads a poster form's parts.
+    static func posterForm(_ form: FormParts) throws(APIError) -> PosterForm {
+        let known: Set<String> = ["image1", "image2", "contents", "hashtags"]
+        if let unknown = form.parts.first(where: { !known.contains($0.name) }) {
+            throw .badRequest("unexpected form field \"\(unknown.name.prefix(40))\"; a poster has image1, image2, contents and hashtags")
+        }
+        func image(_ name: String) throws(APIError) -> [UInt8] {
+            let parts = form.all(name)
+            guard parts.count == 1 else {
+                throw .badRequest(
+                    parts.isEmpty ? "the form has no \(name): a poster needs two images" : "the form has more than one \(name)")
+            }
+            return parts[0].bytes
+        }
+        let image1 = try image("image1")
+        let image2 = try image("image2")
+        let contentsParts = form.all("contents")
+        guard contentsParts.count <= 1 else { throw .badRequest("the form has more than one contents field") }
+        func text(_ part: FormParts.Part) throws(APIError) -> String {
+            guard let text = String(validating: part.bytes, as: UTF8.self) else {
+                throw .badRequest("the form field \(part.name) is not UTF-8")
+            }
+            return text
+        }
+        let contents = try contentsParts.first.map { (part) throws(APIError) in try text(part) } ?? ""
+        var hashtags: [String] = []
+        for part in form.all("hashtags") { hashtags.append(try text(part)) }
+        return PosterForm(
+            image1: image1, image2: image2, contents: try checkedContents(contents), hashtags: try checkedHashtags(hashtags))
+    }
+}

@@ -1,0 +1,91 @@
+/// The rules a state-changing request must meet before its body is read: same origin, the
+/// right content type, the admin token where one is needed.
+struct RequestPolicy: Sendable {
+    /// The admin token, or nil when editing and deleting over HTTP are off.
+    let adminToken: [UInt8]?
+    /// Whether a proxy in front sets `X-Forwarded-For` (and `X-Forwarded-Host`).
+    let trustProxy: Bool
+
+    /// The client's address: the peer's, or behind a trusted proxy the last address the
+    /// proxy appended to `X-Forwarded-For`.
+    func clientAddress(_ head: RequestHead) -> String {
+        guard trustProxy, let forwarded = head.header("x-forwarded-for") else { return head.peerAddress }
+        let last = forwarded.split(separator: ",").last.map { String($0.trimmingCharacters) } ?? ""
+        return last.isEmpty ? head.peerAddress : last
+    }
+
+    /// Refuses a state-changing request whose `Origin` (or, without one, `Referer`) names
+    /// another site than the `Host` it was sent to. A request with neither (a program, curl)
+    /// passes: the rule is there to stop other sites' pages from acting through a browser.
+    func checkSameOrigin(_ head: RequestHead) throws(APIError) {
+        let claimed: String
+        if let origin = head.header("origin") {
+            claimed = origin
+        } else if let referer = head.header("referer") {
+            claimed = referer
+        } else {
+            return
+        }
+        let host = (trustProxy ? head.header("x-forwarded-host") : nil) ?? head.header("host") ?? ""
+        guard let authority = Self.authority(of: claimed), !host.isEmpty, authority.lowercased() == host.lowercased() else {
+            throw .forbidden("cross-site requests are refused: the request's origin is not this server")
+        }
+    }
+
+    /// The `host[:port]` of an `http(s)://` URL; nil for anything else (including `null`).
+    static func authority(of url: String) -> Substring? {
+        let rest: Substring
+        if url.hasPrefix("http://") {
+            rest = url.dropFirst(7)
+        } else if url.hasPrefix("https://") {
+            rest = url.dropFirst(8)
+        } else {
+            return nil
+        }
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        return authority.isEmpty || authority.contains("@") ? nil : authority
+    }
+
+    /// Requires `Content-Type: application/json` (parameters such as a charset allowed).
+    func checkJSONContentType(_ head: RequestHead) throws(APIError) {
+        let type = head.header("content-type")?.split(separator: ";").first.map { $0.trimmingCharacters.lowercased() }
+        guard type == "application/json" else {
+            throw .unsupportedMediaType("the body must be JSON sent with Content-Type: application/json")
+        }
+    }
+
+    /// Requires `Authorization: Bearer <admin token>`; refuses everything when no token is set.
+    func checkAdmin(_ head: RequestHead) throws(APIError) {
+        guard let adminToken else {
+            throw .forbidden("editing and deleting posters over HTTP are off on this server (no admin token is set)")
+        }
+        let challenge = [APIError.Header(name: "WWW-Authenticate", value: "Bearer realm=\"tenbin\"")]
+        guard let authorization = head.header("authorization"), authorization.hasPrefix("Bearer ") else {
+            throw APIError(
+                status: 401, kind: "unauthorized", message: "this needs the admin token as Authorization: Bearer", headers: challenge)
+        }
+        guard Self.constantTimeEqual(Array(authorization.dropFirst(7).trimmingCharacters.utf8), adminToken) else {
+            throw APIError(status: 401, kind: "unauthorized", message: "the admin token is wrong", headers: challenge)
+        }
+    }
+
+    /// Compares without stopping at the first difference, so timing does not tell how much of
+    /// a guess was right.
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
+        for index in 0..<max(a.count, b.count) {
+            difference |= (index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0)
+        }
+        return difference == 0
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing spaces and tabs.
+    var trimmingCharacters: SubSequence {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isSpace($0) }) else { return self[endIndex...] }
+        let last = lastIndex(where: { !isSpace($0) })!  // exists when `first` does
+        return self[first...last]
+    }
+}

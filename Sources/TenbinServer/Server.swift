@@ -1,0 +1,51 @@
+import TenbinKit
+
+/// `tenbin serve`: a board on HTTP — the JSON API under `/api/v1`, live feeds as server-sent
+/// events, images and thumbnails, the web page, health and metrics.
+public final class Server: Sendable {
+    /// What the server was started with.
+    public let configuration: ServerConfiguration
+    let routes: Routes
+    private let daemon: HTTPDaemon
+    /// The port the server listens on.
+    public let port: UInt16
+    /// The URL to print.
+    public let url: String
+
+    /// Starts serving `board` (whatever its backend). Throws when the listen address is not
+    /// one or cannot be bound.
+    public init(_ configuration: ServerConfiguration, board: Board) throws {
+        guard let address = ListenAddress(configuration.listen) else {
+            throw ServerError("--listen must be IPV4:PORT or [IPV6]:PORT, not \"\(configuration.listen)\"")
+        }
+        self.configuration = configuration
+        routes = Routes(configuration: configuration, gateway: BoardGateway(board: board))
+        let daemon = HTTPDaemon(handler: routes)
+        self.daemon = daemon
+        routes.exchangesInProgress.withLock { $0 = { [weak daemon] in daemon?.exchanges.withLock { $0.count } ?? 0 } }
+        var options = HTTPDaemonOptions(address: address, threads: configuration.threads)
+        options.connectionLimit = configuration.maximumConnections
+        // Behind a proxy every connection comes from the proxy's address.
+        options.perAddressLimit = configuration.trustProxy ? 0 : configuration.maximumConnectionsPerAddress
+        options.timeoutSeconds = configuration.idleTimeoutSeconds
+        port = try daemon.start(options)
+        url = address.url(port: port)
+    }
+
+    /// Stops gracefully: no new connections, live feeds closed, requests in flight given up to
+    /// `grace` to finish, then every connection closed.
+    public func stop(grace: Duration = .seconds(3)) {
+        routes.feeds.stopAll()
+        daemon.stop(grace: grace)
+    }
+}
+
+/// A server that cannot start.
+public struct ServerError: Error, CustomStringConvertible, KindedError {
+    public let description: String
+    public var kind: ErrorKind { .invalidInput }
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,251 @@
+import Foundation
+import TenbinKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `tenbin serve` under wrk, next to nginx serving the same bytes from disk on the same
+/// machine with the same connection counts: a page of posters, a blob, votes, 1,000 idle live
+/// feeds, vote-to-feed latency, and the server's peak memory.
+enum ServeBenchmark {
+    static let connections = 64
+    static let seconds = 10
+    static let throughputConnections = [64, 256]
+    static let rounds = 3
+    static let roundSeconds = 4
+    static let posters = 100
+    static let feeds = 1000
+    static let idleSeconds = 20.0
+    static let latencyVotes = 50
+
+    static func run(_ context: BenchContext) throws {
+        for tool in ["/usr/bin/wrk", "/usr/sbin/nginx"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw BenchError("\(tool) is missing: install wrk and nginx-light (make bench does)")
+        }
+        let folder = try context.freshFolder("serve")
+        let store = "\(folder)/store"
+        let photos = try context.photos(count: 2, width: 1280, height: 960)
+        let board = try Board(Board.Configuration(storePath: store), create: true)
+        for index in 0..<posters {
+            _ = try board.post(
+                PosterDraft(image1: .file(photos[0]), image2: .file(photos[1]), contents: "ベンチマーク \(index)：どっち？", hashtags: ["bench"]))
+        }
+
+        let port = try LoopbackHTTP.freePort()
+        let server = try Child([
+            context.tenbin, "--store", store, "serve", "--listen", "127.0.0.1:\(port)", "--no-rate-limit", "--max-connections-per-ip", "0",
+        ])
+        defer { _ = server.interrupt() }
+        try LoopbackHTTP.waitForListener(port: port, seconds: 30)
+
+        // nginx's copies: the same page JSON and the same blob bytes.
+        let pagePath = "/api/v1/posters?sort=new&limit=20"
+        let page = try LoopbackHTTP.get(port: port, pagePath)
+        guard page.status == 200 else { throw BenchError("GET \(pagePath) answered \(page.status)") }
+        let digest = try board.poster(id: Int64(posters)).images[0].digest.hex
+        let www = "\(folder)/www"
+        try FileManager.default.createDirectory(atPath: www, withIntermediateDirectories: true)
+        try Data(page.body).write(to: URL(fileURLWithPath: "\(www)/posters.json"))
+        try FileManager.default.copyItem(atPath: "\(store)/blobs/\(digest.prefix(2))/\(digest)", toPath: "\(www)/blob.jpg")
+        let nginx = try Nginx(folder: folder, root: www)
+        defer { nginx.stop() }
+
+        let blobBytes = try board.poster(id: Int64(posters)).images[0].bytes
+        var throughput = Table("GET, keep-alive", "connections", "requests/s", "p50", "p99", "ratio to nginx")
+        let targets = [
+            ("page JSON (\(page.body.count) bytes)", pagePath, "/posters.json"),
+            ("blob (\(blobBytes) bytes)", "/blobs/\(digest)", "/blob.jpg"),
+        ]
+        for (name, tenbinPath, nginxPath) in targets {
+            for count in throughputConnections {
+                // Rounds alternate between the two servers, so a busy moment on the shared
+                // machine hits both; the ratio is of the medians.
+                var tenbinRuns: [Wrk] = []
+                var nginxRuns: [Wrk] = []
+                for _ in 0..<rounds {
+                    tenbinRuns.append(try Wrk.run(url: "http://127.0.0.1:\(port)\(tenbinPath)", connections: count, seconds: roundSeconds))
+                    nginxRuns.append(
+                        try Wrk.run(url: "http://127.0.0.1:\(nginx.port)\(nginxPath)", connections: count, seconds: roundSeconds))
+                }
+                let tenbin = Wrk.median(tenbinRuns)
+                let reference = Wrk.median(nginxRuns)
+                throughput.add(
+                    "nginx: \(name)", String(count), Format.number(reference.rate, digits: 0), Format.ms(reference.p50),
+                    Format.ms(reference.p99), Format.ratio(1))
+                throughput.add(
+                    "tenbin: \(tenbinPath.hasPrefix("/blobs") ? "/blobs/{digest}" : tenbinPath)", String(count),
+                    Format.number(tenbin.rate, digits: 0), Format.ms(tenbin.p50), Format.ms(tenbin.p99),
+                    Format.ratio(tenbin.rate / reference.rate))
+                for run in tenbinRuns + nginxRuns where run.failures > 0 {
+                    print("Warning: \(run.failures) non-2xx answers or socket errors from \(run.url).")
+                }
+            }
+        }
+        nginx.stop()
+        throughput.print()
+        print("\nMedians of \(rounds) alternating \(roundSeconds) s wrk runs (2 threads). Goals: page ≥ 0.5× nginx's static JSON;")
+        print("blob ≥ 0.7× nginx. wrk, nginx (2 workers) and tenbin share the 2 cores.\n")
+
+        try votes(context, board: board, port: port, folder: folder)
+        let loadPeak = peakBytes(of: server.pid)
+        try thumbnails(context, board: board, port: port, server: server, loadPeak: loadPeak)
+        try liveFeeds(board: board, port: port, server: server)
+    }
+    /// Votes/s over keep-alive connections, spread over every poster and all on one, with the
+    /// store's own count as the proof that none was lost or doubled.
+    static func votes(_ context: BenchContext, board: Board, port: UInt16, folder: String) throws {
+        var table = Table(
+            "POST /api/v1/posters/{id}/votes, \(connections) connections", "votes/s", "p50", "p99", "answered 2xx", "committed")
+        for (name, spread) in [("spread over \(posters) posters", posters), ("one hot poster", 1)] {
+            let script = "\(folder)/votes-\(spread).lua"
+            try Wrk.voteScript(posters: spread).write(toFile: script, atomically: true, encoding: .utf8)
+            let before = try totalVotes(board)
+            let run = try Wrk.run(url: "http://127.0.0.1:\(port)", connections: connections, seconds: seconds, script: script)
+            let committed = try totalVotes(board) - before
+            table.add(
+                name, Format.number(run.rate, digits: 0), Format.ms(run.p50), Format.ms(run.p99), String(run.requests - run.failures),
+                String(committed))
+            if committed < run.requests - run.failures || committed > run.requests - run.failures + connections {
+                print(
+                    "Warning: \(committed) votes committed for \(run.requests - run.failures) answered with 2xx (in flight at the end: at most \(connections))."
+                )
+            }
+            if run.failures > 0 { print("Warning: \(run.failures) vote requests failed or were refused.") }
+        }
+        table.print()
+        print("\n\"committed\" is good1 + good2 summed over the store before and after: at least every answered vote, at most")
+        print("\(connections) more (requests still in flight when wrk stopped). Goal: ≥ 20,000 votes/s, p99 < 50 ms.\n")
+    }
+
+    static func totalVotes(_ board: Board) throws -> Int {
+        try board.posters(order: .popular, limit: posters, offset: 0).reduce(0) { $0 + $1.totalVotes }
+    }
+
+    /// The server's CPU with no feed and with 1,000 idle feeds open, then how soon a vote
+    /// committed by another process reaches an open feed.
+    static func liveFeeds(board: Board, port: UInt16, server: Child) throws {
+        // /proc/PID/stat counts the time of threads that have ended too (the per-thread
+        // schedstat sum would drop when the pool's threads exit after the load above).
+        let alone = try LiveBenchmark.cpuSeconds(of: server.pid, over: idleSeconds / 2, includingChildren: true)
+        let path = "/api/v1/feed?sort=new&limit=20"
+        var streams: [FeedStream] = []
+        for _ in 0..<feeds {
+            streams.append(try FeedStream(port: port, path: path))
+        }
+        for stream in streams {
+            try stream.read(until: "snapshot", within: 30)
+        }
+        let rss = LiveBenchmark.residentBytes(of: server.pid)
+        let idle = try LiveBenchmark.cpuSeconds(of: server.pid, over: idleSeconds, includingChildren: true)
+
+        var latencies = Samples()
+        var random = SystemRandomNumberGenerator()
+        let watched = streams[0]
+        let shown = try board.posters(order: .new, limit: 20, offset: 0).map(\.id)
+        for _ in 0..<latencyVotes {
+            usleep(UInt32.random(in: 20_000...120_000, using: &random))
+            let id = shown.randomElement(using: &random)!  // the feed shows 20 posters
+            _ = try board.vote(id: id, side: .second)
+            let committed = DispatchTime.now().uptimeNanoseconds
+            try watched.read(until: "\"type\": \"modified\", \"id\": \(id),", within: 10)
+            latencies.add(Double(DispatchTime.now().uptimeNanoseconds - committed) / 1e9)
+        }
+        streams.removeAll()
+
+        var cpu = Table("tenbin serve, idle", "CPU per minute", "share of one core")
+        cpu.add("no live feed open (\(Int(idleSeconds / 2)) s)", Format.ms(alone * 60), LiveBenchmark.percent(alone))
+        cpu.add("\(feeds) live feeds open (\(Int(idleSeconds)) s)", Format.ms(idle * 60), LiveBenchmark.percent(idle))
+        cpu.print()
+        print(
+            "\nCPU from /proc/PID/stat (10 ms ticks). Goal: 1,000 idle feeds under 2% of a core. Resident memory with them open: \(Format.mb(rss)).\n"
+        )
+        var latency = Table("vote in another process → feed event", "median", "p90", "p99", "max")
+        latency.add(
+            "\(latencyVotes) votes, \(feeds) feeds open", Format.ms(latencies.median), Format.ms(latencies.percentile(90)),
+            Format.ms(latencies.percentile(99)), Format.ms(latencies.percentile(100)))
+        latency.print()
+        print("\nFrom Board.vote returning in the bench process to the \"modified\" event on an open feed. Goal: p99 < 250 ms.\n")
+    }
+
+    /// Peak resident memory after the load above, then after filling the thumbnail cache:
+    /// distinct images (a photo with a different coarse noise pattern each) posted and every
+    /// width of their thumbnails asked for, until the server reports its cache at its bound
+    /// and more thumbnails than it holds have been made.
+    static func thumbnails(_ context: BenchContext, board: Board, port: UInt16, server: Child, loadPeak: Int) throws {
+        let codec = ImageCodec()
+        let base = try codec.decode(
+            codec.readUpload(at: try context.photos(count: 1, width: 1280, height: 960)[0]), source: "photo", maxEdge: nil)
+        var random = Random(seed: 11)
+        let start = DispatchTime.now().uptimeNanoseconds
+        var made = 0
+        var bytes = 0
+        var failures = 0
+        var cached = 0
+        let deadline = start + 240 * 1_000_000_000
+        while DispatchTime.now().uptimeNanoseconds < deadline {
+            for _ in 0..<10 {
+                let images = try (0..<2).map { _ in try codec.encode(noisy(base, random: &random), source: "variant").bytes }
+                let poster = try board.post(
+                    PosterDraft(image1: .bytes(images[0], label: "variant"), image2: .bytes(images[1], label: "variant")))
+                for digest in poster.images.map(\.digest.hex) {
+                    for width in [160, 320, 640] {
+                        let answer = try LoopbackHTTP.get(port: port, "/thumbs/\(digest)?w=\(width)")
+                        if answer.status == 200 { bytes += answer.body.count } else { failures += 1 }
+                        made += 1
+                    }
+                }
+            }
+            cached = try cacheBytes(port: port)
+            if bytes > thumbnailCacheBytes + thumbnailCacheBytes / 10 && cached > thumbnailCacheBytes * 9 / 10 { break }
+        }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        var table = Table("tenbin serve", "peak resident memory")
+        table.add("after the page, blob and vote load above", Format.mb(loadPeak))
+        table.add(
+            "thumbnail cache full: \(Format.mb(cached)) of \(Format.mb(thumbnailCacheBytes)) cached", Format.mb(peakBytes(of: server.pid)))
+        table.print()
+        print("\nVmHWM from /proc/PID/status; the cache's size from /metrics (tenbin_thumbnail_cache_bytes). \(made) distinct")
+        print("thumbnails (\(Format.mb(bytes)) encoded) of \(made / 3) images posted in \(Format.number(elapsed, digits: 0)) s.\n")
+        if cached < thumbnailCacheBytes * 9 / 10 { print("Warning: the cache did not fill within the time allowed.") }
+        if failures > 0 { print("Warning: \(failures) thumbnail requests failed.") }
+    }
+
+    /// The server's default thumbnail cache bound (ServerConfiguration.thumbnailCacheBytes).
+    static let thumbnailCacheBytes = 64 << 20
+
+    /// `tenbin_thumbnail_cache_bytes` from `GET /metrics`.
+    static func cacheBytes(port: UInt16) throws -> Int {
+        let text = String(decoding: try LoopbackHTTP.get(port: port, "/metrics").body, as: UTF8.self)
+        let line = text.split(separator: "\n").first { $0.hasPrefix("tenbin_thumbnail_cache_bytes ") } ?? ""
+        return Int(line.split(separator: " ").last ?? "") ?? 0
+    }
+
+    /// `base` with every 8×8 block shifted by its own random amount: a distinct image whose
+    /// thumbnails are as large as a detailed photo's.
+    static func noisy(_ base: PixelBuffer, random: inout Random) -> PixelBuffer {
+        var copy = base
+        let block = 8
+        copy.pixels.withUnsafeMutableBufferPointer { pixels in
+            for blockY in stride(from: 0, to: base.height, by: block) {
+                for blockX in stride(from: 0, to: base.width, by: block) {
+                    let shift = random.next(81) - 40
+                    for y in blockY..<min(blockY + block, base.height) {
+                        let row = y * base.width * base.channels
+                        for index in (row + blockX * base.channels)..<(row + min(blockX + block, base.width) * base.channels) {
+                            pixels[index] = UInt8(clamping: Int(pixels[index]) + shift)
+                        }
+                    }
+                }
+            }
+        }
+        return copy
+    }
+
+    /// The process's peak resident memory so far (VmHWM).
+    static func peakBytes(of pid: pid_t) -> Int {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = text.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return (line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0) * 1024
+    }
+}

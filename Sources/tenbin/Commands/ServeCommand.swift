@@ -1,0 +1,101 @@
+import Dispatch
+import TenbinKit
+import TenbinServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `tenbin serve [--listen 127.0.0.1:8080] [--admin-token-file FILE] [--threads N] [--max-upload-mb MB] …`
+enum ServeCommand: Command {
+    static let spec = CommandSpec(
+        name: "serve",
+        abstract: "Serve the board over HTTP: a JSON API, live feeds, images and a web page.",
+        usage: "[--listen HOST:PORT] [--admin-token-file FILE] [--threads N] [--max-upload-mb MB] [OPTIONS]",
+        discussion: """
+            Prints the URL it listens on, then logs one line per request to standard error. The
+            default address is loopback: binding to another address puts the board on that
+            network. Ctrl-C or SIGTERM stops it gracefully (exit 0). See docs/http-api.md.
+            """
+    )
+
+    struct Options: OptionGroup {
+        var listen = Option.text(["--listen"], value: "HOST:PORT", help: "Address to listen on (default 127.0.0.1:8080; port 0 picks one).")
+        var adminTokenFile = Option.text(
+            ["--admin-token-file"], value: "FILE", help: "Enables PATCH and DELETE for requests bearing the token in FILE.")
+        var threads = Option.integer(
+            ["--threads"], value: "N", help: "HTTP worker threads, 1 to 256 (default twice the cores, at least 4).", in: 1...256,
+            default: ServerConfiguration().threads)
+        var maxUploadMB = Option.integer(
+            ["--max-upload-mb"], value: "MB", help: "Largest request body (a new poster), 1 to 1024 MiB (default 25).", in: 1...1024,
+            default: 25)
+        var voteRate = Option<Rate>.rate(
+            ["--vote-rate"], help: "Votes per client address (default 10/40).", default: ServerConfiguration().voteRate)
+        var postRate = Option<Rate>.rate(
+            ["--post-rate"], help: "New posters per client address (default 0.2/5).", default: ServerConfiguration().postRate)
+        var noRateLimit = Flag(["--no-rate-limit"], help: "No rate limits (trusted networks, benchmarks).")
+        var trustProxy = Flag(["--trust-proxy"], help: "Take the client address from X-Forwarded-For (behind a proxy).")
+        var maxConnectionsPerIP = Option.integer(
+            ["--max-connections-per-ip"], value: "N", help: "Open connections per client address, 0 for no limit (default 256).",
+            in: 0...100_000, default: 256)
+        var heartbeat = Option.integer(
+            ["--heartbeat"], value: "SECONDS", help: "Seconds between heartbeats on live feeds, 1 to 300 (default 15).", in: 1...300,
+            default: 15)
+        var logJSON = Flag(["--log-json"], help: "Log one JSON object per request instead of a text line.")
+        var image = ImageOptions()
+    }
+
+    static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
+        try arguments.expectPositionals(0...0)
+        let (limits, encoding) = try ImageOptions.parse(arguments.image)
+        var configuration = ServerConfiguration()
+        configuration.listen = try arguments.listen ?? "127.0.0.1:8080"
+        configuration.threads = try arguments.threads
+        configuration.maximumUploadBytes = try arguments.maxUploadMB << 20
+        configuration.voteRate = try arguments.voteRate
+        configuration.postRate = try arguments.postRate
+        configuration.rateLimited = !arguments.noRateLimit
+        configuration.trustProxy = arguments.trustProxy
+        configuration.maximumConnectionsPerAddress = try arguments.maxConnectionsPerIP
+        configuration.heartbeat = .seconds(try arguments.heartbeat)
+        configuration.logJSON = arguments.logJSON
+        configuration.log = { line in _ = FileDescriptor.writeAll(line, to: STDERR_FILENO) }  // a closed stderr only loses log lines
+        if let path = try arguments.adminTokenFile {
+            configuration.adminToken = try AdminToken.read(path: path)
+        }
+        let server = try Server(configuration, board: try context.board(create: true, limits: limits, encoding: encoding))
+        Output.line("Serving \(context.storePath) at \(server.url)")
+        _ = fflush(nil)  // the URL must reach a pipe's reader now, not at exit
+        waitForStopSignal()
+        server.stop()
+        return 0
+    }
+
+    /// Blocks until SIGINT or SIGTERM arrives.
+    private static func waitForStopSignal() {
+        let stop = DispatchSemaphore(value: 0)
+        let sources = [SIGINT, SIGTERM].map { number in
+            _ = signal(number, SIG_IGN)  // the dispatch source receives it instead; cannot fail for these signals
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            return source
+        }
+        stop.wait()
+        for source in sources { source.cancel() }
+    }
+}
+
+extension Option where Value == Rate {
+    /// `PER_SECOND[/BURST]`, `fallback` when absent.
+    static func rate(_ names: [String], help: String, default fallback: Rate) -> Self {
+        let info = CommandSpec.Option(names: names, value: "PER_SECOND[/BURST]", help: help)
+        return Option(info: info) { texts throws(UsageError) in
+            guard let text = texts.last else { return fallback }
+            guard let rate = Rate(text) else {
+                throw UsageError("'\(info.primary)' takes PER_SECOND or PER_SECOND/BURST (like 10 or 0.5/5), not '\(text)'")
+            }
+            return rate
+        }
+    }
+}

@@ -1,0 +1,110 @@
+/// One option a command declares, as a stored property of its ``OptionGroup``: how it is
+/// spelled and described, and (for an ``Option``) how its text becomes a typed value.
+protocol OptionDeclaration: Sendable {
+    /// Its spellings and help.
+    var info: CommandSpec.Option { get }
+}
+
+/// A set of options declared together as stored properties: a command's own, or a group
+/// several commands share (image limits, drawing, paging). A property that is itself a group
+/// contributes its options in place. Declaration order is the order help lists them in.
+protocol OptionGroup: Sendable {
+    /// The declarations, with their defaults.
+    init()
+}
+
+extension OptionGroup {
+    /// Every option declared in this group and the groups inside it, in declaration order.
+    static var declarations: [CommandSpec.Option] {
+        var options: [CommandSpec.Option] = []
+        func collect(_ group: Any) {
+            for child in Mirror(reflecting: group).children {
+                if let option = child.value as? any OptionDeclaration {
+                    options.append(option.info)
+                } else if let inner = child.value as? any OptionGroup {
+                    collect(inner)
+                } else {
+                    // An OptionGroup holds only declarations and groups: anything else would
+                    // silently be no option at all.
+                    preconditionFailure("\(Self.self).\(child.label ?? "?") is neither an option nor a group of options")
+                }
+            }
+        }
+        collect(Self())
+        return options
+    }
+}
+
+/// A command without options of its own.
+struct NoOptions: OptionGroup {}
+
+/// An option without a value: true when given.
+struct Flag: OptionDeclaration {
+    let info: CommandSpec.Option
+
+    init(_ names: [String], help: String) {
+        info = CommandSpec.Option(names: names, value: nil, help: help)
+    }
+
+    /// `--json`, spelled once for every command that prints JSON; `help` says what it prints.
+    static func json(_ help: String) -> Flag {
+        Flag(["--json"], help: help)
+    }
+}
+
+/// An option with a value of type `Value`; its default when it is absent.
+struct Option<Value: Sendable>: OptionDeclaration {
+    let info: CommandSpec.Option
+    /// The value from the texts given, in order (empty when the option is absent); throws
+    /// what was expected instead.
+    let convert: @Sendable (_ texts: [String]) throws(UsageError) -> Value
+}
+
+extension Option where Value == Int {
+    /// A whole number within `range`, `fallback` when absent.
+    static func integer(_ names: [String], value: String, help: String, in range: ClosedRange<Int>, default fallback: Int) -> Self {
+        let info = CommandSpec.Option(names: names, value: value, help: help)
+        return Option(info: info) { texts throws(UsageError) in
+            guard let text = texts.last else { return fallback }
+            guard let number = Int(text), range.contains(number) else {
+                throw UsageError("'\(info.primary)' takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+            }
+            return number
+        }
+    }
+}
+
+extension Option where Value == String? {
+    /// Any text, nil when absent.
+    static func text(_ names: [String], value: String, help: String) -> Self {
+        Option(info: CommandSpec.Option(names: names, value: value, help: help)) { texts in texts.last }
+    }
+}
+
+extension Option where Value == [String] {
+    /// Any text, given any number of times, in order.
+    static func repeated(_ names: [String], value: String, help: String) -> Self {
+        Option(info: CommandSpec.Option(names: names, value: value, help: help, repeatable: true)) { texts in texts }
+    }
+}
+
+extension Option where Value: RawRepresentable & CaseIterable, Value.RawValue == String {
+    /// One of a fixed set of words (`--sort new|popular`), `fallback` when absent.
+    static func choice(_ names: [String], value: String, help: String, default fallback: Value) -> Self {
+        let info = CommandSpec.Option(names: names, value: value, help: help)
+        return Option(info: info) { texts throws(UsageError) in
+            guard let text = texts.last else { return fallback }
+            guard let choice = Value(rawValue: text) else {
+                let names = Value.allCases.map(\.rawValue).joined(separator: ", ")
+                throw UsageError("'\(info.primary)' takes one of \(names), not '\(text)'")
+            }
+            return choice
+        }
+    }
+}
+
+/// The options every subcommand takes, after its own.
+struct CommonOptions: OptionGroup {
+    var store = Option.text(["--store"], value: "DIR", help: "The store folder (default: $TENBIN_STORE, else ./Storage).")
+    var help = Flag(["-h", "--help"], help: "Show help information.")
+}

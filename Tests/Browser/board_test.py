@@ -1,0 +1,296 @@
+#!/usr/bin/python3
+"""The web page in a real browser: headless Debian chromium driven by selenium.
+
+Run by Tests/TenbinEndToEndTests/BrowserTests.swift against a real `tenbin serve` on a
+loopback port, over a store already holding the sample posters:
+
+    board_test.py --url http://127.0.0.1:PORT --tenbin BIN --store DIR --fixtures DIR --out DIR
+
+Each check prints one line; the first failure prints what was expected and saves a screenshot
+and the page's HTML into --out, then exits 1. The phone-sized screenshot of the board is
+saved as board-phone.png in --out.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+WAIT_SECONDS = 30  # a generous bound for a loaded machine, not a timing assertion
+
+
+class Failure(Exception):
+    pass
+
+
+class BoardTest:
+    def __init__(self, args):
+        self.args = args
+        options = webdriver.ChromeOptions()
+        options.binary_location = "/usr/bin/chromium"
+        for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=412,915", "--force-device-scale-factor=2", "--lang=ja",
+                     "--no-first-run", "--hide-scrollbars", "--disable-extensions", "--disable-background-networking"):
+            options.add_argument(flag)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+        self.driver.set_page_load_timeout(WAIT_SECONDS)
+
+    # ---- helpers -------------------------------------------------------------------------
+    def check(self, name, step):
+        started = time.monotonic()
+        step()
+        print(f"ok   {name} ({time.monotonic() - started:.1f} s)", flush=True)
+
+    def wait(self, what, condition):
+        try:
+            return WebDriverWait(self.driver, WAIT_SECONDS, poll_frequency=0.05).until(lambda _: condition())
+        except Exception as error:  # TimeoutException, or the condition's own error
+            raise Failure(f"waited {WAIT_SECONDS} s for {what}: {error.__class__.__name__} {error}") from None
+
+    def api(self, path):
+        with urllib.request.urlopen(self.args.url + path, timeout=WAIT_SECONDS) as response:
+            return json.loads(response.read())
+
+    def card(self, poster_id):
+        return self.driver.find_element(By.ID, f"poster-{poster_id}")
+
+    def counts(self, poster_id):
+        buttons = self.card(poster_id).find_elements(By.CSS_SELECTOR, ".vote")
+        return [int(b.find_element(By.CSS_SELECTOR, ".count").text) for b in buttons]
+
+    def fill_class(self, poster_id):
+        return self.card(poster_id).find_element(By.CSS_SELECTOR, ".meter .fill").get_attribute("class")
+
+    def tenbin(self, *arguments):
+        run = subprocess.run([self.args.tenbin, "--store", self.args.store, *arguments],
+                             capture_output=True, text=True, timeout=WAIT_SECONDS)
+        if run.returncode != 0:
+            raise Failure(f"tenbin {' '.join(arguments)} exited {run.returncode}: {run.stderr.strip()}")
+        return run.stdout
+
+    def policy_violations(self):
+        return [entry["message"] for entry in self.driver.get_log("browser")
+                if "Content Security Policy" in entry["message"] or "Refused to" in entry["message"]]
+
+    def open_board(self, path="/"):
+        self.driver.get(self.args.url + path)
+        self.wait("the board's cards", lambda: self.driver.find_elements(By.CSS_SELECTOR, "#board .card"))
+        self.wait("the live feed to open", lambda: "live" in self.driver.find_element(By.TAG_NAME, "body").get_attribute("class"))
+
+    # ---- checks --------------------------------------------------------------------------
+    def board_loads(self):
+        self.open_board()
+        cards = self.driver.find_elements(By.CSS_SELECTOR, "#board .card")
+        if len(cards) < 10:
+            raise Failure(f"expected the 10 sample posters on the board, found {len(cards)}")
+        text = self.driver.find_element(By.ID, "board").text
+        if "ｷﾉｺ派？タケノコ派？" not in text:
+            raise Failure("the Japanese question of the kinoko/takenoko poster is not on the board")
+        first = cards[0].find_element(By.CSS_SELECTOR, ".pair img")
+        if not first.get_attribute("alt") or "?w=" not in (first.get_attribute("srcset") or ""):
+            raise Failure("the first card's image has no alt text or no srcset")
+        self.wait("the first card's images to load",
+                  lambda: self.driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", first))
+        violations = self.policy_violations()
+        if violations:
+            raise Failure("the page broke its Content-Security-Policy: " + "; ".join(violations))
+
+    def vote_changes_the_bar(self):
+        poster_id = int(self.driver.find_element(By.CSS_SELECTOR, "#board .card").get_attribute("data-id"))
+        before = self.api(f"/api/v1/posters/{poster_id}")
+        before = before.get("poster", before)
+        shown, bar = self.counts(poster_id), self.fill_class(poster_id)
+        self.driver.execute_script("window.tenbinMarker = 'no reload'")
+        self.card(poster_id).find_element(By.CSS_SELECTOR, ".vote.side1").click()
+        self.wait("the left count to go up by one", lambda: self.counts(poster_id) == [shown[0] + 1, shown[1]])
+        self.wait("the vote bar to change", lambda: self.fill_class(poster_id) != bar)
+        # The keyboard votes too: focus the right button and press Enter.
+        button = self.card(poster_id).find_element(By.CSS_SELECTOR, ".vote.side2")
+        self.driver.execute_script("arguments[0].focus()", button)
+        button.send_keys(Keys.ENTER)
+        self.wait("the right count to go up by one", lambda: self.counts(poster_id) == [shown[0] + 1, shown[1] + 1])
+
+        def committed():
+            after = self.api(f"/api/v1/posters/{poster_id}")
+            after = after.get("poster", after)
+            return after["good1"] == before["good1"] + 1 and after["good2"] == before["good2"] + 1
+        self.wait("the server to have counted both votes", committed)
+        self.vote_poster = poster_id
+
+    def vote_from_another_process_arrives(self):
+        poster_id = self.vote_poster
+        shown = self.counts(poster_id)
+        self.tenbin("vote", str(poster_id), "2", "--times", "5")
+        self.wait("the other process's 5 votes to arrive live", lambda: self.counts(poster_id) == [shown[0], shown[1] + 5])
+        if self.driver.execute_script("return window.tenbinMarker") != "no reload":
+            raise Failure("the page reloaded instead of updating live")
+
+    def half_width_search_finds_full_width(self):
+        box = self.driver.find_element(By.ID, "search")
+        box.click()
+        box.send_keys("ﾀｹﾉｺ")
+
+        def only_takenoko():
+            cards = self.driver.find_elements(By.CSS_SELECTOR, "#board .card")
+            return len(cards) == 1 and "タケノコ" in cards[0].text
+        self.wait("only the タケノコ poster to be shown", only_takenoko)
+        url = self.driver.current_url
+        if "q=%EF%BE%80%EF%BD%B9%EF%BE%89%EF%BD%BA" not in url:
+            raise Failure(f"the query is not kept in the URL: {url}")
+        # The shared URL renders the same search on the server.
+        self.open_board("/?q=%EF%BE%80%EF%BD%B9%EF%BE%89%EF%BD%BA")
+        self.wait("the shared search URL to show the タケノコ poster", only_takenoko)
+        box = self.driver.find_element(By.ID, "search")
+        if box.get_attribute("value") != "ﾀｹﾉｺ":
+            raise Failure("the search box does not show the query from the URL")
+        box.send_keys(Keys.ESCAPE)
+        self.wait("the whole board to come back",
+                  lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "#board .card")) >= 10)
+
+    def post_two_images_through_the_form(self):
+        self.open_board()
+        self.driver.find_element(By.CSS_SELECTOR, "#compose summary").click()
+        fixtures = self.args.fixtures
+        self.driver.find_element(By.ID, "image1").send_keys(os.path.join(fixtures, "left.jpg"))
+        self.driver.find_element(By.ID, "image2").send_keys(os.path.join(fixtures, "right.png"))
+        for side in (1, 2):
+            self.wait(f"the preview of image {side}",
+                      lambda side=side: self.driver.find_element(By.ID, f"image{side}-preview").is_displayed())
+        self.driver.find_element(By.ID, "contents").send_keys("ブラウザから投稿：どっち？")
+        self.driver.find_element(By.ID, "hashtags").send_keys("#テスト web")
+        self.driver.find_element(By.ID, "post-submit").click()
+
+        def posted_card():
+            first = self.driver.find_elements(By.CSS_SELECTOR, "#board .card")
+            return first and "ブラウザから投稿：どっち？" in first[0].text and first[0]
+        card = self.wait("the new poster at the top of the board", posted_card)
+        poster = self.api(f"/api/v1/posters/{card.get_attribute('data-id')}")
+        poster = poster.get("poster", poster)
+        if poster["hashtags"] != ["テスト", "web"] or poster["contents"] != "ブラウザから投稿：どっち？":
+            raise Failure(f"the server stored another poster: {poster}")
+        cards = self.driver.find_elements(By.ID, f"poster-{poster['id']}")
+        if len(cards) != 1:
+            raise Failure(f"the new poster is shown {len(cards)} times")
+
+    def bad_files_show_errors_next_to_their_field(self):
+        self.driver.find_element(By.CSS_SELECTOR, "#compose summary").click()
+        self.wait("the form to open", lambda: self.driver.find_element(By.ID, "image1").is_displayed())
+        # Not an image at all: said as soon as it is picked.
+        self.driver.find_element(By.ID, "image1").send_keys(os.path.join(self.args.fixtures, "notes.txt"))
+        message = self.wait("an error next to the left image picker",
+                            lambda: self.driver.find_element(By.ID, "image1-error").text)
+        if "notes.txt" not in message:
+            raise Failure(f"the error does not name the file: {message!r}")
+        # An image the server refuses (30000×30000 pixels in a small PNG): its answer goes next
+        # to the field too.
+        self.driver.find_element(By.ID, "image1").clear()
+        self.driver.find_element(By.ID, "image1").send_keys(os.path.join(self.args.fixtures, "huge.png"))
+        self.driver.find_element(By.ID, "image2").send_keys(os.path.join(self.args.fixtures, "right.png"))
+        self.wait("the left error to clear", lambda: not self.driver.find_element(By.ID, "image1-error").text)
+        before = len(self.driver.find_elements(By.CSS_SELECTOR, "#board .card"))
+        self.driver.find_element(By.ID, "post-submit").click()
+        message = self.wait("the server's error next to the left image picker",
+                            lambda: self.driver.find_element(By.ID, "image1-error").text)
+        print(f"     server said: {message}", flush=True)
+        if self.driver.find_element(By.ID, "image1").get_attribute("aria-invalid") != "true":
+            raise Failure("the left picker is not marked invalid")
+        if len(self.driver.find_elements(By.CSS_SELECTOR, "#board .card")) != before:
+            raise Failure("a refused poster appeared on the board")
+
+    def scrolling_loads_more_and_deletions_arrive_live(self):
+        # 16 more posters make 27: more than one page of 20.
+        for index in range(16):
+            self.tenbin("post", os.path.join(self.args.fixtures, "left.jpg"), os.path.join(self.args.fixtures, "right.png"),
+                        "--text", f"スクロール {index}")
+        self.open_board()
+        def ids():  # read in one script, so a card removed meanwhile cannot go stale half-way
+            return self.driver.execute_script(
+                "return Array.from(document.querySelectorAll('#board .card'), (card) => card.dataset.id)")
+        if len(ids()) != 20:
+            raise Failure(f"the first page should hold 20 posters, it holds {len(ids())}")
+        self.driver.execute_script("document.getElementById('more').scrollIntoView()")
+        self.wait("the next page to load as the end comes near", lambda: len(ids()) == 27)
+        if len(set(ids())) != 27:
+            raise Failure(f"a poster is shown twice after scrolling: {ids()}")
+        if self.driver.find_element(By.ID, "more").is_displayed():
+            raise Failure("the More link is still shown after the last page")
+        # A poster deleted by another process disappears without a reload.
+        victim = ids()[3]
+        self.driver.execute_script("window.tenbinMarker = 'no reload'")
+        self.tenbin("delete", victim)
+        self.wait(f"poster {victim} to disappear", lambda: victim not in ids())
+        if self.driver.execute_script("return window.tenbinMarker") != "no reload":
+            raise Failure("the page reloaded instead of updating live")
+
+    def screenshots(self):
+        # Votes that make the bars worth looking at, then the Popular tab: Japanese questions
+        # and hashtags on top.
+        for poster_id, side, times in ((8, 1, 12), (8, 2, 9), (6, 2, 7), (6, 1, 3), (7, 1, 5), (1, 2, 4), (1, 1, 2)):
+            self.tenbin("vote", str(poster_id), str(side), "--times", str(times))
+        self.open_board("/?sort=popular")
+        first = self.driver.find_element(By.CSS_SELECTOR, "#board .card")
+        if "ｷﾉｺ派？タケノコ派？" not in first.text:
+            raise Failure(f"the most voted poster is not first on the Popular tab: {first.text!r}")
+        for image in self.driver.find_elements(By.CSS_SELECTOR, "#board .card img")[:4]:
+            self.wait("the top images to load",
+                      lambda image=image: self.driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", image))
+        self.driver.save_screenshot(os.path.join(self.args.out, "board-phone.png"))
+        self.driver.set_window_size(1280, 900)
+        self.driver.save_screenshot(os.path.join(self.args.out, "board-desktop.png"))
+
+    def run(self):
+        checks = [
+            ("the board loads with Japanese text, thumbnails and no policy violation", self.board_loads),
+            ("a vote (click and keyboard) changes the bar and is committed", self.vote_changes_the_bar),
+            ("a vote cast by another process arrives live", self.vote_from_another_process_arrives),
+            ("a half-width katakana query finds the full-width poster, kept in the URL", self.half_width_search_finds_full_width),
+            ("two images posted through the form appear on the board", self.post_two_images_through_the_form),
+            ("bad files show errors next to their field", self.bad_files_show_errors_next_to_their_field),
+            ("scrolling loads the next page; a deletion by another process arrives live",
+             self.scrolling_loads_more_and_deletions_arrive_live),
+            ("screenshots of the Popular tab (phone and desktop)", self.screenshots),
+        ]
+        try:
+            for name, step in checks:
+                try:
+                    self.check(name, step)
+                except Failure as failure:
+                    print(f"FAIL {name}: {failure}", flush=True)
+                    self.driver.save_screenshot(os.path.join(self.args.out, "failure.png"))
+                    with open(os.path.join(self.args.out, "failure.html"), "w", encoding="utf-8") as page:
+                        page.write(self.driver.page_source)
+                    for entry in self.driver.get_log("browser"):
+                        print(f"     console: {entry['message']}", flush=True)
+                    return 1
+            return 0
+        finally:
+            self.driver.quit()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for name in ("url", "tenbin", "store", "fixtures", "out"):
+        parser.add_argument("--" + name, required=True)
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    try:
+        urllib.request.urlopen(args.url + "/", timeout=WAIT_SECONDS).read()
+    except (urllib.error.URLError, OSError) as error:
+        print(f"FAIL the server at {args.url} cannot be reached: {error}", flush=True)
+        return 1
+    return BoardTest(args).run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

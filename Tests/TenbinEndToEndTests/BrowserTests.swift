@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+/// The web page in a real browser: a real `tenbin serve` on a free loopback port over a store
+/// holding the sample posters, driven by headless chromium through selenium
+/// (Tests/Browser/board_test.py). Its screenshot and logs land in the test output folder.
+@Suite(.serialized) struct BrowserTests {
+    /// The programs the browser test needs (Debian `chromium`, `chromium-driver`,
+    /// `python3-selenium`); `make test` installs them.
+    static let missing: [String] = {
+        var missing: [String] = []
+        if !FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") { missing.append("chromium") }
+        if !FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver") { missing.append("chromium-driver") }
+        if !FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/selenium") { missing.append("python3-selenium") }
+        return missing
+    }()
+
+    static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
+
+    /// Runs unless the browser is missing outside CI; under CI=true it always runs (and fails
+    /// when the browser is missing). Outside CI a missing browser is said loudly on stderr.
+    static let canRun: Bool = {
+        if missing.isEmpty || isCI { return true }
+        FileHandle.standardError.write(
+            Data(
+                """
+
+                ************************************************************************
+                * BROWSER TESTS SKIPPED: \(missing.joined(separator: ", ")) not installed.
+                * Install with: apt-get install --no-install-recommends chromium chromium-driver python3-selenium fonts-ipafont-gothic
+                ************************************************************************
+
+                """.utf8))
+        return false
+    }()
+
+    /// `$TENBIN_TEST_OUTPUT/browser`, else `.build/test-output/browser` in the package.
+    static let outputFolder: String = {
+        let base = ProcessInfo.processInfo.environment["TENBIN_TEST_OUTPUT"] ?? "\(Tenbin.root)/.build/test-output"
+        return base + "/browser"
+    }()
+
+    @Test(.enabled(if: canRun, "chromium, chromium-driver or python3-selenium is not installed"))
+    func theBoardWorksInARealBrowser() throws {
+        #expect(Self.missing.isEmpty, "missing under CI: \(Self.missing.joined(separator: ", "))")
+        guard Self.missing.isEmpty else { return }
+        let store = try ScratchFolder()
+        let fixtures = try ScratchFolder()
+        let output = Self.outputFolder
+        try? FileManager.default.removeItem(atPath: output)
+        try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+
+        let imported = try Tenbin.run(["import", "\(Tenbin.root)/SampleImages"], store: store.path)
+        try #require(imported.status == 0, "import failed: \(imported.stderr)")
+        let copies = [
+            "SampleImages/01-cats-or-dogs/1-cat.jpg": "left.jpg", "SampleImages/06-ramen-udon/udon.png": "right.png",
+            "Tests/Fixtures/hostile/huge-30000x30000.png": "huge.png",
+        ]
+        for (source, name) in copies {
+            try FileManager.default.copyItem(atPath: "\(Tenbin.root)/\(source)", toPath: "\(fixtures.path)/\(name)")
+        }
+        try Data("meeting notes, not a picture\n".utf8).write(to: URL(fileURLWithPath: "\(fixtures.path)/notes.txt"))
+
+        let server = try ServeProcess(store: store.path)
+        let url = "http://127.0.0.1:\(server.port)"
+        var stopped: (status: Int32, stderr: String)?
+        defer {
+            let (_, log) = stopped ?? server.stop()
+            try? Data(log.utf8).write(to: URL(fileURLWithPath: "\(output)/server.log"))
+        }
+
+        let script = Process()
+        script.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        script.arguments = [
+            "\(Tenbin.root)/Tests/Browser/board_test.py", "--url", url, "--tenbin", Tenbin.binary,
+            "--store", store.path, "--fixtures", fixtures.path, "--out", output,
+        ]
+        let transcript = "\(output)/browser.log"
+        _ = FileManager.default.createFile(atPath: transcript, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: transcript))
+        script.standardOutput = handle
+        script.standardError = handle
+        script.standardInput = FileHandle.nullDevice
+        try script.run()
+        script.waitUntilExit()
+        try handle.close()
+        let log = (try? String(contentsOfFile: transcript, encoding: .utf8)) ?? ""
+        #expect(script.terminationStatus == 0, "the browser test failed (output in \(output)):\n\(log)")
+        #expect(FileManager.default.fileExists(atPath: "\(output)/board-phone.png"))
+        stopped = server.stop()
+        #expect(stopped?.status == 0, "tenbin serve did not stop cleanly; its log is in \(output)/server.log")
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+
+/// A `tenbin serve` running on a free loopback port for one test, over its own scratch store
+/// (or a given one). Stopped (SIGTERM, then SIGKILL if it hangs) when released.
+final class ServeProcess: @unchecked Sendable {
+    // `errorText` is appended by the reading thread and read by the test under `lock`.
+    let store: String
+    let scratch: ScratchFolder?
+    let process = Process()
+    let port: UInt16
+    private let errors = ErrorCollector()
+
+    /// Starts `tenbin serve --listen 127.0.0.1:0` with `arguments`; waits (up to 30 s) for the
+    /// line with its URL.
+    init(_ arguments: [String] = [], store: String? = nil) throws {
+        if let store {
+            self.store = store
+            scratch = nil
+        } else {
+            let folder = try ScratchFolder()
+            scratch = folder
+            self.store = folder.path + "/store"
+        }
+        process.executableURL = URL(fileURLWithPath: Tenbin.binary)
+        process.arguments = ["--store", self.store, "serve", "--listen", "127.0.0.1:0"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "TENBIN_STORE")
+        process.environment = environment
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        errors.collect(from: err.fileHandleForReading)
+        // The first stdout line names the URL: "Serving STORE at http://127.0.0.1:PORT/".
+        let firstLine = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var line = Data()
+        DispatchQueue.global().async {
+            while !line.contains(0x0A) {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                line.append(chunk)
+            }
+            firstLine.signal()
+        }
+        guard firstLine.wait(timeout: .now() + 30) == .success,
+            let text = String(data: line, encoding: .utf8), let range = text.range(of: "http://127.0.0.1:"),
+            let port = UInt16(text[range.upperBound...].prefix { $0.isNumber })
+        else {
+            process.terminate()
+            process.waitUntilExit()
+            throw ServeError("tenbin serve did not print its URL: \(String(decoding: line, as: UTF8.self))")
+        }
+        self.port = port
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// What the server wrote to standard error so far.
+    var stderr: String { errors.text }
+
+    /// A new connection to the server.
+    func connect() throws -> HTTPConnection { try HTTPConnection(port: port) }
+
+    /// One request on a fresh connection.
+    func request(
+        _ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8]? = nil
+    ) throws -> HTTPReply {
+        let connection = try connect()
+        defer { connection.close() }
+        return try connection.request(method, path, headers: headers, body: body)
+    }
+
+    /// `POST path` with a JSON body.
+    func postJSON(_ path: String, _ json: String, headers: [(String, String)] = []) throws -> HTTPReply {
+        try request("POST", path, headers: [("Content-Type", "application/json")] + headers, body: Array(json.utf8))
+    }
+
+    /// Sends SIGTERM and waits (up to 20 s) for the exit status; the full standard error.
+    func stop(signal: Int32 = SIGTERM) -> (status: Int32, stderr: String) {
+        kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return (-1, stderr)
+        }
+        process.waitUntilExit()
+        errors.waitForEnd()
+        return (process.terminationStatus, stderr)
+    }
+}
+
+/// Standard error read on a thread of its own, so the server never blocks on a full pipe.
+final class ErrorCollector: @unchecked Sendable {
+    // `data` is appended by the reading thread and read by the test, both under `lock`.
+    private let lock = NSLock()
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    func collect(from handle: FileHandle) {
+        DispatchQueue.global().async { [self] in
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                lock.lock()
+                data.append(chunk)
+                lock.unlock()
+            }
+            done.signal()
+        }
+    }
+
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func waitForEnd() { _ = done.wait(timeout: .now() + 5) }
+}
+
+struct ServeError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+/// `make test` runs `swift test` through scripts/test-summary.sh: failures in full, passing
+/// tests as one count, and the exit status of `swift test` itself.
+@Suite struct TestSummaryScriptTests {
+    static let sample = """
+        Test Suite 'Selected tests' started at 2026-11-30 21:14:14.562
+        Test Suite 'Selected tests' passed at 2026-11-30 21:14:14.565
+        \t Executed 0 tests, with 0 failures (0 unexpected) in 0.0 (0.0) seconds
+        ◇ Test run started.
+        ↳ Testing Library Version: 6.3.1 (937120cbc281cf2)
+        ↳ Target Platform: x86_64-unknown-linux-gnu
+        ◇ Suite GoodTests started.
+        ◇ Test fine() started.
+        ◇ Test broken() started.
+        ✔ Test fine() passed after 0.011 seconds.
+        ✘ Test broken() recorded an issue at BadTests.swift:3:9: Expectation failed: (x → 1) == 2
+        ↳ a comment on the failure
+        second line of a multi-line value
+        ✘ Test broken() failed after 0.012 seconds with 1 issue.
+        ✔ Suite GoodTests passed after 0.012 seconds.
+        ➜ Test needsTmux() skipped: "needs tmux"
+        ✘ Test run with 3 tests in 2 suites failed after 3.600 seconds with 1 issue.
+        """
+
+    @Test func failuresArePrintedInFullAndPassesOnlyCounted() throws {
+        let folder = try ScratchFolder()
+        let input = "\(folder.path)/output.txt"
+        try Self.sample.write(toFile: input, atomically: true, encoding: .utf8)
+        let run = try Shell.capture(["\(Tenbin.root)/scripts/test-summary.sh", "/bin/sh", "-c", "cat \"$0\"; exit 3", input])
+        #expect(run.status == 3, "the status of the command itself")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(
+            lines == [
+                "✘ Test broken() recorded an issue at BadTests.swift:3:9: Expectation failed: (x → 1) == 2",
+                "↳ a comment on the failure",
+                "second line of a multi-line value",
+                "✘ Test broken() failed after 0.012 seconds with 1 issue.",
+                "➜ Test needsTmux() skipped: \"needs tmux\"",
+                "✘ Test run with 3 tests in 2 suites failed after 3.600 seconds with 1 issue.",
+                "1 passing test not listed one by one (swift test --skip-build lists them).",
+            ], "\(run.stdout)")
+    }
+
+    @Test func aPassingRunIsItsSummaryLine() throws {
+        let run = try Shell.capture([
+            "\(Tenbin.root)/scripts/test-summary.sh", "/bin/sh", "-c",
+            "printf '◇ Test a() started.\\n✔ Test a() passed after 0.1 seconds.\\n✔ Test run with 1 test in 1 suite passed after 0.1 seconds.\\n'",
+        ])
+        #expect(run.status == 0)
+        #expect(
+            run.stdout
+                == "✔ Test run with 1 test in 1 suite passed after 0.1 seconds.\n1 passing test not listed one by one (swift test --skip-build lists them).\n"
+        )
+    }
+}

@@ -1,0 +1,102 @@
+import TenbinKit
+import Testing
+
+@testable import TenbinServer
+
+/// Thumbnails, the event stream buffer, the log line and the metrics text, alone.
+@Suite struct ServerPartsTests {
+    /// A 400×200 JPEG made by the codec itself.
+    static let jpeg: [UInt8] = {
+        var pixels: [UInt8] = []
+        for y in 0..<200 { for x in 0..<400 { pixels += [UInt8(x % 256), UInt8(y), 128] } }
+        // The codec encodes any pixel buffer it is given; a failure here is a broken test setup.
+        return try! ImageCodec().encode(PixelBuffer(width: 400, height: 200, channels: 3, pixels: pixels), source: "test").bytes
+    }()
+
+    @Test func concurrentRequestsForOneThumbnailDecodeOnceAndAreCachedEncoded() async throws {
+        let decodes = Locked(0)
+        let codec = ImageCodec()
+        let pipeline = ImagePipeline(
+            ImagePipeline.Configuration(
+                cache: LRUCache<ImageRequest, PixelBuffer>(limits: CacheLimits(bytes: 0, count: 0)), maxConcurrentLoads: 2,
+                read: { _ in
+                    try await Task.sleep(for: .milliseconds(50))
+                    return Self.jpeg
+                },
+                decode: { bytes, request in
+                    decodes.withLock { $0 += 1 }
+                    return try codec.decode(bytes, size: request.size, source: "test")
+                }))
+        let thumbnails = Thumbnails(pipeline: pipeline, cacheBytes: 1 << 20)
+        let key = Thumbnails.Key(digest: Digest(of: Self.jpeg), width: 160)
+        let results = try await withThrowingTaskGroup(of: EncodedImage.self) { group in
+            for _ in 0..<8 { group.addTask { try await thumbnails.thumbnail(key) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(decodes.withLock { $0 } == 1)
+        #expect(Set(results).count == 1)
+        #expect(results[0].width == 160)
+        #expect(results[0].height == 80)
+        #expect(results[0].format == .jpeg)
+        #expect(thumbnails.cached(key) == results[0])
+        _ = try await thumbnails.thumbnail(Thumbnails.Key(digest: key.digest, width: 320))
+        #expect(decodes.withLock { $0 } == 2)
+        #expect(thumbnails.statistics.totalCost > 0)
+    }
+
+    @Test func anEventStreamBuffersUntilReadAndGivesUpOnASlowReader() {
+        let stream = EventStream(maximumBuffered: 64)
+        #expect(stream.send("event: a\ndata: 1\n\n"))
+        var buffer = [CChar](repeating: 0, count: 8)
+        let first = stream.read(into: &buffer, capacity: 8)
+        #expect(first == 8)
+        #expect(String(decoding: buffer.map { UInt8(bitPattern: $0) }, as: UTF8.self) == "event: a")
+        var rest = [CChar](repeating: 0, count: 100)
+        #expect(stream.read(into: &rest, capacity: 100) == 10)
+        #expect(!stream.send(String(repeating: "x", count: 65)), "more than the reader can fall behind by ends the stream")
+        #expect(stream.read(into: &rest, capacity: 100) == -1)
+        let closed = Locked(false)
+        let other = EventStream()
+        other.onClose { closed.withLock { $0 = true } }
+        other.detach()
+        #expect(closed.withLock { $0 })
+        #expect(!other.send("late"))
+    }
+
+    @Test func logLinesSayMethodPathStatusBytesAndMilliseconds() {
+        let record = ExchangeRecord(
+            method: "GET", path: "/api/v1/posters\u{1B}[2J", route: "GET /api/v1/posters", status: 200, bytes: 123,
+            duration: .microseconds(1500), client: "127.0.0.1")
+        let text = RequestLog(write: { _ in }, json: false).line(for: record)
+        #expect(text.hasSuffix(" 127.0.0.1 GET /api/v1/posters?[2J 200 123 1.500ms"), "\(text)")
+        let json = RequestLog(write: { _ in }, json: true).line(for: record)
+        #expect(
+            json.contains(#""method": "GET", "path": "/api/v1/posters\u001b[2J", "status": 200, "bytes": 123, "ms": 1.500}"#), "\(json)")
+        var unanswered = record
+        unanswered.status = 0
+        unanswered.bytes = nil
+        #expect(RequestLog(write: { _ in }, json: true).line(for: unanswered).contains(#""status": null, "bytes": null"#))
+    }
+
+    @Test func metricsAreInPrometheusTextFormat() {
+        let metrics = Metrics()
+        metrics.record(
+            ExchangeRecord(method: "GET", path: "/", route: "GET /", status: 200, bytes: 1, duration: .milliseconds(3), client: "-"))
+        metrics.record(
+            ExchangeRecord(method: "GET", path: "/x", route: "unmatched", status: 404, bytes: 1, duration: .seconds(9), client: "-"))
+        metrics.votesCommitted(5)
+        let text = metrics.render(
+            feeds: 2, thumbnails: CacheStatistics(hits: 1, misses: 2, evictions: 0, count: 1, totalCost: 10), exchanges: 0)
+        #expect(text.contains("tenbin_http_requests_total{route=\"GET /\",status=\"200\"} 1\n"))
+        #expect(text.contains("tenbin_http_request_duration_seconds_bucket{le=\"0.0025\"} 0\n"))
+        #expect(text.contains("tenbin_http_request_duration_seconds_bucket{le=\"0.005\"} 1\n"))
+        #expect(text.contains("tenbin_http_request_duration_seconds_bucket{le=\"+Inf\"} 2\n"))
+        #expect(text.contains("tenbin_http_request_duration_seconds_count 2\n"))
+        #expect(text.contains("tenbin_votes_committed_total 5\n"))
+        #expect(text.contains("tenbin_live_feeds 2\n"))
+        #expect(text.contains("tenbin_thumbnail_cache_misses_total 2\n"))
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            #expect(line.split(separator: " ").last.flatMap { Double($0) } != nil, "a sample ends in its value: \(line)")
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import TenbinKit
+import Testing
+
+@testable import TenbinServer
+
+@Suite struct WebPageTests {
+    private func poster(id: Int64 = 7, contents: String = "猫と犬、どっちが好き？", hashtags: [String] = ["猫", "犬"], good1: Int = 3, good2: Int = 1)
+        -> Poster
+    {
+        let image = StoredImage(digest: Digest(of: Array("a".utf8)), format: .jpeg, width: 640, height: 480, bytes: 1000)
+        return Poster(
+            id: id, contents: contents, hashtags: hashtags, good1: good1, good2: good2,
+            createdAt: Timestamp(secondsSince1970: 1_764_450_000), images: [image, image])
+    }
+
+    @Test func htmlTextEscapesEveryCharacterThatEndsTextOrAnAttribute() {
+        #expect(
+            HTMLText("<script>alert('x')</script> & \"q\"").html == "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;")
+        #expect(HTMLText("猫 ｷﾉｺ\n").html == "猫 ｷﾉｺ\n")
+        #expect(HTMLText("a\u{0}b\u{1B}c").html == "a\u{FFFD}b\u{FFFD}c")
+    }
+
+    @Test func theBoardShowsEachPosterWithItsImagesQuestionTagsAndCounts() {
+        let page = WebPage.board(posters: [poster()], order: .new, query: nil, next: "abc")
+        #expect(page.hasPrefix("<!doctype html>"))
+        #expect(page.contains("<li class=\"card\" id=\"poster-7\" data-id=\"7\" data-good1=\"3\" data-good2=\"1\">"))
+        #expect(page.contains("猫と犬、どっちが好き？"))
+        #expect(page.contains("<a href=\"/?q=%23%E7%8C%AB\">#猫</a>"))
+        #expect(page.contains("<span class=\"fill p75\">"))
+        #expect(page.contains("<span class=\"count\">3</span> <span class=\"pct\">75%</span>"))
+        #expect(page.contains("<span class=\"count\">1</span> <span class=\"pct\">25%</span>"))
+        #expect(page.contains("alt=\"Left image: 猫と犬、どっちが好き？\""))
+        #expect(page.contains("srcset=\"/thumbs/"))
+        #expect(page.contains("?w=160 160w, "))
+        #expect(page.contains("loading=\"lazy\""))
+        #expect(page.contains("<a id=\"more\" class=\"more\" href=\"/?sort=new&amp;cursor=abc\">"))
+    }
+
+    @Test func userTextIsEscapedEverywhereThePageShowsIt() {
+        let hostile = "\"><img src=x onerror=alert(1)>"
+        let page = WebPage.board(posters: [poster(contents: hostile, hashtags: [hostile])], order: .popular, query: hostile, next: hostile)
+        #expect(!page.contains("<img src=x"))
+        #expect(!page.contains(hostile))
+        #expect(page.contains("&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"))
+    }
+
+    @Test func thePageHasNoInlineScriptOrStyleForTheContentSecurityPolicy() {
+        let page = WebPage.board(posters: [poster(), poster(id: 8, good1: 0, good2: 0)], order: .new, query: "猫", next: nil)
+        #expect(!page.contains("style="))
+        #expect(!page.contains("<style"))
+        #expect(!page.contains(" on"))
+        for match in page.ranges(of: "<script") {
+            #expect(page[match.upperBound...].hasPrefix(" src=\"/static/app.js?v="))
+        }
+        #expect(page.contains("<a id=\"more\" class=\"more\" href=\"#\" hidden>"))
+    }
+
+    @Test func aPosterWithoutVotesShowsAnEvenEmptyBar() {
+        let page = WebPage.board(posters: [poster(good1: 0, good2: 0)], order: .new, query: nil, next: nil)
+        #expect(page.contains("<div class=\"meter none\" aria-hidden=\"true\"><span class=\"fill p50\"></span></div>"))
+        #expect(page.contains("<span class=\"pct\">–</span>"))
+    }
+
+    @Test func sharesAreWholePercentagesThatAddUpToOneHundred() {
+        #expect(VoteShare(good1: 1, good2: 2).percent1 == 33)
+        #expect(VoteShare(good1: 2, good2: 1).percent1 == 67)
+        #expect(VoteShare(good1: 1, good2: 1).percent2 == 50)
+        #expect(VoteShare(good1: 0, good2: 5).percent1 == 0)
+    }
+
+    @Test func theAssetsAreServedByNameWithTheirTypes() throws {
+        let script = try #require(WebPage.asset(named: "app.js"))
+        #expect(script.contentType == "text/javascript; charset=utf-8")
+        #expect(String(decoding: script.body, as: UTF8.self).contains("EventSource"))
+        let style = try #require(WebPage.asset(named: "app.css"))
+        #expect(String(decoding: style.body, as: UTF8.self).contains(".p100{width:100%}"))
+        #expect(WebPage.asset(named: "icon.svg")?.contentType == "image/svg+xml")
+        #expect(WebPage.asset(named: "../Package.swift") == nil)
+        #expect(WebPage.asset(named: "") == nil)
+    }
+}

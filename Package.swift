@@ -60,7 +60,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "tenbin",
-            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinServer", "CChafa"],
+            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinPostgres", "TenbinServer", "CChafa"],
             path: "Sources/tenbin"
         ),
         // `make bench`: measurements printed as tables, never timed tests.

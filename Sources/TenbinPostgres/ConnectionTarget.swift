@@ -50,7 +50,9 @@ public struct ConnectionTarget: Sendable, Hashable, CustomStringConvertible {
     /// `message` with any password in `conninfo` (a URI's `:password@`, a `password=value`)
     /// replaced by `***`, for libpq's messages that quote the string back.
     static func scrub(_ message: String, of conninfo: String) -> String {
-        let trimmed = message.trimmingCharacters(in: " \n")
+        // libpq's messages may run over several lines (a hint on the second): one line here.
+        let lines = message.split(whereSeparator: { $0 == "\n" }).map { String($0).trimmingCharacters(in: " \t") }
+        let trimmed = lines.filter { !$0.isEmpty }.joined(separator: "; ")
         var text = trimmed
         for secret in secrets(in: conninfo) where !secret.isEmpty {
             text = text.replacing(secret, with: "***")

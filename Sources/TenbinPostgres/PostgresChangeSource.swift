@@ -70,10 +70,12 @@ final class PostgresChangeSource: ChangeSource {
                 return try await group.next() ?? false
             }
             try Task.checkCancellation()
-            let check = ticked && state.withLock { state -> Bool in
-                state.ticks += 1
-                return !state.listening || state.ticks % Self.safetyTicks == 0
-            }
+            let check =
+                ticked
+                && state.withLock { state -> Bool in
+                    state.ticks += 1
+                    return !state.listening || state.ticks % Self.safetyTicks == 0
+                }
             if check { try checkSnapshot() }
         }
     }

@@ -32,7 +32,8 @@ public struct PostgresError: KindedError, Sendable {
     public var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
 
     public var description: String {
-        (target.isEmpty ? message : "database \(target): \(message)") + (kind == .unavailable ? " (the database is unavailable; try again)" : "")
+        (target.isEmpty ? message : "database \(target): \(message)")
+            + (kind == .unavailable ? " (the database is unavailable; try again)" : "")
     }
 
     /// The kind for a SQLSTATE code: connection trouble, shutdown, out of resources and

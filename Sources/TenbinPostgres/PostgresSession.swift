@@ -212,7 +212,10 @@ final class PostgresSession: StoreWriting {
         try takeInsertLockIfWriting()
         let id = try connection.query(
             "INSERT INTO poster (contents, created_at, image1, image2) VALUES ($1::bytea, $2, $3, $4) RETURNING id",
-            [.utf8(poster.contents), .int(createdAt.secondsSince1970), .text(poster.images[0].digest.hex), .text(poster.images[1].digest.hex)]
+            [
+                .utf8(poster.contents), .int(createdAt.secondsSince1970), .text(poster.images[0].digest.hex),
+                .text(poster.images[1].digest.hex),
+            ]
         ).int64(0, 0)
         try insertHashtags(id: id, poster.hashtags)
         try connection.query(

@@ -15,10 +15,11 @@ struct BackendUnderTest: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { name }
 
-    static let all: [BackendUnderTest] = [
-        BackendUnderTest(typeName: "SQLiteStore", name: "SQLite file") { try SQLiteStore(folder: $0, create: true) },
-        BackendUnderTest(typeName: "MemoryStore", name: "memory (tests only)") { _ in MemoryStore() },
-    ] + (TestPostgres.serverURL == nil ? [] : [postgres])
+    static let all: [BackendUnderTest] =
+        [
+            BackendUnderTest(typeName: "SQLiteStore", name: "SQLite file") { try SQLiteStore(folder: $0, create: true) },
+            BackendUnderTest(typeName: "MemoryStore", name: "memory (tests only)") { _ in MemoryStore() },
+        ] + (TestPostgres.serverURL == nil ? [] : [postgres])
 
     /// PostgreSQL, a fresh database on the test server (scripts/postgres.sh) for each test.
     static let postgres = BackendUnderTest(typeName: "PostgresStore", name: "PostgreSQL") { _ in

@@ -14,7 +14,10 @@ struct PostgresConnectionTests {
         let text = "東京 \"quoted\" back\\slash ＃tag"
         let rows = try connection.query(
             "SELECT $1::text, $2::bigint, $3::bytea, array_length($4::text[], 1), ($4::text[])[2], $5::text IS NULL, ($6::bigint[])[3]",
-            [.text(text), .int(-9_000_000_000), .bytes([0, 1, 0xFF, 0x41]), .textArray(["a", "b\"c\\d", "e"]), .null, .intArray([1, 2, 3])])
+            [
+                .text(text), .int(-9_000_000_000), .bytes([0, 1, 0xFF, 0x41]), .textArray(["a", "b\"c\\d", "e"]), .null,
+                .intArray([1, 2, 3]),
+            ])
         #expect(rows.count == 1)
         #expect(rows.text(0, 0) == text)
         #expect(rows.int64(0, 1) == -9_000_000_000)
@@ -92,7 +95,8 @@ struct PostgresConnectionTests {
         try sender.query("SELECT pg_notify('tenbin_test', 'one')")
         try waitUntil { events.withLock { $0.contains(.notification("one")) } }
         try sender.query(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' OR query = 'SELECT 1' AND pid <> pg_backend_pid()")
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' OR query = 'SELECT 1' AND pid <> pg_backend_pid()"
+        )
         try waitUntil { events.withLock { $0.filter { $0 == .listening }.count == 2 } }
         try sender.query("SELECT pg_notify('tenbin_test', 'two')")
         try waitUntil { events.withLock { $0.contains(.notification("two")) } }

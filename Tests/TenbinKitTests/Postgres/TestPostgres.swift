@@ -17,7 +17,8 @@ enum TestPostgres {
     static let serverURL: String? = {
         let url = getenv("TENBIN_TEST_DATABASE_URL").map { String(cString: $0) }
         if url == nil || url!.isEmpty {
-            let line = "!!! TENBIN_TEST_DATABASE_URL is not set: the PostgreSQL tests are SKIPPED (run them with `make test` or scripts/postgres.sh run swift test) !!!\n"
+            let line =
+                "!!! TENBIN_TEST_DATABASE_URL is not set: the PostgreSQL tests are SKIPPED (run them with `make test` or scripts/postgres.sh run swift test) !!!\n"
             _ = line.withCString { write(2, $0, strlen($0)) }
             return nil
         }

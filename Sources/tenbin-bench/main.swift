@@ -22,7 +22,7 @@ let sections: [Section] = [
     Section(name: "search", summary: "Search at 100k and 1M posters against a scan of every key", run: SearchBenchmark.run),
     Section(name: "reads", summary: "64 concurrent readers of one Board against reads one at a time", run: ReadsBenchmark.run),
     Section(name: "serve", summary: "tenbin serve under wrk against nginx; votes, live feeds, memory", run: ServeBenchmark.run),
-    Section(name: "postgres", summary: "PostgreSQL: group-committed votes against pgbench, page and search latency", run: PostgresBenchmark.run),
+    Section(name: "postgres", summary: "PostgreSQL: grouped votes against pgbench, page and search latency", run: PostgresBenchmark.run),
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())

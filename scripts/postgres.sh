@@ -13,6 +13,9 @@
 # Trust authentication for everyone but the role `tenbin_password`, which must log in with a
 # password (SCRAM) so tests can check that passwords never leak.
 set -euo pipefail
+# A server started from a busy test process inherits its open descriptors; PostgreSQL refuses to
+# start when too few are left under the soft limit, so raise it to the hard limit.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 bin_dir() {
     local dir

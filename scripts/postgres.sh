@@ -13,9 +13,12 @@
 # Trust authentication for everyone but the role `tenbin_password`, which must log in with a
 # password (SCRAM) so tests can check that passwords never leak.
 set -euo pipefail
-# A server started from a busy test process inherits its open descriptors; PostgreSQL refuses to
-# start when too few are left under the soft limit, so raise it to the hard limit.
-ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+# A server started from a busy test process would inherit its open descriptors, and PostgreSQL
+# refuses to start when it finds most of max_files_per_process already open: close them.
+for descriptor in /proc/$$/fd/*; do
+    number=${descriptor##*/}
+    if [[ $number =~ ^[0-9]+$ ]] && ((number > 2)); then eval "exec $number>&-" 2>/dev/null || true; fi
+done
 
 bin_dir() {
     local dir

@@ -49,7 +49,11 @@ struct PostgresConnectionTests {
         #expect(!keywords.description.contains("s3cretpw"))
     }
 
-    @Test func aWrongPasswordIsRefusedWithoutShowingIt() throws {
+    @Test func aWrongPasswordIsRefusedWithoutShowingIt() async throws {
+        try await offThePool { try Self.aWrongPasswordIsRefusedWithoutShowingItBody() }
+    }
+
+    static func aWrongPasswordIsRefusedWithoutShowingItBody() throws {
         let admin = try Connection(ConnectionTarget(try #require(TestPostgres.serverURL)))
         _ = try? admin.execute("CREATE ROLE tenbin_password LOGIN PASSWORD 'right-horse'")
         let port = try #require(TestPostgres.serverURL?.split(separator: ":").last?.split(separator: "/").first)
@@ -67,7 +71,11 @@ struct PostgresConnectionTests {
         #expect(try Connection(viaFile).query("SELECT current_user").text(0, 0) == "tenbin_password")
     }
 
-    @Test func thePoolReplacesAConnectionTheServerTerminated() throws {
+    @Test func thePoolReplacesAConnectionTheServerTerminated() async throws {
+        try await offThePool { try Self.thePoolReplacesAConnectionTheServerTerminatedBody() }
+    }
+
+    static func thePoolReplacesAConnectionTheServerTerminatedBody() throws {
         let url = try TestPostgres.freshDatabase()
         let pool = ConnectionPool(target: try ConnectionTarget(url), size: 2)
         let pid = try pool.withConnection { try $0.query("SELECT pg_backend_pid()").int(0, 0) }
@@ -83,7 +91,11 @@ struct PostgresConnectionTests {
         #expect(newPID != 0 && newPID != pid)
     }
 
-    @Test func theListenerHearsNotificationsAndComesBackAfterTermination() throws {
+    @Test func theListenerHearsNotificationsAndComesBackAfterTermination() async throws {
+        try await offThePool { try Self.theListenerHearsNotificationsAndComesBackAfterTerminationBody() }
+    }
+
+    static func theListenerHearsNotificationsAndComesBackAfterTerminationBody() throws {
         let url = try TestPostgres.freshDatabase()
         let events = Locked<[NotificationListener.Event]>([])
         let listener = try NotificationListener(target: ConnectionTarget(url), channel: "tenbin_test", retryMilliseconds: 50) { event in

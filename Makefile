@@ -5,11 +5,11 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib
 # Libraries tenbin links against.
-BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libchafa-dev libwebp-dev libheif-dev libmicrohttpd-dev
+BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libchafa-dev libwebp-dev libheif-dev libmicrohttpd-dev libpq-dev
 # Tools the tests and benchmarks use (sample images, reference pipelines, terminals, a headless
 # browser with Japanese fonts for the web page, wrk and nginx for the serve benchmark).
 TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time chafa webp libheif-examples \
-	chromium chromium-driver python3-selenium fonts-ipafont-gothic wrk nginx-light
+	chromium chromium-driver python3-selenium fonts-ipafont-gothic wrk nginx-light postgresql
 
 .PHONY: all build deps tool-deps demo serve-demo test lint bench install clean sample-images fuzz sanitize
 
@@ -34,7 +34,7 @@ serve-demo: demo
 
 test: deps tool-deps
 	$(SWIFT) build --build-tests
-	scripts/test-summary.sh $(SWIFT) test --skip-build --skip BrowserTests
+	scripts/postgres.sh run scripts/test-summary.sh $(SWIFT) test --skip-build --skip BrowserTests
 	# The browser test on its own: chromium's load would slow the time-limited suites.
 	scripts/test-summary.sh $(SWIFT) test --skip-build --filter BrowserTests
 	$(MAKE) lint
@@ -45,7 +45,7 @@ lint:
 bench: deps tool-deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product tenbin
 	$(SWIFT) build $(RELEASE_FLAGS) --product tenbin-bench
-	.build/release/tenbin-bench $(SECTIONS)
+	scripts/postgres.sh run .build/release/tenbin-bench $(SECTIONS)
 
 # libFuzzer targets (Fuzz/), FUZZ_SECONDS each (default 60).
 fuzz: deps tool-deps

@@ -12,6 +12,7 @@ let package = Package(
     targets: [
         // C libraries, each behind its own module. Only the wrapper folder imports it.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ"),
         // SHA-256 from libcrypto, loaded with dlopen on first use (see sha256.c).
         .target(name: "CCrypto", path: "Sources/CCrypto"),
         // syncfs(2), which Swift's Glibc module does not declare (see CFileSync.h).
@@ -47,6 +48,12 @@ let package = Package(
             dependencies: ["TenbinKit", "CSQLite"],
             path: "Sources/TenbinSQLite"
         ),
+        // The PostgreSQL backend (libpq), for boards beyond one machine.
+        .target(
+            name: "TenbinPostgres",
+            dependencies: ["TenbinKit", "CLibPQ"],
+            path: "Sources/TenbinPostgres"
+        ),
         // `tenbin serve`: HTTP on libmicrohttpd over any backend's Board.
         .target(
             name: "TenbinServer",
@@ -55,20 +62,20 @@ let package = Package(
         ),
         .executableTarget(
             name: "tenbin",
-            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinServer", "CChafa"],
+            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinPostgres", "TenbinServer", "CChafa"],
             path: "Sources/tenbin"
         ),
         // `make bench`: measurements printed as tables, never timed tests.
         .executableTarget(
             name: "tenbin-bench",
-            dependencies: ["TenbinKit", "TenbinSQLite"],
+            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinPostgres"],
             path: "Sources/tenbin-bench"
         ),
         // The core's tests, the SQLite backend's own, and the contract suite every backend
         // passes (Contract/), with an in-memory backend that proves the seam complete.
         .testTarget(
             name: "TenbinKitTests",
-            dependencies: ["TenbinKit", "TenbinSQLite"],
+            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinPostgres"],
             path: "Tests/TenbinKitTests"
         ),
         .testTarget(

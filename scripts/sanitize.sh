@@ -15,7 +15,7 @@ for sanitizer in $sanitizers; do
     TENBIN_BIN="$bin/tenbin" TENBIN_SANITIZER=$sanitizer \
     ASAN_OPTIONS=halt_on_error=1:detect_leaks=0 \
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-        swift test --scratch-path "$scratch" --sanitize="$sanitizer" --skip-build --skip BrowserTests
+        scripts/postgres.sh run swift test --scratch-path "$scratch" --sanitize="$sanitizer" --skip-build --skip BrowserTests
     # The browser test on its own, as in `make test`: chromium's load would slow the others.
     TENBIN_BIN="$bin/tenbin" TENBIN_SANITIZER=$sanitizer \
     ASAN_OPTIONS=halt_on_error=1:detect_leaks=0 \

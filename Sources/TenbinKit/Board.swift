@@ -48,6 +48,9 @@ public final class Board: Sendable {
     /// Groups concurrent votes into one commit.
     let votes: VoteBatcher
 
+    /// Votes committed through ``castVote(id:side:times:)`` and the transactions they took.
+    public var voteStatistics: (votes: Int, commits: Int) { votes.statistics }
+
     /// A board over the given parts.
     public init(_ configuration: Configuration, store: any StoreBackend, blobs: any BlobStoring) {
         self.configuration = configuration

@@ -1,5 +1,6 @@
 import Glibc
 import TenbinKit
+import TenbinPostgres
 import TenbinSQLite
 
 /// What a command runs with: the store, the environment, and where output goes.
@@ -43,6 +44,22 @@ struct Context {
         return 80
     }
 
+    /// The PostgreSQL database (`--database`, else `$TENBIN_DATABASE_URL`), or nil for the
+    /// store folder's SQLite database.
+    private(set) var databaseURL: String?
+    /// At most this many connections to it.
+    private(set) var databasePoolSize = 8
+
+    /// Chooses the backend from `--database` and the environment.
+    mutating func choose(database option: String?, poolSize: Int) throws {
+        if let option, !option.isEmpty {
+            databaseURL = option
+        } else if let variable = environment["TENBIN_DATABASE_URL"], !variable.isEmpty {
+            databaseURL = variable
+        }
+        databasePoolSize = poolSize
+    }
+
     /// Where a test watches tenbin reach named points (see ``TestMarkers``).
     var markers: TestMarkers { TestMarkers(environment: environment) }
 
@@ -54,8 +71,14 @@ struct Context {
     func board(
         create: Bool, limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(), noteIfMissing: Bool = true
     ) throws -> Board {
+        let configuration = Board.Configuration(storePath: storePath, limits: limits, encoding: encoding)
+        if let databaseURL {
+            // PostgreSQL holds posters; the store folder holds only the blobs.
+            let store = try PostgresStore(url: databaseURL, poolSize: databasePoolSize)
+            return Board(configuration, store: store, blobs: BlobStore(root: storePath + "/blobs"))
+        }
         if !create && noteIfMissing, let note = missingStoreNote() { Errors.write(note) }
-        return try Board(Board.Configuration(storePath: storePath, limits: limits, encoding: encoding), create: create)
+        return try Board(configuration, create: create)
     }
 
     /// `note: no store at /home/me/Storage (the default, …); …`, or nil when something is there.

@@ -84,8 +84,10 @@ import Testing
             let run = try Tenbin.run(["help", command])
             #expect(run.status == 0, "\(command): \(run.stderr)")
             #expect(run.stdout.hasPrefix("OVERVIEW: "))
-            let last = run.stdout.split(separator: "\n").suffix(2).map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
-            #expect(last == ["--store DIR", "-h, --help"], "\(command) lists the common options last")
+            let optionLines = run.stdout.split(separator: "\n").filter { $0.drop { $0 == " " }.hasPrefix("-") }
+            let last = optionLines.suffix(4).map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+            #expect(
+                last == ["--store DIR", "--database URL", "--database-pool N", "-h, --help"], "\(command) lists the common options last")
             let parsed = try Tenbin.run([command, "--help"])
             #expect(parsed.stdout == run.stdout)
         }

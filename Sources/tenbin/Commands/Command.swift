@@ -22,7 +22,8 @@ extension Command {
                 Output.line(Help.of(self))
                 return ExitStatus.success
             }
-            let context = Context(storeOption: try parsed.common.store ?? storeOption, environment: environment)
+            var context = Context(storeOption: try parsed.common.store ?? storeOption, environment: environment)
+            try context.choose(database: parsed.common.database, poolSize: parsed.common.databasePool)
             return try run(parsed, context: context)
         } catch {
             return failure(error, command: spec)
@@ -34,5 +35,5 @@ extension Command {
 let allCommands: [any Command.Type] = [
     PostCommand.self, VoteCommand.self, ListCommand.self, ShowCommand.self, ImageCommand.self,
     EditCommand.self, DeleteCommand.self, GCCommand.self, CheckCommand.self, SearchCommand.self, ImportCommand.self,
-    WatchCommand.self, ServeCommand.self,
+    WatchCommand.self, ServeCommand.self, MigrateCommand.self,
 ]

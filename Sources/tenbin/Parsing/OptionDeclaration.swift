@@ -106,5 +106,12 @@ extension Option where Value: RawRepresentable & CaseIterable, Value.RawValue ==
 /// The options every subcommand takes, after its own.
 struct CommonOptions: OptionGroup {
     var store = Option.text(["--store"], value: "DIR", help: "The store folder (default: $TENBIN_STORE, else ./Storage).")
+    var database = Option.text(
+        ["--database"], value: "URL",
+        help:
+            "A PostgreSQL database (any libpq connection string or URI; default: $TENBIN_DATABASE_URL); --store then names only the blob folder."
+    )
+    var databasePool = Option.integer(
+        ["--database-pool"], value: "N", help: "At most N connections to the PostgreSQL database (default: 8).", in: 1...1000, default: 8)
     var help = Flag(["-h", "--help"], help: "Show help information.")
 }

@@ -1,0 +1,151 @@
+import CLibPQ
+import TenbinKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One libpq connection, the only owner of its handle (closed in `deinit`).
+///
+/// Not `Sendable`: libpq's connection must be used by one thread at a time. A ``ConnectionPool``
+/// hands each connection to one borrower at a time; a ``NotificationListener`` owns its own.
+public final class Connection {
+    private let handle: OpaquePointer
+    /// The database this connection is to.
+    public let target: ConnectionTarget
+
+    /// Seconds a connection attempt may take before it fails, unless the string sets its own.
+    static let connectTimeoutSeconds = 10
+
+    /// Connects to `target`; throws a ``PostgresError`` (kind `unavailable` when the server
+    /// cannot be reached or refuses the login).
+    public init(_ target: ConnectionTarget) throws {
+        // Keywords are read in order and the expanded string (`dbname`) overrides the ones
+        // before it, so the caller's own connect_timeout or application_name wins.
+        let keywords = ["connect_timeout", "fallback_application_name", "dbname"]
+        let values = [String(Self.connectTimeoutSeconds), "tenbin", target.conninfo]
+        let connection = withCStrings(keywords) { keywordPointers in
+            withCStrings(values) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
+        }
+        guard let connection else {
+            throw PostgresError(kind: .unavailable, sqlState: nil, message: "out of memory", target: target.description)
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(connection)).trimmingCharacters(in: " \n")
+            // A failed connection still holds memory, freed before throwing.
+            PQfinish(connection)
+            throw PostgresError(
+                kind: .unavailable, sqlState: "08001", message: ConnectionTarget.scrub(message, of: target.conninfo),
+                target: target.description)
+        }
+        // libpq prints a server's notices to stderr by default; library code never prints.
+        _ = PQsetNoticeProcessor(connection, { _, _ in }, nil)  // returns the previous processor
+        self.handle = connection
+        self.target = target
+    }
+
+    deinit {
+        PQfinish(handle)
+    }
+
+    /// Whether the connection has failed (the server closed it, restarted, or the network broke).
+    public var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
+
+    /// Whether a transaction is open (or failed and not yet rolled back) on this connection.
+    public var isInTransaction: Bool { PQtransactionStatus(handle) != PQTRANS_IDLE }
+
+    /// Whether an idle connection still looks usable: nothing should arrive on it while no
+    /// query is running, so anything readable (the server's goodbye on shutdown or
+    /// `pg_terminate_backend`, or the end of the stream) means it is gone.
+    func isIdleAndAlive() -> Bool {
+        guard !isBroken else { return false }
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) == 0
+    }
+
+    /// Runs one statement with `$1…$n` parameters and returns its rows.
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [SQLParameter] = []) throws -> Rows {
+        let encoded = parameters.map(\.encoded)
+        let lengths = encoded.map { Int32($0?.bytes.count ?? 0) }
+        let formats = encoded.map { $0?.format ?? 0 }
+        let result = withByteArrays(encoded.map { $0?.bytes }) { values in
+            PQexecParams(handle, sql, Int32(parameters.count), nil, values, lengths, formats, 0)
+        }
+        return try check(result)
+    }
+
+    /// Runs one or more statements without parameters (a migration step, BEGIN, COMMIT).
+    public func execute(_ sql: String) throws {
+        _ = try check(PQexec(handle, sql))
+    }
+
+    private func check(_ result: OpaquePointer?) throws -> Rows {
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK, let result else {
+            let error = PostgresError(result: result, connection: handle, target: target)
+            PQclear(result)
+            throw error
+        }
+        return Rows(result)
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            if !isBroken {
+                // A failed ROLLBACK leaves nothing to undo: the server ends the transaction
+                // when the connection goes, and the original error is what the caller needs.
+                _ = try? execute("ROLLBACK")
+            }
+            throw error
+        }
+    }
+
+    /// The socket, for waiting on notifications.
+    var socket: Int32 { PQsocket(handle) }
+
+    /// Reads what the server sent; false when the connection failed.
+    func consumeInput() -> Bool { PQconsumeInput(handle) == 1 }
+
+    /// The next notification received, if any: its channel and payload.
+    func nextNotification() -> (channel: String, payload: String)? {
+        guard let notification = PQnotifies(handle) else { return nil }
+        defer { PQfreemem(notification) }
+        return (String(cString: notification.pointee.relname), String(cString: notification.pointee.extra))
+    }
+
+    /// The last error libpq reported on this connection, scrubbed of the password.
+    var lastError: PostgresError {
+        PostgresError(result: nil, connection: handle, target: target)
+    }
+}
+
+/// Calls `body` with a NULL-terminated array of C strings.
+private func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
+    var copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    copies.append(nil)
+    return body(copies.map { $0.map { UnsafePointer($0) } })
+}
+
+/// Calls `body` with a C array of pointers to each value's bytes (NULL for nil).
+private func withByteArrays<T>(_ values: [[UInt8]?], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
+    let buffers: [UnsafeMutablePointer<CChar>?] = values.map { value in
+        guard let value else { return nil }
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(1, value.count))
+        value.withUnsafeBufferPointer { source in
+            if let base = source.baseAddress {
+                UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: value.count)
+            }
+        }
+        return buffer
+    }
+    defer { buffers.forEach { $0?.deallocate() } }
+    return body(buffers.map { $0.map { UnsafePointer($0) } })
+}

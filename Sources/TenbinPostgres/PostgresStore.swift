@@ -1,0 +1,214 @@
+import TenbinKit
+
+/// Posters in PostgreSQL: the backend for boards that outgrow one machine, where several
+/// tenbin processes on several machines share one database (and one blob folder).
+///
+/// Every call borrows a connection from a small pool for its length. A read of several rows
+/// is one statement (one snapshot, one round trip); a write is one transaction. Nothing here
+/// holds a lock on the whole database: votes are single-row updates, inserts take one
+/// advisory lock so ids commit in order, and blob references are guarded per digest.
+public final class PostgresStore: StoreBackend {
+    /// The database.
+    public let target: ConnectionTarget
+    let pool: ConnectionPool
+    /// Announces committed changes to every process listening (see ``ChangeNotifier``).
+    let notifier: ChangeNotifier
+    let changeSource: PostgresChangeSource
+
+    /// Opens the database at `url` (any libpq connection string or URI) with a pool of at
+    /// most `poolSize` connections, creating or upgrading the schema unless `migrate` is false.
+    public init(url: String, poolSize: Int = ConnectionPool.defaultSize, migrate: Bool = true) throws {
+        guard poolSize >= 1 else {
+            throw PostgresError(
+                kind: .invalidInput, sqlState: nil, message: "the connection pool size must be at least 1 (got \(poolSize))", target: "")
+        }
+        target = try ConnectionTarget(url)
+        pool = ConnectionPool(target: target, size: poolSize)
+        notifier = ChangeNotifier(pool: pool)
+        changeSource = PostgresChangeSource(listener: ChangeListener(target: target), pool: pool)
+        if migrate { _ = try self.migrate() }
+    }
+
+    deinit {
+        // A short-lived process (one `tenbin vote`) must not exit before its change is announced.
+        notifier.flush()
+    }
+
+    /// Waits until every change committed through this store has been announced to listeners.
+    public func flushNotifications() {
+        notifier.flush()
+    }
+
+    /// Creates or upgrades the schema to the newest version; returns the versions applied.
+    @discardableResult
+    public func migrate() throws -> [Int] {
+        try translatingErrors { try pool.withConnection { try PostgresSchema.migrate(on: $0) } }
+    }
+
+    /// Upgrades the schema only as far as `version` (tests build databases at each earlier version).
+    @discardableResult
+    public func migrate(to version: Int) throws -> [Int] {
+        try pool.withConnection { try PostgresSchema.migrate(on: $0, to: version) }
+    }
+
+    /// The schema version the database is at.
+    public func schemaVersion() throws -> Int {
+        try translatingErrors { try pool.withConnection { try PostgresSchema.version(on: $0) } }
+    }
+
+    // MARK: The seam
+
+    /// `user@host:port/dbname` (never a password).
+    public var location: String { target.description }
+
+    /// Runs `body` in a REPEATABLE READ, READ ONLY transaction: one snapshot, whatever it
+    /// reads, and no lock that a writer waits for.
+    public func read<T>(_ body: (any StoreReading) throws -> T) throws -> T {
+        try translatingErrors {
+            try pool.withConnection { connection in
+                try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                do {
+                    let value = try body(PostgresSession(connection))
+                    try connection.execute("COMMIT")
+                    return value
+                } catch {
+                    // Nothing was written; a failed ROLLBACK means the connection is gone.
+                    if !connection.isBroken { _ = try? connection.execute("ROLLBACK") }
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Runs `body` in one READ COMMITTED transaction, from the start again (a few times at
+    /// most) when it lost a deadlock; the posters it changed are announced after it commits.
+    public func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {
+        var changed: Set<Int64> = []
+        let value = try translatingErrors {
+            try pool.transaction { connection in
+                let session = PostgresSession(connection)
+                session.isWriting = true
+                let value = try body(session)
+                changed = session.changed
+                return value
+            }
+        }
+        if !changed.isEmpty { notifier.changed(Array(changed)) }
+        return value
+    }
+
+    /// Live-feed changes, pushed by LISTEN/NOTIFY.
+    public var changes: any ChangeSource { changeSource }
+
+    /// What tenbin's own checks of the database find (see `PostgresStore+Check.swift`).
+    public func integrityProblems() throws -> [String] {
+        try translatingErrors { try databaseProblems() }
+    }
+
+    /// Runs `body`, turning connection trouble into the store errors every backend reports.
+    func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as PostgresError {
+            throw error.storeError(at: location)
+        }
+    }
+
+    // MARK: Blob locks
+
+    /// Takes the transaction-scoped advisory lock of each digest, in sorted order (so two
+    /// transactions locking overlapping sets cannot deadlock).
+    static func lockBlobs(_ digests: Set<Digest>, on connection: Connection) throws {
+        guard !digests.isEmpty else { return }
+        try connection.query(
+            "SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k ORDER BY k", [.intArray(digests.map(lockKey).sorted())])
+    }
+
+    /// A digest's advisory lock key: its first 64 bits. Two digests sharing a key only share
+    /// a lock, which costs waiting, never correctness.
+    static func lockKey(_ digest: Digest) -> Int64 {
+        var value: UInt64 = 0
+        for byte in digest.hex.utf8.prefix(16) {
+            let nibble = byte <= UInt8(ascii: "9") ? byte - UInt8(ascii: "0") : byte - UInt8(ascii: "a") + 10
+            value = value << 4 | UInt64(nibble)
+        }
+        return Int64(bitPattern: value)
+    }
+
+    // MARK: Decoding
+
+    /// The columns a poster is decoded from (``decodePoster(_:_:)``), hashtags aggregated in
+    /// the same statement so a page is one round trip.
+    static let posterColumns = """
+        SELECT p.id, p.contents, p.good1, p.good2, p.created_at,
+               b1.digest, b1.format, b1.width, b1.height, b1.bytes,
+               b2.digest, b2.format, b2.width, b2.height, b2.bytes,
+               (SELECT array_agg(h.tag ORDER BY h.position) FROM hashtag h WHERE h.poster_id = p.id)
+        FROM poster p JOIN blob b1 ON b1.digest = p.image1 JOIN blob b2 ON b2.digest = p.image2
+        """
+
+    /// The ORDER BY of a feed order; popular's expression matches the `poster_popular` index.
+    static func orderBy(_ order: FeedOrder) -> String {
+        order == .new ? "p.id DESC" : "(p.good1 + p.good2) DESC, p.id DESC"
+    }
+
+    static func decodePoster(_ rows: Rows, _ row: Int) throws -> Poster {
+        Poster(
+            id: rows.int64(row, 0), contents: rows.bytesAsText(row, 1),
+            hashtags: rows.isNull(row, 15) ? [] : ArrayLiteral.parse(rows.text(row, 15)),
+            good1: rows.int(row, 2), good2: rows.int(row, 3), createdAt: Timestamp(secondsSince1970: rows.int64(row, 4)),
+            images: [try decodeImage(rows, row, from: 5), try decodeImage(rows, row, from: 10)])
+    }
+
+    static func decodeImage(_ rows: Rows, _ row: Int, from column: Int, target: ConnectionTarget? = nil) throws -> StoredImage {
+        let text = rows.text(row, column)
+        guard let digest = Digest(hex: text), let format = ImageFormat(rawValue: rows.text(row, column + 1)) else {
+            throw PostgresError(kind: .internal, sqlState: nil, message: "blob row \(text) is malformed", target: target?.description ?? "")
+        }
+        return StoredImage(
+            digest: digest, format: format, width: rows.int(row, column + 2), height: rows.int(row, column + 3),
+            bytes: rows.int(row, column + 4))
+    }
+}
+
+/// PostgreSQL's text form of a one-dimensional text array (`{a,"b c","d\"e"}`), read back.
+enum ArrayLiteral {
+    /// The elements of `literal`; NULL elements (which tenbin never stores) are dropped.
+    static func parse(_ literal: String) -> [String] {
+        var elements: [String] = []
+        var scalars = literal.unicodeScalars.makeIterator()
+        guard scalars.next() == "{" else { return [] }
+        var current = String.UnicodeScalarView()
+        var quoted = false
+        var inQuotes = false
+        while let scalar = scalars.next() {
+            if inQuotes {
+                if scalar == "\\" {
+                    if let escaped = scalars.next() { current.append(escaped) }
+                } else if scalar == "\"" {
+                    inQuotes = false
+                } else {
+                    current.append(scalar)
+                }
+                continue
+            }
+            switch scalar {
+            case "\"":
+                inQuotes = true
+                quoted = true
+            case ",", "}":
+                let element = String(current)
+                // Unquoted, an empty element is `{}`'s nothing and NULL is a null.
+                if quoted || (!element.isEmpty && element != "NULL") { elements.append(element) }
+                current = String.UnicodeScalarView()
+                quoted = false
+                if scalar == "}" { return elements }
+            case "\\":
+                if let escaped = scalars.next() { current.append(escaped) }
+            default:
+                current.append(scalar)
+            }
+        }
+        return elements
+    }
+}

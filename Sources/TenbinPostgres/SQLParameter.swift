@@ -1,0 +1,53 @@
+/// A value bound to a query's `$n` placeholder.
+///
+/// Text and integers go in libpq's text format; bytes go in binary format, so a `bytea` value
+/// may hold any byte (NUL included) without escaping. Arrays are written as PostgreSQL array
+/// literals and need a cast in the query (`$1::bigint[]`, `$2::text[]`).
+public enum SQLParameter: Sendable, Hashable {
+    /// SQL NULL.
+    case null
+    /// Text (no NUL: libpq passes text parameters as C strings).
+    case text(String)
+    /// An integer.
+    case int(Int64)
+    /// Raw bytes for a `bytea` parameter.
+    case bytes([UInt8])
+
+    /// An integer parameter from any integer.
+    public static func integer<T: BinaryInteger>(_ value: T) -> SQLParameter { .int(Int64(value)) }
+
+    /// A `bigint[]` literal.
+    public static func intArray<S: Sequence>(_ values: S) -> SQLParameter where S.Element: BinaryInteger {
+        .text("{" + values.map { String(Int64($0)) }.joined(separator: ",") + "}")
+    }
+
+    /// A `text[]` literal, every element quoted.
+    public static func textArray<S: Sequence>(_ values: S) -> SQLParameter where S.Element: StringProtocol {
+        var literal = "{"
+        var first = true
+        for value in values {
+            if !first { literal += "," }
+            first = false
+            literal += "\""
+            for character in value.unicodeScalars {
+                if character == "\"" || character == "\\" { literal += "\\" }
+                literal.unicodeScalars.append(character)
+            }
+            literal += "\""
+        }
+        return .text(literal + "}")
+    }
+
+    /// UTF-8 text as `bytea` (for text that may contain NUL).
+    public static func utf8(_ text: String) -> SQLParameter { .bytes(Array(text.utf8)) }
+
+    /// The value in libpq's terms: bytes (NUL-terminated for text) and the format (0 text, 1 binary).
+    var encoded: (bytes: [UInt8], format: Int32)? {
+        switch self {
+        case .null: nil
+        case .text(let text): (Array(text.utf8) + [0], 0)
+        case .int(let value): (Array(String(value).utf8) + [0], 0)
+        case .bytes(let bytes): (bytes, 1)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Testing
+
+@testable import TenbinKit
+@testable import TenbinPostgres
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite(.enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(2)))
+struct PostgresConnectionTests {
+    @Test func parametersRoundTripEveryTypeTheStoreUses() throws {
+        let connection = try Connection(ConnectionTarget(TestPostgres.freshDatabase()))
+        let text = "東京 \"quoted\" back\\slash ＃tag"
+        let rows = try connection.query(
+            "SELECT $1::text, $2::bigint, $3::bytea, array_length($4::text[], 1), ($4::text[])[2], $5::text IS NULL, ($6::bigint[])[3]",
+            [
+                .text(text), .int(-9_000_000_000), .bytes([0, 1, 0xFF, 0x41]), .textArray(["a", "b\"c\\d", "e"]), .null,
+                .intArray([1, 2, 3]),
+            ])
+        #expect(rows.count == 1)
+        #expect(rows.text(0, 0) == text)
+        #expect(rows.int64(0, 1) == -9_000_000_000)
+        #expect(rows.bytes(0, 2) == [0, 1, 0xFF, 0x41])
+        #expect(rows.int(0, 3) == 3)
+        #expect(rows.text(0, 4) == "b\"c\\d")
+        #expect(rows.bool(0, 5))
+        #expect(rows.int(0, 6) == 3)
+    }
+
+    @Test func aFailedStatementSaysWhatTheServerSaidWithoutTheSQL() throws {
+        let connection = try Connection(ConnectionTarget(TestPostgres.freshDatabase()))
+        let error = try #require(throws: PostgresError.self) { try connection.query("SELECT * FROM no_such_table_here") }
+        #expect(error.sqlState == "42P01")
+        #expect(error.kind == .internal)
+        #expect(!error.description.contains("SELECT"))
+        #expect(error.description.contains("no_such_table_here"))
+        // The connection is still usable after a failed statement.
+        #expect(try connection.query("SELECT 1").int(0, 0) == 1)
+    }
+
+    @Test func aMalformedConnectionStringFailsWithoutShowingThePassword() throws {
+        let error = try #require(throws: PostgresError.self) {
+            try ConnectionTarget("postgresql://alice:s3cretpw@host/db?nosuchoption=s3cretpw")
+        }
+        #expect(error.kind == .invalidInput)
+        #expect(!error.description.contains("s3cretpw"))
+        let keywords = try #require(throws: PostgresError.self) { try ConnectionTarget("password=s3cretpw nonsense") }
+        #expect(!keywords.description.contains("s3cretpw"))
+    }
+
+    @Test func aWrongPasswordIsRefusedWithoutShowingIt() async throws {
+        try await offThePool { try Self.aWrongPasswordIsRefusedWithoutShowingItBody() }
+    }
+
+    static func aWrongPasswordIsRefusedWithoutShowingItBody() throws {
+        let admin = try Connection(ConnectionTarget(try #require(TestPostgres.serverURL)))
+        _ = try? admin.execute("CREATE ROLE tenbin_password LOGIN PASSWORD 'right-horse'")
+        let port = try #require(TestPostgres.serverURL?.split(separator: ":").last?.split(separator: "/").first)
+        let wrong = try ConnectionTarget("postgresql://tenbin_password:wrong-battery@127.0.0.1:\(port)/postgres")
+        #expect(wrong.description == "postgres://tenbin_password@127.0.0.1:\(port)/postgres")
+        let error = try #require(throws: PostgresError.self) { try Connection(wrong) }
+        #expect(error.kind == .unavailable)
+        #expect(!error.description.contains("wrong-battery"))
+        #expect(error.description.contains("tenbin_password"))
+        // The right password in a password file, not in the string.
+        let file = "/tmp/tenbin-pgpass-\(getpid())"
+        try #require(system("umask 077; echo '127.0.0.1:\(port):*:tenbin_password:right-horse' > \(file)") == 0)
+        defer { unlink(file) }
+        let viaFile = try ConnectionTarget("host=127.0.0.1 port=\(port) dbname=postgres user=tenbin_password passfile=\(file)")
+        #expect(try Connection(viaFile).query("SELECT current_user").text(0, 0) == "tenbin_password")
+    }
+
+    @Test func thePoolReplacesAConnectionTheServerTerminated() async throws {
+        try await offThePool { try Self.thePoolReplacesAConnectionTheServerTerminatedBody() }
+    }
+
+    static func thePoolReplacesAConnectionTheServerTerminatedBody() throws {
+        let url = try TestPostgres.freshDatabase()
+        let pool = ConnectionPool(target: try ConnectionTarget(url), size: 2)
+        let pid = try pool.withConnection { try $0.query("SELECT pg_backend_pid()").int(0, 0) }
+        let admin = try Connection(ConnectionTarget(url))
+        #expect(try admin.query("SELECT pg_terminate_backend($1)", [.integer(pid)]).bool(0, 0))
+        // The terminated connection is found dead while idle and replaced: no request fails.
+        var newPID = 0
+        for _ in 0..<50 where newPID == 0 {
+            usleep(20_000)  // the backend's goodbye reaches the socket asynchronously
+            newPID = try pool.withConnection { try $0.query("SELECT pg_backend_pid()").int(0, 0) }
+            if newPID == pid { newPID = 0 }
+        }
+        #expect(newPID != 0 && newPID != pid)
+    }
+
+    @Test func theListenerHearsNotificationsAndComesBackAfterTermination() async throws {
+        try await offThePool { try Self.theListenerHearsNotificationsAndComesBackAfterTerminationBody() }
+    }
+
+    static func theListenerHearsNotificationsAndComesBackAfterTerminationBody() throws {
+        let url = try TestPostgres.freshDatabase()
+        let events = Locked<[NotificationListener.Event]>([])
+        let listener = try NotificationListener(target: ConnectionTarget(url), channel: "tenbin_test", retryMilliseconds: 50) { event in
+            events.withLock { $0.append(event) }
+        }
+        defer { listener.stop() }
+        try waitUntil { events.withLock { $0.contains(.listening) } }
+        let sender = try Connection(ConnectionTarget(url))
+        try sender.query("SELECT pg_notify('tenbin_test', 'one')")
+        try waitUntil { events.withLock { $0.contains(.notification("one")) } }
+        try sender.query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' OR query = 'SELECT 1' AND pid <> pg_backend_pid()"
+        )
+        try waitUntil { events.withLock { $0.filter { $0 == .listening }.count == 2 } }
+        try sender.query("SELECT pg_notify('tenbin_test', 'two')")
+        try waitUntil { events.withLock { $0.contains(.notification("two")) } }
+        #expect(events.withLock { $0.contains { if case .lost = $0 { true } else { false } } })
+    }
+}
+
+/// Waits (up to 20 s) until `condition` holds; fails the test with what it waited for otherwise.
+func waitUntil(_ what: String = "condition", _ condition: () throws -> Bool) throws {
+    for _ in 0..<2_000 {
+        if try condition() { return }
+        usleep(10_000)
+    }
+    Issue.record("timed out waiting for \(what)")
+    throw CancellationError()
+}

@@ -1,0 +1,85 @@
+import Testing
+
+@testable import TenbinKit
+@testable import TenbinPostgres
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The throwaway PostgreSQL server `make test` starts (scripts/postgres.sh), and a fresh
+/// database on it for each test.
+///
+/// Without a server (TENBIN_TEST_DATABASE_URL unset) the PostgreSQL tests are skipped and say
+/// so loudly; under CI=true they fail instead, since CI must run them.
+enum TestPostgres {
+    /// The server's URL (a superuser on its `postgres` database), or nil.
+    static let serverURL: String? = {
+        let url = getenv("TENBIN_TEST_DATABASE_URL").map { String(cString: $0) }
+        if url == nil || url!.isEmpty {
+            let line =
+                "!!! TENBIN_TEST_DATABASE_URL is not set: the PostgreSQL tests are SKIPPED (run them with `make test` or scripts/postgres.sh run swift test) !!!\n"
+            _ = line.withCString { write(2, $0, strlen($0)) }
+            return nil
+        }
+        return url
+    }()
+
+    /// Whether PostgreSQL tests can run; under CI they must.
+    static let isAvailable: Bool = {
+        if serverURL == nil, let ci = getenv("CI"), String(cString: ci) == "true" { return true }  // fail, not skip
+        return serverURL != nil
+    }()
+
+    /// A new empty database; its URL. Dropped by nobody: the whole server goes at the end.
+    static func freshDatabase() throws -> String {
+        guard let url = serverURL else {
+            Issue.record("CI=true but TENBIN_TEST_DATABASE_URL is not set: PostgreSQL tests must run in CI")
+            throw PostgresError(kind: .unavailable, sqlState: nil, message: "no test server", target: "none")
+        }
+        let name = "tenbin_\(UInt64.random(in: 0...UInt64.max) & 0xFFFF_FFFF_FFFF)"
+        let admin = try Connection(ConnectionTarget(url))
+        try admin.execute("CREATE DATABASE \(name)")
+        return url.replacingLastPathComponent(with: name)
+    }
+
+    /// A server of the test's own (for tests that restart or stop it), removed by `stop`.
+    final class PrivateServer {
+        let folder: String
+        let url: String
+
+        init() throws {
+            folder = "/tmp/tenbin-postgres-private-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            let output = "\(folder).url"
+            let status = system("\(Fixtures.root)/scripts/postgres.sh start '\(folder)' > '\(output)'")
+            defer { unlink(output) }
+            guard status == 0, let file = fopen(output, "r") else {
+                Issue.record("could not start a private PostgreSQL server")
+                throw PostgresError(kind: .unavailable, sqlState: nil, message: "no private server", target: "")
+            }
+            defer { fclose(file) }
+            var line = [CChar](repeating: 0, count: 512)
+            _ = fgets(&line, 512, file)
+            url = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).trimmingCharacters(in: " \n")
+        }
+
+        /// Stops it at once (as a crash would) and starts it again on the same port.
+        func restart() throws {
+            let status = system("\(Fixtures.root)/scripts/postgres.sh restart '\(folder)' >/dev/null")
+            try #require(status == 0, "restarting PostgreSQL failed")
+        }
+
+        deinit {
+            _ = system("\(Fixtures.root)/scripts/postgres.sh stop '\(folder)'")
+        }
+    }
+}
+
+extension String {
+    /// A URL with its path (the database name) replaced.
+    func replacingLastPathComponent(with name: String) -> String {
+        guard let slash = lastIndex(of: "/") else { return self + "/" + name }
+        let query = self[slash...].firstIndex(of: "?")
+        return String(self[...slash]) + name + (query.map { String(self[$0...]) } ?? "")
+    }
+}

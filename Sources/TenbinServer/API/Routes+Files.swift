@@ -83,18 +83,20 @@ extension Routes {
         ("Cache-Control", "no-store"),
     ]
 
-    /// `GET /?sort=&q=`: the board's first page rendered on the server.
+    /// `GET /?sort=&q=&cursor=`: a page of the board rendered on the server (the first, or the
+    /// one a "More posters" link's cursor names), so reading works without JavaScript.
     func webPage(_ head: RequestHead) throws -> Reply {
         let query = try APIInput.query(head.rawQuery)
         let order = try APIInput.order(query)
+        let cursor = APIInput.cursor(query)
         let words = query["q"].flatMap { $0.trimmingCharacters.isEmpty ? nil : $0 }
         if let words {
             return Self.later { [gateway] in
-                let page = try await gateway.search(query: words, order: order, limit: 20, cursor: nil)
+                let page = try await gateway.search(query: words, order: order, limit: 20, cursor: cursor)
                 return Self.html(WebPage.board(posters: page.posters, order: order, query: words, next: page.next))
             }
         }
-        let page = try gateway.page(order: order, limit: 20, cursor: nil)
+        let page = try gateway.page(order: order, limit: 20, cursor: cursor)
         return .now(Self.html(WebPage.board(posters: page.posters, order: order, query: nil, next: page.next)))
     }
 

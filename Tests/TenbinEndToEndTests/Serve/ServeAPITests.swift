@@ -59,9 +59,17 @@ extension ServeEndToEndTests {
             }
             #expect(ids == [7, 6, 5, 4, 3, 2, 1])
             #expect(pages == 3)
+            // Without JavaScript, the page's "More posters" link carries the cursor too.
+            for index in 8...25 { try Self.post(server, contents: "poster \(index)") }
+            let first = try server.request("GET", "/")
+            let more = try #require(first.text.firstMatch(of: /href="\/\?[^"]*cursor=([A-Za-z0-9.\-]+)/)).output.1
+            let second = try server.request("GET", "/?cursor=\(more)")
+            #expect(second.status == 200)
+            #expect(first.text.contains(">poster 25<") && !second.text.contains(">poster 25<"))
+            #expect(second.text.contains(">poster 5<"))
             let popular = try server.request("GET", "/api/v1/posters?sort=popular&limit=100")
             #expect(popular.status == 200)
-            #expect((popular.json["posters"] as? [Any])?.count == 7)
+            #expect((popular.json["posters"] as? [Any])?.count == 25)
             #expect(popular.json["next"] == nil)
         }
 

@@ -187,6 +187,19 @@ import Testing
         try await task.value
     }
 
+    @Test func anEditArrivesAsAModificationInPlace() async throws {
+        let store = try TemporaryStore()
+        let (clock, recorder) = (VirtualClock(), LiveRecorder())
+        let board = try liveBoard(store, clock, recorder)
+        let posters = try board.quickPost([("きのこ派", ["きのこ"]), ("海と山", [])])
+        let task = try await start(Feed(order: .new), on: board, clock: clock, recorder: recorder)
+        let edited = try board.edit(id: posters[0].id, contents: "たけのこ派", hashtags: ["たけのこ"])
+        await tick(board, clock)
+        #expect(recorder.delivered.last == .changes([.modified(edited, oldIndex: 1, newIndex: 1)]))
+        task.cancel()
+        try await task.value
+    }
+
     @Test func aQueryKeepsOnlyPostersWithEveryWordInContentsOrHashtags() async throws {
         let store = try TemporaryStore()
         let (clock, recorder) = (VirtualClock(), LiveRecorder())

@@ -13,12 +13,12 @@ for sanitizer in $sanitizers; do
     # halt_on_error makes a report fail the test that triggered it; the end-to-end tests
     # check every child's exit status and stderr.
     TENBIN_BIN="$bin/tenbin" TENBIN_SANITIZER=$sanitizer \
-    ASAN_OPTIONS=halt_on_error=1:detect_leaks=0 \
+    ASAN_OPTIONS=halt_on_error=1:detect_leaks=0:suppressions=$PWD/scripts/asan-suppressions.txt \
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
         scripts/postgres.sh run swift test --scratch-path "$scratch" --sanitize="$sanitizer" --skip-build --skip BrowserTests
     # The browser test on its own, as in `make test`: chromium's load would slow the others.
     TENBIN_BIN="$bin/tenbin" TENBIN_SANITIZER=$sanitizer \
-    ASAN_OPTIONS=halt_on_error=1:detect_leaks=0 \
+    ASAN_OPTIONS=halt_on_error=1:detect_leaks=0:suppressions=$PWD/scripts/asan-suppressions.txt \
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
         swift test --scratch-path "$scratch" --sanitize="$sanitizer" --skip-build --filter BrowserTests
 done

@@ -12,8 +12,12 @@ public final class Locked<Value>: @unchecked Sendable {
     private var value: Value
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    /// A lock around `value`.
+    /// A lock around `value`, which must not be zero-sized (`Locked(())`): such a value shares
+    /// its address with the mutex pointer, and ThreadSanitizer then reports reading the pointer
+    /// as a race with the value. A plain lock holds a counter or a flag instead.
     public init(_ value: Value) {
+        // Invariant named above; a zero-sized lock would make `make sanitize` report false races.
+        precondition(MemoryLayout<Value>.size > 0, "Locked needs a value that takes space; use Locked(0) for a plain lock")
         self.value = value
         mutex = .allocate(capacity: 1)
         // A default mutex needs no attributes; init fails only without memory.

@@ -67,7 +67,8 @@ public final class LiveFeeds: Sendable {
     private let state = Locked(State())
     /// Held while feeds are read, so an observer joining takes a snapshot that no refresh is
     /// being computed against.
-    private let reading = Locked(())
+    /// (Its value counts the refreshes.)
+    private let reading = Locked(0)
 
     init(store: any StoreBackend, options: Options) {
         self.store = store
@@ -184,7 +185,8 @@ public final class LiveFeeds: Sendable {
 
     /// Re-reads every observed feed once and wakes the observers whose feed changed.
     private func refresh(version: StoreVersion) throws {
-        try reading.withLock { _ in
+        try reading.withLock { refreshes in
+            refreshes += 1
             let feeds = state.withLock { state -> [Feed] in
                 state.version = version
                 return Array(state.groups.keys)

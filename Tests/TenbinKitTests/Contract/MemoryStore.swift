@@ -15,7 +15,7 @@ final class MemoryStore: StoreBackend {
 
     private let state = Locked(State())
     /// Writers take turns here, so a write's read-modify-swap is never interleaved.
-    private let writer = Locked(())
+    private let writer = Locked(0)
 
     var location: String { "memory" }
 
@@ -24,7 +24,8 @@ final class MemoryStore: StoreBackend {
     }
 
     func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {
-        try writer.withLock { _ in
+        try writer.withLock { writes in
+            writes += 1
             let session = MemorySession(state.withLock { $0 })
             let result = try body(session)
             session.state.version += 1

@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite(.enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(2)))
+@Suite(.enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(10)))
 struct PostgresConnectionTests {
     @Test func parametersRoundTripEveryTypeTheStoreUses() throws {
         let connection = try Connection(ConnectionTarget(TestPostgres.freshDatabase()))

@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// PostgreSQL going away under load, and coming back. The restart test has a server of its own.
-@Suite(.enabled(if: TestPostgres.isAvailable), .serialized, .timeLimit(.minutes(3)))
+@Suite(.enabled(if: TestPostgres.isAvailable), .serialized, .timeLimit(.minutes(10)))
 struct PostgresFaultTests {
     static func board(_ folder: TemporaryStore, url: String) throws -> Board {
         Board(folder.configuration(), store: try PostgresStore(url: url, poolSize: 4), blobs: BlobStore(root: folder.path + "/blobs"))

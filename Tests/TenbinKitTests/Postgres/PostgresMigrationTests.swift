@@ -5,7 +5,7 @@ import Testing
 
 /// The PostgreSQL schema's versions: each earlier one upgrades, migrators take turns, and a
 /// newer one is refused.
-@Suite(.enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(2)))
+@Suite(.enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(10)))
 struct PostgresMigrationTests {
     @Test func aDatabaseAtEachEarlierVersionUpgradesAndIndexesItsPosters() throws {
         for version in 1..<PostgresSchema.latestVersion {

@@ -4,8 +4,9 @@ import TenbinKit
 /// One SQLite connection, the only owner of its handle.
 ///
 /// A connection is not `Sendable`: SQLite's handle must be used by one thread at a time, so
-/// whoever holds a `Database` serialises access to it (``PosterStore`` keeps it behind a
-/// mutex). Prepared statements are cached by their SQL text and reused.
+/// whoever holds a `Database` serialises access to it (``SQLiteStore`` keeps its writer behind a
+/// mutex, and ``SQLitePool`` lends each read connection to one caller at a time). Prepared
+/// statements are cached by their SQL text and reused.
 final class Database {
     /// How a connection opens its file.
     enum Mode {

@@ -284,7 +284,7 @@ final class PostgresSession: StoreWriting {
     }
 
     /// Takes the insert lock once per write transaction (reads take none).
-    private func takeInsertLockIfWriting() throws {
+    func takeInsertLockIfWriting() throws {
         guard isWriting, !holdsInsertLock else { return }
         try connection.query(
             "SELECT pg_advisory_xact_lock($1, $2)", [.integer(PostgresSchema.lockSpace), .integer(PostgresSchema.insertLock)])

@@ -43,7 +43,7 @@ struct SQLiteSession: StoreWriting {
     }
 
     /// `posters` with their hashtags, read in one statement.
-    private func withHashtags(_ posters: [Poster]) throws -> [Poster] {
+    func withHashtags(_ posters: [Poster]) throws -> [Poster] {
         guard !posters.isEmpty else { return posters }
         var tags: [Int64: [String]] = [:]
         if posters.count == 1 {
@@ -159,7 +159,7 @@ struct SQLiteSession: StoreWriting {
         return id
     }
 
-    private func insertHashtags(_ hashtags: [String], of id: Int64) throws {
+    func insertHashtags(_ hashtags: [String], of id: Int64) throws {
         for (position, tag) in hashtags.enumerated() {
             try db.statement("INSERT INTO hashtag (poster_id, position, tag) VALUES (?, ?, ?)").bind(id, position, tag).run()
         }

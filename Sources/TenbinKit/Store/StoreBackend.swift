@@ -59,6 +59,16 @@ public protocol StoreReading {
     /// Every poster's search entry in popular order (votes, then id, descending), after
     /// `after` when given; `visit` returns false to stop.
     func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws
+
+    // Copying a whole board to another store (see `Board+Copy.swift`).
+
+    /// Up to `limit` posters with ids above `afterID`, lowest id first, whole.
+    func posters(afterID: Int64, limit: Int) throws -> [Poster]
+    /// Up to `limit` blob rows with digests after `after` (from the first when nil), in digest
+    /// order, each with the uploads remembered as having become it.
+    func blobRecords(after: Digest?, limit: Int) throws -> [BlobRecord]
+    /// The highest poster id ever given, deleted posters' included; 0 when none was.
+    func lastPosterID() throws -> Int64
 }
 
 /// Writes inside one transaction; it can read what it wrote.
@@ -82,6 +92,63 @@ public protocol StoreWriting: StoreReading {
     func deleteBlobRow(_ digest: Digest) throws
     /// The digests of blob rows no poster references.
     func unreferencedBlobRows() throws -> [Digest]
+
+    // Copying a whole board to another store (see `Board+Copy.swift`).
+
+    /// Writes blob rows (those already present are left as they are) and their uploads.
+    func insertBlobs(_ records: [BlobRecord]) throws
+    /// Writes posters that keep the ids, votes and creation times they have in another store,
+    /// with their hashtags and search records, in one batch; the blob rows they reference must
+    /// exist. A poster id already present fails the write. New ids are then drawn above them.
+    func insertPosters(_ records: [PosterRecord]) throws
+    /// Makes every id drawn from now on higher than `id` (never lowers what was reached).
+    func reservePosterIDs(through id: Int64) throws
+}
+
+/// A blob row with the uploads remembered as having become it (``StoreReading/storedImage(source:encodingKey:)``).
+public struct BlobRecord: Sendable, Hashable {
+    /// The stored image.
+    public var image: StoredImage
+    /// The uploads (SHA-256 of the uploaded bytes, and the encoding options' key) that became it.
+    public var uploads: [UploadKey]
+
+    /// A record.
+    public init(image: StoredImage, uploads: [UploadKey]) {
+        self.image = image
+        self.uploads = uploads
+    }
+}
+
+/// An upload as the store remembers it: what was uploaded, and under which encoding options.
+public struct UploadKey: Sendable, Hashable, Comparable {
+    /// The SHA-256 of the uploaded bytes.
+    public var source: Digest
+    /// ``EncodingOptions/key`` at the time.
+    public var encodingKey: String
+
+    /// A key.
+    public init(source: Digest, encodingKey: String) {
+        self.source = source
+        self.encodingKey = encodingKey
+    }
+
+    public static func < (lhs: UploadKey, rhs: UploadKey) -> Bool {
+        (lhs.source.hex, lhs.encodingKey) < (rhs.source.hex, rhs.encodingKey)
+    }
+}
+
+/// A poster as another store holds it, with the search record its text gives.
+public struct PosterRecord: Sendable, Hashable {
+    /// The poster, id, votes and creation time included.
+    public var poster: Poster
+    /// What search stores for its text.
+    public var search: SearchRecord
+
+    /// The record of `poster`, its search record computed from its text.
+    public init(_ poster: Poster) {
+        self.poster = poster
+        self.search = SearchRecord(contents: poster.contents, hashtags: poster.hashtags)
+    }
 }
 
 /// Where a poster stands in a feed: what a page continues after.

@@ -192,6 +192,45 @@ final class MemorySession: StoreWriting {
         let used = Set(state.posters.values.flatMap { $0.images.map(\.digest) })
         return state.blobs.keys.filter { !used.contains($0) }.sorted { $0.hex < $1.hex }
     }
+
+    func posters(afterID: Int64, limit: Int) throws -> [Poster] {
+        Array(state.posters.values.filter { $0.id > afterID }.sorted { $0.id < $1.id }.prefix(limit))
+    }
+
+    func blobRecords(after: Digest?, limit: Int) throws -> [BlobRecord] {
+        let images = state.blobs.values.filter { $0.digest.hex > (after?.hex ?? "") }.sorted { $0.digest.hex < $1.digest.hex }
+        return images.prefix(limit).map { image in
+            let uploads = state.uploads.filter { $0.value == image.digest }.keys.compactMap { key -> UploadKey? in
+                let parts = key.split(separator: " ", maxSplits: 1)
+                return Digest(hex: String(parts[0])).map { UploadKey(source: $0, encodingKey: parts.count > 1 ? String(parts[1]) : "") }
+            }
+            return BlobRecord(image: image, uploads: uploads.sorted())
+        }
+    }
+
+    func lastPosterID() throws -> Int64 { state.lastID }
+
+    func insertBlobs(_ records: [BlobRecord]) throws {
+        for record in records {
+            try insertBlob(record.image, source: nil, encodingKey: "")
+            for upload in record.uploads { try insertBlob(record.image, source: upload.source, encodingKey: upload.encodingKey) }
+        }
+    }
+
+    func insertPosters(_ records: [PosterRecord]) throws {
+        for record in records {
+            let poster = record.poster
+            if state.posters[poster.id] != nil { throw MemoryStoreError("poster \(poster.id) already exists") }
+            for image in poster.images where state.blobs[image.digest] == nil {
+                throw MemoryStoreError("poster references a missing blob row \(image.digest.hex)")
+            }
+            state.posters[poster.id] = poster
+            state.keys[poster.id] = record.search
+            state.lastID = max(state.lastID, poster.id)
+        }
+    }
+
+    func reservePosterIDs(through id: Int64) throws { state.lastID = max(state.lastID, id) }
 }
 
 struct MemoryStoreError: Error, CustomStringConvertible {

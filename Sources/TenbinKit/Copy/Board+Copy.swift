@@ -1,0 +1,216 @@
+import Dispatch
+
+/// How ``Board/copy(to:options:progress:)`` runs.
+public struct CopyOptions: Sendable {
+    /// Continue a copy that was interrupted: the target may already hold what an earlier copy
+    /// of the same source wrote, and posters are copied from above its highest id.
+    public var resume = false
+    /// Posters per transaction.
+    public var posterBatch = 2000
+    /// Blob rows per transaction, and the most bytes of image files held in memory at once.
+    public var blobBatch = 500
+    /// The most bytes of image files read into memory before they are written out.
+    public var blobBatchBytes = 64 << 20
+
+    /// Options with the defaults.
+    public init(resume: Bool = false) {
+        self.resume = resume
+    }
+}
+
+/// How far a copy has come.
+public struct CopyProgress: Sendable {
+    /// What is being copied.
+    public enum Stage: String, Sendable {
+        case blobs, posters, verifying
+    }
+
+    /// What is being copied.
+    public var stage: Stage
+    /// How many of `stage`'s things are done.
+    public var done: Int
+    /// How many there are in all, when known.
+    public var total: Int?
+}
+
+/// What a copy did, and what both boards hold after it.
+public struct CopyReport: Sendable {
+    /// Posters written to the target by this run.
+    public var postersCopied = 0
+    /// Blob rows written (those already present included).
+    public var blobRowsCopied = 0
+    /// Image files written to the target's blob folder.
+    public var filesWritten = 0
+    /// Image files the target's blob folder already had (a shared folder, or a resumed copy).
+    public var filesPresent = 0
+    /// With `resume`: the highest id the target already had.
+    public var resumedAfter: Int64?
+    /// The source's summary, from the snapshot the copy read.
+    public var source: BoardSummary?
+}
+
+extension Board {
+    /// Copies this whole board into `target` (another store, and its blob folder): blob rows
+    /// and image files first, then posters with their ids, votes, creation times, hashtags and
+    /// search records, in batches of one transaction each, all read from one snapshot of this
+    /// board. Image files are written to the target's folder as every blob is (whole, durable,
+    /// then renamed), unless the folder has them already (a shared folder). Finally the
+    /// target's ids are moved past the highest id this board ever gave.
+    ///
+    /// An empty target is required unless `options.resume` is set. A copy that is interrupted
+    /// leaves whole batches only, and its next post still gets a new id; it can be continued
+    /// with `resume`. Call ``verifyCopy(of:)`` on the target afterwards.
+    public func copy(to target: Board, options: CopyOptions = CopyOptions(), progress: (CopyProgress) -> Void = { _ in }) throws
+        -> CopyReport
+    {
+        var report = CopyReport()
+        let (held, highest) = try target.store.read { reading in
+            let held = (posters: try reading.count(), blobs: try reading.blobRecords(after: nil, limit: 1).count)
+            return (held, try reading.page(order: .new, after: nil, offset: 0, limit: 1).first?.id)
+        }
+        if options.resume {
+            report.resumedAfter = highest ?? 0
+        } else if held.posters > 0 || held.blobs > 0 {
+            throw CopyError.targetNotEmpty(target.store.location, posters: held.posters)
+        }
+        try store.read { source in
+            let total = try source.count()
+            var after: Digest?
+            while true {
+                let records = try source.blobRecords(after: after, limit: options.blobBatch)
+                guard let last = records.last else { break }
+                try copyBlobs(records, to: target, options: options, report: &report)
+                after = last.image.digest
+                progress(CopyProgress(stage: .blobs, done: report.blobRowsCopied, total: nil))
+            }
+            var afterID = report.resumedAfter ?? 0
+            while true {
+                let posters = try source.posters(afterID: afterID, limit: options.posterBatch)
+                guard let last = posters.last else { break }
+                let records = Self.records(posters)
+                try target.store.write { try $0.insertPosters(records) }
+                report.postersCopied += posters.count
+                afterID = last.id
+                progress(CopyProgress(stage: .posters, done: report.postersCopied, total: total))
+            }
+            let lastID = try source.lastPosterID()
+            try target.store.write { try $0.reservePosterIDs(through: lastID) }
+        }
+        return report
+    }
+
+    /// Copies one batch of blob rows: files that the target's folder lacks are read, checked
+    /// against their names and written (in groups of at most `blobBatchBytes`), then the rows
+    /// are committed, so a row never names a file that is not there whole.
+    private func copyBlobs(_ records: [BlobRecord], to target: Board, options: CopyOptions, report: inout CopyReport) throws {
+        var staged: [StagedBlob] = []
+        var stagedBytes = 0
+        do {
+            for record in records {
+                let digest = record.image.digest
+                if target.blobs.contains(digest) {
+                    report.filesPresent += 1
+                    continue
+                }
+                guard blobs.contains(digest) else { throw CopyError.sourceBlob(digest, "has no file at \(blobs.path(for: digest))") }
+                let bytes = try blobs.read(digest)
+                let blob = try target.blobs.stage(bytes)
+                staged.append(blob)
+                guard blob.digest == digest else { throw CopyError.sourceBlob(digest, "file hashes to \(blob.digest.hex); it is corrupt") }
+                stagedBytes += bytes.count
+                report.filesWritten += 1
+                if stagedBytes >= options.blobBatchBytes {
+                    try target.blobs.publish(staged)
+                    staged = []
+                    stagedBytes = 0
+                }
+            }
+            try target.blobs.publish(staged)
+        } catch {
+            target.blobs.discard(staged)
+            throw error
+        }
+        try target.store.write { try $0.insertBlobs(records) }
+        report.blobRowsCopied += records.count
+    }
+
+    /// The records of `posters`, their search records computed on every core.
+    static func records(_ posters: [Poster]) -> [PosterRecord] {
+        let chunks = max(1, min(4, posters.count / 256))
+        let size = (posters.count + chunks - 1) / chunks
+        let parts = Locked([[PosterRecord]](repeating: [], count: chunks))
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            let slice = posters[min(posters.count, chunk * size)..<min(posters.count, (chunk + 1) * size)]
+            let records = slice.map(PosterRecord.init)
+            parts.withLock { $0[chunk] = records }
+        }
+        return parts.withLock { $0 }.flatMap { $0 }
+    }
+
+    /// This board's summary, from one snapshot.
+    public func summary() throws -> BoardSummary {
+        try store.read { try BoardSummary($0) }
+    }
+
+    /// Checks that this board is a whole copy of `source`: `check` finds nothing wrong, and
+    /// both hold the same posters and blob rows (counts and digests), with ids drawn from
+    /// above the source's highest. Returns both summaries; throws ``CopyError`` naming the
+    /// first difference otherwise.
+    public func verifyCopy(of source: Board) throws -> (source: BoardSummary, target: BoardSummary, check: CheckReport) {
+        let check = try check()
+        guard check.isSound else { throw CopyError.targetUnsound(check.problems) }
+        let theirs = try source.summary()
+        let mine = try summary()
+        if mine.posterDigest != theirs.posterDigest || mine.posters != theirs.posters {
+            throw CopyError.differs(try firstDifference(from: source) ?? "the posters' digests differ")
+        }
+        if mine.blobDigest != theirs.blobDigest || mine.blobs != theirs.blobs || mine.uploads != theirs.uploads {
+            throw CopyError.differs(
+                "the source has \(Plural.count(theirs.blobs, "blob row")) with \(Plural.count(theirs.uploads, "upload")), "
+                    + "the target \(mine.blobs) with \(mine.uploads), or their images differ")
+        }
+        if mine.lastPosterID < theirs.lastPosterID {
+            throw CopyError.differs("the target would give id \(mine.lastPosterID + 1) again, which the source already gave")
+        }
+        return (theirs, mine, check)
+    }
+
+    /// The first poster that differs between `source` and this board, in words.
+    private func firstDifference(from source: Board) throws -> String? {
+        try source.store.read { theirs in
+            try store.read { mine in
+                var after: Int64 = 0
+                while true {
+                    let a = try theirs.posters(afterID: after, limit: BoardSummary.batch)
+                    let b = try mine.posters(afterID: after, limit: BoardSummary.batch)
+                    for (left, right) in zip(a, b) where left != right {
+                        guard left.id == right.id else {
+                            let id = min(left.id, right.id)
+                            return "poster \(id) is only in the \(left.id < right.id ? "source" : "target")"
+                        }
+                        return "poster \(left.id) differs (\(Self.difference(left, right)))"
+                    }
+                    if a.count != b.count {
+                        let id = a.count > b.count ? a[b.count].id : b[a.count].id
+                        return "poster \(id) is only in the \(a.count > b.count ? "source" : "target")"
+                    }
+                    guard let last = a.last else { return nil }
+                    after = last.id
+                }
+            }
+        }
+    }
+
+    /// Which fields of two posters with the same id differ.
+    private static func difference(_ left: Poster, _ right: Poster) -> String {
+        var fields: [String] = []
+        if left.good1 != right.good1 || left.good2 != right.good2 {
+            fields.append("votes \(left.good1)/\(left.good2) in the source, \(right.good1)/\(right.good2) in the target")
+        }
+        if left.contents != right.contents { fields.append("text") }
+        if left.hashtags != right.hashtags { fields.append("hashtags") }
+        if left.createdAt != right.createdAt { fields.append("creation time") }
+        if left.images != right.images { fields.append("images") }
+        return fields.joined(separator: ", ")
+    }
+}

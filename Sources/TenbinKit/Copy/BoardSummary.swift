@@ -1,0 +1,82 @@
+/// What a board holds, condensed: counts, and SHA-256 digests chained over every poster and
+/// every blob row, read from one snapshot. Two boards with equal summaries hold the same
+/// posters (ids, creation times, texts, hashtags, votes and images) and the same blob rows
+/// with the same remembered uploads.
+public struct BoardSummary: Sendable, Hashable {
+    /// Posters.
+    public var posters = 0
+    /// Blob rows.
+    public var blobs = 0
+    /// Remembered uploads (the upload digests that led to a blob).
+    public var uploads = 0
+    /// The lowest and highest poster id present (nil for an empty board).
+    public var idRange: ClosedRange<Int64>?
+    /// The highest id ever given, deleted posters' included.
+    public var lastPosterID: Int64 = 0
+    /// The chained digest of every poster, in id order.
+    public var posterDigest = BoardSummary.empty
+    /// The chained digest of every blob row with its uploads, in digest order.
+    public var blobDigest = BoardSummary.empty
+
+    /// The digest of nothing: where a chain starts.
+    public static let empty = Digest(of: [UInt8]())
+
+    /// How many rows a summary reads at once.
+    static let batch = 1000
+
+    /// The first 16 hex digits of the poster digest, as a summary line shows it.
+    public var shortDigest: String { String(posterDigest.hex.prefix(16)) }
+
+    /// Reads `reading` whole, batch by batch (memory stays bounded at any size).
+    init(_ reading: any StoreReading) throws {
+        var after: Int64 = 0
+        while true {
+            let batch = try reading.posters(afterID: after, limit: Self.batch)
+            guard let last = batch.last else { break }
+            posters += batch.count
+            idRange = (idRange?.lowerBound ?? batch[0].id)...last.id
+            posterDigest = Self.chain(posterDigest, batch.map(Self.encode))
+            after = last.id
+        }
+        var afterDigest: Digest?
+        while true {
+            let batch = try reading.blobRecords(after: afterDigest, limit: Self.batch)
+            guard let last = batch.last else { break }
+            blobs += batch.count
+            uploads += batch.reduce(0) { $0 + $1.uploads.count }
+            blobDigest = Self.chain(blobDigest, batch.map(Self.encode))
+            afterDigest = last.image.digest
+        }
+        lastPosterID = try reading.lastPosterID()
+    }
+
+    /// SHA-256 of the previous link followed by a batch's encodings.
+    static func chain(_ previous: Digest, _ encodings: [[UInt8]]) -> Digest {
+        var bytes = Array(previous.hex.utf8)
+        for encoding in encodings { bytes += encoding }
+        return Digest(of: bytes)
+    }
+
+    /// A poster as unambiguous bytes: every text preceded by its length in bytes.
+    static func encode(_ poster: Poster) -> [UInt8] {
+        var fields = [
+            "poster", String(poster.id), String(poster.createdAt.secondsSince1970), String(poster.good1), String(poster.good2),
+            counted(poster.contents), String(poster.hashtags.count),
+        ]
+        fields += poster.hashtags.map(counted)
+        fields += poster.images.map(describe)
+        return Array((fields.joined(separator: "\u{1F}") + "\n").utf8)
+    }
+
+    /// A blob row and its uploads as unambiguous bytes.
+    static func encode(_ record: BlobRecord) -> [UInt8] {
+        let uploads = record.uploads.sorted().map { "\($0.source.hex) \(counted($0.encodingKey))" }
+        return Array((["blob", describe(record.image), String(uploads.count)] + uploads).joined(separator: "\u{1F}").utf8 + [0x0A])
+    }
+
+    private static func counted(_ text: String) -> String { "\(text.utf8.count):\(text)" }
+
+    private static func describe(_ image: StoredImage) -> String {
+        "\(image.digest.hex) \(image.format.rawValue) \(image.width)x\(image.height) \(image.bytes)"
+    }
+}

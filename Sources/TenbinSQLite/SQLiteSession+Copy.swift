@@ -1,0 +1,61 @@
+import TenbinKit
+
+/// Copying a whole board in and out of SQLite: posters in id order, blob rows in digest order,
+/// and inserts that keep ids. `AUTOINCREMENT` keeps the highest id ever given in
+/// `sqlite_sequence`, and an explicit id above it moves it up.
+extension SQLiteSession {
+    func posters(afterID: Int64, limit: Int) throws -> [Poster] {
+        guard limit > 0 else { return [] }
+        let statement = try db.statement(Self.posterColumns + " WHERE p.id > ? ORDER BY p.id LIMIT ?").bind(afterID, limit)
+        return try withHashtags(try statement.map(Self.decodePoster))
+    }
+
+    func blobRecords(after: Digest?, limit: Int) throws -> [BlobRecord] {
+        guard limit > 0 else { return [] }
+        let images = try db.statement("SELECT digest, format, width, height, bytes FROM blob WHERE digest > ? ORDER BY digest LIMIT ?")
+            .bind(after?.hex ?? "", limit).map { try Self.decodeImage($0, from: 0) }
+        guard let first = images.first, let last = images.last else { return [] }
+        var uploads: [Digest: [UploadKey]] = [:]
+        let statement = try db.statement("SELECT digest, source, options FROM upload WHERE digest BETWEEN ? AND ? ORDER BY source, options")
+        try statement.bind(first.digest.hex, last.digest.hex)
+        while try statement.step() {
+            guard let digest = Digest(hex: statement.text(0)), let source = Digest(hex: statement.text(1)) else { continue }
+            uploads[digest, default: []].append(UploadKey(source: source, encodingKey: statement.text(2)))
+        }
+        return images.map { BlobRecord(image: $0, uploads: uploads[$0.digest] ?? []) }
+    }
+
+    func lastPosterID() throws -> Int64 {
+        try db.statement(
+            "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'poster'), 0), coalesce((SELECT max(id) FROM poster), 0))"
+        ).first { $0.int64(0) } ?? 0
+    }
+
+    func insertBlobs(_ records: [BlobRecord]) throws {
+        for record in records {
+            // The row's own `source` is the first upload's, as when it was first stored.
+            try insertBlob(record.image, source: record.uploads.first?.source, encodingKey: record.uploads.first?.encodingKey ?? "")
+            for upload in record.uploads.dropFirst() {
+                try insertBlob(record.image, source: upload.source, encodingKey: upload.encodingKey)
+            }
+        }
+    }
+
+    func insertPosters(_ records: [PosterRecord]) throws {
+        for record in records {
+            let poster = record.poster
+            try db.statement("INSERT INTO poster (id, contents, good1, good2, created_at, image1, image2) VALUES (?, ?, ?, ?, ?, ?, ?)").bind(
+                poster.id, poster.contents, poster.good1, poster.good2, poster.createdAt.secondsSince1970, poster.images[0].digest.hex,
+                poster.images[1].digest.hex
+            ).run()
+            try insertHashtags(poster.hashtags, of: poster.id)
+            try indexSearch(id: poster.id, record.search)
+        }
+    }
+
+    func reservePosterIDs(through id: Int64) throws {
+        guard id > (try lastPosterID()) else { return }
+        try db.statement("UPDATE sqlite_sequence SET seq = ? WHERE name = 'poster'").bind(id).run()
+        if db.changes == 0 { try db.statement("INSERT INTO sqlite_sequence (name, seq) VALUES ('poster', ?)").bind(id).run() }
+    }
+}

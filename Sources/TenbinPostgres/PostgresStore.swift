@@ -51,6 +51,12 @@ public final class PostgresStore: StoreBackend {
         try pool.withConnection { try PostgresSchema.migrate(on: $0, to: version) }
     }
 
+    /// Has PostgreSQL gather fresh statistics on every table, so the planner knows their sizes
+    /// after a bulk load (a copy) instead of waiting for autovacuum.
+    public func refreshStatistics() throws {
+        try translatingErrors { try pool.withConnection { try $0.execute("ANALYZE blob, upload, poster, hashtag, search_key") } }
+    }
+
     /// The schema version the database is at.
     public func schemaVersion() throws -> Int {
         try translatingErrors { try pool.withConnection { try PostgresSchema.version(on: $0) } }

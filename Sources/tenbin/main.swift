@@ -21,6 +21,7 @@ enum ExitStatus {
     /// blob file gone from the store) gets the pointer to `tenbin check`; a store that is not a
     /// tenbin store or is too new gets none, since checking it would not help.
     static func hint(for error: any Error) -> String {
+        if let copy = error as? CopyError { return hint(for: copy) }
         if let store = error as? StoreError {
             if case .damaged = store.reason { return checkHint }
             return ""
@@ -33,6 +34,16 @@ enum ExitStatus {
     }
 
     static let checkHint = " (run 'tenbin check' to examine the store)"
+
+    /// What a user does about a copy that could not be made or came out different.
+    static func hint(for error: CopyError) -> String {
+        switch error {
+        case .targetNotEmpty: " (if an earlier copy into it was interrupted, add --resume)"
+        case .differs: " (stop every writer to the source, then copy again into an empty store)"
+        case .sourceBlob: " (run 'tenbin check' on the source)"
+        case .sameStore, .targetUnsound: ""
+        }
+    }
 }
 
 /// Parses the global options and the subcommand, runs it, and turns every outcome into

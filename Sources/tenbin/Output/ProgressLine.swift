@@ -36,6 +36,12 @@ final class ProgressLine: Sendable {
         return "Importing \(progress.done)/\(progress.total) posters · \(rate) posters/s · \(clock(progress.seconds)) elapsed · \(eta)"
     }
 
+    /// Any one-line status (a copy's stage and count).
+    func show(text: String) {
+        guard enabled else { return }
+        draw(TextWidth.truncate(text, to: max(1, width - 1)))
+    }
+
     /// Clears the line, so what follows starts on a clean one.
     func finish() {
         guard enabled else { return }

@@ -1,0 +1,151 @@
+import Glibc
+import TenbinKit
+import TenbinPostgres
+import TenbinSQLite
+
+/// `tenbin copy --from STORE --to STORE`
+enum CopyCommand: Command {
+    static let spec = CommandSpec(
+        name: "copy",
+        abstract: "Copy a whole board to another store (SQLite to PostgreSQL and back), then verify it.",
+        usage: "--from STORE --to STORE [--from-blobs DIR] [--to-blobs DIR] [--resume] [--json]",
+        discussion: """
+            A STORE is a store folder (SQLite: its tenbin.sqlite and blobs/) or a PostgreSQL \
+            database (a postgres:// or postgresql:// URI, or a libpq 'key=value' string). A database's \
+            images live in DIR/blobs, DIR being --from-blobs or --to-blobs, else --store, else \
+            $TENBIN_STORE, else ./Storage. Posters keep their ids, votes, creation times and hashtags; \
+            blob rows and search keys come along; images are written to the target's blob folder unless \
+            it has them (a shared folder). The target must be empty; after an interrupted copy, run \
+            the same command with --resume. Then the target is checked (tenbin check) and both boards \
+            are compared (counts and a digest of every poster and blob row); exits 1 when they differ. \
+            Stop writers to the source while copying.
+            """
+    )
+
+    struct Options: OptionGroup {
+        var from = Option.text(["--from"], value: "STORE", help: "The board to copy: a store folder or a PostgreSQL URI.")
+        var to = Option.text(["--to"], value: "STORE", help: "Where to copy it: a store folder or a PostgreSQL URI (must be empty).")
+        var fromBlobs = Option.text(
+            ["--from-blobs"], value: "DIR", help: "For a PostgreSQL source: the folder whose blobs/ holds its images (default: --store).")
+        var toBlobs = Option.text(
+            ["--to-blobs"], value: "DIR", help: "For a PostgreSQL target: the folder whose blobs/ gets the images (default: --store).")
+        var resume = Flag(["--resume"], help: "Continue an interrupted copy into the target it was writing.")
+        var json = Flag.json("Print the summaries of both boards as JSON.")
+    }
+
+    /// One side of the copy, as the command line names it.
+    enum Location: Equatable {
+        case folder(String)
+        case database(String)
+
+        /// A PostgreSQL URI or `key=value` connection string is a database; anything else a folder.
+        init(_ text: String) {
+            let lowered = text.lowercased()
+            if lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") {
+                self = .database(text)
+            } else if let equals = text.firstIndex(of: "="), !text[..<equals].isEmpty,
+                text[..<equals].allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_") })
+            {
+                self = .database(text)
+            } else {
+                self = .folder(text)
+            }
+        }
+    }
+
+    static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
+        try arguments.expectPositionals(0...0)
+        if arguments.common.isGiven(\.database) {
+            throw UsageError("copy takes its stores from --from and --to, not --database", command: spec)
+        }
+        guard let fromText = try arguments.from, !fromText.isEmpty else { throw UsageError("missing '--from STORE'", command: spec) }
+        guard let toText = try arguments.to, !toText.isEmpty else { throw UsageError("missing '--to STORE'", command: spec) }
+        let from = Location(fromText)
+        let to = Location(toText)
+        for (option, location, name) in [(\Options.fromBlobs, from, "--from-blobs"), (\Options.toBlobs, to, "--to-blobs")] {
+            if case .folder = location, arguments.isGiven(option) {
+                throw UsageError("'\(name)' is for a PostgreSQL side: a store folder keeps its images in its own blobs/", command: spec)
+            }
+        }
+        let source = try open(from, blobs: try arguments.fromBlobs, context: context, asTarget: false)
+        if try sameStore(from, to, source: source.store) { throw CopyError.sameStore(source.store.location) }
+        let target = try open(to, blobs: try arguments.toBlobs, context: context, asTarget: true)
+        let line = ProgressLine(enabled: isatty(STDERR_FILENO) == 1, environment: context.environment)
+        let markers = context.markers
+        let clock = ContinuousClock()
+        let started = clock.now
+        let report = try source.copy(to: target, options: CopyOptions(resume: arguments.resume)) { progress in
+            line.show(text: "Copying \(progress.stage.rawValue): \(progress.done)" + (progress.total.map { "/\($0)" } ?? ""))
+            markers.reach("copy:\(progress.stage.rawValue) \(progress.done)")
+        }
+        line.show(text: "Verifying the copy…")
+        (target.store as? PostgresStore)?.flushNotifications()
+        try (target.store as? PostgresStore)?.refreshStatistics()
+        let verified = try target.verifyCopy(of: source)
+        line.finish()
+        let elapsed = (clock.now - started).components
+        let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        if arguments.json {
+            Output.line(
+                JSON.copyReport(
+                    report, source: (source.store.location, verified.source), target: (target.store.location, verified.target),
+                    seconds: seconds))
+            return ExitStatus.success
+        }
+        let shared = report.filesPresent > 0 && report.filesWritten == 0 ? " (the target's blob folder had them all)" : ""
+        Output.line(
+            "Copied \(Plural.count(report.postersCopied, "poster")) and \(Plural.count(report.blobRowsCopied, "blob row")) "
+                + "from \(SafeText.terminal(source.store.location)) to \(SafeText.terminal(target.store.location)) "
+                + "in \(Double(Int(seconds * 10)) / 10) s; \(Plural.count(report.filesWritten, "image file")) written\(shared)."
+                + (report.resumedAfter.map { " Resumed after poster \($0)." } ?? ""))
+        let summary = verified.target
+        let ids = summary.idRange.map { "ids \($0.lowerBound)–\($0.upperBound), " } ?? ""
+        Output.line(
+            "Verified: \(Plural.count(summary.posters, "poster")) (\(ids)digest \(summary.shortDigest)) and "
+                + "\(Plural.count(summary.blobs, "blob row")) equal on both sides; the target's check found nothing wrong; "
+                + "its next poster gets id \(summary.lastPosterID + 1) or higher.")
+        return ExitStatus.success
+    }
+
+    /// Opens one side. A source must exist (it is never created or changed, save for a schema
+    /// upgrade); a target is created when missing.
+    static func open(_ location: Location, blobs: String?, context: Context, asTarget: Bool) throws -> Board {
+        let configuration = Board.Configuration(storePath: context.storePath)
+        switch location {
+        case .folder(let path):
+            if !asTarget && !FileSystem.exists(path + "/tenbin.sqlite") {
+                if FileSystem.exists(path) && !FileSystem.isFolder(path) {
+                    throw StoreError(.notAStore("it is a file, not a folder"), at: path)
+                }
+                throw StoreError(.missing, at: path)
+            }
+            return try Board(Board.Configuration(storePath: path), create: asTarget)
+        case .database(let url):
+            let store = try PostgresStore(url: url, poolSize: 2, migrate: asTarget)
+            if !asTarget {
+                let version = try store.schemaVersion()
+                if version == 0 { throw StoreError(.missing, at: store.location) }
+                if version < PostgresSchema.latestVersion { try store.migrate() }
+            }
+            let folder = blobs ?? context.storePath
+            if asTarget { try FileSystem.makeFolders(folder) }
+            return Board(configuration, store: store, blobs: BlobStore(root: folder + "/blobs"))
+        }
+    }
+
+    /// Whether both sides name the same store: the same folder, or the same database.
+    static func sameStore(_ from: Location, _ to: Location, source: any StoreBackend) throws -> Bool {
+        switch (from, to) {
+        case (.folder(let a), .folder(let b)):
+            guard let left = realpath(a, nil) else { return false }
+            defer { free(left) }
+            guard let right = realpath(b, nil) else { return false }
+            defer { free(right) }
+            return String(cString: left) == String(cString: right)
+        case (.database, .database(let url)):
+            return try ConnectionTarget(url).description == source.location
+        default:
+            return false
+        }
+    }
+}

@@ -7,14 +7,15 @@ public struct CopyOptions: Sendable {
     public var resume = false
     /// Posters per transaction.
     public var posterBatch = 2000
-    /// Blob rows per transaction, and the most bytes of image files held in memory at once.
+    /// Blob rows per transaction.
     public var blobBatch = 500
     /// The most bytes of image files read into memory before they are written out.
     public var blobBatchBytes = 64 << 20
 
     /// Options with the defaults.
-    public init(resume: Bool = false) {
+    public init(resume: Bool = false, posterBatch: Int = 2000) {
         self.resume = resume
+        self.posterBatch = max(1, posterBatch)
     }
 }
 
@@ -60,7 +61,7 @@ extension Board {
     /// An empty target is required unless `options.resume` is set. A copy that is interrupted
     /// leaves whole batches only, and its next post still gets a new id; it can be continued
     /// with `resume`. Call ``verifyCopy(of:)`` on the target afterwards.
-    public func copy(to target: Board, options: CopyOptions = CopyOptions(), progress: (CopyProgress) -> Void = { _ in }) throws
+    public func copy(to target: Board, options: CopyOptions = CopyOptions(), progress: (CopyProgress) throws -> Void = { _ in }) throws
         -> CopyReport
     {
         var report = CopyReport()
@@ -81,7 +82,7 @@ extension Board {
                 guard let last = records.last else { break }
                 try copyBlobs(records, to: target, options: options, report: &report)
                 after = last.image.digest
-                progress(CopyProgress(stage: .blobs, done: report.blobRowsCopied, total: nil))
+                try progress(CopyProgress(stage: .blobs, done: report.blobRowsCopied, total: nil))
             }
             var afterID = report.resumedAfter ?? 0
             while true {
@@ -91,7 +92,7 @@ extension Board {
                 try target.store.write { try $0.insertPosters(records) }
                 report.postersCopied += posters.count
                 afterID = last.id
-                progress(CopyProgress(stage: .posters, done: report.postersCopied, total: total))
+                try progress(CopyProgress(stage: .posters, done: report.postersCopied, total: total))
             }
             let lastID = try source.lastPosterID()
             try target.store.write { try $0.reservePosterIDs(through: lastID) }

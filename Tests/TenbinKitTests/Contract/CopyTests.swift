@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+
+@testable import TenbinKit
+
+/// `Board.copy` between every pair of backends (SQLite, PostgreSQL, memory), through the seam
+/// only: the target holds the same posters under the same ids, answers every search the same,
+/// and draws new ids above the source's highest, even one that was deleted.
+@Suite(.timeLimit(.minutes(10))) struct CopyTests {
+    static let queries = ["猫", "ネコ", "ねこ", "ｷﾉｺ", "東京 タワー", "#犬", "a", "ー", "1", "ＡＢＣ", "きのこ派", "nothing-matches"]
+
+    /// A source board of 40 posters over two real images, with Japanese text, hashtags, votes
+    /// and gaps left by deleted posters (the highest id among them).
+    static func source(_ backend: BackendUnderTest, _ store: TemporaryStore) throws -> Board {
+        let board = try backend.board(store)
+        let first = try board.post(
+            PosterDraft(
+                image1: .file(StoreContractTests.cat), image2: .file(StoreContractTests.dog), contents: "猫か犬か", hashtags: ["#猫", "犬"]))
+        let swapped = try board.post(PosterDraft(image1: .file(StoreContractTests.dog), image2: .file(StoreContractTests.cat)))
+        let pieces = ["猫", "ネコ", "ｷﾉｺ", "きのこ派", "東京タワー", "ＡＢＣ", "abc", "ー", "１", "テスト", " ", "\u{3000}"]
+        var random = SplitMix64(seed: 12)
+        let texts: [(String, [String])] = (0..<38).map { _ in
+            let text = (0..<random.next(upTo: 5)).map { _ in pieces[random.next(upTo: pieces.count)] }.joined()
+            return (text, (0..<random.next(upTo: 3)).map { _ in pieces[random.next(upTo: pieces.count)] })
+        }
+        let posters = try board.quickPost(texts, images: first.images)
+        for poster in posters where random.next(upTo: 3) == 0 {
+            try board.vote(id: poster.id, side: random.next(upTo: 2) == 0 ? .first : .second, times: random.next(upTo: 9) + 1)
+        }
+        for id in [swapped.id, posters[5].id, posters[6].id, posters.last!.id] { try board.delete(id: id) }
+        return board
+    }
+
+    @Test(arguments: BackendUnderTest.all, BackendUnderTest.all)
+    func aCopyHoldsTheSamePostersAndAnswersEverySearchTheSame(from: BackendUnderTest, to: BackendUnderTest) throws {
+        let sourceStore = try TemporaryStore()
+        let targetStore = try TemporaryStore()
+        let source = try Self.source(from, sourceStore)
+        let target = try to.board(targetStore)
+        var options = CopyOptions(posterBatch: 7)
+        options.blobBatch = 1
+        var stages: [CopyProgress.Stage] = []
+        let report = try source.copy(to: target, options: options) { stages.append($0.stage) }
+        #expect(report.postersCopied == 36 && report.filesWritten == 2 && report.blobRowsCopied == 2)
+        #expect(stages.filter { $0 == .posters }.count == 6)
+        let verified = try target.verifyCopy(of: source)
+        #expect(verified.source == verified.target)
+        #expect(verified.target.posters == 36 && verified.target.uploads == 2)
+        for order in FeedOrder.allCases {
+            #expect(try target.posters(order: order, limit: 100) == source.posters(order: order, limit: 100), "\(order)")
+            for query in Self.queries {
+                #expect(
+                    try target.search(query: query, order: order, limit: 100) == source.search(query: query, order: order, limit: 100),
+                    "\(order) \(query)")
+            }
+        }
+        let image = try source.posters(limit: 1)[0].images[0]
+        #expect(try target.blobBytes(image.digest) == source.blobBytes(image.digest))
+        // The upload is remembered: posting the same file again stores nothing new.
+        let again = try target.post(PosterDraft(image1: .file(StoreContractTests.cat), image2: .file(StoreContractTests.dog)))
+        #expect(again.images == (try source.poster(id: 1)).images)
+        // The source's last poster was deleted: its id is not given again.
+        #expect(again.id == verified.source.lastPosterID + 1)
+        #expect(throws: CopyError.targetNotEmpty(target.store.location, posters: 37)) { try source.copy(to: target) }
+    }
+
+    @Test(arguments: BackendUnderTest.all)
+    func anInterruptedCopyIsRefusedThenResumedAndAChangedSourceIsReported(backend: BackendUnderTest) throws {
+        let sourceStore = try TemporaryStore()
+        let targetStore = try TemporaryStore()
+        let source = try Self.source(BackendUnderTest.all[0], sourceStore)
+        let target = try backend.board(targetStore)
+        struct Interrupted: Error {}
+        #expect(throws: Interrupted.self) {
+            try source.copy(to: target, options: CopyOptions(posterBatch: 5)) { progress in
+                if progress.stage == .posters && progress.done >= 10 { throw Interrupted() }
+            }
+        }
+        #expect(try target.count() == 10)
+        // What was copied already draws new ids above itself.
+        #expect(try target.store.read { try $0.lastPosterID() } == target.posters(limit: 1)[0].id)
+        #expect(throws: CopyError.self) { try source.copy(to: target) }
+        let copiedBefore = try target.posters(limit: 1)[0].id
+        let resumed = try source.copy(to: target, options: CopyOptions(resume: true, posterBatch: 5))
+        #expect(resumed.postersCopied == 26)
+        #expect(resumed.resumedAfter == copiedBefore)
+        #expect(resumed.filesPresent == 2 && resumed.filesWritten == 0)
+        _ = try target.verifyCopy(of: source)
+        let voted = try source.posters(limit: 3)[2]
+        try source.vote(id: voted.id, side: .second, times: 2)
+        #expect(
+            throws: CopyError.differs(
+                "poster \(voted.id) differs (votes \(voted.good1)/\(voted.good2 + 2) in the source, \(voted.good1)/\(voted.good2) in the target)"
+            )
+        ) { try target.verifyCopy(of: source) }
+    }
+
+    @Test func aSourceBlobWhoseFileIsGoneStopsTheCopyNamingIt() throws {
+        let sourceStore = try TemporaryStore()
+        let targetStore = try TemporaryStore()
+        let source = try Self.source(BackendUnderTest.all[0], sourceStore)
+        let digest = try source.posters(limit: 1)[0].images[1].digest
+        try FileManager.default.removeItem(atPath: sourceStore.path + "/blobs/\(digest.hex.prefix(2))/\(digest.hex)")
+        let target = try targetStore.board()
+        #expect(throws: CopyError.self) { try source.copy(to: target) }
+        #expect(try target.count() == 0)
+    }
+}

@@ -8,7 +8,7 @@ enum CopyCommand: Command {
     static let spec = CommandSpec(
         name: "copy",
         abstract: "Copy a whole board to another store (SQLite to PostgreSQL and back), then verify it.",
-        usage: "--from STORE --to STORE [--from-blobs DIR] [--to-blobs DIR] [--resume] [--json]",
+        usage: "--from STORE --to STORE [--from-blobs DIR] [--to-blobs DIR] [--resume] [--batch N] [--json]",
         discussion: """
             A STORE is a store folder (SQLite: its tenbin.sqlite and blobs/) or a PostgreSQL \
             database (a postgres:// or postgresql:// URI, or a libpq 'key=value' string). A database's \
@@ -30,6 +30,8 @@ enum CopyCommand: Command {
         var toBlobs = Option.text(
             ["--to-blobs"], value: "DIR", help: "For a PostgreSQL target: the folder whose blobs/ gets the images (default: --store).")
         var resume = Flag(["--resume"], help: "Continue an interrupted copy into the target it was writing.")
+        var batch = Option.integer(
+            ["--batch"], value: "N", help: "Posters per transaction (default: 2000).", in: 1...100_000, default: 2000)
         var json = Flag.json("Print the summaries of both boards as JSON.")
     }
 
@@ -67,6 +69,7 @@ enum CopyCommand: Command {
                 throw UsageError("'\(name)' is for a PostgreSQL side: a store folder keeps its images in its own blobs/", command: spec)
             }
         }
+        let options = CopyOptions(resume: arguments.resume, posterBatch: try arguments.batch)
         let source = try open(from, blobs: try arguments.fromBlobs, context: context, asTarget: false)
         if try sameStore(from, to, source: source.store) { throw CopyError.sameStore(source.store.location) }
         let target = try open(to, blobs: try arguments.toBlobs, context: context, asTarget: true)
@@ -74,7 +77,8 @@ enum CopyCommand: Command {
         let markers = context.markers
         let clock = ContinuousClock()
         let started = clock.now
-        let report = try source.copy(to: target, options: CopyOptions(resume: arguments.resume)) { progress in
+        markers.reach("copy:begin")
+        let report = try source.copy(to: target, options: options) { progress in
             line.show(text: "Copying \(progress.stage.rawValue): \(progress.done)" + (progress.total.map { "/\($0)" } ?? ""))
             markers.reach("copy:\(progress.stage.rawValue) \(progress.done)")
         }
@@ -83,6 +87,7 @@ enum CopyCommand: Command {
         try (target.store as? PostgresStore)?.refreshStatistics()
         let verified = try target.verifyCopy(of: source)
         line.finish()
+        markers.reach("copy:end")
         let elapsed = (clock.now - started).components
         let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         if arguments.json {

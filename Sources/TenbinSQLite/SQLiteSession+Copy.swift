@@ -44,10 +44,11 @@ extension SQLiteSession {
     func insertPosters(_ records: [PosterRecord]) throws {
         for record in records {
             let poster = record.poster
-            try db.statement("INSERT INTO poster (id, contents, good1, good2, created_at, image1, image2) VALUES (?, ?, ?, ?, ?, ?, ?)").bind(
-                poster.id, poster.contents, poster.good1, poster.good2, poster.createdAt.secondsSince1970, poster.images[0].digest.hex,
-                poster.images[1].digest.hex
-            ).run()
+            try db.statement("INSERT INTO poster (id, contents, good1, good2, created_at, image1, image2) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                .bind(
+                    poster.id, poster.contents, poster.good1, poster.good2, poster.createdAt.secondsSince1970, poster.images[0].digest.hex,
+                    poster.images[1].digest.hex
+                ).run()
             try insertHashtags(poster.hashtags, of: poster.id)
             try indexSearch(id: poster.id, record.search)
         }

@@ -111,7 +111,10 @@ struct CopyCommandTests {
             (database, "is not empty (it holds 2 posters); a copy goes only into an empty store"),
             (source, "is both the source and the target of the copy"),
             ("postgresql://alice:hunter2@127.0.0.1/db?bogus=1", "Error: the database connection string is not valid"),
-            ("postgresql://alice:hunter2@127.0.0.1:1/board?connect_timeout=3", "Error: postgres://alice@127.0.0.1:1/board: the database is unavailable"),
+            (
+                "postgresql://alice:hunter2@127.0.0.1:1/board?connect_timeout=3",
+                "Error: postgres://alice@127.0.0.1:1/board: the database is unavailable"
+            ),
         ]
         for (target, message) in cases {
             let run = try Tenbin.run(["copy", "--from", source, "--to", target], store: folder.path + "/pg")
@@ -140,9 +143,18 @@ struct CopyCommandTests {
             (["copy", "--from", file, "--to", folder.path + "/t"], 1, "Error: \(file): not a tenbin store (it is a file, not a folder)"),
             (["copy", "--from", folder.path], 64, "Error: missing '--to STORE'"),
             (["copy", "--to", folder.path], 64, "Error: missing '--from STORE'"),
-            (["copy", "--from", folder.path, "--to", folder.path + "/t", "--to-blobs", "x"], 64, "Error: '--to-blobs' is for a PostgreSQL side"),
-            (["copy", "--from", folder.path, "--to", folder.path + "/t", "--database", "host=x"], 64, "Error: copy takes its stores from --from and --to"),
-            (["copy", "--from", folder.path, "--to", folder.path + "/t", "--batch", "0"], 64, "Error: '--batch' takes a whole number from 1"),
+            (
+                ["copy", "--from", folder.path, "--to", folder.path + "/t", "--to-blobs", "x"], 64,
+                "Error: '--to-blobs' is for a PostgreSQL side"
+            ),
+            (
+                ["copy", "--from", folder.path, "--to", folder.path + "/t", "--database", "host=x"], 64,
+                "Error: copy takes its stores from --from and --to"
+            ),
+            (
+                ["copy", "--from", folder.path, "--to", folder.path + "/t", "--batch", "0"], 64,
+                "Error: '--batch' takes a whole number from 1"
+            ),
         ]
         for (arguments, status, message) in failures {
             let run = try Tenbin.run(arguments)

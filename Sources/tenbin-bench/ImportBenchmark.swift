@@ -79,6 +79,28 @@ enum ImportBenchmark {
 
     /// `lines` posters over 300 small stored images: first import, then the same again.
     static func manifest(_ context: BenchContext, lines: Int) throws {
+        let files = try manifestFiles(context, lines: lines)
+        let folder = files.folder
+        let manifest = files.manifest
+        let imageCount = files.images
+        let store = try context.freshFolder("import-manifest-store")
+        let setup = try Shell.measure([context.tenbin, "--store", store, "import", "\(folder)/pairs.jsonl"])
+        guard setup.status == 0 else { throw BenchError("storing the manifest's images exited \(setup.status)") }
+        var table = Table("\(lines) manifest lines over \(imageCount) stored images", "time", "posters/s", "peak RSS")
+        for label in ["first import (all added)", "second import (all skipped)"] {
+            let run = try Shell.measure([context.tenbin, "--store", store, "import", manifest])
+            guard run.status == 0 else { throw BenchError("tenbin import \(manifest) exited \(run.status)") }
+            table.add(label, Format.ms(run.seconds), Format.number(Double(lines) / run.seconds, digits: 0), Format.mb(run.peakRSS))
+        }
+        table.print()
+        print("\nOne run each (whole processes). Aim: ≥ 20,000 posters/s.")
+    }
+
+    /// A manifest of `lines` generated posters over 300 small images, and `pairs.jsonl` (one
+    /// poster per pair of those images, to store them first), made once and cached in the
+    /// scratch folder. Also used by the `postgres` section.
+    static func manifestFiles(_ context: BenchContext, lines: Int) throws -> (folder: String, manifest: String, pairs: String, images: Int)
+    {
         let folder = "\(context.scratch)/import-manifest"
         try FileManager.default.createDirectory(atPath: "\(folder)/images", withIntermediateDirectories: true)
         let imageCount = 300
@@ -118,16 +140,6 @@ enum ImportBenchmark {
             try output.close()
             try FileManager.default.moveItem(atPath: partial, toPath: manifest)
         }
-        let store = try context.freshFolder("import-manifest-store")
-        let setup = try Shell.measure([context.tenbin, "--store", store, "import", "\(folder)/pairs.jsonl"])
-        guard setup.status == 0 else { throw BenchError("storing the manifest's images exited \(setup.status)") }
-        var table = Table("\(lines) manifest lines over \(imageCount) stored images", "time", "posters/s", "peak RSS")
-        for label in ["first import (all added)", "second import (all skipped)"] {
-            let run = try Shell.measure([context.tenbin, "--store", store, "import", manifest])
-            guard run.status == 0 else { throw BenchError("tenbin import \(manifest) exited \(run.status)") }
-            table.add(label, Format.ms(run.seconds), Format.number(Double(lines) / run.seconds, digits: 0), Format.mb(run.peakRSS))
-        }
-        table.print()
-        print("\nOne run each (whole processes). Aim: ≥ 20,000 posters/s.")
+        return (folder, manifest, "\(folder)/pairs.jsonl", imageCount)
     }
 }

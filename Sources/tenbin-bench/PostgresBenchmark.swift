@@ -40,10 +40,11 @@ enum PostgresBenchmark {
         latency.add("search \"7\" (1 character)", Format.ms(median { _ = try board.search(query: "7") }))
         print("")
         latency.print()
+        print("")
+        try PostgresScaleBenchmark.run(context, server: server)
     }
 
-    static func freshDatabase(_ server: String) throws -> String {
-        let name = "tenbin_bench_\(getpid())"
+    static func freshDatabase(_ server: String, name: String = "tenbin_bench_\(getpid())") throws -> String {
         let admin = try Connection(ConnectionTarget(server))
         try admin.execute("DROP DATABASE IF EXISTS \(name)")
         try admin.execute("CREATE DATABASE \(name)")

@@ -103,12 +103,18 @@ enum SearchBenchmark {
 
     /// A store of `size` generated posters, built once and cached in the scratch folder.
     static func store(size: Int, context: BenchContext) throws -> (path: String, buildSeconds: Double?) {
-        let path = "\(context.scratch)/search-store-\(size)-v3"
+        let path = "\(context.scratch)/search-store-\(size)-v4"
         if FileManager.default.fileExists(atPath: "\(path)/complete") { return (path, nil) }
-        let folder = try context.freshFolder("search-store-\(size)-v3")
+        let folder = try context.freshFolder("search-store-\(size)-v4")
         let store = try SQLiteStore(folder: folder, create: true)
-        let images = ["1", "2"].map { digit in
-            StoredImage(digest: Digest(hex: String(repeating: digit, count: 64))!, format: .jpeg, width: 640, height: 480, bytes: 40_000)
+        // Two small real images, their files in the store, so the store passes `tenbin check`
+        // and `tenbin copy` can copy it (the postgres section does).
+        let codec = ImageCodec()
+        let images = try [40, 200].map { shade in
+            let pixels = PixelBuffer(width: 64, height: 48, channels: 3, pixels: [UInt8](repeating: UInt8(shade), count: 64 * 48 * 3))
+            let encoded = try codec.encode(pixels, source: "bench image")
+            let digest = try BlobStore(root: folder + "/blobs").write(encoded.bytes)
+            return StoredImage(digest: digest, format: .jpeg, width: 64, height: 48, bytes: encoded.bytes.count)
         }
         var random = Random(seed: UInt64(size))
         let start = DispatchTime.now().uptimeNanoseconds

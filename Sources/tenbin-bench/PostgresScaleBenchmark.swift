@@ -1,0 +1,124 @@
+import Foundation
+import TenbinKit
+import TenbinPostgres
+import TenbinSQLite
+
+/// The `postgres` section's second half: page and search latency at 1M posters on PostgreSQL
+/// (over TCP on loopback) against the SQLite backend in process, on the same generated board;
+/// then a 100k-line manifest imported into each.
+///
+/// The board is the `search` section's 1M store (built once, cached), moved into PostgreSQL by
+/// `tenbin copy`, which is also timed.
+enum PostgresScaleBenchmark {
+    /// `$TENBIN_BENCH_PG_POSTERS` overrides, for a quick run.
+    static let posters = ProcessInfo.processInfo.environment["TENBIN_BENCH_PG_POSTERS"].flatMap { Int($0) } ?? 1_000_000
+    /// `$TENBIN_BENCH_PG_MANIFEST` overrides.
+    static let manifestLines = ProcessInfo.processInfo.environment["TENBIN_BENCH_PG_MANIFEST"].flatMap { Int($0) } ?? 100_000
+    static let queriesPerKind = 100
+
+    static func run(_ context: BenchContext, server: String) throws {
+        try latency(context, server: server)
+        print()
+        try importRate(context, server: server)
+    }
+
+    static func latency(_ context: BenchContext, server: String) throws {
+        let (sqlitePath, built) = try SearchBenchmark.store(size: posters, context: context)
+        let url = try PostgresBenchmark.freshDatabase(server, name: "tenbin_bench_scale")
+        let blobs = try context.freshFolder("postgres-scale")
+        let copy = try Shell.measure([context.tenbin, "copy", "--from", sqlitePath, "--to", url, "--to-blobs", blobs])
+        guard copy.status == 0 else { throw BenchError("tenbin copy into PostgreSQL exited \(copy.status)") }
+        let sqlite = try Board(Board.Configuration(storePath: sqlitePath), create: false)
+        let store = try PostgresStore(url: url, poolSize: 2)
+        let postgres = Board(Board.Configuration(storePath: blobs), store: store, blobs: BlobStore(root: blobs + "/blobs"))
+        var table = Table(
+            "\(posters.formatted()) posters", "SQLite in process: median", "p99", "PostgreSQL over TCP: median", "p99", "ratio",
+            "answers")
+        let halfway = FeedPosition(id: Int64(posters / 2))
+        let pages: [(String, (Board) throws -> [Int64])] = [
+            ("page of 20, new", { try $0.posters(order: .new, limit: 20).map(\.id) }),
+            ("page of 20, popular", { try $0.posters(order: .popular, limit: 20).map(\.id) }),
+            (
+                "page of 20, new, after a cursor halfway",
+                { board in
+                    try board.store.read { try $0.page(order: .new, after: halfway, offset: 0, limit: 20) }.map(\.id)
+                }
+            ),
+        ]
+        var rows: [(String, (Board, inout Samples) throws -> [Int64])] = pages.map { name, body in
+            (name, { board, times in try (0..<200).flatMap { _ in try timed(&times) { try body(board) } } })
+        }
+        var random = Random(seed: 7)
+        for kind in SearchBenchmark.QueryKind.allCases {
+            let queries = (0..<queriesPerKind).map { _ in kind.query(&random) }
+            rows.append(
+                (
+                    "search, words of \(kind.label)",
+                    { board, times in try queries.flatMap { query in try timed(&times) { try board.search(query: query).map(\.id) } } }
+                ))
+        }
+        for (name, run) in rows {
+            var answers: [[Int64]] = []
+            var samples: [Samples] = []
+            for board in [sqlite, postgres] {
+                // One untimed pass warms the caches, as a running server's would be.
+                var warm = Samples()
+                _ = try run(board, &warm)
+                var times = Samples()
+                answers.append(try run(board, &times))
+                samples.append(times)
+            }
+            table.add(
+                name, Format.ms(samples[0].median), Format.ms(samples[0].percentile(99)), Format.ms(samples[1].median),
+                Format.ms(samples[1].percentile(99)), Format.ratio(samples[1].median / samples[0].median),
+                answers[0] == answers[1] ? "identical" : "DIFFERENT")
+        }
+        print(
+            "Board: the search section's generated store (\(built.map { String(format: "built in %.0f s", $0) } ?? "cached")); "
+                + String(
+                    format: "tenbin copy into PostgreSQL: %.0f s (%.0f posters/s, peak RSS %@).\n", copy.seconds,
+                    Double(posters) / copy.seconds, Format.mb(copy.peakRSS)))
+        table.print()
+        print(
+            """
+
+            In-process Board calls on each backend, PostgreSQL through libpq over TCP to 127.0.0.1 (a
+            pool of 2). Pages: 200 timed calls each; searches: \(queriesPerKind) queries per kind (the search
+            section's generator), 20 newest matches with hashtags, each timed once. "answers" compares
+            every id returned by both. Aim: PostgreSQL within 2× of SQLite.
+            """)
+    }
+
+    /// Runs `body`, adding its time to `times`.
+    private static func timed<T>(_ times: inout Samples, _ body: () throws -> T) rethrows -> T {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let value = try body()
+        times.add(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        return value
+    }
+
+    static func importRate(_ context: BenchContext, server: String) throws {
+        let files = try ImportBenchmark.manifestFiles(context, lines: manifestLines)
+        var table = Table(
+            "\(manifestLines.formatted())-line manifest over \(files.images) stored images", "time", "posters/s", "peak RSS", "vs SQLite")
+        var reference = 0.0
+        for backend in ["SQLite", "PostgreSQL"] {
+            let folder = try context.freshFolder("postgres-import-\(backend.lowercased())")
+            var database: [String] = []
+            if backend == "PostgreSQL" {
+                database = ["--database", try PostgresBenchmark.freshDatabase(server, name: "tenbin_bench_import")]
+            }
+            let setup = try Shell.measure([context.tenbin, "--store", folder, "import", files.pairs] + database)
+            guard setup.status == 0 else { throw BenchError("storing the manifest's images (\(backend)) exited \(setup.status)") }
+            let run = try Shell.measure([context.tenbin, "--store", folder, "import", files.manifest] + database)
+            guard run.status == 0 else { throw BenchError("tenbin import (\(backend)) exited \(run.status)") }
+            let rate = Double(manifestLines) / run.seconds
+            if backend == "SQLite" { reference = rate }
+            table.add(
+                "tenbin import, \(backend)", Format.ms(run.seconds), Format.number(rate, digits: 0), Format.mb(run.peakRSS),
+                Format.ratio(rate / reference))
+        }
+        table.print()
+        print("\nOne run each (whole processes, the same manifest the import section generates). Ratio: posters/s against SQLite's.")
+    }
+}

@@ -84,7 +84,7 @@ enum CopyCommand: Command {
         }
         line.show(text: "Verifying the copy…")
         (target.store as? PostgresStore)?.flushNotifications()
-        try (target.store as? PostgresStore)?.refreshStatistics()
+        try (target.store as? PostgresStore)?.finishBulkLoad()
         let verified = try target.verifyCopy(of: source)
         line.finish()
         markers.reach("copy:end")

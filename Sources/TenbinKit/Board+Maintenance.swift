@@ -117,13 +117,16 @@ extension Board {
     /// own check finds missing and stray keys).
     func searchKeyProblems() throws -> [String] {
         try store.read { reading in
-            var entries: [SearchEntry] = []
-            try reading.searchCandidates([], below: nil) {
-                entries.append($0); return true
-            }
             var problems: [String] = []
-            for start in stride(from: 0, to: entries.count, by: 500) {
-                let chunk = entries[start..<min(start + 500, entries.count)]
+            var below: Int64?
+            // 500 entries at a time, so memory stays bounded at any number of posters.
+            while true {
+                var chunk: [SearchEntry] = []
+                try reading.searchCandidates([], below: below) {
+                    chunk.append($0)
+                    return chunk.count < 500
+                }
+                guard let last = chunk.last else { return problems }
                 let posters = Dictionary(uniqueKeysWithValues: try reading.posters(ids: chunk.map(\.id)).map { ($0.id, $0) })
                 for entry in chunk {
                     guard let poster = posters[entry.id] else { continue }
@@ -131,8 +134,8 @@ extension Board {
                         problems.append("poster \(entry.id)'s search key does not match its text")
                     }
                 }
+                below = last.id
             }
-            return problems
         }
     }
 }

@@ -10,6 +10,9 @@ extension PostgresStore {
     func databaseProblems() throws -> [String] {
         try pool.withConnection { connection in
             var problems: [String] = []
+            if try connection.query("SELECT to_regclass('search_key_grams') IS NULL").bool(0, 0) {
+                problems.append("the search index is missing (a copy into this database was interrupted; resume it)")
+            }
             let missing = try connection.query(
                 "SELECT p.id FROM poster p WHERE NOT EXISTS (SELECT 1 FROM search_key k WHERE k.poster_id = p.id) ORDER BY p.id")
             problems += (0..<missing.count).map { "poster \(missing.int64($0, 0)) has no search key; search cannot find it" }

@@ -51,16 +51,6 @@ public final class PostgresStore: StoreBackend {
         try pool.withConnection { try PostgresSchema.migrate(on: $0, to: version) }
     }
 
-    /// Tidies up after a bulk load (a copy): merges the search index's pending entries (a
-    /// copy lets them pile up, and every search would scan them), marks the new rows visible to
-    /// index-only scans, and gathers statistics so the planner knows the tables' sizes, instead
-    /// of waiting for autovacuum to do all that.
-    public func finishBulkLoad() throws {
-        try translatingErrors {
-            try pool.withConnection { try $0.execute("VACUUM (ANALYZE) blob, upload, poster, hashtag, search_key") }
-        }
-    }
-
     /// The schema version the database is at.
     public func schemaVersion() throws -> Int {
         try translatingErrors { try pool.withConnection { try PostgresSchema.version(on: $0) } }

@@ -118,15 +118,10 @@ extension Board {
     func searchKeyProblems() throws -> [String] {
         try store.read { reading in
             var problems: [String] = []
-            var below: Int64?
-            // 500 entries at a time, so memory stays bounded at any number of posters.
-            while true {
-                var chunk: [SearchEntry] = []
-                try reading.searchCandidates([], below: below) {
-                    chunk.append($0)
-                    return chunk.count < 500
-                }
-                guard let last = chunk.last else { return problems }
+            var chunk: [SearchEntry] = []
+            // One pass over every key, checked 500 at a time, so memory stays bounded at any
+            // number of posters.
+            func checkChunk() throws {
                 let posters = Dictionary(uniqueKeysWithValues: try reading.posters(ids: chunk.map(\.id)).map { ($0.id, $0) })
                 for entry in chunk {
                     guard let poster = posters[entry.id] else { continue }
@@ -134,8 +129,15 @@ extension Board {
                         problems.append("poster \(entry.id)'s search key does not match its text")
                     }
                 }
-                below = last.id
+                chunk.removeAll(keepingCapacity: true)
             }
+            try reading.searchCandidates([], below: nil) {
+                chunk.append($0)
+                if chunk.count == 500 { try checkChunk() }
+                return true
+            }
+            try checkChunk()
+            return problems
         }
     }
 }

@@ -101,7 +101,9 @@ final class PostgresSession: StoreWriting {
     // MARK: Search
 
     /// Candidates are read in growing batches (a page of a rare word needs one small batch; a
-    /// scan of every key, a few large ones), all inside this session's snapshot.
+    /// scan of every key, a few large ones), all inside this session's snapshot. The cursor
+    /// bounds both sides of the join: bounding only the key let the planner merge-join from the
+    /// newest poster down for every batch (0.7 s a batch halfway through 1M posters).
     func searchCandidates(_ terms: [IndexTerm], below: Int64?, visit: (SearchEntry) throws -> Bool) throws {
         var cursor = below
         var batch = 64
@@ -112,7 +114,7 @@ final class PostgresSession: StoreWriting {
             let rows = try connection.query(
                 """
                 SELECT k.poster_id, k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id
-                WHERE ($2::bigint IS NULL OR k.poster_id < $2)\(filter.sql) ORDER BY k.poster_id DESC LIMIT $1
+                WHERE ($2::bigint IS NULL OR (k.poster_id < $2 AND p.id < $2))\(filter.sql) ORDER BY k.poster_id DESC LIMIT $1
                 """, parameters)
             for row in 0..<rows.count {
                 guard try visit(SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))) else { return }

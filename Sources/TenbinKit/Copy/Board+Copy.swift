@@ -46,8 +46,6 @@ public struct CopyReport: Sendable {
     public var filesPresent = 0
     /// With `resume`: the highest id the target already had.
     public var resumedAfter: Int64?
-    /// The source's summary, from the snapshot the copy read.
-    public var source: BoardSummary?
 }
 
 extension Board {

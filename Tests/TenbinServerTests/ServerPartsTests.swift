@@ -67,15 +67,15 @@ import Testing
         let record = ExchangeRecord(
             method: "GET", path: "/api/v1/posters\u{1B}[2J", route: "GET /api/v1/posters", status: 200, bytes: 123,
             duration: .microseconds(1500), client: "127.0.0.1")
-        let text = RequestLog(write: { _ in }, json: false).line(for: record)
+        let text = RequestLog(json: false).line(for: record)
         #expect(text.hasSuffix(" 127.0.0.1 GET /api/v1/posters?[2J 200 123 1.500ms"), "\(text)")
-        let json = RequestLog(write: { _ in }, json: true).line(for: record)
+        let json = RequestLog(json: true).line(for: record)
         #expect(
             json.contains(#""method": "GET", "path": "/api/v1/posters\u001b[2J", "status": 200, "bytes": 123, "ms": 1.500}"#), "\(json)")
         var unanswered = record
         unanswered.status = 0
         unanswered.bytes = nil
-        #expect(RequestLog(write: { _ in }, json: true).line(for: unanswered).contains(#""status": null, "bytes": null"#))
+        #expect(RequestLog(json: true).line(for: unanswered).contains(#""status": null, "bytes": null"#))
     }
 
     @Test func metricsAreInPrometheusTextFormat() {

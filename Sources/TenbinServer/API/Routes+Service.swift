@@ -33,7 +33,9 @@ extension Routes {
     func metricsText() -> HTTPResponse {
         let exchanges = exchangesInProgress.withLock { $0 }?() ?? 0
         return .text(
-            metrics.render(feeds: feeds.count, thumbnails: thumbnails.statistics, exchanges: exchanges),
+            metrics.render(
+                feeds: feeds.count, thumbnails: thumbnails.statistics, exchanges: exchanges, reads: readCache.statistics,
+                logLinesDropped: log?.dropped ?? 0),
             contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
 }

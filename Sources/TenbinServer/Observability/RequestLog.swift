@@ -1,16 +1,14 @@
 import TenbinKit
 
 /// One line per finished request: method, path, status, bytes, milliseconds (and the client
-/// and time), as text or as a JSON object.
+/// and time), as text or as a JSON object. ``RequestLogWriter`` writes them.
 struct RequestLog: Sendable {
-    /// Where lines go (standard error in `tenbin serve`).
-    let write: @Sendable (String) -> Void
     let json: Bool
 
-    /// The line for `record`, without a newline.
-    func line(for record: ExchangeRecord) -> String {
+    /// The line for `record`, finished at `finished`, without a newline.
+    func line(for record: ExchangeRecord, finished: Timestamp = .now()) -> String {
         let milliseconds = Double(record.duration.components.seconds) * 1000 + Double(record.duration.components.attoseconds) / 1e15
-        let time = Timestamp.now().description
+        let time = finished.description
         let status = record.status == 0 ? "-" : String(record.status)
         if json {
             var writer = JSONWriter()
@@ -29,11 +27,6 @@ struct RequestLog: Sendable {
         }
         return
             "\(time) \(record.client) \(Self.printable(record.method)) \(Self.printable(record.path)) \(status) \(record.bytes.map(String.init) ?? "-") \(Self.decimal(milliseconds))ms"
-    }
-
-    /// Logs `record`.
-    func log(_ record: ExchangeRecord) {
-        write(line(for: record) + "\n")
     }
 
     private static func decimal(_ value: Double) -> String {

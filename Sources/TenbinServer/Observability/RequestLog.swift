@@ -38,6 +38,7 @@ struct RequestLog: Sendable {
     /// Text with control characters (which a client can put in a path) shown as `?`, so a log
     /// line stays one line and cannot move a terminal's cursor.
     private static func printable(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? "?" : $0 }))
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f }) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? "?" : $0 }))
     }
 }

@@ -107,7 +107,7 @@ final class HTTPExchange: @unchecked Sendable {
     /// What the log and the metrics record.
     var record: ExchangeRecord {
         ExchangeRecord(
-            method: head?.method ?? "-", path: String(target.prefix { $0 != "?" }), route: route.isEmpty ? "unmatched" : route,
+            method: head?.method ?? "-", path: String(RequestHead.path(of: target)), route: route.isEmpty ? "unmatched" : route,
             status: status, bytes: bytesSent, duration: .now - started, client: head?.peerAddress ?? "-")
     }
 }

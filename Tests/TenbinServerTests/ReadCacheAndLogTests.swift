@@ -24,7 +24,8 @@ import Testing
     @Test func theCacheStaysWithinItsBoundsAndTagsDifferentBodiesDifferently() {
         let cache = ReadCache(maximumBytes: 4096, maximumEntries: 3)
         for limit in 1...10 {
-            cache.store([UInt8](repeating: UInt8(limit), count: 500), for: ReadCache.Key(route: .page, limit: limit), version: StoreVersion(7))
+            cache.store(
+                [UInt8](repeating: UInt8(limit), count: 500), for: ReadCache.Key(route: .page, limit: limit), version: StoreVersion(7))
         }
         #expect(cache.statistics.bytes <= 4096)
         #expect(cache.entry(ReadCache.Key(route: .page, limit: 10), version: StoreVersion(7)) != nil, "the newest entry stays")

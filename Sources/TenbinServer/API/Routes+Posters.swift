@@ -7,7 +7,8 @@ extension Routes {
     /// changed since the same page was encoded.
     func page(_ head: RequestHead) throws -> Reply {
         let query = try APIInput.query(head.rawQuery)
-        let key = ReadCache.Key(route: .page, order: try APIInput.order(query), limit: try APIInput.limit(query), cursor: APIInput.cursor(query))
+        let key = ReadCache.Key(
+            route: .page, order: try APIInput.order(query), limit: try APIInput.limit(query), cursor: APIInput.cursor(query))
         return .now(
             try cachedRead(key, head) {
                 Self.pageBody(try gateway.page(order: key.order, limit: key.limit, cursor: key.cursor))

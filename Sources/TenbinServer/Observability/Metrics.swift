@@ -74,7 +74,8 @@ final class Metrics: Sendable {
         out += Self.single("tenbin_thumbnail_cache_hits_total", "counter", "Thumbnails answered from the cache.", thumbnails.hits)
         out += Self.single("tenbin_thumbnail_cache_misses_total", "counter", "Thumbnails not in the cache.", thumbnails.misses)
         out += Self.single("tenbin_thumbnail_cache_bytes", "gauge", "Bytes of encoded thumbnails cached.", thumbnails.totalCost)
-        out += Self.single("tenbin_read_cache_hits_total", "counter", "JSON reads (pages, searches, posters) answered from the cache.", reads.hits)
+        out += Self.single(
+            "tenbin_read_cache_hits_total", "counter", "JSON reads (pages, searches, posters) answered from the cache.", reads.hits)
         out += Self.single("tenbin_read_cache_misses_total", "counter", "JSON reads encoded from the store.", reads.misses)
         out += Self.single("tenbin_read_cache_bytes", "gauge", "Bytes of encoded JSON reads cached.", reads.bytes)
         out += Self.single(

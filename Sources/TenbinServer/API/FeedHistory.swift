@@ -10,8 +10,26 @@ import TenbinKit
 /// change, not a thousand. The oldest entries are forgotten past `capacity`; an id that is
 /// unknown (forgotten, from before a restart, made up) gets a fresh snapshot.
 final class FeedHistory: Sendable {
+    /// The events that take a client from one state to the next, and where they lead.
+    struct Step: Sendable {
+        /// The events' text, each with its id.
+        var text: String
+        /// The id of the state the step ends in.
+        var id: String
+        /// The posters of that state.
+        var posters: [Poster]
+    }
+
+    private struct StepKey: Hashable {
+        var from: String
+        var changes: [FeedChange]
+    }
+
     private struct State {
         var entries: [String: (feed: Feed, posters: [Poster])] = [:]
+        /// Steps already made, so every stream in the same state shares one (the many streams
+        /// of one feed get the same changes): bounded, emptied when full.
+        var steps: [StepKey: Step] = [:]
         /// Ids in the order they were first remembered, oldest first from `start`.
         var order: [String] = []
         var start = 0
@@ -44,6 +62,18 @@ final class FeedHistory: Sendable {
             }
         }
         return id
+    }
+
+    /// The step from state `id` through `changes`: made once by `make`, then shared.
+    func step(from id: String, through changes: [FeedChange], make: () throws -> Step) rethrows -> Step {
+        let key = StepKey(from: id, changes: changes)
+        if let known = state.withLock({ $0.steps[key] }) { return known }
+        let step = try make()
+        state.withLock { state in
+            if state.steps.count >= 512 { state.steps.removeAll(keepingCapacity: true) }
+            state.steps[key] = step
+        }
+        return step
     }
 
     /// The posters a client holds after the event with `id`, when that id is known for `feed`.

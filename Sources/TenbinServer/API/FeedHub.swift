@@ -54,10 +54,9 @@ final class FeedHub: Sendable {
         guard admitted else { throw .unavailable("too many live feeds are open; try again later", retryAfter: 5) }
         // Tells the browser how long to wait before reconnecting after the stream ends.
         stream.send("retry: 2000\n\n")
-        let resumed = lastEventID.flatMap { history.posters(after: $0, of: feed) }
         let task = Task { [history] in
+            var holder = FeedHolder(feed: feed, history: history, resumedFrom: lastEventID)
             do {
-                var holder = FeedHolder(feed: feed, history: history, posters: resumed)
                 for try await update in observation {
                     guard stream.send(try holder.events(for: update)) else { break }
                 }
@@ -94,36 +93,49 @@ final class FeedHub: Sendable {
 struct FeedHolder {
     let feed: Feed
     let history: FeedHistory
-    /// The posters the client holds; nil before its first event (unless it resumed).
-    var posters: [Poster]?
+    /// The posters the client holds and their state's id; nil before its first event (unless
+    /// it resumed).
+    var held: (posters: [Poster], id: String)?
+
+    init(feed: Feed, history: FeedHistory, resumedFrom id: String?) {
+        self.feed = feed
+        self.history = history
+        held = id.flatMap { id in history.posters(after: id, of: feed).map { ($0, id) } }
+    }
 
     /// The event text for `update`: a snapshot for a new client, the changes since its state
     /// for one that resumed, each event with the id of the state it leads to.
     mutating func events(for update: FeedUpdate) throws -> String {
         switch update {
         case .snapshot(let snapshot):
-            guard let held = posters else {
-                posters = snapshot
+            guard let held else {
+                let id = history.remember(snapshot, of: feed)
+                held = (snapshot, id)
                 let line = JSON.feedLines(update)[0]  // a snapshot is one line
-                return "id: \(history.remember(snapshot, of: feed))\nevent: snapshot\ndata: \(line)\n\n"
+                return "id: \(id)\nevent: snapshot\ndata: \(line)\n\n"
             }
-            posters = held
-            return try events(for: FeedDiff.changes(from: held, to: snapshot))
+            return try events(for: FeedDiff.changes(from: held.posters, to: snapshot))
         case .changes(let changes):
             return try events(for: changes)
         }
     }
 
     private mutating func events(for changes: [FeedChange]) throws -> String {
-        var text = ""
-        var list = posters ?? []
-        for change in changes {
-            list = try FeedDiff.apply([change], to: list)
-            let id = history.remember(list, of: feed)
-            text += "id: \(id)\nevent: \(Self.name(change))\ndata: \(JSON.feedChange(change))\n\n"
+        guard !changes.isEmpty else { return "" }
+        let from = held ?? ([], history.remember([], of: feed))
+        let step = try history.step(from: from.id, through: changes) { [feed, history] in
+            var text = ""
+            var list = from.posters
+            var id = from.id
+            for change in changes {
+                list = try FeedDiff.apply([change], to: list)
+                id = history.remember(list, of: feed)
+                text += "id: \(id)\nevent: \(Self.name(change))\ndata: \(JSON.feedChange(change))\n\n"
+            }
+            return FeedHistory.Step(text: text, id: id, posters: list)
         }
-        posters = list
-        return text
+        held = (step.posters, step.id)
+        return step.text
     }
 
     private static func name(_ change: FeedChange) -> String {

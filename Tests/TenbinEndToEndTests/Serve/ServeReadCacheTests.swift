@@ -59,6 +59,28 @@ extension ServeEndToEndTests {
             #expect(ids == [2])
         }
 
+        @Test(.enabled(if: TestDatabase.serverURL != nil))
+        func onPostgreSQLCachedReadsNeverOutliveAVoteFromAnotherProcess() throws {
+            let url = try PostgresCommandTests.freshDatabase()
+            #expect(try Tenbin.run(["migrate", "--database", url]).status == 0)
+            let folder = try ScratchFolder()  // the blob folder's parent must exist
+            let server = try ServeProcess(["--database", url, "--no-rate-limit"], store: folder.path)
+            try ServeAPITests.post(server, contents: "cats or dogs")
+            let connection = try server.connect()
+            defer { connection.close() }
+            for round in 1...3 {
+                for _ in 0..<2 {
+                    #expect(try connection.request("GET", "/api/v1/posters/1").json["good1"] as? Int == round - 1)
+                    #expect(Self.good1(try connection.request("GET", "/api/v1/posters"), id: 1) == round - 1)
+                }
+                let vote = try Tenbin.run(["vote", "1", "1", "--database", url], store: server.store)
+                #expect(vote.status == 0, "\(vote.stderr)")
+                #expect(try connection.request("GET", "/api/v1/posters/1").json["good1"] as? Int == round)
+                #expect(Self.good1(try connection.request("GET", "/api/v1/posters"), id: 1) == round)
+            }
+            #expect(try Self.metric(server, "tenbin_read_cache_hits_total") ?? 0 >= 6)
+        }
+
         @Test func readsCarryAnEntityTagAndAnswer304UntilTheyChange() throws {
             let server = try ServeProcess(["--no-rate-limit"])
             try ServeAPITests.post(server, contents: "cats or dogs")

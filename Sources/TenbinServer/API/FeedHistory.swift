@@ -38,7 +38,7 @@ final class FeedHistory: Sendable {
     let capacity: Int
     private let state = Locked(State())
 
-    init(capacity: Int = 2048) {
+    init(capacity: Int = 1024) {
         self.capacity = capacity
     }
 

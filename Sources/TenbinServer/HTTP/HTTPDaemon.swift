@@ -20,7 +20,7 @@ struct HTTPDaemonOptions: Sendable {
     var timeoutSeconds = 30
     /// Bytes per connection for the request line, header fields and buffers; a request whose
     /// header does not fit is answered by libmicrohttpd itself (431 or 413).
-    var memoryLimit = 32 * 1024
+    var memoryLimit = 64 * 1024
 }
 
 /// The libmicrohttpd daemon: owns the `MHD_Daemon` handle and turns its callbacks into calls

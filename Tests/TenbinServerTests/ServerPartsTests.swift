@@ -78,6 +78,24 @@ import Testing
         #expect(RequestLog(json: true).line(for: unanswered).contains(#""status": null, "bytes": null"#))
     }
 
+    @Test func aServerFailureTellsTheOperatorWhyAndTheClientOnlyThatItFailed() {
+        struct DiskTrouble: Error, CustomStringConvertible {
+            var description: String { "cannot create the blob folder /srv/board/blobs:\nNo such file or directory" }
+        }
+        let error = APIError(DiskTrouble())
+        #expect(error.status == 500)
+        #expect(!HTTPResponse.errorJSON(error).contains("blob folder"))
+        let response = HTTPResponse.error(error)
+        let record = ExchangeRecord(
+            method: "POST", path: "/api/v1/posters", route: "POST /api/v1/posters", status: response.status, bytes: 1,
+            duration: .milliseconds(2), client: "127.0.0.1", cause: response.cause)
+        let text = RequestLog(json: false).line(for: record)
+        let cause = "error: cannot create the blob folder /srv/board/blobs:?No such file or directory"
+        #expect(text.hasSuffix(" 500 1 2.000ms " + cause), "\(text)")
+        let json = RequestLog(json: true).line(for: record)
+        #expect(json.contains(#""error": "cannot create the blob folder /srv/board/blobs:\nNo such file or directory""#), "\(json)")
+    }
+
     @Test func metricsAreInPrometheusTextFormat() {
         let metrics = Metrics()
         metrics.record(

@@ -70,9 +70,15 @@ extension Routes {
         }
         let etag = "\"\(digest.hex)-w\(width)\""
         if Self.notModified(head, etag: etag) { return .now(HTTPResponse(status: 304, headers: Self.immutable(etag: etag))) }
+        // Only while the image itself is served: a thumbnail of a deleted poster's image (a
+        // moderator's delete, on this server or another) is gone at once, cached or not.
+        let file = try blobFiles.file(digest) { try gateway.blob(digest) }
+        guard access(file.path, F_OK) == 0 else {
+            blobFiles.forget(digest)
+            throw APIError.notFound("no image with digest \(digest.hex)")
+        }
         let key = Thumbnails.Key(digest: digest, width: width)
         if let cached = thumbnails.cached(key) { return .now(Self.thumbnailResponse(cached, etag: etag)) }
-        _ = try gateway.blob(digest)  // not found unless a poster uses it
         return Self.later { [thumbnails] in Self.thumbnailResponse(try await thumbnails.thumbnail(key), etag: etag) }
     }
 

@@ -42,6 +42,8 @@ final class HTTPExchange: @unchecked Sendable {
     var connection: OpaquePointer?
     var status = 0
     var bytesSent: Int?
+    /// What failed behind a 5xx answer, for the log.
+    var cause: String?
 
     // Body reading.
     var bytes: [UInt8] = []
@@ -108,6 +110,6 @@ final class HTTPExchange: @unchecked Sendable {
     var record: ExchangeRecord {
         ExchangeRecord(
             method: head?.method ?? "-", path: String(RequestHead.path(of: target)), route: route.isEmpty ? "unmatched" : route,
-            status: status, bytes: bytesSent, duration: .now - started, client: head?.peerAddress ?? "-")
+            status: status, bytes: bytesSent, duration: .now - started, client: head?.peerAddress ?? "-", cause: cause)
     }
 }

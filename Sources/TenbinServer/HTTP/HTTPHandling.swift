@@ -104,4 +104,6 @@ struct ExchangeRecord: Sendable {
     var bytes: Int?
     var duration: Duration
     var client: String
+    /// What failed behind a 500 or 503 (the client got a fixed sentence), or nil.
+    var cause: String? = nil
 }

@@ -21,12 +21,15 @@ struct RequestLog: Sendable {
                 if record.status == 0 { json.null() } else { json.integer(record.status) }
                 json.key("bytes")
                 if let bytes = record.bytes { json.integer(bytes) } else { json.null() }
+                if let cause = record.cause { json.field("error", cause) }
             }
             // Milliseconds with three decimals, as a number (the writer has whole numbers only).
             return String(writer.text.dropLast()) + ", \"ms\": \(Self.decimal(milliseconds))}"
         }
-        return
+        let line =
             "\(time) \(record.client) \(Self.printable(record.method)) \(Self.printable(record.path)) \(status) \(record.bytes.map(String.init) ?? "-") \(Self.decimal(milliseconds))ms"
+        guard let cause = record.cause else { return line }
+        return line + " error: " + Self.printable(cause)
     }
 
     private static func decimal(_ value: Double) -> String {

@@ -9,3 +9,13 @@ extension Board {
         return FeedObservation(live: live, feed: feed)
     }
 }
+
+extension Board {
+    /// The store's change version now (see ``ChangeSource/currentVersion()``): a read made
+    /// after this call and a later call that answers the same version saw the same data, since
+    /// any commit in between — by this process or another — moves it. A server keys what it
+    /// caches on it.
+    public func changeVersion() throws -> StoreVersion {
+        try store.changes.currentVersion()
+    }
+}

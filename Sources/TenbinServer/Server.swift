@@ -37,6 +37,8 @@ public final class Server: Sendable {
     public func stop(grace: Duration = .seconds(3)) {
         routes.feeds.stopAll()
         daemon.stop(grace: grace)
+        // Every exchange has ended and queued its line: write them (unless the log is stuck).
+        routes.log?.finish(timeout: .seconds(2))
     }
 }
 

@@ -30,6 +30,9 @@ public struct ServerConfiguration: Sendable {
     public var heartbeat: Duration = .seconds(15)
     /// Bytes of encoded thumbnails kept in memory.
     public var thumbnailCacheBytes = 64 << 20
+    /// Bytes of encoded JSON reads (pages, search pages, posters) kept for the store's current
+    /// version; 0 turns the cache off.
+    public var readCacheBytes = 16 << 20
     /// The most posts being re-encoded at once; more are answered 503.
     public var maximumPostsInProgress = max(2, ServerConfiguration.cores)
     /// Log lines as JSON objects.

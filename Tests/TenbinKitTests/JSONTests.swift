@@ -131,4 +131,33 @@ import Testing
         #expect(Set(names).count == names.count)
         #expect(names.allSatisfy { $0.allSatisfy { $0.isLowercase || $0 == "_" } })
     }
+
+    @Test func wholeNumbersAreWrittenInDecimalAcrossTheirWholeRange() {
+        func text(_ body: (inout JSONWriter) -> Void) -> String {
+            var writer = JSONWriter()
+            body(&writer)
+            return writer.text
+        }
+        #expect(text { $0.integer(0) } == "0")
+        #expect(text { $0.integer(-7) } == "-7")
+        #expect(text { $0.integer(1_000_200) } == "1000200")
+        #expect(text { $0.integer(Int64.max) } == "9223372036854775807")
+        #expect(text { $0.integer(Int64.min) } == "-9223372036854775808")
+        #expect(text { $0.integer(UInt64.max) } == "18446744073709551615")
+    }
+
+    @Test func timesPrintAsISO8601InUTCBeyondFourDigitYearsToo() {
+        let cases: [(Int64, String)] = [
+            (0, "1970-01-01T00:00:00Z"), (1_800_000_000, "2027-01-15T08:00:00Z"), (-1, "1969-12-31T23:59:59Z"),
+            (-62_135_596_800, "0001-01-01T00:00:00Z"), (253_402_300_800, "10000-01-01T00:00:00Z"),
+            (-62_167_219_201, "00-1-12-31T23:59:59Z"),
+        ]
+        for (seconds, expected) in cases {
+            let time = Timestamp(secondsSince1970: seconds)
+            #expect(time.description == expected)
+            var writer = JSONWriter()
+            writer.timestamp(time)
+            #expect(writer.text == "\"\(expected)\"")
+        }
+    }
 }

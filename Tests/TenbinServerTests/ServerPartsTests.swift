@@ -67,15 +67,33 @@ import Testing
         let record = ExchangeRecord(
             method: "GET", path: "/api/v1/posters\u{1B}[2J", route: "GET /api/v1/posters", status: 200, bytes: 123,
             duration: .microseconds(1500), client: "127.0.0.1")
-        let text = RequestLog(write: { _ in }, json: false).line(for: record)
+        let text = RequestLog(json: false).line(for: record)
         #expect(text.hasSuffix(" 127.0.0.1 GET /api/v1/posters?[2J 200 123 1.500ms"), "\(text)")
-        let json = RequestLog(write: { _ in }, json: true).line(for: record)
+        let json = RequestLog(json: true).line(for: record)
         #expect(
             json.contains(#""method": "GET", "path": "/api/v1/posters\u001b[2J", "status": 200, "bytes": 123, "ms": 1.500}"#), "\(json)")
         var unanswered = record
         unanswered.status = 0
         unanswered.bytes = nil
-        #expect(RequestLog(write: { _ in }, json: true).line(for: unanswered).contains(#""status": null, "bytes": null"#))
+        #expect(RequestLog(json: true).line(for: unanswered).contains(#""status": null, "bytes": null"#))
+    }
+
+    @Test func aServerFailureTellsTheOperatorWhyAndTheClientOnlyThatItFailed() {
+        struct DiskTrouble: Error, CustomStringConvertible {
+            var description: String { "cannot create the blob folder /srv/board/blobs:\nNo such file or directory" }
+        }
+        let error = APIError(DiskTrouble())
+        #expect(error.status == 500)
+        #expect(!HTTPResponse.errorJSON(error).contains("blob folder"))
+        let response = HTTPResponse.error(error)
+        let record = ExchangeRecord(
+            method: "POST", path: "/api/v1/posters", route: "POST /api/v1/posters", status: response.status, bytes: 1,
+            duration: .milliseconds(2), client: "127.0.0.1", cause: response.cause)
+        let text = RequestLog(json: false).line(for: record)
+        let cause = "error: cannot create the blob folder /srv/board/blobs:?No such file or directory"
+        #expect(text.hasSuffix(" 500 1 2.000ms " + cause), "\(text)")
+        let json = RequestLog(json: true).line(for: record)
+        #expect(json.contains(#""error": "cannot create the blob folder /srv/board/blobs:\nNo such file or directory""#), "\(json)")
     }
 
     @Test func metricsAreInPrometheusTextFormat() {

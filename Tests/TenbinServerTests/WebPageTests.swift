@@ -27,7 +27,7 @@ import Testing
         #expect(page.hasPrefix("<!doctype html>"))
         #expect(page.contains("<li class=\"card\" id=\"poster-7\" data-id=\"7\" data-good1=\"3\" data-good2=\"1\">"))
         #expect(page.contains("猫と犬、どっちが好き？"))
-        #expect(page.contains("<a href=\"/?q=%23%E7%8C%AB\">#猫</a>"))
+        #expect(page.contains("<a href=\"/?q=%23%E7%8C%AB\" dir=\"auto\">#猫</a>"))
         #expect(page.contains("<span class=\"fill p75\">"))
         #expect(page.contains("<span class=\"count\">3</span> <span class=\"pct\">75%</span>"))
         #expect(page.contains("<span class=\"count\">1</span> <span class=\"pct\">25%</span>"))
@@ -79,5 +79,19 @@ import Testing
         #expect(WebPage.asset(named: "icon.svg")?.contentType == "image/svg+xml")
         #expect(WebPage.asset(named: "../Package.swift") == nil)
         #expect(WebPage.asset(named: "") == nil)
+    }
+
+    @Test func userTextTakesItsOwnDirectionIsolatedFromTheSentencesAroundIt() {
+        let hebrew = "חתול או כלב"
+        let page = WebPage.board(posters: [poster(contents: hebrew, hashtags: ["כלב"])], order: .new, query: "<חתול>", next: nil)
+        #expect(page.contains("<p class=\"question\" id=\"question-7\" dir=\"auto\">\(hebrew)</p>"))
+        #expect(page.contains("dir=\"auto\">#כלב</a>"))
+        #expect(page.contains("Posters matching “<bdi>&lt;חתול&gt;</bdi>”"))
+        #expect(WebPage.statusHTML(count: 0, query: "a&b") == "Nothing matches “<bdi>a&amp;b</bdi>”.")
+        let script = String(decoding: WebPage.asset(named: "app.js")?.body ?? [], as: UTF8.self)
+        #expect(script.contains("question.dir = \"auto\""))
+        #expect(script.contains("el(\"bdi\", \"\", state.query)"))
+        let style = String(decoding: WebPage.asset(named: "app.css")?.body ?? [], as: UTF8.self)
+        #expect(style.contains("unicode-bidi: isolate"))
     }
 }

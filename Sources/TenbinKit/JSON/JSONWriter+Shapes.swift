@@ -9,10 +9,18 @@ extension JSONWriter {
             json.strings(poster.hashtags)
             json.field("good1", poster.good1)
             json.field("good2", poster.good2)
-            json.field("createdAt", poster.createdAt.description)
+            json.key("createdAt")
+            json.timestamp(poster.createdAt)
             json.key("images")
             json.array(poster.images) { $0.image($1) }
         }
+    }
+
+    /// A time as a string: `"YYYY-MM-DDTHH:MM:SSZ"` (nothing in it needs escaping).
+    mutating func timestamp(_ time: Timestamp) {
+        appendByte(UInt8(ascii: "\""))
+        appendBytes { time.write(into: &$0) }
+        appendByte(UInt8(ascii: "\""))
     }
 
     /// A stored image: `{"digest", "format", "width", "height", "bytes"}`.

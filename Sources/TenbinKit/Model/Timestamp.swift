@@ -16,12 +16,45 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// `YYYY-MM-DDTHH:MM:SSZ`.
     public var description: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(20)
+        write(into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``description``'s UTF-8 bytes, without the strings building it would take (a
+    /// page of posters writes one time per poster).
+    func write(into bytes: inout [UInt8]) {
         let days = secondsSince1970 >= 0 ? secondsSince1970 / 86_400 : (secondsSince1970 - 86_399) / 86_400
         let seconds = secondsSince1970 - days * 86_400
         let (year, month, day) = Self.civil(fromDays: days)
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let yearText = String(year).count < 4 ? String(repeating: "0", count: 4 - String(year).count) + String(year) : String(year)
-        return "\(yearText)-\(two(month))-\(two(day))T\(two(seconds / 3600)):\(two(seconds % 3600 / 60)):\(two(seconds % 60))Z"
+        func digits(_ value: Int64, _ count: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<count { divisor *= 10 }
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+        }
+        if (0...9999).contains(year) {
+            digits(year, 4)
+        } else {
+            // Outside four digits: the year as it prints, padded with zeros to four characters.
+            let text = String(year)
+            bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(0, 4 - text.utf8.count)))
+            bytes.append(contentsOf: text.utf8)
+        }
+        bytes.append(UInt8(ascii: "-"))
+        digits(month, 2)
+        bytes.append(UInt8(ascii: "-"))
+        digits(day, 2)
+        bytes.append(UInt8(ascii: "T"))
+        digits(seconds / 3600, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(seconds % 3600 / 60, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(seconds % 60, 2)
+        bytes.append(UInt8(ascii: "Z"))
     }
 
     /// Year, month and day of the proleptic Gregorian calendar for a count of days since

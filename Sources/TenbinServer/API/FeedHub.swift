@@ -35,8 +35,15 @@ final class FeedHub: Sendable {
     /// Live feeds open now.
     var count: Int { state.withLock { $0.streams.count } }
 
-    /// Opens a stream delivering `observation`; throws 503 when too many feeds are open.
-    func open(_ observation: FeedObservation) throws(APIError) -> EventStream {
+    /// The states sent, for clients that reconnect with `Last-Event-ID`.
+    let history = FeedHistory()
+
+    /// Opens a stream delivering `observation` of `feed`; throws 503 when too many feeds are
+    /// open. A client that names the last event it received (`lastEventID`, a known one for
+    /// the same feed) gets the changes since then instead of a snapshot (none when nothing
+    /// changed); otherwise the snapshot. Every event carries an `id:` naming the state the
+    /// client holds once it has applied it.
+    func open(_ observation: FeedObservation, of feed: Feed, lastEventID: String? = nil) throws(APIError) -> EventStream {
         let stream = EventStream()
         let id = ObjectIdentifier(stream)
         let admitted = state.withLock { state in
@@ -47,10 +54,11 @@ final class FeedHub: Sendable {
         guard admitted else { throw .unavailable("too many live feeds are open; try again later", retryAfter: 5) }
         // Tells the browser how long to wait before reconnecting after the stream ends.
         stream.send("retry: 2000\n\n")
-        let task = Task {
+        let task = Task { [history] in
+            var holder = FeedHolder(feed: feed, history: history, resumedFrom: lastEventID)
             do {
                 for try await update in observation {
-                    guard Self.deliver(update, to: stream) else { break }
+                    guard stream.send(try holder.events(for: update)) else { break }
                 }
             } catch {
                 stream.send("event: error\ndata: \(HTTPResponse.errorJSON(APIError(error, invalidStatus: 400)))\n\n")
@@ -62,27 +70,6 @@ final class FeedHub: Sendable {
             _ = self?.state.withLock { $0.streams.removeValue(forKey: id) }
         }
         return stream
-    }
-
-    /// Sends one update's events; false once the stream is over.
-    private static func deliver(_ update: FeedUpdate, to stream: EventStream) -> Bool {
-        let lines = JSON.feedLines(update)
-        let names: [String]
-        switch update {
-        case .snapshot: names = ["snapshot"]
-        case .changes(let changes): names = changes.map(Self.name)
-        }
-        var text = ""
-        for (name, line) in zip(names, lines) { text += "event: \(name)\ndata: \(line)\n\n" }
-        return stream.send(text)
-    }
-
-    private static func name(_ change: FeedChange) -> String {
-        switch change {
-        case .added: "added"
-        case .modified: "modified"
-        case .removed: "removed"
-        }
     }
 
     /// A comment line on every stream: keeps proxies from closing an idle stream and lets a
@@ -99,5 +86,63 @@ final class FeedHub: Sendable {
             return Array(state.streams.values)
         }
         for stream in streams { stream.finish() }
+    }
+}
+
+/// What one stream's client holds, and the events that bring it up to date.
+struct FeedHolder {
+    let feed: Feed
+    let history: FeedHistory
+    /// The posters the client holds and their state's id; nil before its first event (unless
+    /// it resumed).
+    var held: (posters: [Poster], id: String)?
+
+    init(feed: Feed, history: FeedHistory, resumedFrom id: String?) {
+        self.feed = feed
+        self.history = history
+        held = id.flatMap { id in history.posters(after: id, of: feed).map { ($0, id) } }
+    }
+
+    /// The event text for `update`: a snapshot for a new client, the changes since its state
+    /// for one that resumed, each event with the id of the state it leads to.
+    mutating func events(for update: FeedUpdate) throws -> String {
+        switch update {
+        case .snapshot(let snapshot):
+            guard let held else {
+                let id = history.remember(snapshot, of: feed)
+                held = (snapshot, id)
+                let line = JSON.feedLines(update)[0]  // a snapshot is one line
+                return "id: \(id)\nevent: snapshot\ndata: \(line)\n\n"
+            }
+            return try events(for: FeedDiff.changes(from: held.posters, to: snapshot))
+        case .changes(let changes):
+            return try events(for: changes)
+        }
+    }
+
+    private mutating func events(for changes: [FeedChange]) throws -> String {
+        guard !changes.isEmpty else { return "" }
+        let from = held ?? ([], history.remember([], of: feed))
+        let step = try history.step(from: from.id, through: changes) { [feed, history] in
+            var text = ""
+            var list = from.posters
+            var id = from.id
+            for change in changes {
+                list = try FeedDiff.apply([change], to: list)
+                id = history.remember(list, of: feed)
+                text += "id: \(id)\nevent: \(Self.name(change))\ndata: \(JSON.feedChange(change))\n\n"
+            }
+            return FeedHistory.Step(text: text, id: id, posters: list)
+        }
+        held = (step.posters, step.id)
+        return step.text
+    }
+
+    private static func name(_ change: FeedChange) -> String {
+        switch change {
+        case .added: "added"
+        case .modified: "modified"
+        case .removed: "removed"
+        }
     }
 }

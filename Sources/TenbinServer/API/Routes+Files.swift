@@ -8,7 +8,7 @@ import TenbinKit
 extension Routes {
     /// Headers of content-addressed answers: cached for a year, never revalidated.
     static func immutable(etag: String) -> [(name: String, value: String)] {
-        [("ETag", etag), ("Cache-Control", "public, max-age=31536000, immutable"), ("X-Content-Type-Options", "nosniff")]
+        [("ETag", etag), ("Cache-Control", immutableCaching), ("X-Content-Type-Options", "nosniff")]
     }
 
     /// Whether `If-None-Match` names `etag` (or is `*`).
@@ -20,16 +20,20 @@ extension Routes {
         }
     }
 
-    /// `GET /blobs/{digest}`: the stored bytes, sent from the file by libmicrohttpd.
+    /// `GET /blobs/{digest}`: the stored bytes, sent from the file by libmicrohttpd (with
+    /// sendfile); the digest's file and format come from memory after the first request.
     func blob(_ hex: Substring, _ head: RequestHead) throws -> HTTPResponse {
         guard let digest = Digest(hex: String(hex)) else { throw APIError.notFound("\(hex.prefix(80)) is not a blob digest") }
-        let etag = "\"\(digest.hex)\""
-        let (image, path) = try gateway.blob(digest)
+        let file = try blobFiles.file(digest) { try gateway.blob(digest) }
+        let etag = "\"" + digest.hex + "\""
         if Self.notModified(head, etag: etag) { return HTTPResponse(status: 304, headers: Self.immutable(etag: etag)) }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            // Deleted since the lookup: gone, like any missing image.
-            if errno == ENOENT { throw APIError.notFound("no image with digest \(digest.hex)") }
+            // Deleted since it was looked up: gone, like any missing image.
+            if errno == ENOENT {
+                blobFiles.forget(digest)
+                throw APIError.notFound("no image with digest \(digest.hex)")
+            }
             throw APIError(status: 500, kind: "internal", message: "the image \(digest.hex) cannot be read")
         }
         var info = stat()
@@ -38,9 +42,16 @@ extension Routes {
             throw APIError(status: 500, kind: "internal", message: "the image \(digest.hex) cannot be read")
         }
         return HTTPResponse(
-            status: 200, headers: [("Content-Type", Self.mediaType(image.format))] + Self.immutable(etag: etag),
+            status: 200,
+            headers: [
+                ("Content-Type", Self.mediaType(file.format)), ("ETag", etag), ("Cache-Control", Self.immutableCaching),
+                ("X-Content-Type-Options", "nosniff"),
+            ],
             body: .file(descriptor: descriptor, size: Int(info.st_size)))
     }
+
+    /// `Cache-Control` of content-addressed answers.
+    static let immutableCaching = "public, max-age=31536000, immutable"
 
     /// The media type of a stored format.
     static func mediaType(_ format: ImageFormat) -> String {
@@ -59,9 +70,15 @@ extension Routes {
         }
         let etag = "\"\(digest.hex)-w\(width)\""
         if Self.notModified(head, etag: etag) { return .now(HTTPResponse(status: 304, headers: Self.immutable(etag: etag))) }
+        // Only while the image itself is served: a thumbnail of a deleted poster's image (a
+        // moderator's delete, on this server or another) is gone at once, cached or not.
+        let file = try blobFiles.file(digest) { try gateway.blob(digest) }
+        guard access(file.path, F_OK) == 0 else {
+            blobFiles.forget(digest)
+            throw APIError.notFound("no image with digest \(digest.hex)")
+        }
         let key = Thumbnails.Key(digest: digest, width: width)
         if let cached = thumbnails.cached(key) { return .now(Self.thumbnailResponse(cached, etag: etag)) }
-        _ = try gateway.blob(digest)  // not found unless a poster uses it
         return Self.later { [thumbnails] in Self.thumbnailResponse(try await thumbnails.thumbnail(key), etag: etag) }
     }
 

@@ -3,23 +3,73 @@ import TenbinKit
 /// The poster routes of `/api/v1`: pages, search, one poster, new posters, votes, edits and
 /// deletes.
 extension Routes {
-    /// `GET /api/v1/posters?sort=&limit=&cursor=`
+    /// `GET /api/v1/posters?sort=&limit=&cursor=`, from the read cache when the store has not
+    /// changed since the same page was encoded.
     func page(_ head: RequestHead) throws -> Reply {
         let query = try APIInput.query(head.rawQuery)
-        let page = try gateway.page(order: try APIInput.order(query), limit: try APIInput.limit(query), cursor: APIInput.cursor(query))
-        return .now(.json(JSON.page(page.posters, next: page.next)))
+        let key = ReadCache.Key(
+            route: .page, order: try APIInput.order(query), limit: try APIInput.limit(query), cursor: APIInput.cursor(query))
+        return .now(
+            try cachedRead(key, head) {
+                Self.pageBody(try gateway.page(order: key.order, limit: key.limit, cursor: key.cursor))
+            })
     }
 
-    /// `GET /api/v1/search?q=&sort=&limit=&cursor=`: searched off the server's threads, since
-    /// a search can take longer than a page read.
+    /// `GET /api/v1/posters/{id}`, cached like pages.
+    func poster(_ id: Int64, _ head: RequestHead) throws -> Reply {
+        .now(
+            try cachedRead(ReadCache.Key(route: .poster(id)), head) {
+                let poster = try gateway.poster(id: id)
+                return Self.jsonBody { $0.poster(poster) }
+            })
+    }
+
+    /// `GET /api/v1/search?q=&sort=&limit=&cursor=`: from the read cache, else searched off the
+    /// server's threads, since a search can take longer than a page read.
     func search(_ head: RequestHead) throws -> Reply {
         let query = try APIInput.query(head.rawQuery)
-        let (order, limit, cursor) = (try APIInput.order(query), try APIInput.limit(query), APIInput.cursor(query))
-        let words = query["q"] ?? ""
-        return Self.later { [gateway] in
-            let page = try await gateway.search(query: words, order: order, limit: limit, cursor: cursor)
-            return .json(JSON.page(page.posters, next: page.next))
+        let key = ReadCache.Key(
+            route: .search(query["q"] ?? ""), order: try APIInput.order(query), limit: try APIInput.limit(query),
+            cursor: APIInput.cursor(query))
+        let version = try gateway.changeVersion()
+        if let entry = readCache.entry(key, version: version) { return .now(Self.readAnswer(entry, head)) }
+        return Self.later { [gateway, readCache] in
+            let page = try await gateway.search(query: query["q"] ?? "", order: key.order, limit: key.limit, cursor: key.cursor)
+            return Self.readAnswer(readCache.store(Self.pageBody(page), for: key, version: version), head)
         }
+    }
+
+    /// The answer to a cached read: the entry for `key` under the store's version now, else
+    /// `produce`'s body (read after that version), stored for the next request.
+    func cachedRead(_ key: ReadCache.Key, _ head: RequestHead, produce: () throws -> [UInt8]) throws -> HTTPResponse {
+        let version = try gateway.changeVersion()
+        let entry = try readCache.entry(key, version: version) ?? readCache.store(produce(), for: key, version: version)
+        return Self.readAnswer(entry, head)
+    }
+
+    /// A JSON body with its newline, as ``HTTPResponse/json(_:status:headers:)`` sends it.
+    static func jsonBody(_ write: (inout JSONWriter) -> Void) -> [UInt8] {
+        var writer = JSONWriter(capacity: 16 << 10)
+        write(&writer)
+        var bytes = writer.bytes
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
+    }
+
+    static func pageBody(_ page: BoardGateway.Page) -> [UInt8] {
+        jsonBody { $0.page(page.posters, next: page.next) }
+    }
+
+    /// A cached read's answer: its body with its entity tag, or 304 when the client holds it.
+    /// Clients may keep it but must ask again (`no-cache`): the next vote changes it.
+    static func readAnswer(_ entry: ReadCache.Entry, _ head: RequestHead) -> HTTPResponse {
+        if notModified(head, etag: entry.etag) {
+            return HTTPResponse(status: 304, headers: [("ETag", entry.etag), ("Cache-Control", "no-cache")])
+        }
+        return HTTPResponse(
+            status: 200,
+            headers: [("Content-Type", "application/json; charset=utf-8"), ("ETag", entry.etag), ("Cache-Control", "no-cache")],
+            body: .bytes(entry.body))
     }
 
     /// `POST /api/v1/posters`: a multipart form with `image1`, `image2`, `contents` and

@@ -2,12 +2,14 @@ import TenbinKit
 
 /// Live feeds, health and metrics.
 extension Routes {
-    /// `GET /api/v1/feed?sort=&limit=&q=`: a server-sent event stream. Every connection starts
-    /// with a fresh snapshot (so a reconnect with `Last-Event-ID` gets one too).
+    /// `GET /api/v1/feed?sort=&limit=&q=`: a server-sent event stream. A connection starts with
+    /// a snapshot, or, when it names with `Last-Event-ID` an event this server sent for the same
+    /// feed and still remembers, with just the changes since that event.
     func feed(_ head: RequestHead) throws -> Reply {
         let query = try APIInput.query(head.rawQuery)
         let feed = Feed(order: try APIInput.order(query), limit: try APIInput.limit(query), query: query["q"])
-        let stream = try feeds.open(try gateway.observe(feed))
+        let lastEventID = head.header("last-event-id").map { String($0.prefix(64)) }
+        let stream = try feeds.open(try gateway.observe(feed), of: feed, lastEventID: lastEventID)
         return .now(
             HTTPResponse(
                 status: 200,
@@ -33,7 +35,9 @@ extension Routes {
     func metricsText() -> HTTPResponse {
         let exchanges = exchangesInProgress.withLock { $0 }?() ?? 0
         return .text(
-            metrics.render(feeds: feeds.count, thumbnails: thumbnails.statistics, exchanges: exchanges),
+            metrics.render(
+                feeds: feeds.count, thumbnails: thumbnails.statistics, exchanges: exchanges, reads: readCache.statistics,
+                logLinesDropped: log?.dropped ?? 0),
             contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
 }

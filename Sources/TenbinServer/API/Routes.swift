@@ -8,9 +8,13 @@ final class Routes: HTTPHandling {
     let gateway: BoardGateway
     let policy: RequestPolicy
     let metrics = Metrics()
-    let log: RequestLog?
+    let log: RequestLogWriter?
     let feeds: FeedHub
     let thumbnails: Thumbnails
+    /// Encoded pages, search pages and posters of the store's current version.
+    let readCache: ReadCache
+    /// Each served blob's file and format.
+    let blobFiles = BlobFiles()
     let voteLimiter: RateLimiter?
     let postLimiter: RateLimiter?
     /// Posts being re-encoded now.
@@ -22,11 +26,12 @@ final class Routes: HTTPHandling {
         self.configuration = configuration
         self.gateway = gateway
         policy = RequestPolicy(adminToken: configuration.adminToken.map { Array($0.utf8) }, trustProxy: configuration.trustProxy)
-        log = configuration.log.map { RequestLog(write: $0, json: configuration.logJSON) }
+        log = configuration.log.map { RequestLogWriter(format: RequestLog(json: configuration.logJSON), sink: $0) }
         feeds = FeedHub(maximumFeeds: configuration.maximumFeeds, heartbeat: configuration.heartbeat)
         thumbnails = Thumbnails(
             pipeline: gateway.imagePipeline(cacheLimits: CacheLimits(bytes: 32 << 20, count: 64)),
             cacheBytes: configuration.thumbnailCacheBytes)
+        readCache = ReadCache(maximumBytes: configuration.readCacheBytes)
         voteLimiter = configuration.rateLimited ? RateLimiter(rate: configuration.voteRate) : nil
         postLimiter = configuration.rateLimited ? RateLimiter(rate: configuration.postRate) : nil
     }
@@ -75,9 +80,7 @@ final class Routes: HTTPHandling {
             case "PATCH": return edit(id, head)
             case "DELETE": return delete(id, head)
             default:
-                return get("GET /api/v1/posters/{id}", head, also: ["PATCH", "DELETE"]) {
-                    .now(.json(JSON.poster(try self.gateway.poster(id: id))))
-                }
+                return get("GET /api/v1/posters/{id}", head, also: ["PATCH", "DELETE"]) { try self.poster(id, head) }
             }
         case (3, "posters") where p[2] == "votes":
             guard let id = APIInput.posterID(p[1]) else { return notFound(head) }

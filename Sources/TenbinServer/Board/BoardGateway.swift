@@ -38,6 +38,11 @@ struct BoardGateway: Sendable {
         return cursor
     }
 
+    /// The store's change version: any commit, by any process, moves it.
+    func changeVersion() throws -> StoreVersion {
+        try board.changeVersion()
+    }
+
     /// One poster.
     func poster(id: Int64) throws -> Poster {
         try board.poster(id: id)

@@ -266,6 +266,7 @@ final class HTTPDaemon: Sendable {
         }
         exchange.status = response.status
         exchange.bytesSent = response.bodyCount
+        exchange.cause = response.cause
         return MHD_queue_response(connection, UInt32(response.status), made) == MHD_Result.YES
     }
 
@@ -360,7 +361,9 @@ extension APIError {
 extension HTTPResponse {
     /// The JSON error answer for `error`.
     static func error(_ error: APIError) -> HTTPResponse {
-        .json(errorJSON(error), status: error.status, headers: error.headers.map { ($0.name, $0.value) })
+        var response = HTTPResponse.json(errorJSON(error), status: error.status, headers: error.headers.map { ($0.name, $0.value) })
+        response.cause = error.cause
+        return response
     }
 
     /// `{"error": {"kind": …, "message": …}}` on one line.

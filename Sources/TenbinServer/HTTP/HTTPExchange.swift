@@ -42,6 +42,8 @@ final class HTTPExchange: @unchecked Sendable {
     var connection: OpaquePointer?
     var status = 0
     var bytesSent: Int?
+    /// What failed behind a 5xx answer, for the log.
+    var cause: String?
 
     // Body reading.
     var bytes: [UInt8] = []
@@ -107,7 +109,7 @@ final class HTTPExchange: @unchecked Sendable {
     /// What the log and the metrics record.
     var record: ExchangeRecord {
         ExchangeRecord(
-            method: head?.method ?? "-", path: String(target.prefix { $0 != "?" }), route: route.isEmpty ? "unmatched" : route,
-            status: status, bytes: bytesSent, duration: .now - started, client: head?.peerAddress ?? "-")
+            method: head?.method ?? "-", path: String(RequestHead.path(of: target)), route: route.isEmpty ? "unmatched" : route,
+            status: status, bytes: bytesSent, duration: .now - started, client: head?.peerAddress ?? "-", cause: cause)
     }
 }

@@ -20,12 +20,19 @@ struct RequestHead: Sendable {
     var peerAddress: String
 
     /// The path part of the target (before `?`), still percent-encoded.
-    var rawPath: Substring { target.prefix { $0 != "?" } }
+    var rawPath: Substring { Self.path(of: target) }
 
     /// The query part of the target (after `?`), still percent-encoded; empty without one.
     var rawQuery: Substring {
-        guard let mark = target.firstIndex(of: "?") else { return "" }
-        return target[target.index(after: mark)...]
+        guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return "" }
+        return target[target.utf8.index(after: mark)...]
+    }
+
+    /// The part of a request target before `?`, found by byte (not by character: every request
+    /// asks for it, and `?` is ASCII, so the index is on a character boundary).
+    static func path(of target: String) -> Substring {
+        guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return target[...] }
+        return target[..<mark]
     }
 
     /// A header field's value by name (any case).
@@ -97,4 +104,6 @@ struct ExchangeRecord: Sendable {
     var bytes: Int?
     var duration: Duration
     var client: String
+    /// What failed behind a 500 or 503 (the client got a fixed sentence), or nil.
+    var cause: String? = nil
 }

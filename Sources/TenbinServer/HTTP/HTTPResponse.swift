@@ -17,6 +17,8 @@ struct HTTPResponse: Sendable {
     var headers: [(name: String, value: String)]
     /// The body.
     var body: Body
+    /// What failed, for the request log only (see ``APIError/cause``).
+    var cause: String?
 
     /// A response with `body` and the given headers.
     init(status: Int, headers: [(name: String, value: String)] = [], body: Body = .bytes([])) {

@@ -47,7 +47,9 @@ final class Metrics: Sendable {
     }
 
     /// The exposition text, with the gauges read from elsewhere.
-    func render(feeds: Int, thumbnails: CacheStatistics, exchanges: Int) -> String {
+    func render(
+        feeds: Int, thumbnails: CacheStatistics, exchanges: Int, reads: ReadCache.Statistics = .init(), logLinesDropped: Int = 0
+    ) -> String {
         let snapshot = state.withLock { $0 }
         var out = "# HELP tenbin_http_requests_total HTTP requests answered, by route and status.\n"
         out += "# TYPE tenbin_http_requests_total counter\n"
@@ -72,6 +74,12 @@ final class Metrics: Sendable {
         out += Self.single("tenbin_thumbnail_cache_hits_total", "counter", "Thumbnails answered from the cache.", thumbnails.hits)
         out += Self.single("tenbin_thumbnail_cache_misses_total", "counter", "Thumbnails not in the cache.", thumbnails.misses)
         out += Self.single("tenbin_thumbnail_cache_bytes", "gauge", "Bytes of encoded thumbnails cached.", thumbnails.totalCost)
+        out += Self.single(
+            "tenbin_read_cache_hits_total", "counter", "JSON reads (pages, searches, posters) answered from the cache.", reads.hits)
+        out += Self.single("tenbin_read_cache_misses_total", "counter", "JSON reads encoded from the store.", reads.misses)
+        out += Self.single("tenbin_read_cache_bytes", "gauge", "Bytes of encoded JSON reads cached.", reads.bytes)
+        out += Self.single(
+            "tenbin_log_lines_dropped_total", "counter", "Request log lines dropped because the log could not keep up.", logLinesDropped)
         return out
     }
 

@@ -1,16 +1,14 @@
 import TenbinKit
 
 /// One line per finished request: method, path, status, bytes, milliseconds (and the client
-/// and time), as text or as a JSON object.
+/// and time), as text or as a JSON object. ``RequestLogWriter`` writes them.
 struct RequestLog: Sendable {
-    /// Where lines go (standard error in `tenbin serve`).
-    let write: @Sendable (String) -> Void
     let json: Bool
 
-    /// The line for `record`, without a newline.
-    func line(for record: ExchangeRecord) -> String {
+    /// The line for `record`, finished at `finished`, without a newline.
+    func line(for record: ExchangeRecord, finished: Timestamp = .now()) -> String {
         let milliseconds = Double(record.duration.components.seconds) * 1000 + Double(record.duration.components.attoseconds) / 1e15
-        let time = Timestamp.now().description
+        let time = finished.description
         let status = record.status == 0 ? "-" : String(record.status)
         if json {
             var writer = JSONWriter()
@@ -23,17 +21,15 @@ struct RequestLog: Sendable {
                 if record.status == 0 { json.null() } else { json.integer(record.status) }
                 json.key("bytes")
                 if let bytes = record.bytes { json.integer(bytes) } else { json.null() }
+                if let cause = record.cause { json.field("error", cause) }
             }
             // Milliseconds with three decimals, as a number (the writer has whole numbers only).
             return String(writer.text.dropLast()) + ", \"ms\": \(Self.decimal(milliseconds))}"
         }
-        return
+        let line =
             "\(time) \(record.client) \(Self.printable(record.method)) \(Self.printable(record.path)) \(status) \(record.bytes.map(String.init) ?? "-") \(Self.decimal(milliseconds))ms"
-    }
-
-    /// Logs `record`.
-    func log(_ record: ExchangeRecord) {
-        write(line(for: record) + "\n")
+        guard let cause = record.cause else { return line }
+        return line + " error: " + Self.printable(cause)
     }
 
     private static func decimal(_ value: Double) -> String {
@@ -45,6 +41,7 @@ struct RequestLog: Sendable {
     /// Text with control characters (which a client can put in a path) shown as `?`, so a log
     /// line stays one line and cannot move a terminal's cursor.
     private static func printable(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? "?" : $0 }))
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f }) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? "?" : $0 }))
     }
 }

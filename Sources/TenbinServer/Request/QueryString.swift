@@ -44,6 +44,8 @@ struct QueryString: Sendable, Equatable {
 
     /// Percent-decodes one name or value, reading `+` as a space; the result must be UTF-8.
     static func decode(_ bytes: Substring.UTF8View.SubSequence) throws(Failure) -> String {
+        // Nothing to decode (most parameters): the text as it is, already valid UTF-8.
+        if !bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) { return String(Substring(bytes)) }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var index = bytes.startIndex

@@ -15,6 +15,9 @@ struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     var message: String
     /// Extra header fields (`Retry-After`, `Allow`, `WWW-Authenticate`).
     var headers: [Header] = []
+    /// For the operator only: what really failed behind a 500 or 503 whose message is a
+    /// fixed sentence. The request log shows it; the client never sees it.
+    var cause: String? = nil
 
     /// A header field an error answer carries.
     struct Header: Sendable, Equatable {
@@ -69,8 +72,9 @@ struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .unavailable:
                 self = APIError(
                     status: 503, kind: kind.rawValue, message: "the store cannot answer now; try again shortly",
-                    headers: [Header(name: "Retry-After", value: "1")])
-            case .internal: self = APIError(status: 500, kind: kind.rawValue, message: "the server failed to answer this request")
+                    headers: [Header(name: "Retry-After", value: "1")], cause: message)
+            case .internal:
+                self = APIError(status: 500, kind: kind.rawValue, message: "the server failed to answer this request", cause: message)
             }
         }
     }

@@ -118,12 +118,14 @@ extension WebAsset {
             article.append(pair);
             const question = el("p", "question", safeText(poster.contents));
             question.id = "question-" + poster.id;
+            question.dir = "auto";  // user text: its own direction, isolated from the page's
             article.append(question);
             if (poster.hashtags.length > 0) {
               const tags = el("ul", "tags");
               for (const tag of poster.hashtags) {
                 const item = el("li");
                 const link = el("a", "", "#" + safeText(tag));
+                link.dir = "auto";
                 link.href = pagePath("#" + tag, state.sort);
                 item.append(link);
                 tags.append(item);
@@ -232,8 +234,10 @@ extension WebAsset {
           }
           function updateStatus() {
             const count = board.children.length;
-            if (!state.query) statusLine.textContent = count === 0 ? "No posters yet." : "";
-            else statusLine.textContent = count === 0 ? "Nothing matches “" + state.query + "”." : "Posters matching “" + state.query + "”";
+            if (!state.query) { statusLine.textContent = count === 0 ? "No posters yet." : ""; return; }
+            // The query sits in a <bdi>: right-to-left text in it cannot reorder the sentence.
+            statusLine.replaceChildren(count === 0 ? "Nothing matches “" : "Posters matching “", el("bdi", "", state.query),
+              count === 0 ? "”." : "”");
           }
           function updateMore() {
             more.hidden = !state.next;

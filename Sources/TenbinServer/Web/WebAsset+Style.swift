@@ -72,6 +72,7 @@ extension WebAsset {
         .question { margin: 10px 12px 4px; font-size: 17px; font-weight: 600; overflow-wrap: anywhere;
           white-space: pre-line; }
         .question:empty { display: none; }
+        .question, .tags a, .status bdi { unicode-bidi: isolate; }
         .tags { list-style: none; display: flex; flex-wrap: wrap; gap: 4px 10px; margin: 4px 12px; padding: 0; font-size: 14px; }
         .tags a { color: var(--two); text-decoration: none; }
         .tags a:hover { text-decoration: underline; }

@@ -17,12 +17,12 @@ extension WebPage {
         }
         html += "</div>\n"
         let question = SafeText.html(poster.contents)
-        html += "<p class=\"question\" id=\"question-\(poster.id)\">\(question)</p>\n"
+        html += "<p class=\"question\" id=\"question-\(poster.id)\" dir=\"auto\">\(question)</p>\n"
         if !poster.hashtags.isEmpty {
             html += "<ul class=\"tags\">"
             for tag in poster.hashtags {
                 let href = "/" + URLQuery.string(["sort": order == .new ? nil : order.rawValue, "q": "#" + tag])
-                html += "<li><a href=\"\(html: href)\">#\(html: tag)</a></li>"
+                html += "<li><a href=\"\(html: href)\" dir=\"auto\">#\(html: tag)</a></li>"
             }
             html += "</ul>\n"
         }

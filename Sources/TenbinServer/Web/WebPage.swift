@@ -45,7 +45,7 @@ enum WebPage {
             </header>
             <main>
             \(postForm)
-            <p id="status" class="status" role="status" aria-live="polite">\(html: statusText(count: posters.count, query: query))</p>
+            <p id="status" class="status" role="status" aria-live="polite">\(statusHTML(count: posters.count, query: query))</p>
             <ol id="board" class="board">
 
             """
@@ -83,9 +83,11 @@ enum WebPage {
         return "<a class=\"tab\" href=\"\(html: href)\" data-sort=\"\(order.rawValue)\"\(selected)>\(title)</a>"
     }
 
-    /// What the status line says under the form before the script takes over.
-    static func statusText(count: Int, query: String) -> String {
+    /// What the status line says under the form before the script takes over, as HTML: the
+    /// query, escaped, in a `<bdi>` so right-to-left text in it cannot reorder the sentence.
+    static func statusHTML(count: Int, query: String) -> String {
         if query.isEmpty { return count == 0 ? "No posters yet." : "" }
-        return count == 0 ? "Nothing matches “\(query)”." : "Posters matching “\(query)”"
+        let quoted = "“<bdi>\(html: query)</bdi>”"
+        return count == 0 ? "Nothing matches \(quoted)." : "Posters matching \(quoted)"
     }
 }

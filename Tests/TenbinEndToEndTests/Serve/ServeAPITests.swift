@@ -196,6 +196,7 @@ extension ServeEndToEndTests {
             let poster = try Self.post(server)
             let digest = ((poster["images"] as? [[String: Any]])?.first?["digest"] as? String) ?? ""
             #expect(try server.request("GET", "/blobs/\(digest)").status == 200)
+            #expect(try server.request("GET", "/thumbs/\(digest)?w=160").status == 200)  // now in the cache
             let none = try server.request("DELETE", "/api/v1/posters/1")
             #expect(none.status == 401)
             #expect(none.headers["www-authenticate"]?.hasPrefix("Bearer") == true)
@@ -211,6 +212,8 @@ extension ServeEndToEndTests {
             #expect(deleted.json["id"] as? Int == 1)
             #expect(try server.request("GET", "/api/v1/posters/1").status == 404)
             #expect(try server.request("GET", "/blobs/\(digest)").status == 404)
+            // A moderator's delete takes the thumbnails with it, even the one the server had cached.
+            #expect(try server.request("GET", "/thumbs/\(digest)?w=160").status == 404)
             #expect(try server.request("DELETE", "/api/v1/posters/1", headers: auth).status == 404)
             let badEdit = try server.request(
                 "PATCH", "/api/v1/posters/1", headers: auth + [("Content-Type", "application/json")], body: Array("{}".utf8))

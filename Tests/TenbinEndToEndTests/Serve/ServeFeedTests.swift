@@ -5,10 +5,11 @@ extension ServeEndToEndTests {
     /// Live feeds as server-sent events: the snapshot and every change, with exactly the data
     /// lines `tenbin watch --json` prints, heartbeats, clients that leave, and a clean stop.
     @Suite(.timeLimit(.minutes(10))) struct ServeFeedTests {
-        /// One event: its name and its data line.
+        /// One event: its name, its data line and its id.
         struct Event: Equatable {
             var name: String
             var data: String
+            var id = ""
         }
 
         /// Reads the next event (skipping comments and the retry line), from a stream opened with
@@ -16,20 +17,21 @@ extension ServeEndToEndTests {
         static func nextEvent(_ connection: HTTPConnection) throws -> Event {
             while true {
                 let block = try connection.readChunked(until: "\n\n")
-                var name = ""
-                var data = ""
+                var event = Event(name: "", data: "")
                 for line in block.split(separator: "\n") {
-                    if line.hasPrefix("event: ") { name = String(line.dropFirst(7)) }
-                    if line.hasPrefix("data: ") { data = String(line.dropFirst(6)) }
+                    if line.hasPrefix("event: ") { event.name = String(line.dropFirst(7)) }
+                    if line.hasPrefix("data: ") { event.data = String(line.dropFirst(6)) }
+                    if line.hasPrefix("id: ") { event.id = String(line.dropFirst(4)) }
                 }
-                if !name.isEmpty { return Event(name: name, data: data) }
+                if !event.name.isEmpty { return event }
             }
         }
 
         /// Opens a feed and reads the response head; the body is read event by event after.
-        static func open(_ server: ServeProcess, _ query: String = "") throws -> HTTPConnection {
+        static func open(_ server: ServeProcess, _ query: String = "", lastEventID: String? = nil) throws -> HTTPConnection {
             let connection = try server.connect()
-            try connection.send("GET /api/v1/feed\(query) HTTP/1.1\r\nHost: x\r\n\r\n")
+            let resume = lastEventID.map { "Last-Event-ID: \($0)\r\n" } ?? ""
+            try connection.send("GET /api/v1/feed\(query) HTTP/1.1\r\nHost: x\r\n\(resume)\r\n")
             let head = try connection.read(until: "\r\n\r\n")
             #expect(head.hasPrefix("HTTP/1.1 200"))
             #expect(head.contains("Content-Type: text/event-stream"))
@@ -99,6 +101,48 @@ extension ServeEndToEndTests {
             #expect(reply.status == 400)
             #expect(reply.errorMessage?.contains("sort") == true)
             #expect(try server.request("GET", "/api/v1/feed?limit=1000").status == 400)
+        }
+
+        @Test func aClientReconnectingWithLastEventIDGetsOnlyWhatChangedSince() throws {
+            let server = try ServeProcess(["--no-rate-limit"])
+            try ServeAPITests.post(server, contents: "first")
+            try ServeAPITests.post(server, contents: "second")
+            let query = "?sort=new&limit=5"
+            var feed = try Self.open(server, query)
+            let snapshot = try Self.nextEvent(feed)
+            #expect(snapshot.name == "snapshot")
+            #expect(!snapshot.id.isEmpty)
+            #expect(try Tenbin.run(["vote", "1", "1"], store: server.store).status == 0)
+            let voted = try Self.nextEvent(feed)
+            #expect(voted.name == "modified")
+            #expect(!voted.id.isEmpty && voted.id != snapshot.id)
+            feed.close()
+
+            // Reconnecting after the last event, nothing has changed: no snapshot, no event.
+            feed = try Self.open(server, query, lastEventID: voted.id)
+            #expect(try Tenbin.run(["vote", "2", "2", "--times", "2"], store: server.store).status == 0)
+            let next = try Self.nextEvent(feed)
+            #expect(next.name == "modified", "the first event is the vote made after reconnecting, not a snapshot")
+            #expect(next.data.contains("\"id\": 2,") && next.data.contains("\"good2\": 2"))
+            feed.close()
+
+            // Missed while away: a vote and a new poster arrive as changes on reconnecting.
+            #expect(try Tenbin.run(["vote", "1", "1"], store: server.store).status == 0)
+            try ServeAPITests.post(server, contents: "third")
+            feed = try Self.open(server, query, lastEventID: next.id)
+            var missed = [try Self.nextEvent(feed), try Self.nextEvent(feed)]
+            missed.sort { $0.name < $1.name }
+            #expect(missed.map(\.name) == ["added", "modified"])
+            #expect(missed[0].data.contains("\"contents\": \"third\""))
+            #expect(missed[1].data.contains("\"id\": 1,") && missed[1].data.contains("\"good1\": 2"))
+            feed.close()
+
+            // An id this server never sent, or one for another feed: a fresh snapshot.
+            for (other, id) in [(query, "nonsense"), ("?sort=popular&limit=5", next.id)] {
+                let fresh = try Self.open(server, other, lastEventID: id)
+                #expect(try Self.nextEvent(fresh).name == "snapshot")
+                fresh.close()
+            }
         }
     }
 }

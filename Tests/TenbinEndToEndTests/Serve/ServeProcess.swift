@@ -16,10 +16,13 @@ final class ServeProcess: @unchecked Sendable {
     let process = Process()
     let port: UInt16
     private let errors = ErrorCollector()
+    /// Standard error, kept open and never read (for tests of a log nobody reads).
+    private var unreadErrors: Pipe?
 
     /// Starts `tenbin serve --listen 127.0.0.1:0` with `arguments`; waits (up to 30 s) for the
-    /// line with its URL.
-    init(_ arguments: [String] = [], store: String? = nil) throws {
+    /// line with its URL. With `readingStandardError` false, standard error is a pipe that
+    /// nobody reads: once its buffer is full, every write to it blocks.
+    init(_ arguments: [String] = [], store: String? = nil, readingStandardError: Bool = true) throws {
         if let store {
             self.store = store
             scratch = nil
@@ -39,7 +42,7 @@ final class ServeProcess: @unchecked Sendable {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        errors.collect(from: err.fileHandleForReading)
+        if readingStandardError { errors.collect(from: err.fileHandleForReading) } else { unreadErrors = err }
         // The first stdout line names the URL: "Serving STORE at http://127.0.0.1:PORT/".
         // Pipes are read on threads of their own, never on dispatch's or Swift concurrency's few
         // worker threads, which also run the tests: a reader blocked for a server's whole life
@@ -105,7 +108,7 @@ final class ServeProcess: @unchecked Sendable {
             return (-1, stderr)
         }
         process.waitUntilExit()
-        errors.waitForEnd()
+        if unreadErrors == nil { errors.waitForEnd() }
         return (process.terminationStatus, stderr)
     }
 }

@@ -1,0 +1,99 @@
+import TenbinKit
+
+/// Encoded JSON answers of the read routes (pages, search pages, single posters), kept for as
+/// long as the store's change version stays the same, so the same page asked for again is a
+/// copy of bytes instead of a store read and an encoding.
+///
+/// Every lookup first reads the store's version (``Board/changeVersion()``: a commit by this
+/// process or any other moves it) and is answered only by an entry made under that very
+/// version; an entry is made from a read that started after its version was read. So a page
+/// can never be older than the last commit before the request: a change committed before a
+/// request arrived is always in its answer. Entries of older versions are dropped as soon as
+/// an entry of a newer one is stored.
+final class ReadCache: Sendable {
+    /// What was asked for: the route and its parsed parameters.
+    struct Key: Hashable, Sendable {
+        enum Route: Hashable, Sendable {
+            case page
+            case search(String)
+            case poster(Int64)
+        }
+
+        var route: Route
+        var order: FeedOrder = .new
+        var limit = 0
+        var cursor: String?
+    }
+
+    /// One encoded answer.
+    struct Entry: Sendable {
+        /// The JSON body, newline included.
+        var body: [UInt8]
+        /// A strong validator of the body: `"` + the first 32 hex digits of its SHA-256 + `"`.
+        var etag: String
+    }
+
+    /// Hit and miss counts, for the metrics.
+    struct Statistics: Sendable {
+        var hits = 0
+        var misses = 0
+        var bytes = 0
+    }
+
+    private struct State {
+        var version: StoreVersion?
+        var entries: [Key: Entry] = [:]
+        var statistics = Statistics()
+    }
+
+    /// The most bytes of bodies kept; the most entries kept.
+    let maximumBytes: Int
+    let maximumEntries: Int
+    private let state = Locked(State())
+
+    init(maximumBytes: Int, maximumEntries: Int = 1024) {
+        self.maximumBytes = maximumBytes
+        self.maximumEntries = maximumEntries
+    }
+
+    /// The entry for `key` made under `version`, if any (counted as a hit or a miss).
+    func entry(_ key: Key, version: StoreVersion) -> Entry? {
+        state.withLock { state in
+            let entry = state.version == version ? state.entries[key] : nil
+            if entry == nil { state.statistics.misses += 1 } else { state.statistics.hits += 1 }
+            return entry
+        }
+    }
+
+    /// Stores `body` for `key` as read after `version` was read; returns its entry. A body of
+    /// an older version than the one cached now replaces everything, and is then replaced by
+    /// the next newer one: versions are only compared for equality, never served across.
+    @discardableResult
+    func store(_ body: [UInt8], for key: Key, version: StoreVersion) -> Entry {
+        let entry = Entry(body: body, etag: Self.etag(of: body))
+        guard maximumBytes > 0, body.count <= maximumBytes / 4 else { return entry }
+        state.withLock { state in
+            if state.version != version {
+                state.version = version
+                state.entries.removeAll(keepingCapacity: true)
+                state.statistics.bytes = 0
+            }
+            if let old = state.entries.updateValue(entry, forKey: key) { state.statistics.bytes -= old.body.count }
+            state.statistics.bytes += body.count
+            // Over a bound (many cursors or queries under one version): drop arbitrary others.
+            while state.statistics.bytes > maximumBytes || state.entries.count > maximumEntries {
+                guard let victim = state.entries.keys.first(where: { $0 != key }) else { break }
+                state.statistics.bytes -= state.entries.removeValue(forKey: victim)?.body.count ?? 0
+            }
+        }
+        return entry
+    }
+
+    /// Counts so far.
+    var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// A quoted strong entity tag for `body`.
+    static func etag(of body: [UInt8]) -> String {
+        "\"" + Digest(of: body).hex.prefix(32) + "\""
+    }
+}

@@ -139,13 +139,18 @@ public final class PostgresStore: StoreBackend {
 
     /// The columns a poster is decoded from (``decodePoster(_:_:)``), hashtags aggregated in
     /// the same statement so a page is one round trip.
-    static let posterColumns = """
+    static let posterColumns = posterColumns(from: "poster")
+
+    /// ``posterColumns`` over `table` (a table or a CTE with the poster table's columns).
+    static func posterColumns(from table: String) -> String {
+        """
         SELECT p.id, p.contents, p.good1, p.good2, p.created_at,
                b1.digest, b1.format, b1.width, b1.height, b1.bytes,
                b2.digest, b2.format, b2.width, b2.height, b2.bytes,
                (SELECT array_agg(h.tag ORDER BY h.position) FROM hashtag h WHERE h.poster_id = p.id)
-        FROM poster p JOIN blob b1 ON b1.digest = p.image1 JOIN blob b2 ON b2.digest = p.image2
+        FROM \(table) p JOIN blob b1 ON b1.digest = p.image1 JOIN blob b2 ON b2.digest = p.image2
         """
+    }
 
     /// The ORDER BY of a feed order; popular's expression matches the `poster_popular` index.
     static func orderBy(_ order: FeedOrder) -> String {

@@ -74,6 +74,11 @@ public protocol StoreWriting: StoreReading {
     func insertPoster(_ poster: NewPoster, createdAt: Timestamp, search: SearchRecord) throws -> Int64
     /// Adds votes to a poster; false when there is no such poster.
     func addVotes(id: Int64, good1: Int, good2: Int) throws -> Bool
+    /// Adds a whole batch of votes (one delta per poster, ids distinct and ascending, so two
+    /// batches lock shared rows in the same order) and returns the posters as this
+    /// transaction leaves them, ascending by id. A delta whose poster does not exist adds
+    /// nothing and is left out of the result; the others still apply.
+    func addVotes(_ deltas: [VoteDelta]) throws -> [Poster]
     /// Replaces a poster's contents, hashtags and search record; false when there is no such poster.
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool
     /// Deletes a poster, its hashtags and its search record; false when there is no such poster.
@@ -82,6 +87,23 @@ public protocol StoreWriting: StoreReading {
     func deleteBlobRow(_ digest: Digest) throws
     /// The digests of blob rows no poster references.
     func unreferencedBlobRows() throws -> [Digest]
+}
+
+/// Votes to add to one poster in a batch (``StoreWriting/addVotes(_:)``).
+public struct VoteDelta: Sendable, Hashable {
+    /// The poster's id.
+    public var id: Int64
+    /// Votes to add to the first image.
+    public var good1: Int
+    /// Votes to add to the second image.
+    public var good2: Int
+
+    /// A delta.
+    public init(id: Int64, good1: Int, good2: Int) {
+        self.id = id
+        self.good1 = good1
+        self.good2 = good2
+    }
 }
 
 /// Where a poster stands in a feed: what a page continues after.

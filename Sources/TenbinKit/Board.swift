@@ -137,7 +137,7 @@ public final class Board: Sendable {
     public func vote(id: Int64, side: VoteSide, times: Int = 1) throws -> Poster {
         try VoteBatcher.validate(times)
         let delta = VoteDelta(id: id, good1: side == .first ? times : 0, good2: side == .second ? times : 0)
-        let poster = try store.write { try $0.addVotes([delta]).first }
+        let poster = try store.commitVotes([delta]).first
         guard let poster else { throw BoardError.noSuchPoster(id) }
         return poster
     }

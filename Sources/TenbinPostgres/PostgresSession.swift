@@ -240,30 +240,8 @@ final class PostgresSession: StoreWriting {
         return true
     }
 
-    /// Adds the deltas `$1` (ids), `$2` and `$3` (votes per side) and reads the updated
-    /// posters whole, in one statement.
-    private static let batchVotes =
-        """
-        WITH delta AS (SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS d(id, good1, good2)),
-        voted AS (
-            UPDATE poster SET good1 = poster.good1 + delta.good1, good2 = poster.good2 + delta.good2
-            FROM delta WHERE poster.id = delta.id RETURNING poster.*)
-        """ + PostgresStore.posterColumns(from: "voted") + " ORDER BY p.id"
-
-    /// One statement for the whole batch (one round trip), answering with the posters as
-    /// updated; a batch of several posters first locks their rows in id order.
     func addVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
-        guard !deltas.isEmpty else { return [] }
-        let ids = deltas.map(\.id)
-        if ids.count > 1 {
-            // An UPDATE locks rows in the order its plan visits them, which two servers'
-            // batches need not share: taking the locks in id order first makes a second
-            // batch over the same posters wait instead of deadlocking.
-            try connection.query("SELECT 1 FROM poster WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE", [.intArray(ids)])
-        }
-        let rows = try connection.query(
-            Self.batchVotes, [.intArray(ids), .intArray(deltas.map(\.good1)), .intArray(deltas.map(\.good2))])
-        let posters = try (0..<rows.count).map { try PostgresStore.decodePoster(rows, $0) }
+        let posters = try PostgresStore.addVotes(deltas, on: connection)
         for poster in posters { changed.insert(poster.id) }
         return posters
     }

@@ -16,12 +16,24 @@ public protocol StoreBackend: Sendable {
     /// exact (no lost or doubled update).
     func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T
 
+    /// Adds a batch of votes (as ``StoreWriting/addVotes(_:)``) in a transaction of its own
+    /// and returns the posters as it left them. A backend may do better than a `write` around
+    /// `addVotes` (PostgreSQL: one statement, one round trip, no BEGIN or COMMIT).
+    func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster]
+
     /// Where live feeds learn that something was committed.
     var changes: any ChangeSource { get }
 
     /// What the database's own checks find wrong, one line each (empty when sound); the core
     /// adds its own checks of meaning (search keys, blob files).
     func integrityProblems() throws -> [String]
+}
+
+extension StoreBackend {
+    /// `addVotes` in a `write` of its own.
+    public func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+        try write { try $0.addVotes(deltas) }
+    }
 }
 
 /// Reads inside one snapshot. Every method returns posters whole: hashtags are read for a

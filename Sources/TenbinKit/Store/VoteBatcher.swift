@@ -1,10 +1,10 @@
 import Dispatch
 
 /// Group commit for votes: votes cast while a commit is under way are committed together in
-/// the next transaction (one batched `addVotes` call that adds a delta per poster and returns
-/// the posters it left), and each vote is answered only after the transaction holding it
-/// commits. Under load this turns thousands of commits into a few, without giving up
-/// durability; a lone vote waits for nothing but its own commit.
+/// the next transaction (one ``StoreBackend/commitVotes(_:)`` call that adds a delta per
+/// poster and returns the posters it left), and each vote is answered only after the
+/// transaction holding it commits. Under load this turns thousands of commits into a few,
+/// without giving up durability; a lone vote waits for nothing but its own commit.
 public final class VoteBatcher: Sendable {
     /// How votes are grouped.
     public struct Options: Sendable {
@@ -107,8 +107,8 @@ public final class VoteBatcher: Sendable {
         }
     }
 
-    /// Commits one batch in one transaction — one ``StoreWriting/addVotes(_:)`` call with a
-    /// delta per poster — and tells every vote of it how it went.
+    /// Commits one batch in one transaction — one ``StoreBackend/commitVotes(_:)`` call with
+    /// a delta per poster — and tells every vote of it how it went.
     private func commit(_ batch: [Pending]) {
         var deltas: [Int64: VoteDelta] = [:]
         for vote in batch {
@@ -121,9 +121,7 @@ public final class VoteBatcher: Sendable {
         // Ascending ids: two servers' batches lock shared rows in the same order.
         let ordered = deltas.values.sorted { $0.id < $1.id }
         let result = Result {
-            try store.write { writing -> [Int64: Poster] in
-                Dictionary(try writing.addVotes(ordered).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            }
+            Dictionary(try store.commitVotes(ordered).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         }
         switch result {
         case .success(let posters):

@@ -97,6 +97,14 @@ import Testing
         #expect(try board.store.write { try $0.addVotes([]) }.isEmpty)
         #expect(try board.store.write { try $0.addVotes([VoteDelta(id: posters[1].id, good1: 1, good2: 0)]) }.isEmpty)
         #expect(try board.posters(order: .popular, limit: 10).map(\.totalVotes) == [8, 3])
+        // The same in a transaction of its own.
+        let committed = try board.store.commitVotes(deltas)
+        expected[0].good1 = 6
+        (expected[1].good1, expected[1].good2) = (2, 14)
+        #expect(committed == expected)
+        #expect(try board.store.commitVotes([]).isEmpty)
+        #expect(try board.store.commitVotes([VoteDelta(id: posters[1].id, good1: 0, good2: 1)]).isEmpty)
+        #expect(try board.posters(order: .popular, limit: 10) == [expected[1], expected[0]])
     }
 
     @Test(arguments: BackendUnderTest.all)

@@ -171,7 +171,7 @@ public final class PostgresStore: StoreBackend {
     }
 
     private static let votesInOrder = votes(
-        from: "(SELECT id FROM poster WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE) AS locked, delta",
+        from: "(SELECT id FROM poster WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE) AS locked, delta",
         where: "poster.id = locked.id AND delta.id = locked.id")
     private static let votesOnOnePoster = votes(from: "delta", where: "poster.id = delta.id")
 

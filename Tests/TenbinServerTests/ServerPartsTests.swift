@@ -13,7 +13,7 @@ import Testing
         return try! ImageCodec().encode(PixelBuffer(width: 400, height: 200, channels: 3, pixels: pixels), source: "test").bytes
     }()
 
-    @Test func aVoteAnswerIsWrittenOncePerPosterStateAndNeverServedStale() throws {
+    @Test func aVoteAnswerIsTheCommandLinesJSONWithTheNewCountsAndNeverStale() throws {
         let image = StoredImage(digest: Digest(of: Array("a".utf8)), format: .jpeg, width: 4, height: 3, bytes: 10)
         var poster = Poster(
             id: 3, contents: "猫か犬か", hashtags: ["猫"], good1: 1, good2: 0, createdAt: Timestamp(secondsSince1970: 1),
@@ -29,6 +29,13 @@ import Testing
         #expect(text(answers.response(for: poster)).contains("\"good2\": 5"))
         poster.contents = "犬か猫か"
         #expect(text(answers.response(for: poster)) == JSON.poster(poster) + "\n")
+        poster.contents = #"{"good1": 0, "good2": 0}"#
+        poster.hashtags = [#""good2": 0"#]
+        (poster.good1, poster.good2) = (1_234_567, 89)
+        #expect(text(answers.response(for: poster)) == JSON.poster(poster) + "\n")
+        poster.good1 += 1
+        #expect(text(answers.response(for: poster)) == JSON.poster(poster) + "\n")
+        #expect(answers.response(for: poster).headers.map(\.name) == HTTPResponse.json("").headers.map(\.name))
         for id in 0..<Int64(VoteAnswers.capacity + 10) {
             let other = Poster(
                 id: id + 100, contents: poster.contents, hashtags: poster.hashtags, good1: 0, good2: 0, createdAt: poster.createdAt,

@@ -39,6 +39,11 @@ public struct ConnectionTarget: Sendable, Hashable, CustomStringConvertible {
     /// `user@host:port/dbname` from the parsed fields; absent parts are left out, so libpq's
     /// defaults (the local socket, the user's name) show as what the string did not say.
     static func describe(_ fields: [String: String]) -> String {
+        // A service names the rest in a file libpq reads only when it connects: name the service
+        // rather than guess its host.
+        if let service = fields["service"], !service.isEmpty, fields["host"] ?? "" == "", fields["hostaddr"] ?? "" == "" {
+            return "postgres service " + service
+        }
         var text = ""
         if let user = fields["user"], !user.isEmpty { text += user + "@" }
         text += fields["host"].flatMap { $0.isEmpty ? nil : $0 } ?? fields["hostaddr"] ?? "localhost"

@@ -73,8 +73,10 @@ struct Context {
     ) throws -> Board {
         let configuration = Board.Configuration(storePath: storePath, limits: limits, encoding: encoding)
         if let databaseURL {
-            // PostgreSQL holds posters; the store folder holds only the blobs.
+            // PostgreSQL holds posters; the store folder holds only the blobs, and is made on
+            // first write as SQLite's is (the blob store makes only `blobs/` inside it).
             let store = try PostgresStore(url: databaseURL, poolSize: databasePoolSize)
+            if create { try FileSystem.makeFolders(storePath) }
             return Board(configuration, store: store, blobs: BlobStore(root: storePath + "/blobs"))
         }
         if !create && noteIfMissing, let note = missingStoreNote() { Errors.write(note) }

@@ -27,6 +27,7 @@ import Testing
         #expect(text(answers.response(for: poster)) == JSON.poster(poster) + "\n")
         poster.good2 = 5
         #expect(text(answers.response(for: poster)).contains("\"good2\": 5"))
+        #expect(answers.writes.withLock { $0 } == 1, "new counts reuse the poster's JSON")
         poster.contents = "犬か猫か"
         #expect(text(answers.response(for: poster)) == JSON.poster(poster) + "\n")
         poster.contents = #"{"good1": 0, "good2": 0}"#
@@ -35,6 +36,7 @@ import Testing
         #expect(text(answers.response(for: poster)) == JSON.poster(poster) + "\n")
         poster.good1 += 1
         #expect(text(answers.response(for: poster)) == JSON.poster(poster) + "\n")
+        #expect(answers.writes.withLock { $0 } == 3, "an edit writes the JSON again")
         #expect(answers.response(for: poster).headers.map(\.name) == HTTPResponse.json("").headers.map(\.name))
         for id in 0..<Int64(VoteAnswers.capacity + 10) {
             let other = Poster(

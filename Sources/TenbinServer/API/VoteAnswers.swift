@@ -19,6 +19,8 @@ final class VoteAnswers: Sendable {
 
     // Only the vote batcher's thread calls `response(for:)`, so the lock is never contended.
     private let templates = Locked<[Int64: Template]>([:])
+    /// How many times a poster's JSON was written whole (the tests' evidence of reuse).
+    let writes = Locked(0)
     /// The headers of every JSON answer.
     private let headers = HTTPResponse.json("").headers
 
@@ -28,6 +30,7 @@ final class VoteAnswers: Sendable {
         (key.good1, key.good2) = (0, 0)
         var template = templates.withLock { $0[poster.id] }
         if template?.poster != key {
+            writes.withLock { $0 += 1 }
             guard let made = Self.template(key) else { return .json(JSON.poster(poster)) }
             templates.withLock { templates in
                 if templates.count >= Self.capacity { templates.removeAll(keepingCapacity: true) }
@@ -49,25 +52,22 @@ final class VoteAnswers: Sendable {
 
     /// `poster`'s answer cut at its counts (both zero), or nil if they cannot be found.
     private static func template(_ poster: Poster) -> Template? {
-        guard case .bytes(let bytes) = HTTPResponse.json(JSON.poster(poster)).body else { return nil }
-        // Inside a JSON string every quote is escaped, so `"good1": ` can only be the key.
-        guard let first = range(of: #""good1": 0"#, in: bytes), let second = range(of: #""good2": 0"#, in: bytes),
-            first.upperBound <= second.lowerBound
+        guard case .bytes(let bytes) = HTTPResponse.json(JSON.poster(poster)).body,
+            let first = zero(after: #""good1":"#, in: bytes, from: 0), let second = zero(after: #""good2":"#, in: bytes, from: first + 1)
         else { return nil }
         return Template(
-            poster: poster,
-            parts: [
-                Array(bytes[..<(first.upperBound - 1)]), Array(bytes[first.upperBound..<(second.upperBound - 1)]),
-                Array(bytes[second.upperBound...]),
-            ])
+            poster: poster, parts: [Array(bytes[..<first]), Array(bytes[(first + 1)..<second]), Array(bytes[(second + 1)...])])
     }
 
-    /// Where `text` first occurs in `bytes`.
-    private static func range(of text: String, in bytes: [UInt8]) -> Range<Int>? {
-        let needle = Array(text.utf8)
-        guard bytes.count >= needle.count else { return nil }
-        for start in 0...(bytes.count - needle.count) where bytes[start..<start + needle.count].elementsEqual(needle) {
-            return start..<start + needle.count
+    /// Where the `0` after the first `key` (then spaces) at or past `start` is. Inside a JSON
+    /// string every quote is escaped, so a quoted key followed by a colon is the key.
+    private static func zero(after key: String, in bytes: [UInt8], from start: Int) -> Int? {
+        let needle = Array(key.utf8)
+        guard bytes.count >= start + needle.count else { return nil }
+        for index in start...(bytes.count - needle.count) where bytes[index..<index + needle.count].elementsEqual(needle) {
+            var value = index + needle.count
+            while value < bytes.count, bytes[value] == UInt8(ascii: " ") { value += 1 }
+            return value < bytes.count && bytes[value] == UInt8(ascii: "0") ? value : nil
         }
         return nil
     }

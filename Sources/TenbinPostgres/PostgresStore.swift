@@ -106,7 +106,7 @@ public final class PostgresStore: StoreBackend {
             var attempt = 0
             while true {
                 do {
-                    return try pool.withConnection { try Self.addVotes(deltas, on: $0) }
+                    return try pool.withConnection { try Self.addVotes(deltas, on: $0, prepared: true) }
                 } catch let error as PostgresError where error.isRetryable && attempt < 8 {
                     attempt += 1
                 }
@@ -162,11 +162,13 @@ public final class PostgresStore: StoreBackend {
     /// plan visits them, which two servers' batches need not share, while every row lock
     /// below is taken by the ordered `FOR UPDATE` before the UPDATE reaches that row, so a
     /// second batch over the same posters waits instead of deadlocking.
-    static func addVotes(_ deltas: [VoteDelta], on connection: Connection) throws -> [Poster] {
+    /// `prepared` (outside explicit transactions only): through statements prepared once per
+    /// connection, which saves the server planning the statement for every batch.
+    static func addVotes(_ deltas: [VoteDelta], on connection: Connection, prepared: Bool = false) throws -> [Poster] {
         guard !deltas.isEmpty else { return [] }
-        let rows = try connection.query(
-            deltas.count == 1 ? votesOnOnePoster : votesInOrder,
-            [.intArray(deltas.map(\.id)), .intArray(deltas.map(\.good1)), .intArray(deltas.map(\.good2))])
+        let sql = deltas.count == 1 ? votesOnOnePoster : votesInOrder
+        let parameters: [SQLParameter] = [.intArray(deltas.map(\.id)), .intArray(deltas.map(\.good1)), .intArray(deltas.map(\.good2))]
+        let rows = try prepared ? connection.queryPrepared(sql, parameters) : connection.query(sql, parameters)
         return try (0..<rows.count).map { try decodePoster(rows, $0) }
     }
 

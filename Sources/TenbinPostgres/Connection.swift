@@ -78,14 +78,21 @@ public final class Connection {
     }
 
     /// ``query(_:_:)`` through a statement prepared once on this connection, so the server
-    /// parses and plans it once, not on every call: for statements run many times a second
-    /// (a vote batch), outside explicit transactions. The statement's name is a hash of its
-    /// text, so behind a pooler that shares server sessions a name always means the same
-    /// statement; where the prepared statement is missing after all (such a pooler moved the
-    /// session), the statement runs unprepared.
+    /// parses and plans it once (its generic plan), not on every call: for statements run
+    /// many times a second (a vote batch), outside explicit transactions. The statement's
+    /// name is a hash of its text, so behind a pooler that shares server sessions a name
+    /// always means the same statement; where the prepared statement is missing after all
+    /// (such a pooler moved the session), the statement runs unprepared.
     @discardableResult
     public func queryPrepared(_ sql: String, _ parameters: [SQLParameter] = []) throws -> Rows {
         let name = Self.statementName(sql)
+        if prepared.isEmpty {
+            // Plan prepared statements once, with their generic plan: PostgreSQL would plan a
+            // vote batch again on every call, its custom plan looking cheaper only because it
+            // knows the array's length. Unnamed statements (every other query) are planned
+            // per call regardless. A server without the setting (before 12) just plans more.
+            _ = try? execute("SET plan_cache_mode = force_generic_plan")
+        }
         if !prepared.contains(sql) {
             do {
                 _ = try check(PQprepare(handle, name, sql, Int32(parameters.count), nil))  // no rows: freed with them

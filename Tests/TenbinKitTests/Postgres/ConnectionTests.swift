@@ -36,6 +36,8 @@ struct PostgresConnectionTests {
         #expect(try connection.queryPrepared(sql, [.int(41)]).int(0, 0) == 42)
         let named = "SELECT count(*) FROM pg_prepared_statements WHERE name = $1"
         #expect(try connection.query(named, [.text(name)]).int(0, 0) == 1)
+        let plans = try connection.query("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1", [.text(name)])
+        #expect(plans.int(0, 0) >= 1 && plans.int(0, 1) == 0, "planned once, generically")
         // A pooler that moved the session (or DEALLOCATE): the statement runs unprepared, then
         // is prepared again.
         try connection.execute("DEALLOCATE ALL")

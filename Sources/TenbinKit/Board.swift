@@ -65,14 +65,14 @@ public final class Board: Sendable {
 
     /// One poster.
     public func poster(id: Int64) throws -> Poster {
-        guard let poster = try store.read({ try $0.posters(ids: [id]) }).first else { throw BoardError.noSuchPoster(id) }
+        guard let poster = try store.readSingle({ try $0.posters(ids: [id]) }).first else { throw BoardError.noSuchPoster(id) }
         return poster
     }
 
     /// A page of a feed, skipping `offset` posters.
     public func posters(order: FeedOrder = .new, limit: Int = 20, offset: Int = 0) throws -> [Poster] {
         guard limit > 0 else { return [] }
-        return try store.read { try $0.page(order: order, after: nil, offset: max(0, offset), limit: limit) }
+        return try store.readSingle { try $0.page(order: order, after: nil, offset: max(0, offset), limit: limit) }
     }
 
     /// A page of a feed that continues after `cursor` (the first page without one), read from
@@ -81,7 +81,7 @@ public final class Board: Sendable {
     public func page(order: FeedOrder = .new, limit: Int = 20, after cursor: PageCursor? = nil) throws -> Page {
         let position = try cursor?.position(for: order, query: nil)
         guard limit > 0 else { return Page(posters: [], next: nil) }
-        let posters = try store.read { try $0.page(order: order, after: position, offset: 0, limit: limit) }
+        let posters = try store.readSingle { try $0.page(order: order, after: position, offset: 0, limit: limit) }
         return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: nil))
     }
 
@@ -115,7 +115,7 @@ public final class Board: Sendable {
 
     /// A stored image by its digest, with the path of its file (for a server to send as is).
     public func blob(_ digest: Digest) throws -> (image: StoredImage, path: String) {
-        guard let image = try store.read({ try $0.storedImage(digest: digest) }), blobs.contains(digest) else {
+        guard let image = try store.readSingle({ try $0.storedImage(digest: digest) }), blobs.contains(digest) else {
             throw BoardError.noSuchBlob(digest)
         }
         return (image, blobs.path(for: digest))
@@ -123,12 +123,12 @@ public final class Board: Sendable {
 
     /// The bytes of a stored image by its digest.
     public func blobBytes(_ digest: Digest) throws -> [UInt8] {
-        guard try store.read({ try $0.storedImage(digest: digest) }) != nil else { throw BoardError.noSuchBlob(digest) }
+        guard try store.readSingle({ try $0.storedImage(digest: digest) }) != nil else { throw BoardError.noSuchBlob(digest) }
         return try blobs.read(digest)
     }
 
     /// How many posters the board has.
-    public func count() throws -> Int { try store.read { try $0.count() } }
+    public func count() throws -> Int { try store.readSingle { try $0.count() } }
 
     // MARK: Writing
 
@@ -211,7 +211,7 @@ public final class Board: Sendable {
     /// `prepare` for bytes already read and hashed.
     func prepare(_ bytes: [UInt8], source: Digest, upload: ImageUpload) throws -> PreparedImage {
         let key = codec.encoding.key
-        if let known = try store.read({ try $0.storedImage(source: source, encodingKey: key) }), blobs.contains(known.digest) {
+        if let known = try store.readSingle({ try $0.storedImage(source: source, encodingKey: key) }), blobs.contains(known.digest) {
             return PreparedImage(upload: upload, source: source, known: known, encoded: nil)
         }
         return PreparedImage(upload: upload, source: source, known: nil, encoded: try codec.reencode(bytes, source: upload.label))

@@ -14,8 +14,27 @@ final class PostgresSession: StoreWriting {
     private(set) var changed: Set<Int64> = []
     private var holdsInsertLock = false
 
-    init(_ connection: Connection) {
+    /// Whether this session is a ``PostgresStore/readSingle(_:)``: one statement, no transaction.
+    private let single: Bool
+    private var statements = 0
+
+    init(_ connection: Connection, single: Bool = false) {
         self.connection = connection
+        self.single = single
+    }
+
+    /// Runs a reading statement: in a single read, the only one, prepared once per connection
+    /// (the connection is outside any transaction, where a prepared statement a pooler lost
+    /// can run unprepared instead); otherwise as the transaction's next statement.
+    private func select(_ sql: String, _ parameters: [SQLParameter] = []) throws -> Rows {
+        guard single else { return try connection.query(sql, parameters) }
+        statements += 1
+        guard statements == 1 else {
+            throw PostgresError(
+                kind: .internal, sqlState: nil, message: "a single-statement read ran a second statement",
+                target: connection.target.description)
+        }
+        return try connection.queryPrepared(sql, parameters)
     }
 
     // MARK: Reading
@@ -24,7 +43,7 @@ final class PostgresSession: StoreWriting {
         guard !ids.isEmpty else { return [] }
         var seen: Set<Int64> = []
         let distinct = ids.filter { seen.insert($0).inserted }
-        let rows = try connection.query(PostgresStore.posterColumns + " WHERE p.id = ANY($1::bigint[])", [.intArray(distinct)])
+        let rows = try select(PostgresStore.posterColumns + " WHERE p.id = ANY($1::bigint[])", [.intArray(distinct)])
         var byID: [Int64: Poster] = [:]
         for row in 0..<rows.count {
             let poster = try PostgresStore.decodePoster(rows, row)
@@ -35,29 +54,36 @@ final class PostgresSession: StoreWriting {
 
     func page(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster] {
         guard limit > 0 else { return [] }
-        var parameters: [SQLParameter] = [.integer(min(limit, Int(Int32.max))), .integer(max(0, offset))]
+        // The limit is written into the text and OFFSET left out at 0, so a prepared
+        // statement's one generic plan knows how few rows it reads (a page's sizes are few):
+        // with `LIMIT $n` the planner would plan for a tenth of the table.
+        var parameters: [SQLParameter] = []
         var condition = ""
         if let after {
             switch order {
             case .new:
-                condition = " WHERE p.id < $3"
+                condition = " WHERE p.id < $1"
                 parameters.append(.int(after.id))
             case .popular:
-                condition = " WHERE ((p.good1 + p.good2), p.id) < ($3, $4)"
+                condition = " WHERE ((p.good1 + p.good2), p.id) < ($1, $2)"
                 parameters += [.integer(after.votes), .int(after.id)]
             }
         }
-        let rows = try connection.query(
-            PostgresStore.posterColumns + condition + " ORDER BY \(PostgresStore.orderBy(order)) LIMIT $1 OFFSET $2", parameters)
+        var tail = " ORDER BY \(PostgresStore.orderBy(order)) LIMIT \(min(limit, Int(Int32.max)))"
+        if offset > 0 {
+            parameters.append(.integer(offset))
+            tail += " OFFSET $\(parameters.count)"
+        }
+        let rows = try select(PostgresStore.posterColumns + condition + tail, parameters)
         return try (0..<rows.count).map { try PostgresStore.decodePoster(rows, $0) }
     }
 
     func count() throws -> Int {
-        try connection.query("SELECT count(*) FROM poster").int(0, 0)
+        try select("SELECT count(*) FROM poster").int(0, 0)
     }
 
     func storedImage(source: Digest, encodingKey: String) throws -> StoredImage? {
-        let rows = try connection.query(
+        let rows = try select(
             """
             SELECT b.digest, b.format, b.width, b.height, b.bytes FROM upload u JOIN blob b ON b.digest = u.digest
             WHERE u.source = $1 AND u.options = $2
@@ -66,23 +92,23 @@ final class PostgresSession: StoreWriting {
     }
 
     func storedImage(digest: Digest) throws -> StoredImage? {
-        let rows = try connection.query("SELECT digest, format, width, height, bytes FROM blob WHERE digest = $1", [.text(digest.hex)])
+        let rows = try select("SELECT digest, format, width, height, bytes FROM blob WHERE digest = $1", [.text(digest.hex)])
         return rows.count == 0 ? nil : try PostgresStore.decodeImage(rows, 0, from: 0, target: connection.target)
     }
 
     func blobRowsPresent(_ digests: [Digest]) throws -> Set<Digest> {
         guard !digests.isEmpty else { return [] }
-        let rows = try connection.query("SELECT digest FROM blob WHERE digest = ANY($1::text[])", [.textArray(digests.map(\.hex))])
+        let rows = try select("SELECT digest FROM blob WHERE digest = ANY($1::text[])", [.textArray(digests.map(\.hex))])
         return Set((0..<rows.count).compactMap { Digest(hex: rows.text($0, 0)) })
     }
 
     func blobRows() throws -> [StoredImage] {
-        let rows = try connection.query("SELECT digest, format, width, height, bytes FROM blob ORDER BY digest")
+        let rows = try select("SELECT digest, format, width, height, bytes FROM blob ORDER BY digest")
         return try (0..<rows.count).map { try PostgresStore.decodeImage(rows, $0, from: 0, target: connection.target) }
     }
 
     func posterIDs(using digest: Digest) throws -> [Int64] {
-        let rows = try connection.query(
+        let rows = try select(
             "SELECT id FROM poster WHERE image1 = $1 UNION SELECT id FROM poster WHERE image2 = $1 ORDER BY 1", [.text(digest.hex)])
         return (0..<rows.count).map { rows.int64($0, 0) }
     }
@@ -90,7 +116,7 @@ final class PostgresSession: StoreWriting {
     func posterIDs(image1: Digest, image2: Digest, contents: String) throws -> [Int64] {
         // In a write, import's identity check then insert must not race another import.
         try takeInsertLockIfWriting()
-        let rows = try connection.query(
+        let rows = try select(
             """
             SELECT id FROM poster WHERE image1 = $1 AND image2 = $2 AND md5(contents) = md5($3::bytea) AND contents = $3::bytea
             ORDER BY id
@@ -111,7 +137,7 @@ final class PostgresSession: StoreWriting {
             let filter = Self.termFilter(terms, firstParameter: 3)
             var parameters: [SQLParameter] = [.integer(batch), cursor.map { .int($0) } ?? .null]
             parameters += filter.parameters
-            let rows = try connection.query(
+            let rows = try select(
                 """
                 SELECT k.poster_id, k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id
                 WHERE ($2::bigint IS NULL OR (k.poster_id < $2 AND p.id < $2))\(filter.sql) ORDER BY k.poster_id DESC LIMIT $1
@@ -128,14 +154,14 @@ final class PostgresSession: StoreWriting {
     func searchCandidateIDs(_ terms: [IndexTerm], limit: Int) throws -> [Int64] {
         guard limit > 0 else { return [] }
         let filter = Self.termFilter(terms, firstParameter: 2)
-        let rows = try connection.query(
+        let rows = try select(
             "SELECT k.poster_id FROM search_key k WHERE true\(filter.sql) LIMIT $1", [.integer(limit)] + filter.parameters)
         return (0..<rows.count).map { rows.int64($0, 0) }
     }
 
     func searchEntries(ids: [Int64]) throws -> [SearchEntry] {
         guard !ids.isEmpty else { return [] }
-        let rows = try connection.query(
+        let rows = try select(
             """
             SELECT k.poster_id, k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id
             WHERE k.poster_id = ANY($1::bigint[])
@@ -157,7 +183,7 @@ final class PostgresSession: StoreWriting {
                 condition = " WHERE ((p.good1 + p.good2), p.id) < ($2, $3)"
                 parameters += [.integer(cursor.votes), .int(cursor.id)]
             }
-            let rows = try connection.query(
+            let rows = try select(
                 """
                 SELECT p.id, k.key, p.good1 + p.good2 FROM poster p JOIN search_key k ON k.poster_id = p.id\(condition)
                 ORDER BY (p.good1 + p.good2) DESC, p.id DESC LIMIT $1

@@ -80,6 +80,15 @@ public final class PostgresStore: StoreBackend {
         }
     }
 
+    /// Runs `body`'s one statement outside any transaction (it is its own snapshot): one round
+    /// trip, through a statement prepared once per connection. A second statement in `body`
+    /// fails (kind `internal`): that read needs ``read(_:)``.
+    public func readSingle<T>(_ body: (any StoreReading) throws -> T) throws -> T {
+        try translatingErrors {
+            try pool.withConnection { connection in try body(PostgresSession(connection, single: true)) }
+        }
+    }
+
     /// Runs `body` in one READ COMMITTED transaction, from the start again (a few times at
     /// most) when it lost a deadlock; the posters it changed are announced after it commits.
     public func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {

@@ -44,7 +44,7 @@ enum PostgresScaleBenchmark {
             (
                 "page of 20, new, after a cursor halfway",
                 { board in
-                    try board.store.read { try $0.page(order: .new, after: halfway, offset: 0, limit: 20) }.map(\.id)
+                    try board.store.readSingle { try $0.page(order: .new, after: halfway, offset: 0, limit: 20) }.map(\.id)
                 }
             ),
         ]
@@ -76,6 +76,8 @@ enum PostgresScaleBenchmark {
                 Format.ms(samples[1].percentile(99)), Format.ratio(samples[1].median / samples[0].median),
                 answers[0] == answers[1] ? "identical" : "DIFFERENT")
         }
+        let floor = try roundTrip(url)
+        table.add("one round trip: prepared SELECT 1 (libpq)", "", "", Format.ms(floor.median), Format.ms(floor.percentile(99)), "", "")
         print(
             "Board: the search section's generated store (\(built.map { String(format: "built in %.0f s", $0) } ?? "cached")); "
                 + String(
@@ -89,8 +91,20 @@ enum PostgresScaleBenchmark {
             In-process Board calls on each backend, PostgreSQL through libpq over TCP to 127.0.0.1 (a
             pool of 2). Pages: 200 timed calls each; searches: \(queriesPerKind) queries per kind (the search
             section's generator), 20 newest matches with hashtags, each timed once. "answers" compares
-            every id returned by both. Aim: PostgreSQL within 2× of SQLite.
+            every id returned by both. Aim: PostgreSQL within 2× of SQLite. The last row is the floor: one
+            round trip through libpq to the same server, no table touched.
             """)
+    }
+
+    /// The floor under every PostgreSQL row: one round trip through libpq to the same server,
+    /// a prepared `SELECT 1`, 2,000 times after 200 untimed.
+    private static func roundTrip(_ url: String) throws -> Samples {
+        let connection = try Connection(ConnectionTarget(url))
+        var warm = Samples()
+        for _ in 0..<200 { _ = try timed(&warm) { try connection.queryPrepared("SELECT 1") } }
+        var times = Samples()
+        for _ in 0..<2_000 { _ = try timed(&times) { try connection.queryPrepared("SELECT 1") } }
+        return times
     }
 
     /// Runs `body`, adding its time to `times`.

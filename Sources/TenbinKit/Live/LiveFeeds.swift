@@ -239,12 +239,12 @@ public final class LiveFeeds: Sendable {
     /// The posters of `feed` now, from one snapshot.
     private func read(_ feed: Feed) throws -> [Poster] {
         options.monitor?(.read(feed))
+        guard let query = feed.searchQuery else {
+            return try store.readSingle { try $0.page(order: feed.order, after: nil, offset: 0, limit: feed.limit) }
+        }
         return try store.read { reading in
-            if let query = feed.searchQuery {
-                let ids = try Board.searchIDs(query, order: feed.order, after: nil, offset: 0, limit: feed.limit, in: reading)
-                return try reading.posters(ids: ids)
-            }
-            return try reading.page(order: feed.order, after: nil, offset: 0, limit: feed.limit)
+            let ids = try Board.searchIDs(query, order: feed.order, after: nil, offset: 0, limit: feed.limit, in: reading)
+            return try reading.posters(ids: ids)
         }
     }
 }

@@ -11,6 +11,13 @@ public protocol StoreBackend: Sendable {
     /// none waits for a writer.
     func read<T>(_ body: (any StoreReading) throws -> T) throws -> T
 
+    /// ``read(_:)`` for a `body` that makes one call reading one thing — a page, posters by
+    /// id, the count, a blob row — never a search (whose candidates come in batches). A
+    /// backend that answers each such call in one statement may run it outside a
+    /// transaction, since one statement already sees one snapshot (PostgreSQL: one round
+    /// trip instead of BEGIN, the statement and COMMIT).
+    func readSingle<T>(_ body: (any StoreReading) throws -> T) throws -> T
+
     /// Runs `body` in one write transaction: everything it writes commits together when it
     /// returns, and nothing does when it throws. Writes from any number of processes are
     /// exact (no lost or doubled update).
@@ -30,6 +37,11 @@ public protocol StoreBackend: Sendable {
 }
 
 extension StoreBackend {
+    /// ``read(_:)``.
+    public func readSingle<T>(_ body: (any StoreReading) throws -> T) throws -> T {
+        try read(body)
+    }
+
     /// `addVotes` in a `write` of its own.
     public func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
         try write { try $0.addVotes(deltas) }

@@ -1,0 +1,49 @@
+import Testing
+
+@testable import TenbinKit
+@testable import TenbinPostgres
+
+/// Reads of one statement (a page, a poster, the count) run outside any transaction through
+/// statements prepared once per connection; the contract suite checks what they answer.
+@Suite(.enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(10)))
+struct PostgresReadTests {
+    @Test func aPageIsOnePreparedStatementPlannedOnceAndAnswersAsAReadDoes() throws {
+        let folder = try TemporaryStore()
+        let url = try TestPostgres.freshDatabase()
+        let store = try PostgresStore(url: url, poolSize: 1)
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        for number in 0..<5 { _ = try board.quickPost("poster \(number)", hashtags: ["tag\(number)"]) }
+        let viaTransaction = try store.read { try $0.page(order: .new, after: nil, offset: 0, limit: 3) }
+        for _ in 0..<3 {
+            #expect(try board.posters(order: .new, limit: 3) == viaTransaction)
+        }
+        #expect(try board.posters(order: .new, limit: 3, offset: 1) == Array(try board.posters(order: .new, limit: 4).dropFirst()))
+        #expect(try board.posters(order: .new, limit: 3).first?.hashtags == ["tag4"])
+        let newest = try #require(viaTransaction.first)
+        #expect(try board.poster(id: newest.id) == newest)
+        #expect(try board.count() == 5)
+        // The pool's one connection holds each page statement once, planned generically.
+        let statements = try store.pool.withConnection { connection in
+            try connection.query(
+                "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%LIMIT 3'")
+        }
+        #expect(statements.count == 1)
+        #expect(statements.int(0, 1) >= 3 && statements.int(0, 2) == 0)
+    }
+
+    @Test func aSingleReadThatRunsASecondStatementFailsAndLeavesTheConnectionUsable() throws {
+        let folder = try TemporaryStore()
+        let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        _ = try board.quickPost("one")
+        let error = try #require(throws: PostgresError.self) {
+            try store.readSingle { reading in
+                _ = try reading.count()
+                return try reading.count()
+            }
+        }
+        #expect(ErrorKind.of(error) == .internal)
+        #expect(try board.count() == 1)
+        #expect(try board.search(query: "one").count == 1)
+    }
+}

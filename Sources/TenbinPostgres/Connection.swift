@@ -11,7 +11,7 @@ import TenbinKit
 /// hands each connection to one borrower at a time; a ``NotificationListener`` owns its own.
 public final class Connection {
     private let handle: OpaquePointer
-    /// The text of each statement prepared on this connection (see ``queryPrepared(_:_:)``).
+    /// The name of each statement prepared on this connection (see ``queryPrepared(_:_:)``).
     private var prepared: Set<String> = []
     /// The database this connection is to.
     public let target: ConnectionTarget
@@ -93,13 +93,13 @@ public final class Connection {
             // per call regardless. A server without the setting (before 12) just plans more.
             _ = try? execute("SET plan_cache_mode = force_generic_plan")
         }
-        if !prepared.contains(sql) {
+        if !prepared.contains(name) {
             do {
                 _ = try check(PQprepare(handle, name, sql, Int32(parameters.count), nil))  // no rows: freed with them
             } catch let error as PostgresError where error.sqlState == "42P05" {
                 // Already prepared in this server session under this name: the same text.
             }
-            prepared.insert(sql)
+            prepared.insert(name)
         }
         let encoded = parameters.map(\.encoded)
         let lengths = encoded.map { Int32($0?.bytes.count ?? 0) }
@@ -110,9 +110,18 @@ public final class Connection {
         do {
             return try check(result)
         } catch let error as PostgresError where error.sqlState == "26000" {
-            prepared.remove(sql)
+            prepared.remove(name)
             return try query(sql, parameters)
         }
+    }
+
+    /// Begins a transaction with `begin` (`BEGIN …`) and, in the same round trip, learns
+    /// which statements the server session holds prepared: inside the transaction the session
+    /// cannot change (even behind a pooler), so ``queryPrepared(_:_:)`` there neither prepares
+    /// a statement twice nor runs one the session lacks, either of which would abort it.
+    public func begin(_ begin: String) throws {
+        let rows = try check(PQexec(handle, begin + "; SELECT name FROM pg_prepared_statements"))
+        prepared = Set((0..<rows.count).map { rows.text($0, 0) })
     }
 
     /// `tenbin_` and the FNV-1a hash of `sql`, in hex.

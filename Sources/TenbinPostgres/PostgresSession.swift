@@ -25,16 +25,23 @@ final class PostgresSession: StoreWriting {
 
     /// Runs a reading statement: in a single read, the only one, prepared once per connection
     /// (the connection is outside any transaction, where a prepared statement a pooler lost
-    /// can run unprepared instead); otherwise as the transaction's next statement.
-    private func select(_ sql: String, _ parameters: [SQLParameter] = []) throws -> Rows {
-        guard single else { return try connection.query(sql, parameters) }
+    /// can run unprepared instead); otherwise as the transaction's next statement, prepared
+    /// when `planOnce` (a read's transaction knows its session's prepared statements, see
+    /// ``Connection/begin(_:)``; a write's runs unprepared). Statements whose best plan
+    /// depends on their parameters' values (search candidates: a rare word through the GIN
+    /// index, a common one by id) are never prepared: a prepared statement's one generic plan
+    /// scanned every key for a rare word.
+    private func select(_ sql: String, _ parameters: [SQLParameter] = [], planOnce: Bool = true) throws -> Rows {
+        guard single else {
+            return try planOnce && !isWriting ? connection.queryPrepared(sql, parameters) : connection.query(sql, parameters)
+        }
         statements += 1
         guard statements == 1 else {
             throw PostgresError(
                 kind: .internal, sqlState: nil, message: "a single-statement read ran a second statement",
                 target: connection.target.description)
         }
-        return try connection.queryPrepared(sql, parameters)
+        return try planOnce ? connection.queryPrepared(sql, parameters) : connection.query(sql, parameters)
     }
 
     // MARK: Reading
@@ -103,7 +110,7 @@ final class PostgresSession: StoreWriting {
     }
 
     func blobRows() throws -> [StoredImage] {
-        let rows = try select("SELECT digest, format, width, height, bytes FROM blob ORDER BY digest")
+        let rows = try select("SELECT digest, format, width, height, bytes FROM blob ORDER BY digest", planOnce: false)
         return try (0..<rows.count).map { try PostgresStore.decodeImage(rows, $0, from: 0, target: connection.target) }
     }
 
@@ -141,7 +148,7 @@ final class PostgresSession: StoreWriting {
                 """
                 SELECT k.poster_id, k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id
                 WHERE ($2::bigint IS NULL OR (k.poster_id < $2 AND p.id < $2))\(filter.sql) ORDER BY k.poster_id DESC LIMIT $1
-                """, parameters)
+                """, parameters, planOnce: false)
             for row in 0..<rows.count {
                 guard try visit(SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))) else { return }
             }
@@ -155,7 +162,7 @@ final class PostgresSession: StoreWriting {
         guard limit > 0 else { return [] }
         let filter = Self.termFilter(terms, firstParameter: 2)
         let rows = try select(
-            "SELECT k.poster_id FROM search_key k WHERE true\(filter.sql) LIMIT $1", [.integer(limit)] + filter.parameters)
+            "SELECT k.poster_id FROM search_key k WHERE true\(filter.sql) LIMIT $1", [.integer(limit)] + filter.parameters, planOnce: false)
         return (0..<rows.count).map { rows.int64($0, 0) }
     }
 
@@ -187,7 +194,7 @@ final class PostgresSession: StoreWriting {
                 """
                 SELECT p.id, k.key, p.good1 + p.good2 FROM poster p JOIN search_key k ON k.poster_id = p.id\(condition)
                 ORDER BY (p.good1 + p.good2) DESC, p.id DESC LIMIT $1
-                """, parameters)
+                """, parameters, planOnce: false)
             for row in 0..<rows.count {
                 guard try visit(SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))) else { return }
             }

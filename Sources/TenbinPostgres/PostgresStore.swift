@@ -66,7 +66,7 @@ public final class PostgresStore: StoreBackend {
     public func read<T>(_ body: (any StoreReading) throws -> T) throws -> T {
         try translatingErrors {
             try pool.withConnection { connection in
-                try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                try connection.begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 do {
                     let value = try body(PostgresSession(connection))
                     try connection.execute("COMMIT")

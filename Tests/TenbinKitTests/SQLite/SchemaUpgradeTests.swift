@@ -70,4 +70,19 @@ import Testing
         // (The placeholder blob rows have no files; everything else must be sound.)
         #expect(try board.check().problems.filter { !$0.contains("is missing") } == [])
     }
+
+    @Test func aStoreWithAPosterMissingItsBlobRowIsRefusedAndLeftAsItWas() throws {
+        let folder = try TemporaryStore()
+        try makeSchema2Store(in: folder)
+        do {
+            let db = try Database(path: "\(folder.path)/tenbin.sqlite", mode: .readWrite)
+            try db.execute("PRAGMA foreign_keys = OFF; DELETE FROM blob WHERE digest = '\(Self.digests[2])'")
+        }
+        #expect(throws: StoreError(.damaged("poster 2 references an image with no blob row; it cannot be upgraded"), at: folder.path)) {
+            _ = try Board(Board.Configuration(storePath: folder.path), create: false).count()
+        }
+        let db = try Database(path: "\(folder.path)/tenbin.sqlite", mode: .readWrite)
+        #expect(try Migrations.version(of: db) == 2)
+        #expect(try db.statement("SELECT count(*) FROM poster").first { $0.int(0) } == 3)
+    }
 }

@@ -4,6 +4,15 @@ import TenbinKit
 /// seam. Every statement is prepared once per connection and reused.
 struct SQLiteSession: StoreWriting {
     let db: Database
+    /// Blob ids this session looked up. A session lives for one transaction, and inside a
+    /// transaction a blob's id changes only when this session deletes its row (which forgets
+    /// it), so the cache is exact; an import batch looks up a few blobs thousands of times.
+    private let blobIDs = BlobIDCache()
+
+    /// Blob ids by digest (a class, so the session struct can be used without `mutating`).
+    private final class BlobIDCache {
+        var ids: [Digest: Int64] = [:]
+    }
 
     init(_ db: Database) {
         self.db = db
@@ -123,7 +132,10 @@ struct SQLiteSession: StoreWriting {
     /// The integer id poster and upload rows reference a blob by (schema 4), if its row exists.
     /// The mapping never leaves the backend: the store seam speaks in digests.
     func blobID(_ digest: Digest) throws -> Int64? {
-        try db.statement("SELECT id FROM blob WHERE digest = ?").bind(digest.hex).first { $0.int64(0) }
+        if let id = blobIDs.ids[digest] { return id }
+        let id = try db.statement("SELECT id FROM blob WHERE digest = ?").bind(digest.hex).first { $0.int64(0) }
+        if let id { blobIDs.ids[digest] = id }
+        return id
     }
 
     static func decodePoster(_ row: Statement) throws -> Poster {
@@ -159,13 +171,12 @@ struct SQLiteSession: StoreWriting {
     }
 
     func insertPoster(_ poster: NewPoster, createdAt: Timestamp, search: SearchRecord) throws -> Int64 {
-        // A missing blob row gives a NULL id, which the NOT NULL constraint refuses.
-        try db.statement(
-            """
-            INSERT INTO poster (contents, created_at, image1, image2)
-            VALUES (?, ?, (SELECT id FROM blob WHERE digest = ?), (SELECT id FROM blob WHERE digest = ?))
-            """
-        ).bind(poster.contents, createdAt.secondsSince1970, poster.images[0].digest.hex, poster.images[1].digest.hex).run()
+        guard let image1 = try blobID(poster.images[0].digest), let image2 = try blobID(poster.images[1].digest) else {
+            // What the foreign key refused before blob ids: the caller inserts blob rows first.
+            throw SQLiteError(code: 787, message: "a poster's image has no blob row")
+        }
+        try db.statement("INSERT INTO poster (contents, created_at, image1, image2) VALUES (?, ?, ?, ?)")
+            .bind(poster.contents, createdAt.secondsSince1970, image1, image2).run()
         let id = db.lastInsertedRowID
         try insertHashtags(poster.hashtags, of: id)
         try indexSearch(id: id, search)
@@ -202,6 +213,7 @@ struct SQLiteSession: StoreWriting {
     }
 
     func deleteBlobRow(_ digest: Digest) throws {
+        blobIDs.ids[digest] = nil
         try db.statement("DELETE FROM blob WHERE digest = ?").bind(digest.hex).run()
     }
 

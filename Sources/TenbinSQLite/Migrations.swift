@@ -95,9 +95,13 @@ enum Migrations {
         try database.transaction {
             // Another process may have migrated while this one waited for the lock.
             let now = try version(of: database)
-            for index in now..<steps.count {
-                try database.execute(steps[index].sql)
-                try steps[index].then?(database)
+            if now == 0 {
+                try database.execute(freshSchema)
+            } else {
+                for index in now..<steps.count {
+                    try database.execute(steps[index].sql)
+                    try steps[index].then?(database)
+                }
             }
             if let broken = try database.statement("PRAGMA foreign_key_check").first({ $0.text(0) }) {
                 throw StoreError(

@@ -1,9 +1,10 @@
 // libFuzzer target: what tenbin serve parses from a request — the query string, the page
 // cursor, JSON vote and edit bodies, and a multipart form's parts fed chunk by chunk then read
 // as a poster form. None may crash, and each must keep its promises: a parsed query
-// re-encodes to the same items; a cursor reads back from its own text; a form never holds
-// more parts or bytes than its limits. Compiled with TenbinKit's sources and the server's
-// request-parsing files by scripts/fuzz.sh.
+// re-encodes to the same items; a cursor reads back from its own text; the quick vote reader
+// agrees with the full JSON parser whenever it answers; a form never holds more parts or
+// bytes than its limits. Compiled with TenbinKit's sources and the server's request-parsing
+// files by scripts/fuzz.sh.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -15,6 +16,9 @@ public func fuzzRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     fuzzQuery(section(0))
     fuzzCursor(String(decoding: section(1), as: UTF8.self))
     _ = try? APIInput.vote(section(2))
+    if let quick = APIInput.quickVote(section(2)) {
+        precondition((try? APIInput.parsedVote(section(2))).map { $0 == quick } == true, "the quick vote reader disagrees")
+    }
     _ = try? APIInput.edit(section(2))
     fuzzForm(section(3))
     return 0

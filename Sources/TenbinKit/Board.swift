@@ -136,10 +136,8 @@ public final class Board: Sendable {
     @discardableResult
     public func vote(id: Int64, side: VoteSide, times: Int = 1) throws -> Poster {
         try VoteBatcher.validate(times)
-        let poster = try store.write { writing -> Poster? in
-            guard try writing.addVotes(id: id, good1: side == .first ? times : 0, good2: side == .second ? times : 0) else { return nil }
-            return try writing.posters(ids: [id]).first
-        }
+        let delta = VoteDelta(id: id, good1: side == .first ? times : 0, good2: side == .second ? times : 0)
+        let poster = try store.commitVotes([delta]).first
         guard let poster else { throw BoardError.noSuchPoster(id) }
         return poster
     }
@@ -151,6 +149,18 @@ public final class Board: Sendable {
     public func castVote(id: Int64, side: VoteSide, times: Int = 1) async throws -> Poster {
         try VoteBatcher.validate(times)
         return try await votes.cast(id: id, side: side, times: times)
+    }
+
+    /// ``castVote(id:side:times:)`` for callers that are not async (a server's I/O threads):
+    /// throws at once for a count out of range, else queues the vote and returns; `completion`
+    /// runs exactly once, on the vote batcher's thread, when the vote's batch has committed
+    /// (with the poster as that commit left it) or failed. It must not block: the next batch
+    /// waits for it.
+    public func castVote(
+        id: Int64, side: VoteSide, times: Int = 1, completion: @escaping @Sendable (Result<Poster, any Error>) -> Void
+    ) throws(BoardError) {
+        try VoteBatcher.validate(times)
+        votes.cast(id: id, side: side, times: times, completion: completion)
     }
 
     /// Validates and re-encodes both images in memory, and only when both are good writes

@@ -242,6 +242,12 @@ final class PostgresSession: StoreWriting {
         return true
     }
 
+    func addVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+        let posters = try PostgresStore.addVotes(deltas, on: connection)
+        for poster in posters { changed.insert(poster.id) }
+        return posters
+    }
+
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool {
         let updated = try connection.query("UPDATE poster SET contents = $2::bytea WHERE id = $1", [.int(id), .utf8(contents)])
         guard updated.changes == 1 else { return false }

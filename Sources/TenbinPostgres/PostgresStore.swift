@@ -97,6 +97,25 @@ public final class PostgresStore: StoreBackend {
         return value
     }
 
+    /// A batch of votes as one statement outside any explicit transaction: one round trip
+    /// that commits on its own (and again, a few times at most, if it lost a deadlock); the
+    /// posters it changed are announced after it commits.
+    public func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+        guard !deltas.isEmpty else { return [] }
+        let posters = try translatingErrors {
+            var attempt = 0
+            while true {
+                do {
+                    return try pool.withConnection { try Self.addVotes(deltas, on: $0, prepared: true) }
+                } catch let error as PostgresError where error.isRetryable && attempt < 8 {
+                    attempt += 1
+                }
+            }
+        }
+        if !posters.isEmpty { notifier.changed(posters.map(\.id)) }
+        return posters
+    }
+
     /// Live-feed changes, pushed by LISTEN/NOTIFY.
     public var changes: any ChangeSource { changeSource }
 
@@ -135,17 +154,55 @@ public final class PostgresStore: StoreBackend {
         return Int64(bitPattern: value)
     }
 
+    // MARK: Votes
+
+    /// Adds the deltas (ids distinct and ascending) in one statement and reads the updated
+    /// posters whole, ascending by id. A batch of several posters locks their rows in id
+    /// order first, inside the same statement: an UPDATE locks rows in whatever order its
+    /// plan visits them, which two servers' batches need not share, while every row lock
+    /// below is taken by the ordered `FOR UPDATE` before the UPDATE reaches that row, so a
+    /// second batch over the same posters waits instead of deadlocking.
+    /// `prepared` (outside explicit transactions only): through statements prepared once per
+    /// connection, which saves the server planning the statement for every batch.
+    static func addVotes(_ deltas: [VoteDelta], on connection: Connection, prepared: Bool = false) throws -> [Poster] {
+        guard !deltas.isEmpty else { return [] }
+        let sql = deltas.count == 1 ? votesOnOnePoster : votesInOrder
+        let parameters: [SQLParameter] = [.intArray(deltas.map(\.id)), .intArray(deltas.map(\.good1)), .intArray(deltas.map(\.good2))]
+        let rows = try prepared ? connection.queryPrepared(sql, parameters) : connection.query(sql, parameters)
+        return try (0..<rows.count).map { try decodePoster(rows, $0) }
+    }
+
+    private static let votesInOrder = votes(
+        from: "(SELECT id FROM poster WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE) AS locked, delta",
+        where: "poster.id = locked.id AND delta.id = locked.id")
+    private static let votesOnOnePoster = votes(from: "delta", where: "poster.id = delta.id")
+
+    /// `$1` ids, `$2` and `$3` votes per side: added, and the posters read back.
+    private static func votes(from sources: String, where condition: String) -> String {
+        """
+        WITH delta AS (SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS d(id, good1, good2)),
+        voted AS (
+            UPDATE poster SET good1 = poster.good1 + delta.good1, good2 = poster.good2 + delta.good2
+            FROM \(sources) WHERE \(condition) RETURNING poster.*)
+        """ + posterColumns(from: "voted") + " ORDER BY p.id"
+    }
+
     // MARK: Decoding
 
     /// The columns a poster is decoded from (``decodePoster(_:_:)``), hashtags aggregated in
     /// the same statement so a page is one round trip.
-    static let posterColumns = """
+    static let posterColumns = posterColumns(from: "poster")
+
+    /// ``posterColumns`` over `table` (a table or a CTE with the poster table's columns).
+    static func posterColumns(from table: String) -> String {
+        """
         SELECT p.id, p.contents, p.good1, p.good2, p.created_at,
                b1.digest, b1.format, b1.width, b1.height, b1.bytes,
                b2.digest, b2.format, b2.width, b2.height, b2.bytes,
                (SELECT array_agg(h.tag ORDER BY h.position) FROM hashtag h WHERE h.poster_id = p.id)
-        FROM poster p JOIN blob b1 ON b1.digest = p.image1 JOIN blob b2 ON b2.digest = p.image2
+        FROM \(table) p JOIN blob b1 ON b1.digest = p.image1 JOIN blob b2 ON b2.digest = p.image2
         """
+    }
 
     /// The ORDER BY of a feed order; popular's expression matches the `poster_popular` index.
     static func orderBy(_ order: FeedOrder) -> String {

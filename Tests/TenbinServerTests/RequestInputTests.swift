@@ -66,6 +66,26 @@ import Testing
         #expect(throws: APIError.self) { try APIInput.vote([UInt8](repeating: 0x20, count: APIInput.maximumJSONBytes + 1)) }
     }
 
+    @Test func theQuickVoteReaderAgreesWithTheFullParserOrLeavesTheBodyToIt() throws {
+        let common = [
+            #"{"side":1,"times":1}"#, #"{"side": 2, "times": 100}"#, #" { "times" : 3 ,"side":2 }"#, "{\"side\":\n1}\r\n",
+            #"{"side": 1}"#,
+        ]
+        for body in common {
+            let quick = try #require(APIInput.quickVote(Array(body.utf8)), "\(body)")
+            #expect(try quick == APIInput.parsedVote(Array(body.utf8)), "\(body)")
+        }
+        let leftToTheParser = [
+            #"{"side": 1.0}"#, #"{"side": 1e0}"#, #"{"side": 01}"#, #"{"side": 3}"#, #"{"side": 0}"#, #"{"side": -1}"#,
+            #"{"side": 1, "times": 101}"#, #"{"side": 1, "times": 0}"#, #"{"side": 1, "times": 10000}"#, #"{"side": 1, "side": 2}"#,
+            #"{"si\u0064e": 1}"#, #"{"side": 1,}"#, #"{"side": 1} x"#, #"{}"#, #"{"times": 1}"#, #"{"side": "1"}"#, "", "{",
+            #"{"side": 1, "extra": 1}"#, #"{"side": 11111}"#,
+        ]
+        for body in leftToTheParser {
+            #expect(APIInput.quickVote(Array(body.utf8)) == nil, "\(body)")
+        }
+    }
+
     @Test func editBodiesNeedAtLeastOneFieldOfTheRightType() throws {
         let both = try APIInput.edit(Array(#"{"contents": "q", "hashtags": ["a", "b"]}"#.utf8))
         #expect(both.contents == "q")

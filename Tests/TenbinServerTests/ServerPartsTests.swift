@@ -13,6 +13,40 @@ import Testing
         return try! ImageCodec().encode(PixelBuffer(width: 400, height: 200, channels: 3, pixels: pixels), source: "test").bytes
     }()
 
+    @Test func aVoteAnswerIsTheCommandLinesJSONWithTheNewCountsAndNeverStale() throws {
+        let image = StoredImage(digest: Digest(of: Array("a".utf8)), format: .jpeg, width: 4, height: 3, bytes: 10)
+        var poster = Poster(
+            id: 3, contents: "猫か犬か", hashtags: ["猫"], good1: 1, good2: 0, createdAt: Timestamp(secondsSince1970: 1),
+            images: [image, image])
+        let answers = VoteAnswers()
+        func text(_ response: HTTPResponse) -> String {
+            guard case .bytes(let bytes) = response.body else { return "" }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        #expect(text(answers.response(for: poster)) == JSON.poster(poster) + "\n")
+        #expect(text(answers.response(for: poster)) == JSON.poster(poster) + "\n")
+        poster.good2 = 5
+        #expect(text(answers.response(for: poster)).contains("\"good2\": 5"))
+        #expect(answers.writes.withLock { $0 } == 1, "new counts reuse the poster's JSON")
+        poster.contents = "犬か猫か"
+        #expect(text(answers.response(for: poster)) == JSON.poster(poster) + "\n")
+        poster.contents = #"{"good1": 0, "good2": 0}"#
+        poster.hashtags = [#""good2": 0"#]
+        (poster.good1, poster.good2) = (1_234_567, 89)
+        #expect(text(answers.response(for: poster)) == JSON.poster(poster) + "\n")
+        poster.good1 += 1
+        #expect(text(answers.response(for: poster)) == JSON.poster(poster) + "\n")
+        #expect(answers.writes.withLock { $0 } == 3, "an edit writes the JSON again")
+        #expect(answers.response(for: poster).headers.map(\.name) == HTTPResponse.json("").headers.map(\.name))
+        for id in 0..<Int64(VoteAnswers.capacity + 10) {
+            let other = Poster(
+                id: id + 100, contents: poster.contents, hashtags: poster.hashtags, good1: 0, good2: 0, createdAt: poster.createdAt,
+                images: poster.images)
+            #expect(text(answers.response(for: other)) == JSON.poster(other) + "\n")
+        }
+        #expect(text(answers.response(for: poster)) == JSON.poster(poster) + "\n")
+    }
+
     @Test func concurrentRequestsForOneThumbnailDecodeOnceAndAreCachedEncoded() async throws {
         let decodes = Locked(0)
         let codec = ImageCodec()

@@ -16,12 +16,24 @@ public protocol StoreBackend: Sendable {
     /// exact (no lost or doubled update).
     func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T
 
+    /// Adds a batch of votes (as ``StoreWriting/addVotes(_:)``) in a transaction of its own
+    /// and returns the posters as it left them. A backend may do better than a `write` around
+    /// `addVotes` (PostgreSQL: one statement, one round trip, no BEGIN or COMMIT).
+    func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster]
+
     /// Where live feeds learn that something was committed.
     var changes: any ChangeSource { get }
 
     /// What the database's own checks find wrong, one line each (empty when sound); the core
     /// adds its own checks of meaning (search keys, blob files).
     func integrityProblems() throws -> [String]
+}
+
+extension StoreBackend {
+    /// `addVotes` in a `write` of its own.
+    public func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+        try write { try $0.addVotes(deltas) }
+    }
 }
 
 /// Reads inside one snapshot. Every method returns posters whole: hashtags are read for a
@@ -84,6 +96,11 @@ public protocol StoreWriting: StoreReading {
     func insertPoster(_ poster: NewPoster, createdAt: Timestamp, search: SearchRecord) throws -> Int64
     /// Adds votes to a poster; false when there is no such poster.
     func addVotes(id: Int64, good1: Int, good2: Int) throws -> Bool
+    /// Adds a whole batch of votes (one delta per poster, ids distinct and ascending, so two
+    /// batches lock shared rows in the same order) and returns the posters as this
+    /// transaction leaves them, ascending by id. A delta whose poster does not exist adds
+    /// nothing and is left out of the result; the others still apply.
+    func addVotes(_ deltas: [VoteDelta]) throws -> [Poster]
     /// Replaces a poster's contents, hashtags and search record; false when there is no such poster.
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool
     /// Deletes a poster, its hashtags and its search record; false when there is no such poster.
@@ -148,6 +165,23 @@ public struct PosterRecord: Sendable, Hashable {
     public init(_ poster: Poster) {
         self.poster = poster
         self.search = SearchRecord(contents: poster.contents, hashtags: poster.hashtags)
+    }
+}
+
+/// Votes to add to one poster in a batch (``StoreWriting/addVotes(_:)``).
+public struct VoteDelta: Sendable, Hashable {
+    /// The poster's id.
+    public var id: Int64
+    /// Votes to add to the first image.
+    public var good1: Int
+    /// Votes to add to the second image.
+    public var good2: Int
+
+    /// A delta.
+    public init(id: Int64, good1: Int, good2: Int) {
+        self.id = id
+        self.good1 = good1
+        self.good2 = good2
     }
 }
 

@@ -1,9 +1,10 @@
 import Dispatch
 
 /// Group commit for votes: votes cast while a commit is under way are committed together in
-/// the next transaction (one `addVotes` per poster per batch), and each vote is answered only
-/// after the transaction holding it commits. Under load this turns thousands of commits into
-/// a few, without giving up durability; a lone vote waits for nothing but its own commit.
+/// the next transaction (one ``StoreBackend/commitVotes(_:)`` call that adds a delta per
+/// poster and returns the posters it left), and each vote is answered only after the
+/// transaction holding it commits. Under load this turns thousands of commits into a few,
+/// without giving up durability; a lone vote waits for nothing but its own commit.
 public final class VoteBatcher: Sendable {
     /// How votes are grouped.
     public struct Options: Sendable {
@@ -28,11 +29,14 @@ public final class VoteBatcher: Sendable {
         guard (1...maximumTimes).contains(times) else { throw .invalidVoteCount(times) }
     }
 
+    /// What a vote's caller is told once its batch has committed (or failed).
+    typealias Completion = @Sendable (Result<Poster, any Error>) -> Void
+
     private struct Pending {
         let id: Int64
         let side: VoteSide
         let times: Int
-        let continuation: CheckedContinuation<Poster, any Error>
+        let completion: Completion
     }
 
     private struct State {
@@ -60,20 +64,26 @@ public final class VoteBatcher: Sendable {
 
     func cast(id: Int64, side: VoteSide, times: Int) async throws -> Poster {
         try await withCheckedThrowingContinuation { continuation in
-            let start = state.withLock { state -> Bool in
-                state.pending.append(Pending(id: id, side: side, times: times, continuation: continuation))
-                guard !state.committing else { return false }
-                state.committing = true
-                return true
-            }
-            guard start else { return }
-            let window = options.window
-            if window > .zero {
-                let nanoseconds = window.components.seconds * 1_000_000_000 + window.components.attoseconds / 1_000_000_000
-                queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { self.drain() }
-            } else {
-                queue.async { self.drain() }
-            }
+            cast(id: id, side: side, times: times) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// Queues a vote; `completion` runs on the batcher's thread once the transaction holding
+    /// the vote has committed (or failed), after every earlier vote of that batch was told.
+    func cast(id: Int64, side: VoteSide, times: Int, completion: @escaping Completion) {
+        let start = state.withLock { state -> Bool in
+            state.pending.append(Pending(id: id, side: side, times: times, completion: completion))
+            guard !state.committing else { return false }
+            state.committing = true
+            return true
+        }
+        guard start else { return }
+        let window = options.window
+        if window > .zero {
+            let nanoseconds = window.components.seconds * 1_000_000_000 + window.components.attoseconds / 1_000_000_000
+            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { self.drain() }
+        } else {
+            queue.async { self.drain() }
         }
     }
 
@@ -81,9 +91,15 @@ public final class VoteBatcher: Sendable {
     private func drain() {
         while true {
             let batch = state.withLock { state -> [Pending] in
+                guard state.pending.count > options.maximumBatch else {
+                    // The whole queue: swapping arrays copies nothing.
+                    let batch = state.pending
+                    state.pending = []
+                    if batch.isEmpty { state.committing = false }
+                    return batch
+                }
                 let batch = Array(state.pending.prefix(options.maximumBatch))
                 state.pending.removeFirst(batch.count)
-                if batch.isEmpty { state.committing = false }
                 return batch
             }
             guard !batch.isEmpty else { return }
@@ -91,42 +107,38 @@ public final class VoteBatcher: Sendable {
         }
     }
 
+    /// Commits one batch in one transaction — one ``StoreBackend/commitVotes(_:)`` call with
+    /// a delta per poster — and tells every vote of it how it went.
     private func commit(_ batch: [Pending]) {
-        var deltas: [Int64: (good1: Int, good2: Int)] = [:]
+        var deltas: [Int64: VoteDelta] = [:]
         for vote in batch {
-            var delta = deltas[vote.id] ?? (0, 0)
+            var delta = deltas[vote.id] ?? VoteDelta(id: vote.id, good1: 0, good2: 0)
             // A poster's total may overflow only past Int.max votes; a batch adds at most
             // maximumBatch × maximumTimes, far below it.
             if vote.side == .first { delta.good1 += vote.times } else { delta.good2 += vote.times }
             deltas[vote.id] = delta
         }
-        let ids = deltas.keys.sorted()
+        // Ascending ids: two servers' batches lock shared rows in the same order.
+        let ordered = deltas.values.sorted { $0.id < $1.id }
         let result = Result {
-            try store.write { writing -> [Int64: Poster] in
-                var found: [Int64] = []
-                for id in ids {
-                    // Ascending ids: two servers' batches lock rows in the same order.
-                    let delta = deltas[id]!  // every id came from deltas
-                    if try writing.addVotes(id: id, good1: delta.good1, good2: delta.good2) { found.append(id) }
-                }
-                return Dictionary(uniqueKeysWithValues: try writing.posters(ids: found).map { ($0.id, $0) })
-            }
+            Dictionary(try store.commitVotes(ordered).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         }
         switch result {
         case .success(let posters):
+            let counted = batch.reduce(0) { $0 + (posters[$1.id] == nil ? 0 : $1.times) }
             state.withLock {
-                $0.committedVotes += batch.filter { posters[$0.id] != nil }.reduce(0) { $0 + $1.times }
+                $0.committedVotes += counted
                 $0.commits += 1
             }
             for vote in batch {
                 if let poster = posters[vote.id] {
-                    vote.continuation.resume(returning: poster)
+                    vote.completion(.success(poster))
                 } else {
-                    vote.continuation.resume(throwing: BoardError.noSuchPoster(vote.id))
+                    vote.completion(.failure(BoardError.noSuchPoster(vote.id)))
                 }
             }
         case .failure(let error):
-            for vote in batch { vote.continuation.resume(throwing: error) }
+            for vote in batch { vote.completion(.failure(error)) }
         }
     }
 }

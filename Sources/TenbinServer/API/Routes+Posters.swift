@@ -112,17 +112,28 @@ extension Routes {
     }
 
     /// `POST /api/v1/posters/{id}/votes` with `{"side": 1|2, "times": N}`; answered with the
-    /// poster once the votes are committed.
+    /// poster once the votes are committed. The vote batcher answers from its own thread
+    /// (no task per vote), with JSON written once per poster per commit.
     func vote(_ id: Int64, _ head: RequestHead) -> Admission {
         write(
             "POST /api/v1/posters/{id}/votes", head, allowed: "POST", json: true, limiter: voteLimiter, what: "votes",
             limit: .bytes(1024)
         ) { [self] body throws(APIError) in
             let (side, times) = try APIInput.vote(Self.bytes(body))
-            return Self.later { [self] in
-                let poster = try await gateway.vote(id: id, side: side, times: times)
-                metrics.votesCommitted(times)
-                return .json(JSON.poster(poster))
+            return .callback { [self] answer in
+                do {
+                    try gateway.vote(id: id, side: side, times: times) { [self] result in
+                        switch result {
+                        case .success(let poster):
+                            metrics.votesCommitted(times)
+                            answer(voteAnswers.response(for: poster))
+                        case .failure(let error):
+                            answer(.error(APIError(error)))
+                        }
+                    }
+                } catch {
+                    answer(.error(APIError(error)))
+                }
             }
         }
     }

@@ -17,6 +17,7 @@ final class Routes: HTTPHandling {
     let blobFiles = BlobFiles()
     let voteLimiter: RateLimiter?
     let postLimiter: RateLimiter?
+    let voteAnswers = VoteAnswers()
     /// Posts being re-encoded now.
     let postsInProgress = Locked(0)
     /// Reads how many exchanges are in progress (set once the daemon exists).

@@ -48,9 +48,13 @@ struct BoardGateway: Sendable {
         try board.poster(id: id)
     }
 
-    /// Adds votes; returns once they are committed (with others cast at the same moment).
-    func vote(id: Int64, side: VoteSide, times: Int) async throws -> Poster {
-        try await board.castVote(id: id, side: side, times: times)
+    /// Adds votes without waiting: `completion` runs on the vote batcher's thread once they
+    /// are committed (with others cast at the same moment) or failed. Throws at once for a
+    /// count out of range.
+    func vote(
+        id: Int64, side: VoteSide, times: Int, completion: @escaping @Sendable (Result<Poster, any Error>) -> Void
+    ) throws {
+        try board.castVote(id: id, side: side, times: times, completion: completion)
     }
 
     /// Validates, re-encodes and stores a new poster.

@@ -236,6 +236,11 @@ final class HTTPDaemon: Sendable {
                 exchange.complete(response)
             }
             return true
+        case .callback(let work):
+            exchange.phase = .waiting
+            exchange.suspend()
+            work { exchange.complete($0) }
+            return true
         }
     }
 

@@ -64,6 +64,10 @@ enum Reply: Sendable {
     case now(HTTPResponse)
     /// Answer with what `work` returns; the connection waits (suspended) meanwhile.
     case later(@Sendable () async -> HTTPResponse)
+    /// Answer with what `work` hands to its callback, from any thread; the connection waits
+    /// (suspended) meanwhile. For work that calls back from a thread of its own (the vote
+    /// batcher), so no task is made and no thread of the pool is woken per request.
+    case callback(@Sendable (_ answer: @escaping @Sendable (HTTPResponse) -> Void) -> Void)
 }
 
 /// What body a route accepts.

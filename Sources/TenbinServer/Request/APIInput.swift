@@ -76,6 +76,12 @@ enum APIInput {
 
     /// A vote body: `{"side": 1|2, "times": N}`, times 1 by default.
     static func vote(_ body: [UInt8]) throws(APIError) -> (side: VoteSide, times: Int) {
+        if let vote = quickVote(body) { return vote }
+        return try parsedVote(body)
+    }
+
+    /// ``vote(_:)`` through the full JSON parser.
+    static func parsedVote(_ body: [UInt8]) throws(APIError) -> (side: VoteSide, times: Int) {
         let fields = try object(body)
         if let unknown = fields.keys.sorted().first(where: { $0 != "side" && $0 != "times" }) {
             throw .unprocessable("unknown field \"\(unknown)\"; a vote has side and times")

@@ -170,6 +170,10 @@ final class MemorySession: StoreWriting {
         return true
     }
 
+    func addVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+        try deltas.filter { try addVotes(id: $0.id, good1: $0.good1, good2: $0.good2) }.map { state.posters[$0.id]! }  // just voted
+    }
+
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool {
         guard state.posters[id] != nil else { return false }
         state.posters[id]!.contents = contents  // checked just above

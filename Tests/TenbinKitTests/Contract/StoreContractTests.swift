@@ -79,6 +79,72 @@ import Testing
     }
 
     @Test(arguments: BackendUnderTest.all)
+    func aBatchOfVotesAddsEveryDeltaAndReturnsThePostersWholeWithoutTheDeletedOne(backend: BackendUnderTest) throws {
+        let store = try TemporaryStore()
+        let board = try backend.board(store)
+        let posters = try board.quickPost([("一", ["いち"]), ("二", []), ("三", ["さん", "3"])])
+        try board.delete(id: posters[1].id)
+        let deltas = [
+            VoteDelta(id: posters[0].id, good1: 3, good2: 0), VoteDelta(id: posters[1].id, good1: 5, good2: 5),
+            VoteDelta(id: posters[2].id, good1: 1, good2: 7),
+        ]
+        let voted = try board.store.write { try $0.addVotes(deltas) }
+        var expected = [posters[0], posters[2]]
+        expected[0].good1 = 3
+        (expected[1].good1, expected[1].good2) = (1, 7)
+        #expect(voted == expected)
+        #expect(try board.store.read { try $0.posters(ids: [posters[0].id, posters[2].id]) } == expected)
+        #expect(try board.store.write { try $0.addVotes([]) }.isEmpty)
+        #expect(try board.store.write { try $0.addVotes([VoteDelta(id: posters[1].id, good1: 1, good2: 0)]) }.isEmpty)
+        #expect(try board.posters(order: .popular, limit: 10).map(\.totalVotes) == [8, 3])
+        // The same in a transaction of its own.
+        let committed = try board.store.commitVotes(deltas)
+        expected[0].good1 = 6
+        (expected[1].good1, expected[1].good2) = (2, 14)
+        #expect(committed == expected)
+        #expect(try board.store.commitVotes([]).isEmpty)
+        #expect(try board.store.commitVotes([VoteDelta(id: posters[1].id, good1: 0, good2: 1)]).isEmpty)
+        #expect(try board.posters(order: .popular, limit: 10) == [expected[1], expected[0]])
+    }
+
+    @Test(arguments: BackendUnderTest.all)
+    func aVoteForADeletedPosterFailsAloneAndTheRestOfItsBatchCommits(backend: BackendUnderTest) async throws {
+        let store = try TemporaryStore()
+        var configuration = store.configuration()
+        // A window long enough that the votes below, queued one after another, share a batch.
+        configuration.voteBatching = VoteBatcher.Options(window: .milliseconds(200))
+        let board = Board(configuration, store: try backend.make(store.path), blobs: BlobStore(root: store.path + "/blobs"))
+        let posters = try board.quickPost([("live", []), ("deleted", []), ("also live", [])])
+        try board.delete(id: posters[1].id)
+        let results = Locked<[Int64: [Result<Poster, any Error>]]>([:])
+        let done = DispatchGroup()
+        let votes: [(Int64, VoteSide)] = [
+            (posters[0].id, .first), (posters[1].id, .first), (posters[2].id, .second), (posters[0].id, .second),
+            (posters[1].id, .second), (posters[0].id, .first),
+        ]
+        for (id, side) in votes {
+            done.enter()
+            try board.castVote(id: id, side: side) { result in
+                results.withLock { $0[id, default: []].append(result) }
+                done.leave()
+            }
+        }
+        await withCheckedContinuation { continuation in done.notify(queue: .global()) { continuation.resume() } }
+        let answers = results.withLock { $0 }
+        #expect(answers.values.map(\.count).reduce(0, +) == votes.count)
+        for result in answers[posters[1].id] ?? [] {
+            #expect(throws: BoardError.noSuchPoster(posters[1].id)) { try result.get() }
+        }
+        let first = try #require(answers[posters[0].id]).map { try $0.get() }
+        #expect(first.count == 3 && first.allSatisfy { $0.good1 >= 1 && $0.good1 + $0.good2 <= 3 })
+        #expect(try #require(answers[posters[2].id]).map { try $0.get().good2 } == [1])
+        #expect(try board.poster(id: posters[0].id).good1 == 2 && board.poster(id: posters[0].id).good2 == 1)
+        #expect(try board.poster(id: posters[2].id).good2 == 1)
+        #expect(board.voteStatistics.votes == 4)
+        #expect(throws: BoardError.invalidVoteCount(0)) { try board.castVote(id: posters[0].id, side: .first, times: 0) { _ in } }
+    }
+
+    @Test(arguments: BackendUnderTest.all)
     func pagesFollowTheOrderWithTiesToTheHigherIdAndCursorsNeverRepeatOrSkip(backend: BackendUnderTest) throws {
         let store = try TemporaryStore()
         let board = try backend.board(store)

@@ -28,6 +28,29 @@ struct PostgresConnectionTests {
         #expect(rows.int(0, 6) == 3)
     }
 
+    @Test func aPreparedStatementIsPreparedOnceAndStillRunsWhenItsSessionLostIt() throws {
+        let connection = try Connection(ConnectionTarget(TestPostgres.freshDatabase()))
+        let sql = "SELECT $1::bigint + 1"
+        let name = Connection.statementName(sql)
+        #expect(try connection.queryPrepared(sql, [.int(1)]).int(0, 0) == 2)
+        #expect(try connection.queryPrepared(sql, [.int(41)]).int(0, 0) == 42)
+        let named = "SELECT count(*) FROM pg_prepared_statements WHERE name = $1"
+        #expect(try connection.query(named, [.text(name)]).int(0, 0) == 1)
+        let plans = try connection.query("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1", [.text(name)])
+        #expect(plans.int(0, 0) >= 1 && plans.int(0, 1) == 0, "planned once, generically")
+        // A pooler that moved the session (or DEALLOCATE): the statement runs unprepared, then
+        // is prepared again.
+        try connection.execute("DEALLOCATE ALL")
+        #expect(try connection.queryPrepared(sql, [.int(2)]).int(0, 0) == 3)
+        #expect(try connection.queryPrepared(sql, [.int(3)]).int(0, 0) == 4)
+        #expect(try connection.query(named, [.text(name)]).int(0, 0) == 1)
+        // A session that already holds the name (a pooler's shared session) holds the same text.
+        let other = try Connection(connection.target)
+        try other.execute("PREPARE \(name)(bigint) AS \(sql.replacingOccurrences(of: "$1::bigint", with: "$1"))")
+        #expect(try other.queryPrepared(sql, [.int(9)]).int(0, 0) == 10)
+        #expect(Connection.statementName(sql) != Connection.statementName(sql + " "))
+    }
+
     @Test func aFailedStatementSaysWhatTheServerSaidWithoutTheSQL() throws {
         let connection = try Connection(ConnectionTarget(TestPostgres.freshDatabase()))
         let error = try #require(throws: PostgresError.self) { try connection.query("SELECT * FROM no_such_table_here") }

@@ -49,6 +49,10 @@ enum Migrations {
         // ones; see SearchGrams): every poster's tokens are rebuilt from its stored key, and
         // FTS5 keeps up to 16 MB of new tokens in memory before writing a segment.
         Step(sql: SQLiteSession.leanerIndexSchema, then: SQLiteSession.reindexAllKeys),
+        // 4: integer blob ids. Poster rows and upload rows reference a blob by its rowid
+        // instead of its 64-character digest, so their rows and index entries are short; the
+        // digest is stored once, in the blob row. See Migrations+BlobIDs.swift.
+        Step(sql: "", then: useBlobIDs),
     ]
 
     /// One schema change: SQL, then optionally Swift code filling what SQL cannot compute.
@@ -79,12 +83,29 @@ enum Migrations {
         }
         guard current < steps.count else { return }
         if readOnly { throw StoreError(.readOnly, at: database.path) }
+        // A step may rebuild a table others reference (SQLite's way to change a column's type):
+        // with foreign keys enforced, dropping the old table would cascade into the rows that
+        // reference it. Enforcement can only change outside a transaction; the transaction
+        // checks every reference itself before it commits.
+        try database.execute("PRAGMA foreign_keys = OFF")
+        defer {
+            // Turning enforcement back on outside a transaction cannot fail.
+            _ = try? database.execute("PRAGMA foreign_keys = ON")
+        }
         try database.transaction {
             // Another process may have migrated while this one waited for the lock.
             let now = try version(of: database)
-            for index in now..<steps.count {
-                try database.execute(steps[index].sql)
-                try steps[index].then?(database)
+            if now == 0 {
+                try database.execute(freshSchema)
+            } else {
+                for index in now..<steps.count {
+                    try database.execute(steps[index].sql)
+                    try steps[index].then?(database)
+                }
+            }
+            if let broken = try database.statement("PRAGMA foreign_key_check").first({ $0.text(0) }) {
+                throw StoreError(
+                    .damaged("a row of table \(broken.prefix(40)) references a missing row; it cannot be upgraded"), at: database.path)
             }
             try database.execute("PRAGMA user_version = \(steps.count)")
         }

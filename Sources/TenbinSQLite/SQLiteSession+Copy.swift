@@ -16,7 +16,9 @@ extension SQLiteSession {
             .bind(after?.hex ?? "", limit).map { try Self.decodeImage($0, from: 0) }
         guard let first = images.first, let last = images.last else { return [] }
         var uploads: [Digest: [UploadKey]] = [:]
-        let statement = try db.statement("SELECT digest, source, options FROM upload WHERE digest BETWEEN ? AND ? ORDER BY source, options")
+        let statement = try db.statement(
+            "SELECT b.digest, u.source, u.options FROM upload u JOIN blob b ON b.id = u.blob_id WHERE b.digest BETWEEN ? AND ? ORDER BY u.source, u.options"
+        )
         try statement.bind(first.digest.hex, last.digest.hex)
         while try statement.step() {
             guard let digest = Digest(hex: statement.text(0)), let source = Digest(hex: statement.text(1)) else { continue }
@@ -44,11 +46,11 @@ extension SQLiteSession {
     func insertPosters(_ records: [PosterRecord]) throws {
         for record in records {
             let poster = record.poster
+            guard let image1 = try blobID(poster.images[0].digest), let image2 = try blobID(poster.images[1].digest) else {
+                throw SQLiteError(code: 787, message: "a poster's image has no blob row")  // as insertPoster says it
+            }
             try db.statement("INSERT INTO poster (id, contents, good1, good2, created_at, image1, image2) VALUES (?, ?, ?, ?, ?, ?, ?)")
-                .bind(
-                    poster.id, poster.contents, poster.good1, poster.good2, poster.createdAt.secondsSince1970, poster.images[0].digest.hex,
-                    poster.images[1].digest.hex
-                ).run()
+                .bind(poster.id, poster.contents, poster.good1, poster.good2, poster.createdAt.secondsSince1970, image1, image2).run()
             try insertHashtags(poster.hashtags, of: poster.id)
             try indexSearch(id: poster.id, record.search)
         }

@@ -4,6 +4,15 @@ import TenbinKit
 /// seam. Every statement is prepared once per connection and reused.
 struct SQLiteSession: StoreWriting {
     let db: Database
+    /// Blob ids this session looked up. A session lives for one transaction, and inside a
+    /// transaction a blob's id changes only when this session deletes its row (which forgets
+    /// it), so the cache is exact; an import batch looks up a few blobs thousands of times.
+    private let blobIDs = BlobIDCache()
+
+    /// Blob ids by digest (a class, so the session struct can be used without `mutating`).
+    private final class BlobIDCache {
+        var ids: [Digest: Int64] = [:]
+    }
 
     init(_ db: Database) {
         self.db = db
@@ -13,7 +22,7 @@ struct SQLiteSession: StoreWriting {
         SELECT p.id, p.contents, p.good1, p.good2, p.created_at,
                b1.digest, b1.format, b1.width, b1.height, b1.bytes,
                b2.digest, b2.format, b2.width, b2.height, b2.bytes
-        FROM poster p JOIN blob b1 ON b1.digest = p.image1 JOIN blob b2 ON b2.digest = p.image2
+        FROM poster p JOIN blob b1 ON b1.id = p.image1 JOIN blob b2 ON b2.id = p.image2
         """
 
     /// The ORDER BY of each feed order; the `poster_popular` index serves popular order.
@@ -86,7 +95,7 @@ struct SQLiteSession: StoreWriting {
     func storedImage(source: Digest, encodingKey: String) throws -> StoredImage? {
         try db.statement(
             """
-            SELECT b.digest, b.format, b.width, b.height, b.bytes FROM upload u JOIN blob b ON b.digest = u.digest
+            SELECT b.digest, b.format, b.width, b.height, b.bytes FROM upload u JOIN blob b ON b.id = u.blob_id
             WHERE u.source = ? AND u.options = ?
             """
         ).bind(source.hex, encodingKey).first { try Self.decodeImage($0, from: 0) }
@@ -110,12 +119,23 @@ struct SQLiteSession: StoreWriting {
     }
 
     func posterIDs(using digest: Digest) throws -> [Int64] {
-        try db.statement("SELECT id FROM poster WHERE image1 = ?1 OR image2 = ?1 ORDER BY id").bind(digest.hex).map { $0.int64(0) }
+        guard let blob = try blobID(digest) else { return [] }
+        return try db.statement("SELECT id FROM poster WHERE image1 = ?1 OR image2 = ?1 ORDER BY id").bind(blob).map { $0.int64(0) }
     }
 
     func posterIDs(image1: Digest, image2: Digest, contents: String) throws -> [Int64] {
-        try db.statement("SELECT id FROM poster WHERE image1 = ? AND image2 = ? AND contents = ? ORDER BY id")
-            .bind(image1.hex, image2.hex, contents).map { $0.int64(0) }
+        guard let first = try blobID(image1), let second = try blobID(image2) else { return [] }
+        return try db.statement("SELECT id FROM poster WHERE image1 = ? AND image2 = ? AND contents = ? ORDER BY id")
+            .bind(first, second, contents).map { $0.int64(0) }
+    }
+
+    /// The integer id poster and upload rows reference a blob by (schema 4), if its row exists.
+    /// The mapping never leaves the backend: the store seam speaks in digests.
+    func blobID(_ digest: Digest) throws -> Int64? {
+        if let id = blobIDs.ids[digest] { return id }
+        let id = try db.statement("SELECT id FROM blob WHERE digest = ?").bind(digest.hex).first { $0.int64(0) }
+        if let id { blobIDs.ids[digest] = id }
+        return id
     }
 
     static func decodePoster(_ row: Statement) throws -> Poster {
@@ -145,14 +165,18 @@ struct SQLiteSession: StoreWriting {
         try db.statement("INSERT OR IGNORE INTO blob (digest, format, width, height, bytes, source) VALUES (?, ?, ?, ?, ?, ?)")
             .bind(image.digest.hex, image.format.rawValue, image.width, image.height, image.bytes, source?.hex).run()
         if let source {
-            try db.statement("INSERT OR REPLACE INTO upload (source, options, digest) VALUES (?, ?, ?)")
+            try db.statement("INSERT OR REPLACE INTO upload (source, options, blob_id) SELECT ?, ?, id FROM blob WHERE digest = ?")
                 .bind(source.hex, encodingKey, image.digest.hex).run()
         }
     }
 
     func insertPoster(_ poster: NewPoster, createdAt: Timestamp, search: SearchRecord) throws -> Int64 {
+        guard let image1 = try blobID(poster.images[0].digest), let image2 = try blobID(poster.images[1].digest) else {
+            // What the foreign key refused before blob ids: the caller inserts blob rows first.
+            throw SQLiteError(code: 787, message: "a poster's image has no blob row")
+        }
         try db.statement("INSERT INTO poster (contents, created_at, image1, image2) VALUES (?, ?, ?, ?)")
-            .bind(poster.contents, createdAt.secondsSince1970, poster.images[0].digest.hex, poster.images[1].digest.hex).run()
+            .bind(poster.contents, createdAt.secondsSince1970, image1, image2).run()
         let id = db.lastInsertedRowID
         try insertHashtags(poster.hashtags, of: id)
         try indexSearch(id: id, search)
@@ -196,14 +220,15 @@ struct SQLiteSession: StoreWriting {
     }
 
     func deleteBlobRow(_ digest: Digest) throws {
+        blobIDs.ids[digest] = nil
         try db.statement("DELETE FROM blob WHERE digest = ?").bind(digest.hex).run()
     }
 
     func unreferencedBlobRows() throws -> [Digest] {
         try db.statement(
             """
-            SELECT digest FROM blob b WHERE NOT EXISTS (SELECT 1 FROM poster WHERE image1 = b.digest)
-            AND NOT EXISTS (SELECT 1 FROM poster WHERE image2 = b.digest) ORDER BY digest
+            SELECT digest FROM blob b WHERE NOT EXISTS (SELECT 1 FROM poster WHERE image1 = b.id)
+            AND NOT EXISTS (SELECT 1 FROM poster WHERE image2 = b.id) ORDER BY digest
             """
         ).map { Digest(hex: $0.text(0)) }.compactMap { $0 }
     }

@@ -39,14 +39,18 @@ extension SQLiteSession {
     }
 
     /// Migration 2: indexes every poster stored before search existed.
+    ///
+    /// It reads only columns schema 1 already had, in plain SQL: a later schema (integer blob
+    /// ids, migration 4) changes how posters join their blobs, and this step runs before it.
     @Sendable static func indexAllPosters(_ db: Database) throws {
         let session = SQLiteSession(db)
-        let ids = try db.statement("SELECT id FROM poster ORDER BY id").map { $0.int64(0) }
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            for poster in try session.posters(ids: Array(ids[start..<min(start + 500, ids.count)])) {
-                try session.removeSearch(id: poster.id)
-                try session.indexSearch(id: poster.id, SearchRecord(contents: poster.contents, hashtags: poster.hashtags))
-            }
+        var hashtags: [Int64: [String]] = [:]
+        let tags = try db.statement("SELECT poster_id, tag FROM hashtag ORDER BY poster_id, position")
+        while try tags.step() { hashtags[tags.int64(0), default: []].append(tags.text(1)) }
+        let posters = try db.statement("SELECT id, contents FROM poster ORDER BY id").map { ($0.int64(0), $0.text(1)) }
+        for (id, contents) in posters {
+            try session.removeSearch(id: id)
+            try session.indexSearch(id: id, SearchRecord(contents: contents, hashtags: hashtags[id] ?? []))
         }
     }
 

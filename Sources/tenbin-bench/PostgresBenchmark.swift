@@ -41,7 +41,28 @@ enum PostgresBenchmark {
         print("")
         latency.print()
         print("")
+        try feedAcrossServers(context, url: url, folder: folder, board: board)
         try PostgresScaleBenchmark.run(context, server: server)
+    }
+
+    /// A vote committed by this process (another server, as far as `tenbin serve` can tell:
+    /// its own connections, its own NOTIFY) reaching a feed open on a `tenbin serve` of the
+    /// same database, through LISTEN/NOTIFY.
+    static func feedAcrossServers(_ context: BenchContext, url: String, folder: String, board: Board) throws {
+        let port = try LoopbackHTTP.freePort()
+        let server = try Child([context.tenbin, "--store", folder, "serve", "--database", url, "--listen", "127.0.0.1:\(port)"])
+        defer { _ = server.interrupt() }
+        try LoopbackHTTP.waitForListener(port: port, seconds: 30)
+        let feeds = try (0..<100).map { _ in try FeedStream(port: port, path: "/api/v1/feed?sort=new&limit=20") }
+        for feed in feeds { try feed.read(until: "snapshot", within: 30) }
+        let latencies = try ServeBenchmark.voteToFeed(board: board, watched: feeds[0], votes: ServeBenchmark.latencyVotes)
+        var table = Table("vote on one server → feed on another", "median", "p90", "p99", "max")
+        table.add(
+            "\(ServeBenchmark.latencyVotes) votes, \(feeds.count) feeds open", Format.ms(latencies.median),
+            Format.ms(latencies.percentile(90)), Format.ms(latencies.percentile(99)), Format.ms(latencies.percentile(100)))
+        table.print()
+        print("\nFrom Board.vote returning in the bench process to the event on a feed of tenbin serve (LISTEN/NOTIFY).")
+        print("Goal: p99 < 250 ms.\n")
     }
 
     static func freshDatabase(_ server: String, name: String = "tenbin_bench_\(getpid())") throws -> String {

@@ -8,9 +8,10 @@ enum Help {
         """
 
     static var general: String {
-        var lines = [overview, "", "USAGE: tenbin [--store DIR] <subcommand>", "", "OPTIONS:"]
+        var lines = [overview, "", "USAGE: tenbin [--store DIR] [--database URL] <subcommand>", "", "OPTIONS:"]
         lines += table([
             ("--store DIR", "The store folder (default: $TENBIN_STORE, else ./Storage)."),
+            ("--database URL", "A PostgreSQL database (default: $TENBIN_DATABASE_URL); --store then names the blob folder."),
             ("--version", "Show the version."),
             ("-h, --help", "Show help information."),
         ])

@@ -51,6 +51,9 @@ enum ExitStatus {
 func runTenbin(_ rawArguments: [String], environment: [String: String]) -> Int32 {
     var arguments = rawArguments
     var storeOption: String?
+    // `--database` names the store's other half, so it may stand beside `--store` before the
+    // subcommand too; it is handed to the subcommand, which reads it with its own options.
+    var forwarded: [String] = []
     // Global options come before the subcommand.
     while let first = arguments.first, first.hasPrefix("-") {
         switch first {
@@ -67,9 +70,16 @@ func runTenbin(_ rawArguments: [String], environment: [String: String]) -> Int32
         case let option where option.hasPrefix("--store="):
             storeOption = String(option.dropFirst("--store=".count))
             arguments.removeFirst()
+        case "--database":
+            guard arguments.count >= 2 else { return usageFailure(UsageError("missing value for '--database URL'")) }
+            forwarded += arguments[0...1]
+            arguments.removeFirst(2)
+        case let option where option.hasPrefix("--database="):
+            forwarded.append(option)
+            arguments.removeFirst()
         default:
             let name = first.split(separator: "=", maxSplits: 1).first.map(String.init) ?? first
-            let suggestion = Suggestion.closest(to: name, among: ["--store", "--version", "--help"])
+            let suggestion = Suggestion.closest(to: name, among: ["--store", "--database", "--version", "--help"])
             return usageFailure(UsageError("unknown option '\(first)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")))
         }
     }
@@ -92,7 +102,7 @@ func runTenbin(_ rawArguments: [String], environment: [String: String]) -> Int32
     guard let command = allCommands.first(where: { $0.spec.name == name }) else {
         return usageFailure(unknownSubcommand(name))
     }
-    return command.main(arguments, storeOption: storeOption, environment: environment)
+    return command.main(forwarded + arguments, storeOption: storeOption, environment: environment)
 }
 
 /// The error for a subcommand tenbin does not have, suggesting the one probably meant.

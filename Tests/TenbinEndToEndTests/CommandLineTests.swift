@@ -14,7 +14,7 @@ import Testing
             let run = try Tenbin.run(arguments)
             #expect(run.status == 0)
             #expect(run.stdout.contains("OVERVIEW:"))
-            #expect(run.stdout.contains("USAGE: tenbin [--store DIR] <subcommand>"))
+            #expect(run.stdout.contains("USAGE: tenbin [--store DIR] [--database URL] <subcommand>"))
             for name in ["post", "vote", "list", "show", "image", "delete", "gc", "check"] {
                 #expect(run.stdout.contains("\n  \(name) "), "help lists \(name)")
             }

@@ -45,6 +45,12 @@ struct PostgresCommandTests {
         #expect(elsewhere.stdout.contains("No posters"))
         let chosen = try Tenbin.run(["list", "--database", url], store: folder.path, environment: ["TENBIN_DATABASE_URL": "host=/nowhere"])
         #expect(chosen.stdout.contains("猫か犬か"), "\(chosen.stderr)")
+        // Beside --store before the subcommand, as an operator writes `tenbin --store DIR --database URL serve`.
+        for global in [["--database", url], ["--database=" + url]] {
+            let listed = try Tenbin.run(global + ["list"], store: folder.path, environment: ["TENBIN_DATABASE_URL": "host=/nowhere"])
+            #expect(listed.stdout.contains("猫か犬か"), "\(listed.stderr)")
+        }
+        #expect(try Tenbin.run(["--database"]).stderr.hasPrefix("Error: missing value for '--database URL'"))
     }
 
     @Test func anUnreachableDatabaseIsOneErrorLineWithoutThePassword() throws {

@@ -45,4 +45,13 @@ import Testing
     @Test func theKeyHoldsContentsAndEachHashtagOnTheirOwnLine() {
         #expect(SearchText.key(contents: "ＡＢＣ or ａｂｃ?", hashtags: ["フォント", "Font"]) == "abc or abc?\nふぉんと\nfont")
     }
+
+    /// What the normaliser's shortcuts for CJK text rely on.
+    @Test func noCJKScalarChangesWhenLowercasedAndNoIdeographDecomposes() {
+        for value in UInt32(0x3000)...0x9FFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            #expect(!scalar.properties.changesWhenLowercased, "U+\(String(value, radix: 16))")
+            if value >= 0x4E00 { #expect(CompatibilityTable.shared.mapping(of: value) == nil, "U+\(String(value, radix: 16))") }
+        }
+    }
 }

@@ -29,6 +29,8 @@ public enum SearchGrams {
     /// The tokens of a search key, space-separated (an FTS5 document).
     public static func document(forKey key: String) -> String {
         var seen: Set<UInt64> = []
+        // At most two pieces per scalar, and a scalar is at least one UTF-8 byte: no rehashing.
+        seen.reserveCapacity(key.utf8.count * 2)
         var tokens: [UInt8] = []
         tokens.reserveCapacity(key.utf8.count * 6)
         var scalars: [UInt32] = []

@@ -11,7 +11,11 @@ public enum SearchText {
         if text.utf8.allSatisfy({ $0 < 0x80 && $0 != 0 }) { return asciiLowercased(text) }
         var decomposed = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            if scalar.value >= 0xA0, let mapping = CompatibilityTable.shared.mapping(of: scalar.value) {
+            // CJK unified ideographs (most of a Japanese text) have no decomposition: skip the
+            // table lookup.
+            if (0x4E00...0x9FFF).contains(scalar.value) {
+                decomposed.append(scalar)
+            } else if scalar.value >= 0xA0, let mapping = CompatibilityTable.shared.mapping(of: scalar.value) {
                 for value in mapping {
                     // The table holds only valid scalar values (generated from Unicode data).
                     decomposed.append(Unicode.Scalar(value)!)
@@ -53,6 +57,10 @@ public enum SearchText {
         case 0x30A1...0x30F6, 0x30FD, 0x30FE:
             // Katakana ァ…ヶ and the iteration marks ヽヾ sit exactly 0x60 above their hiragana.
             output.append(Unicode.Scalar(value - 0x60)!)  // 0x3041…0x309E are all valid scalars
+        case 0x3000...0x9FFF:
+            // CJK symbols, kana and ideographs: nothing here changes when lowercased (a test
+            // checks every scalar), and looking the property up is a good part of the cost.
+            output.append(scalar)
         case 0x80...:
             if scalar.properties.changesWhenLowercased {
                 output.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)

@@ -70,4 +70,61 @@ import Testing
         // (The placeholder blob rows have no files; everything else must be sound.)
         #expect(try board.check().problems.filter { !$0.contains("is missing") } == [])
     }
+
+    @Test func aStoreWithAPosterMissingItsBlobRowIsRefusedAndLeftAsItWas() throws {
+        let folder = try TemporaryStore()
+        try makeSchema2Store(in: folder)
+        do {
+            let db = try Database(path: "\(folder.path)/tenbin.sqlite", mode: .readWrite)
+            try db.execute("PRAGMA foreign_keys = OFF; DELETE FROM blob WHERE digest = '\(Self.digests[2])'")
+        }
+        #expect(throws: StoreError(.damaged("poster 2 references an image with no blob row; it cannot be upgraded"), at: folder.path)) {
+            _ = try Board(Board.Configuration(storePath: folder.path), create: false).count()
+        }
+        let db = try Database(path: "\(folder.path)/tenbin.sqlite", mode: .readWrite)
+        #expect(try Migrations.version(of: db) == 2)
+        #expect(try db.statement("SELECT count(*) FROM poster").first { $0.int(0) } == 3)
+    }
+
+    /// Everything about a database's schema that behaviour depends on: tables and indexes,
+    /// columns (type, NOT NULL, default, key), index columns, foreign keys with their
+    /// actions, WITHOUT ROWID, and the FTS5 configuration.
+    static func shape(of db: Database) throws -> [String] {
+        var shape: [String] = []
+        let objects = try db.statement(
+            "SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name"
+        ).map { ($0.text(0), $0.text(1), $0.text(2), $0.text(3)) }
+        for (type, name, table, sql) in objects {
+            shape.append("\(type) \(name) on \(table)\(sql.contains("WITHOUT ROWID") ? " without rowid" : "")")
+            if type == "table" {
+                shape += try db.statement("SELECT name, type, \"notnull\", coalesce(dflt_value, ''), pk FROM pragma_table_xinfo(?)")
+                    .bind(name).map { "  column \($0.text(0)) \($0.text(1)) notnull=\($0.int(2)) default=\($0.text(3)) pk=\($0.int(4))" }
+                shape += try db.statement(
+                    "SELECT \"table\", \"from\", coalesce(\"to\", ''), on_update, on_delete FROM pragma_foreign_key_list(?) ORDER BY id, seq"
+                ).bind(name).map { "  references \($0.text(0)) \($0.text(1))→\($0.text(2)) \($0.text(3)) \($0.text(4))" }
+            }
+            if type == "index" {
+                shape += try db.statement("SELECT seqno, coalesce(name, '<expr>'), \"desc\" FROM pragma_index_xinfo(?) WHERE key")
+                    .bind(name).map { "  key \($0.int(0)) \($0.text(1)) desc=\($0.int(2))" }
+            }
+        }
+        shape += try db.statement("SELECT k, v FROM search_gram_config ORDER BY k").map { "fts5 \($0.text(0)) = \($0.text(1))" }
+        return shape
+    }
+
+    @Test func aNewStoreGetsTheSchemaThatUpgradingFromSchema1Builds() throws {
+        let fresh = try TemporaryStore()
+        let freshDB = try Database(path: "\(fresh.path)/tenbin.sqlite", mode: .create)
+        try Migrations.migrate(freshDB)
+        let old = try TemporaryStore()
+        let oldDB = try Database(path: "\(old.path)/tenbin.sqlite", mode: .create)
+        try oldDB.execute(Migrations.steps[0].sql + "; PRAGMA user_version = 1")
+        try Migrations.migrate(oldDB)
+        #expect(try Migrations.version(of: freshDB) == Migrations.steps.count)
+        #expect(try Migrations.version(of: oldDB) == Migrations.steps.count)
+        let shape = try Self.shape(of: freshDB)
+        #expect(shape.contains("  column image1 INTEGER notnull=1 default= pk=0"))
+        #expect(shape.contains("fts5 hashsize = 16777216"))
+        #expect(shape == (try Self.shape(of: oldDB)))
+    }
 }

@@ -267,14 +267,6 @@ final class PostgresSession: StoreWriting {
             [.int(id), .textArray(tags)])
     }
 
-    func addVotes(id: Int64, good1: Int, good2: Int) throws -> Bool {
-        let updated = try connection.query(
-            "UPDATE poster SET good1 = good1 + $2, good2 = good2 + $3 WHERE id = $1", [.int(id), .integer(good1), .integer(good2)])
-        guard updated.changes == 1 else { return false }
-        changed.insert(id)
-        return true
-    }
-
     func addVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
         let posters = try PostgresStore.addVotes(deltas, on: connection)
         for poster in posters { changed.insert(poster.id) }

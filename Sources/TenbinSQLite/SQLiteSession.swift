@@ -189,7 +189,7 @@ struct SQLiteSession: StoreWriting {
         }
     }
 
-    func addVotes(id: Int64, good1: Int, good2: Int) throws -> Bool {
+    private func addVotes(id: Int64, good1: Int, good2: Int) throws -> Bool {
         // One statement: SQLite applies it atomically under the write lock, so concurrent
         // voters in any number of processes never lose or double a vote.
         try db.statement("UPDATE poster SET good1 = good1 + ?, good2 = good2 + ? WHERE id = ?").bind(good1, good2, id).run()

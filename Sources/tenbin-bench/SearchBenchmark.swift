@@ -133,7 +133,7 @@ enum SearchBenchmark {
                     if random.next(10) == 0 {
                         let first = random.next(2) == 0
                         let votes = 1 + random.next(random.next(50) + 1)
-                        _ = try writing.addVotes(id: id, good1: first ? votes : 0, good2: first ? 0 : votes)
+                        _ = try writing.addVotes([VoteDelta(id: id, good1: first ? votes : 0, good2: first ? 0 : votes)])
                     }
                 }
             }

@@ -106,8 +106,6 @@ public protocol StoreWriting: StoreReading {
     /// Writes a poster row, its hashtags (already normalised) and its search record; returns
     /// the new id, higher than every id ever given before.
     func insertPoster(_ poster: NewPoster, createdAt: Timestamp, search: SearchRecord) throws -> Int64
-    /// Adds votes to a poster; false when there is no such poster.
-    func addVotes(id: Int64, good1: Int, good2: Int) throws -> Bool
     /// Adds a whole batch of votes (one delta per poster, ids distinct and ascending, so two
     /// batches lock shared rows in the same order) and returns the posters as this
     /// transaction leaves them, ascending by id. A delta whose poster does not exist adds

@@ -163,7 +163,7 @@ final class MemorySession: StoreWriting {
         return state.lastID
     }
 
-    func addVotes(id: Int64, good1: Int, good2: Int) throws -> Bool {
+    private func addVotes(id: Int64, good1: Int, good2: Int) throws -> Bool {
         guard state.posters[id] != nil else { return false }
         state.posters[id]!.good1 += good1  // checked just above
         state.posters[id]!.good2 += good2

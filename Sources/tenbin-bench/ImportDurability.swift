@@ -1,60 +1,84 @@
 import Foundation
 import TenbinKit
 
-/// What making blobs durable costs an import whose images are all new, on a quiet disk and
-/// just after another process wrote a large file to the same file system without flushing it
-/// (as a database or a log writer does): tenbin flushes only its own files (fdatasync each,
-/// fsync each folder), so those dirty pages should not slow it down; `sync -f` (syncfs, what
-/// imports called before, twice a batch) is timed after the same writer for reference.
+/// What making blobs durable costs an import whose images are all new: on a quiet disk; while
+/// another process writes 2 GB, to memory (tmpfs: its CPU cost only) or to the store's disk;
+/// and just after another process left 1.5 GB unflushed on that disk (as a database or a log
+/// writer does). tenbin flushes only its own files (fdatasync each, fsync each folder), so the
+/// other writer's dirty pages should cost it little; `sync -f` (syncfs, what imports called
+/// before, twice a batch) is timed after the same writer for reference.
 ///
 /// `TENBIN_BENCH_BASELINE=/path/to/tenbin` adds the same rows for another build (say main's),
 /// measured in the same run.
 enum ImportDurability {
     static let posters = 300
+    static let concurrentMegabytes = 2048
     /// Below the kernel's background write-back threshold here (10 % of 23 GB), so nothing
     /// writes these pages during the import unless the import asks for them.
-    static let writerMegabytes = 1536
+    static let leftMegabytes = 1536
 
     static func run(_ context: BenchContext) throws {
         let folder = try images(context)
-        let big = "\(context.scratch)/durable-writer.bin"
-        let writer = "dd if=/dev/zero of='\(big)' bs=1M count=\(writerMegabytes) status=none"
+        let onDisk = "\(context.scratch)/durable-writer.bin"
+        let inMemory = "/dev/shm/tenbin-bench-durable-writer-\(getpid()).bin"
         var binaries = [("tenbin import", context.tenbin)]
         if let baseline = ProcessInfo.processInfo.environment["TENBIN_BENCH_BASELINE"] {
             binaries.append(("baseline import (TENBIN_BENCH_BASELINE)", baseline))
         }
         let rounds = 3
-        var quiet = [String: Samples]()
-        var dirty = [String: Samples]()
+        var times = [String: [Samples]]()
         var syncfs = Samples()
-        defer { try? FileManager.default.removeItem(atPath: big) }
+        defer { for file in [onDisk, inMemory] { try? FileManager.default.removeItem(atPath: file) } }
         for _ in 0..<rounds {
             for (label, binary) in binaries {
-                quiet[label, default: Samples()].add(try importing(binary, folder, context))
-                // The other file is removed afterwards unflushed (removing a file drops its
-                // dirty pages), so only an import that flushes the file system writes it.
-                _ = try Shell.shell(writer)
-                dirty[label, default: Samples()].add(try importing(binary, folder, context))
-                try FileManager.default.removeItem(atPath: big)
+                var samples = times[label] ?? Array(repeating: Samples(), count: 4)
+                samples[0].add(try importing(binary, folder, context))
+                // The other writer starts first and runs alongside; its file is removed
+                // afterwards unflushed (removing a file drops its dirty pages).
+                for (column, file) in [(1, inMemory), (2, onDisk)] {
+                    let other = try startShell(writer(file, megabytes: concurrentMegabytes))
+                    samples[column].add(try importing(binary, folder, context))
+                    other.waitUntilExit()
+                    try FileManager.default.removeItem(atPath: file)
+                }
+                _ = try Shell.shell(writer(onDisk, megabytes: leftMegabytes))
+                samples[3].add(try importing(binary, folder, context))
+                try FileManager.default.removeItem(atPath: onDisk)
+                times[label] = samples
             }
-            _ = try Shell.shell(writer)
+            _ = try Shell.shell(writer(onDisk, megabytes: leftMegabytes))
             syncfs.add(try Shell.run("sync", "-f", context.scratch).seconds)
-            try FileManager.default.removeItem(atPath: big)
+            try FileManager.default.removeItem(atPath: onDisk)
         }
         var table = Table(
-            "\(posters) posters, \(posters * 2) new images (480×360), --jobs 2", "quiet disk",
-            "just after another process wrote \(writerMegabytes) MB", "ratio")
+            "\(posters) posters, \(posters * 2) new images (480×360), --jobs 2", "quiet",
+            "another process writing \(concurrentMegabytes / 1024) GB to tmpfs", "the same to the store's disk", "disk / tmpfs",
+            "just after another process left \(leftMegabytes) MB unflushed", "vs quiet")
         for (label, _) in binaries {
-            let calm = quiet[label]?.median ?? 0
-            let busy = dirty[label]?.median ?? 0
-            table.add(label, Format.ms(calm), Format.ms(busy), Format.ratio(busy / calm))
+            let medians = (times[label] ?? []).map(\.median)
+            guard medians.count == 4 else { continue }
+            table.add(
+                label, Format.ms(medians[0]), Format.ms(medians[1]), Format.ms(medians[2]), Format.ratio(medians[2] / medians[1]),
+                Format.ms(medians[3]), Format.ratio(medians[3] / medians[0]))
         }
-        table.add("reference: one `sync -f` (syncfs) just after that writer", "", Format.ms(syncfs.median), "")
+        table.add("reference: one `sync -f` (syncfs) just after that writer", "", "", "", "", Format.ms(syncfs.median), "")
         table.print()
         print(
-            "\nMedian of \(rounds) rounds (whole processes). The writer is `dd if=/dev/zero bs=1M count=\(writerMegabytes)`, "
-                + "finished just before the import and removed after it, unflushed. An import that syncs the whole file "
-                + "system writes its pages; one that flushes only its own files should not (ratio ≈ 1).")
+            "\nMedian of \(rounds) rounds (whole processes). The other writer is `dd if=/dev/zero bs=1M`, its file removed "
+                + "after the import, unflushed. An import that syncs the whole file system writes the other file's pages; "
+                + "one that flushes only its own files should not (ratios ≈ 1 but for the disk's own contention).")
+    }
+
+    private static func writer(_ file: String, megabytes: Int) -> String {
+        "dd if=/dev/zero of='\(file)' bs=1M count=\(megabytes) status=none"
+    }
+
+    private static func startShell(_ script: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        try process.run()
+        return process
     }
 
     /// Imports the manifest into a fresh store and returns the wall time.
@@ -77,7 +101,9 @@ enum ImportDurability {
             let image = try codec.encode(PixelBuffer(width: 480, height: 360, channels: 3, pixels: pixels), source: "generated \(index)")
             try Data(image.bytes).write(to: URL(fileURLWithPath: "\(folder)/images/\(index).jpg"))
         }
-        let lines = (0..<posters).map { #"{"image1": "images/\#($0 * 2).jpg", "image2": "images/\#($0 * 2 + 1).jpg", "contents": "poster \#($0)"}"# }
+        let lines = (0..<posters).map {
+            #"{"image1": "images/\#($0 * 2).jpg", "image2": "images/\#($0 * 2 + 1).jpg", "contents": "poster \#($0)"}"#
+        }
         try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: "\(folder)/posters.jsonl"))
         return folder
     }

@@ -142,6 +142,34 @@ import Testing
         #expect(try blobs.inventory().temporaryFiles.isEmpty)
     }
 
+    @Test func aBlobAnotherWriterNamedIsNotTrustedUntilItsFolderIsFlushed() throws {
+        let blobs = BlobStore(root: "\(folder.path)/blobs", files: RecordingFileSystem(log: log))
+        // Another writer's name, renamed into place and its folder not flushed yet.
+        let other = Array(repeating: UInt8(1), count: 3000)
+        let otherPath = blobs.path(for: Digest(of: other))
+        try FileManager.default.createDirectory(atPath: parentFolder(otherPath), withIntermediateDirectories: true)
+        try Data(other).write(to: URL(fileURLWithPath: otherPath))
+        // Found at stage time: nothing is written, but publish flushes the folder.
+        let found = try blobs.stage(other)
+        #expect(found.temporary == nil)
+        log.append(.mark("staged"))
+        try blobs.publish([found])
+        #expect(log.all.split(separator: .mark("staged")).last?.contains(.syncFolder(parentFolder(otherPath))) == true, "\(log.all)")
+        // Named by the other writer between our stage and our publish: our copy is removed
+        // unrenamed, and the folder is flushed all the same.
+        let late = Array(repeating: UInt8(2), count: 3000)
+        let latePath = blobs.path(for: Digest(of: late))
+        let staged = try blobs.stage(late)
+        try Data(late).write(to: URL(fileURLWithPath: latePath))
+        log.append(.mark("named by the other"))
+        try blobs.publish([staged])
+        let after = log.all.split(separator: .mark("named by the other")).last ?? []
+        let temporary = try #require(staged.temporary)
+        #expect(after.contains(.syncFolder(parentFolder(latePath))) && after.contains(.remove(temporary)), "\(after)")
+        #expect(!after.contains { if case .rename = $0 { true } else { false } })
+        #expect(try blobs.inventory().temporaryFiles.isEmpty)
+    }
+
     @Test func aStagedBlobIsInvisibleUntilPublishedAndDiscardingLeavesNothing() throws {
         let blobs = BlobStore(root: "\(folder.path)/blobs", files: RecordingFileSystem(log: log))
         let kept = try blobs.stage([1, 2, 3])

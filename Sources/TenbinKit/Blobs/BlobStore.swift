@@ -121,7 +121,9 @@ public struct BlobStore: BlobStoring {
 
     public func stage(_ bytes: [UInt8]) throws -> StagedBlob {
         let digest = Digest(of: bytes)
-        if contains(digest) { return StagedBlob(digest: digest) }
+        // Found on disk: perhaps just renamed there by another writer that has not flushed its
+        // folder yet, so publish flushes that folder too before a row names the blob.
+        if contains(digest) { return StagedBlob(digest: digest, folders: [folder(of: digest)]) }
         let written = try writeTemporary(bytes, digest: digest)
         let flush = flusher.flush(written.temporary, descriptor: written.descriptor, on: files)
         return StagedBlob(digest: digest, temporary: written.temporary, flush: flush, folders: written.folders)
@@ -129,13 +131,20 @@ public struct BlobStore: BlobStoring {
 
     public func publish(_ staged: [StagedBlob]) throws {
         var pending: [Digest: StagedBlob] = [:]
+        var found: [StagedBlob] = []
         for blob in staged {
-            guard let temporary = blob.temporary, pending[blob.digest]?.temporary != temporary else { continue }
+            guard let temporary = blob.temporary else {
+                found.append(blob)
+                continue
+            }
+            guard pending[blob.digest]?.temporary != temporary else { continue }
             if pending[blob.digest] == nil && !contains(blob.digest) {
                 pending[blob.digest] = blob
             } else {
                 // Published by an earlier batch, written meanwhile by another writer, or the
-                // same bytes staged twice: one copy is enough.
+                // same bytes staged twice: one copy is enough. Another writer's name may not be
+                // flushed yet (our file is still there, unrenamed): flush its folder too.
+                if pending[blob.digest] == nil && files.exists(temporary) { found.append(blob) }
                 blob.flush?.cancel()
                 _ = files.removeFile(temporary)  // best effort: gc removes what is left
             }
@@ -151,7 +160,7 @@ public struct BlobStore: BlobStoring {
             try moveIntoPlace(blob.temporary!, digest: blob.digest)
         }
         // Then the names, before any row may reference them.
-        try syncFolders(ordered)
+        try syncFolders(ordered + found)
     }
 
     public func discard(_ staged: [StagedBlob]) {

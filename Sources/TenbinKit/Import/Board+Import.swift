@@ -19,7 +19,7 @@ extension Board {
 
     /// Stages a prepared image's blob unless it is already stored; without `writing` (a dry
     /// run) only its digest is computed.
-    private func stageBlob(_ prepared: PreparedImage, writing: Bool) throws -> StoredUpload {
+    func stageBlob(_ prepared: PreparedImage, writing: Bool) throws -> StoredUpload {
         guard writing, let encoded = prepared.encoded else { return try writeBlob(prepared, writing: false) }
         let staged = try blobs.stage(encoded.bytes)
         let stored = StoredImage(

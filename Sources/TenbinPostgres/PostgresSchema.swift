@@ -76,6 +76,16 @@ public enum PostgresSchema {
                 CREATE INDEX search_key_grams ON search_key USING gin (grams);
                 """,
             then: { connection in try PostgresStore.indexAllPosters(on: connection) }),
+        // 3: hashtags move into the poster row, in order, so a page reads each poster from one
+        // row instead of aggregating a second table once per poster (half a page's time at 1M).
+        Step(
+            sql: """
+                ALTER TABLE poster ADD COLUMN hashtags text[] NOT NULL DEFAULT '{}';
+                UPDATE poster p SET hashtags = h.tags
+                FROM (SELECT poster_id, array_agg(tag ORDER BY position) AS tags FROM hashtag GROUP BY poster_id) h
+                WHERE p.id = h.poster_id;
+                DROP TABLE hashtag;
+                """),
     ]
 
     /// The newest schema version this tenbin knows.

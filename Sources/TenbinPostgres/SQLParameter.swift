@@ -23,6 +23,13 @@ public enum SQLParameter: Sendable, Hashable {
 
     /// A `text[]` literal, every element quoted.
     public static func textArray<S: Sequence>(_ values: S) -> SQLParameter where S.Element: StringProtocol {
+        .text(textArrayLiteral(values))
+    }
+
+    /// The `text[]` literal of `values`, every element quoted: as an element of a `text[]`
+    /// parameter, cast back per row (`unnest($1::text[]) AS t(h)`, then `h::text[]`), one
+    /// array per row — unnest would flatten a two-dimensional array, which must be rectangular.
+    public static func textArrayLiteral<S: Sequence>(_ values: S) -> String where S.Element: StringProtocol {
         var literal = "{"
         var first = true
         for value in values {
@@ -35,7 +42,7 @@ public enum SQLParameter: Sendable, Hashable {
             }
             literal += "\""
         }
-        return .text(literal + "}")
+        return literal + "}"
     }
 
     /// UTF-8 text as `bytea` (for text that may contain NUL).

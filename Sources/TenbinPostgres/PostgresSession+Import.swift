@@ -1,0 +1,64 @@
+import TenbinKit
+
+/// An import batch in a few statements (`Board.commitImport`): the identity candidates of
+/// every poster in one, then the new posters and their search keys in one, whatever the
+/// batch's size. Both run under the insert lock, so two imports of the same poster take turns
+/// (the second finds the first's) and ids commit in the order they are drawn.
+extension PostgresSession {
+    func posterIDs(matching posters: [NewPoster]) throws -> [[Int64]] {
+        guard !posters.isEmpty else { return [] }
+        try takeInsertLockIfWriting()
+        let rows = try connection.query(
+            """
+            SELECT u.n, p.id FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u(a, b, c, n)
+            JOIN poster p ON p.image1 = u.a AND p.image2 = u.b AND md5(p.contents) = md5(decode(u.c, 'hex')) AND p.contents = decode(u.c, 'hex')
+            ORDER BY u.n, p.id
+            """,
+            [
+                .textArray(posters.map(\.images[0].digest.hex)), .textArray(posters.map(\.images[1].digest.hex)),
+                .textArray(posters.map { Self.hex($0.contents) }),
+            ])
+        var candidates = Array(repeating: [Int64](), count: posters.count)
+        for row in 0..<rows.count { candidates[rows.int(row, 0) - 1].append(rows.int64(row, 1)) }
+        return candidates
+    }
+
+    /// Draws the batch's ids from the identity sequence (sorted, so they ascend in the batch's
+    /// order), then writes every poster row and its search key in the same statement.
+    func insertPosters(_ posters: [NewPoster], createdAt: Timestamp, search: [SearchRecord]) throws -> [Int64] {
+        // Invariant of the callers: one search record per poster.
+        precondition(posters.count == search.count, "one search record per poster")
+        guard !posters.isEmpty else { return [] }
+        try takeInsertLockIfWriting()
+        let rows = try connection.query(
+            """
+            WITH input AS (
+                SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+                    WITH ORDINALITY AS u(c, a, b, h, k, d, n)),
+            drawn AS (
+                SELECT id, row_number() OVER (ORDER BY id) AS n
+                FROM (SELECT nextval(pg_get_serial_sequence('poster', 'id')::regclass) AS id FROM generate_series(1, $7)) s),
+            batch AS MATERIALIZED (SELECT drawn.id, input.* FROM input JOIN drawn USING (n)),
+            inserted AS (
+                INSERT INTO poster (id, contents, created_at, image1, image2, hashtags)
+                SELECT id, decode(c, 'hex'), $8, a, b, h::text[] FROM batch RETURNING id)
+            INSERT INTO search_key (poster_id, key, grams)
+            SELECT batch.id, k, string_to_array(d, ' ') FROM batch JOIN inserted USING (id)
+            RETURNING poster_id
+            """,
+            [
+                .textArray(posters.map { Self.hex($0.contents) }), .textArray(posters.map(\.images[0].digest.hex)),
+                .textArray(posters.map(\.images[1].digest.hex)), .textArray(posters.map { SQLParameter.textArrayLiteral($0.hashtags) }),
+                .textArray(search.map(\.key)), .textArray(search.map(\.document)), .integer(posters.count),
+                .int(createdAt.secondsSince1970),
+            ])
+        let ids = (0..<rows.count).map { rows.int64($0, 0) }.sorted()
+        guard ids.count == posters.count else {
+            throw PostgresError(
+                kind: .internal, sqlState: nil, message: "inserting \(posters.count) posters wrote \(ids.count)",
+                target: connection.target.description)
+        }
+        changed.formUnion(ids)
+        return ids
+    }
+}

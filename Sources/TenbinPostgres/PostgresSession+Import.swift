@@ -24,38 +24,35 @@ extension PostgresSession {
     }
 
     /// Draws the batch's ids from the identity sequence (sorted, so they ascend in the batch's
-    /// order), then writes every poster row and its search key in the same statement.
+    /// order), then writes every poster row and its search key in one statement. Ids travel as
+    /// a parameter rather than being paired with the rows in SQL: that join's estimates made
+    /// the planner JIT-compile and spill sorts to disk (2.6 s for 16,000 posters, against 1.4 s).
     func insertPosters(_ posters: [NewPoster], createdAt: Timestamp, search: [SearchRecord]) throws -> [Int64] {
         // Invariant of the callers: one search record per poster.
         precondition(posters.count == search.count, "one search record per poster")
         guard !posters.isEmpty else { return [] }
         try takeInsertLockIfWriting()
+        let drawn = try connection.query(
+            "SELECT nextval(pg_get_serial_sequence('poster', 'id')::regclass) FROM generate_series(1, $1)", [.integer(posters.count)])
+        let ids = (0..<drawn.count).map { drawn.int64($0, 0) }.sorted()
         let rows = try connection.query(
             """
-            WITH input AS (
-                SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-                    WITH ORDINALITY AS u(c, a, b, h, k, d, n)),
-            drawn AS (
-                SELECT id, row_number() OVER (ORDER BY id) AS n
-                FROM (SELECT nextval(pg_get_serial_sequence('poster', 'id')::regclass) AS id FROM generate_series(1, $7)) s),
-            batch AS MATERIALIZED (SELECT drawn.id, input.* FROM input JOIN drawn USING (n)),
-            inserted AS (
+            WITH inserted AS (
                 INSERT INTO poster (id, contents, created_at, image1, image2, hashtags)
-                SELECT id, decode(c, 'hex'), $8, a, b, h::text[] FROM batch RETURNING id)
+                SELECT i, decode(c, 'hex'), $2, a, b, h::text[]
+                FROM unnest($1::bigint[], $3::text[], $4::text[], $5::text[], $6::text[]) AS u(i, c, a, b, h))
             INSERT INTO search_key (poster_id, key, grams)
-            SELECT batch.id, k, string_to_array(d, ' ') FROM batch JOIN inserted USING (id)
-            RETURNING poster_id
+            SELECT i, k, string_to_array(d, ' ') FROM unnest($1::bigint[], $7::text[], $8::text[]) AS u(i, k, d)
             """,
             [
-                .textArray(posters.map { Self.hex($0.contents) }), .textArray(posters.map(\.images[0].digest.hex)),
-                .textArray(posters.map(\.images[1].digest.hex)), .textArray(posters.map { SQLParameter.textArrayLiteral($0.hashtags) }),
-                .textArray(search.map(\.key)), .textArray(search.map(\.document)), .integer(posters.count),
-                .int(createdAt.secondsSince1970),
+                .intArray(ids), .int(createdAt.secondsSince1970), .textArray(posters.map { Self.hex($0.contents) }),
+                .textArray(posters.map(\.images[0].digest.hex)), .textArray(posters.map(\.images[1].digest.hex)),
+                .textArray(posters.map { SQLParameter.textArrayLiteral($0.hashtags) }), .textArray(search.map(\.key)),
+                .textArray(search.map(\.document)),
             ])
-        let ids = (0..<rows.count).map { rows.int64($0, 0) }.sorted()
-        guard ids.count == posters.count else {
+        guard ids.count == posters.count, rows.changes == posters.count else {
             throw PostgresError(
-                kind: .internal, sqlState: nil, message: "inserting \(posters.count) posters wrote \(ids.count)",
+                kind: .internal, sqlState: nil, message: "inserting \(posters.count) posters wrote \(rows.changes)",
                 target: connection.target.description)
         }
         changed.formUnion(ids)

@@ -11,7 +11,9 @@ extension PostgresSession {
         let rows = try connection.query(
             """
             SELECT u.n, p.id FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u(a, b, c, n)
-            JOIN poster p ON p.image1 = u.a AND p.image2 = u.b AND md5(p.contents) = md5(decode(u.c, 'hex')) AND p.contents = decode(u.c, 'hex')
+            JOIN poster p ON \(PostgresSchema.identityKey("p.image1", "p.image2", "p.contents"))
+                = \(PostgresSchema.identityKey("u.a", "u.b", "decode(u.c, 'hex')"))
+                AND p.image1 || p.image2 = u.a || u.b AND p.contents = decode(u.c, 'hex')
             ORDER BY u.n, p.id
             """,
             [

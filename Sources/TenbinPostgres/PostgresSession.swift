@@ -123,10 +123,11 @@ final class PostgresSession: StoreWriting {
     func posterIDs(image1: Digest, image2: Digest, contents: String) throws -> [Int64] {
         // In a write, import's identity check then insert must not race another import.
         try takeInsertLockIfWriting()
+        let key = PostgresSchema.identityKey("image1", "image2", "contents")
         let rows = try select(
             """
-            SELECT id FROM poster WHERE image1 = $1 AND image2 = $2 AND md5(contents) = md5($3::bytea) AND contents = $3::bytea
-            ORDER BY id
+            SELECT id FROM poster WHERE \(key) = \(PostgresSchema.identityKey("$1::text", "$2::text", "$3::bytea"))
+            AND image1 || image2 = $1::text || $2::text AND contents = $3::bytea ORDER BY id
             """, [.text(image1.hex), .text(image2.hex), .utf8(contents)])
         return (0..<rows.count).map { rows.int64($0, 0) }
     }

@@ -5,17 +5,22 @@ import TenbinKit
 /// batch's size. Both run under the insert lock, so two imports of the same poster take turns
 /// (the second finds the first's) and ids commit in the order they are drawn.
 extension PostgresSession {
+    /// `$1`, `$2` image digests and `$3` hex contents, one element per poster: the ids of the
+    /// posters with the same two images and contents, each with its 1-based place in the
+    /// arrays. The identity hash is the only indexed expression it tests (see schema step 3).
+    static let identityLookup = """
+        SELECT u.n, p.id FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u(a, b, c, n)
+        JOIN poster p ON \(PostgresSchema.identityKey("p.image1", "p.image2", "p.contents"))
+            = \(PostgresSchema.identityKey("u.a", "u.b", "decode(u.c, 'hex')"))
+            AND p.image1 || p.image2 = u.a || u.b AND p.contents = decode(u.c, 'hex')
+        ORDER BY u.n, p.id
+        """
+
     func posterIDs(matching posters: [NewPoster]) throws -> [[Int64]] {
         guard !posters.isEmpty else { return [] }
         try takeInsertLockIfWriting()
         let rows = try connection.query(
-            """
-            SELECT u.n, p.id FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u(a, b, c, n)
-            JOIN poster p ON \(PostgresSchema.identityKey("p.image1", "p.image2", "p.contents"))
-                = \(PostgresSchema.identityKey("u.a", "u.b", "decode(u.c, 'hex')"))
-                AND p.image1 || p.image2 = u.a || u.b AND p.contents = decode(u.c, 'hex')
-            ORDER BY u.n, p.id
-            """,
+            Self.identityLookup,
             [
                 .textArray(posters.map(\.images[0].digest.hex)), .textArray(posters.map(\.images[1].digest.hex)),
                 .textArray(posters.map { Self.hex($0.contents) }),

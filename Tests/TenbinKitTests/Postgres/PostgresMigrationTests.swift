@@ -58,6 +58,22 @@ struct PostgresMigrationTests {
         }
     }
 
+    @Test func checkNamesAPosterWhoseHashtagsAreNotAListOfTags() throws {
+        let folder = try TemporaryStore()
+        let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        let posters = try board.quickPost([("a", ["x"]), ("b", ["y"]), ("c", [])])
+        #expect(try store.integrityProblems().isEmpty)
+        try store.pool.withConnection { connection in
+            try connection.query("UPDATE poster SET hashtags = ARRAY['x', NULL] WHERE id = $1", [.int(posters[0].id)])
+            try connection.query("UPDATE poster SET hashtags = ARRAY[ARRAY['y']] WHERE id = $1", [.int(posters[1].id)])
+        }
+        let problems = try store.integrityProblems()
+        #expect(problems.contains("poster \(posters[0].id)'s hashtags are not a list of tags"), "\(problems)")
+        #expect(problems.contains("poster \(posters[1].id)'s hashtags are not a list of tags"), "\(problems)")
+        #expect(!problems.contains { $0.contains("poster \(posters[2].id)") })
+    }
+
     @Test func migratorsRunningAtOnceApplyEachStepOnce() async throws {
         let url = try TestPostgres.freshDatabase()
         let applied = try await withThrowingTaskGroup(of: [Int].self) { group in

@@ -76,6 +76,12 @@ public enum PostgresSchema {
                 CREATE INDEX search_key_grams ON search_key USING gin (grams);
                 """,
             then: { connection in try PostgresStore.indexAllPosters(on: connection) }),
+        // 3 (merged after the hashtag step, it becomes 4): search by id windows. The GIN index
+        // holds each key's pieces plus tokens naming the windows of 256, 2,048 and 16,384 ids
+        // its poster falls in, so a search can ask for the newest candidates without decoding
+        // every piece's whole posting list (see ``PostgresSession``). It replaces step 2's
+        // index.
+        Step(sql: PostgresStore.searchWindowFunctionSQL + ";\n" + PostgresStore.searchIndexSQL + ";\nDROP INDEX search_key_grams;"),
     ]
 
     /// The newest schema version this tenbin knows.

@@ -27,10 +27,9 @@ final class PostgresSession: StoreWriting {
     /// (the connection is outside any transaction, where a prepared statement a pooler lost
     /// can run unprepared instead); otherwise as the transaction's next statement, prepared
     /// when `planOnce` (a read's transaction knows its session's prepared statements, see
-    /// ``Connection/begin(_:)``; a write's runs unprepared). Statements whose best plan
-    /// depends on their parameters' values (search candidates: a rare word through the GIN
-    /// index, a common one by id) are never prepared: a prepared statement's one generic plan
-    /// scanned every key for a rare word.
+    /// ``Connection/begin(_:)``; a write's runs unprepared). Every statement is planned
+    /// generically (see ``Connection``), so each is written to have one good plan whatever
+    /// its values.
     private func select(_ sql: String, _ parameters: [SQLParameter] = [], planOnce: Bool = true) throws -> Rows {
         guard single else {
             return try planOnce && !isWriting ? connection.queryPrepared(sql, parameters) : connection.query(sql, parameters)
@@ -133,36 +132,94 @@ final class PostgresSession: StoreWriting {
 
     // MARK: Search
 
-    /// Candidates are read in growing batches (a page of a rare word needs one small batch; a
-    /// scan of every key, a few large ones), all inside this session's snapshot. The cursor
-    /// bounds both sides of the join: bounding only the key let the planner merge-join from the
-    /// newest poster down for every batch (0.7 s a batch halfway through 1M posters).
+    /// Keys read newest first, unfiltered, before the index is asked: a common word (one poster
+    /// in a few) fills a page from them, where the index would hand over its whole posting list.
+    static let walkBudget = 128
+
+    /// Candidates newest first, in steps whose cost is bounded however common the words are,
+    /// all in this session's snapshot and each a prepared statement with one possible plan
+    /// (planned once per connection: planning alone took longer than a search's budget).
+    ///
+    /// 1. The newest ``walkBudget`` keys below the cursor, unfiltered (the core rechecks every
+    ///    candidate): enough for a common word.
+    /// 2. The index, restricted to a window of ids just below the cursor by the window tokens
+    ///    it holds (``PostgresStore/searchWindowLevels``): about 256–512 ids, then 2,048–4,096,
+    ///    then 16,384–32,768. GIN intersects the terms' posting lists by skipping to the
+    ///    window's ids, so a window costs about its own size, not the lists'.
+    /// 3. The index below the cursor, unrestricted, in growing batches: the word is rare, and
+    ///    its posting lists' intersection small.
     func searchCandidates(_ terms: [IndexTerm], below: Int64?, visit: (SearchEntry) throws -> Bool) throws {
-        var cursor = below
-        var batch = 64
-        while true {
-            let filter = Self.termFilter(terms, firstParameter: 3)
-            var parameters: [SQLParameter] = [.integer(batch), cursor.map { .int($0) } ?? .null]
-            parameters += filter.parameters
+        var cursor = below ?? Int64.max
+        guard !terms.isEmpty else {
+            var batch = Self.walkBudget
+            while true {
+                guard let last = try walk(below: cursor, limit: batch, visit: visit) else { return }
+                cursor = last
+                batch = min(batch * 4, 8192)
+            }
+        }
+        guard let walked = try walk(below: cursor, limit: Self.walkBudget, visit: visit) else { return }
+        cursor = walked
+        let exact = terms.filter { !$0.isPrefix }.map(\.token)
+        let prefixes = Self.prefixFilter(terms, firstParameter: 4)
+        for level in PostgresStore.searchWindowLevels {
+            guard cursor > 1 else { return }
+            // The window holding the id just below the cursor, and the one below it.
+            let upper = (cursor - 1) >> level
             let rows = try select(
                 """
-                SELECT k.poster_id, k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id
-                WHERE ($2::bigint IS NULL OR (k.poster_id < $2 AND p.id < $2))\(filter.sql) ORDER BY k.poster_id DESC LIMIT $1
-                """, parameters, planOnce: false)
-            for row in 0..<rows.count {
-                guard try visit(SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))) else { return }
-            }
-            guard rows.count == batch else { return }
-            cursor = rows.int64(rows.count - 1, 0)
-            batch = min(batch * 4, 4096)
+                SELECT k.poster_id, k.key, (SELECT p.good1 + p.good2 FROM poster p WHERE p.id = k.poster_id) FROM search_key k
+                WHERE (\(PostgresStore.searchTokensExpression) @> $1::text[] OR \(PostgresStore.searchTokensExpression) @> $2::text[])
+                AND k.poster_id + 0 < $3\(prefixes.sql) ORDER BY k.poster_id + 0 DESC
+                """,
+                [
+                    .textArray(exact + [PostgresStore.windowToken(level: level, id: upper << level)]),
+                    .textArray(exact + [PostgresStore.windowToken(level: level, id: (upper - 1) << level)]), .int(cursor),
+                ] + prefixes.parameters)
+            guard try visitAll(rows, visit) else { return }
+            cursor = max(0, (upper - 1) << level)
         }
+        var batch = 64
+        while cursor > 1 {
+            // The limit is written into the text: one plan per batch size, sized for it.
+            let rows = try select(
+                """
+                SELECT k.poster_id, k.key, (SELECT p.good1 + p.good2 FROM poster p WHERE p.id = k.poster_id) FROM search_key k
+                WHERE \(PostgresStore.searchTokensExpression) @> $1::text[] AND k.poster_id + 0 < $2\(Self.prefixFilter(terms, firstParameter: 3).sql)
+                ORDER BY k.poster_id + 0 DESC LIMIT \(batch)
+                """, [.textArray(exact), .int(cursor)] + Self.prefixFilter(terms, firstParameter: 3).parameters)
+            guard try visitAll(rows, visit), rows.count == batch else { return }
+            cursor = rows.int64(rows.count - 1, 0)
+            batch = min(batch * 8, 4096)
+        }
+    }
+
+    /// Up to `limit` keys below `cursor`, newest first, unfiltered: returns the last id read,
+    /// or nil when the walk is over (fewer rows than asked, or `visit` stopped). Both tables
+    /// are bounded by the cursor, so the plan merges their primary keys from the cursor down.
+    private func walk(below cursor: Int64, limit: Int, visit: (SearchEntry) throws -> Bool) throws -> Int64? {
+        let rows = try select(
+            """
+            SELECT k.poster_id, k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id
+            WHERE k.poster_id < $1 AND p.id < $1 ORDER BY k.poster_id DESC LIMIT \(limit)
+            """, [.int(cursor)])
+        guard try visitAll(rows, visit), rows.count == limit else { return nil }
+        return rows.int64(rows.count - 1, 0)
+    }
+
+    /// Visits each row (id, key, votes) in order; false once `visit` stops.
+    private func visitAll(_ rows: Rows, _ visit: (SearchEntry) throws -> Bool) throws -> Bool {
+        for row in 0..<rows.count {
+            guard try visit(SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))) else { return false }
+        }
+        return true
     }
 
     func searchCandidateIDs(_ terms: [IndexTerm], limit: Int) throws -> [Int64] {
         guard limit > 0 else { return [] }
-        let filter = Self.termFilter(terms, firstParameter: 2)
+        let filter = Self.termFilter(terms, firstParameter: 1)
         let rows = try select(
-            "SELECT k.poster_id FROM search_key k WHERE true\(filter.sql) LIMIT $1", [.integer(limit)] + filter.parameters, planOnce: false)
+            "SELECT k.poster_id FROM search_key k WHERE true\(filter.sql) LIMIT \(limit)", filter.parameters)
         return (0..<rows.count).map { rows.int64($0, 0) }
     }
 
@@ -184,36 +241,44 @@ final class PostgresSession: StoreWriting {
         var cursor = after
         var batch = 256
         while true {
-            var parameters: [SQLParameter] = [.integer(batch)]
+            // The limit is written into the text (one plan per batch size, sized for it); the
+            // first batch, without a cursor, reads the popular index from its start.
+            var parameters: [SQLParameter] = []
             var condition = ""
             if let cursor {
-                condition = " WHERE ((p.good1 + p.good2), p.id) < ($2, $3)"
+                condition = " WHERE ((p.good1 + p.good2), p.id) < ($1, $2)"
                 parameters += [.integer(cursor.votes), .int(cursor.id)]
             }
             let rows = try select(
                 """
                 SELECT p.id, k.key, p.good1 + p.good2 FROM poster p JOIN search_key k ON k.poster_id = p.id\(condition)
-                ORDER BY (p.good1 + p.good2) DESC, p.id DESC LIMIT $1
-                """, parameters, planOnce: false)
-            for row in 0..<rows.count {
-                guard try visit(SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))) else { return }
-            }
-            guard rows.count == batch else { return }
+                ORDER BY (p.good1 + p.good2) DESC, p.id DESC LIMIT \(batch)
+                """, parameters)
+            guard try visitAll(rows, visit), rows.count == batch else { return }
             cursor = FeedPosition(id: rows.int64(rows.count - 1, 0), votes: rows.int(rows.count - 1, 2))
             batch = min(batch * 4, 4096)
         }
     }
 
     /// The WHERE clause (` AND …`) requiring every term: exact tokens through the GIN index
-    /// (`grams @> …`), prefix tokens by a test of the candidate's tokens.
+    /// (``PostgresStore/searchTokensExpression`` `@> …`), prefix tokens by a test of the
+    /// candidate's tokens.
     static func termFilter(_ terms: [IndexTerm], firstParameter: Int) -> (sql: String, parameters: [SQLParameter]) {
         var sql = ""
         var parameters: [SQLParameter] = []
         let exact = terms.filter { !$0.isPrefix }.map(\.token)
         if !exact.isEmpty {
-            sql += " AND k.grams @> $\(firstParameter)::text[]"
+            sql += " AND \(PostgresStore.searchTokensExpression) @> $\(firstParameter)::text[]"
             parameters.append(.textArray(exact))
         }
+        let prefixes = prefixFilter(terms, firstParameter: firstParameter + parameters.count)
+        return (sql + prefixes.sql, parameters + prefixes.parameters)
+    }
+
+    /// The prefix terms' part of ``termFilter(_:firstParameter:)``.
+    static func prefixFilter(_ terms: [IndexTerm], firstParameter: Int) -> (sql: String, parameters: [SQLParameter]) {
+        var sql = ""
+        var parameters: [SQLParameter] = []
         for term in terms where term.isPrefix {
             parameters.append(.text(term.token.replacing("\\", with: "\\\\").replacing("%", with: "\\%").replacing("_", with: "\\_") + "%"))
             sql += " AND EXISTS (SELECT 1 FROM unnest(k.grams) AS g WHERE g LIKE $\(firstParameter + parameters.count - 1))"

@@ -6,6 +6,38 @@ import TenbinKit
 /// backend's for every query, 1- and 2-character words included (pg_trgm cannot serve those,
 /// and Debian ships no pg_bigm).
 extension PostgresStore {
+    /// The search index's name (schema step 3, see ``searchIndexSQL``).
+    static let searchIndexName = "search_key_window"
+
+    /// The sizes of the id windows a key is indexed under, as powers of two: 256, 2,048 and
+    /// 16,384 ids. Part of the schema (``searchWindowFunctionSQL``): never changes.
+    static let searchWindowLevels = [8, 11, 14]
+
+    /// What the search index holds for a key: its pieces and one token per window level naming
+    /// the window of ids it falls in (`~11.488`: ids 488 × 2,048 up to the next window). The
+    /// core's tokens are base-36 digits only, so a window token never equals a piece. Exactly
+    /// as schema step 3 creates it.
+    static let searchWindowFunctionSQL = """
+        CREATE FUNCTION tenbin_search_tokens(id bigint, grams text[]) RETURNS text[]
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE
+        AS $$ SELECT grams || ARRAY[\(searchWindowLevels.map { "'~\($0).' || (id >> \($0))::text" }.joined(separator: ", "))] $$
+        """
+
+    /// The search index, exactly as schema step 3 creates it (``beginBulkLoad()`` drops it,
+    /// ``finishBulkLoad()`` builds it again). Searches name its expression,
+    /// ``searchTokensExpression``.
+    static let searchIndexSQL = """
+        CREATE INDEX IF NOT EXISTS \(searchIndexName) ON search_key USING gin (tenbin_search_tokens(poster_id, grams))
+        """
+
+    /// The indexed expression, as searches write it so the planner uses the index.
+    static let searchTokensExpression = "tenbin_search_tokens(k.poster_id, k.grams)"
+
+    /// The token naming the window of `1 << level` ids that holds `id`.
+    static func windowToken(level: Int, id: Int64) -> String {
+        "~\(level).\(id >> level)"
+    }
+
     /// Writes the keys and pieces of posters just inserted or edited (inside their transaction).
     static func indexSearchKeys(ids: [Int64], posters: [(contents: String, hashtags: [String])], on connection: Connection) throws {
         guard !ids.isEmpty else { return }

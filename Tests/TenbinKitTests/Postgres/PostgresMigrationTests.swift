@@ -21,6 +21,8 @@ struct PostgresMigrationTests {
                     INSERT INTO poster (contents, created_at, image1, image2) VALUES ('\\x4142e69db1'::bytea, 1, '\(digest)', '\(digest)');
                     INSERT INTO hashtag VALUES (1, 0, 'Ｔag');
                     """)
+                // From version 2 on, tenbin wrote the poster's search key with it.
+                if version >= 2 { try PostgresStore.indexAllPosters(on: connection) }
             }
             let upgraded = try PostgresStore(url: url, poolSize: 2)
             #expect(try upgraded.schemaVersion() == PostgresSchema.latestVersion)

@@ -1,0 +1,61 @@
+import Testing
+
+@testable import TenbinKit
+@testable import TenbinPostgres
+
+/// Search on PostgreSQL past the newest keys: posters whose ids are spread over many id windows
+/// (the search index's window tokens), found exactly as the scan finds them, through
+/// statements planned once.
+@Suite(.enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(10)))
+struct PostgresSearchTests {
+    @Test func wordsCommonAndRareAreFoundAcrossIdWindowsAsTheScanFindsThem() throws {
+        let folder = try TemporaryStore()
+        let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        // 600 posters, ids 1 to about 120,000 (gaps of up to 400 ids): more than the walk's
+        // budget, across windows of every size.
+        var state: UInt64 = 12_345
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var id: Int64 = 0
+        for number in 0..<600 {
+            var words = [number % 2 == 0 ? "猫" : "犬"]
+            if next(20) == 0 { words.append("東京") }
+            if next(150) == 0 { words.append("ラーメン") }
+            if number == 17 { words.append("きのこ") }
+            let poster = try board.quickPost(words.joined(separator: "と") + " \(number)", hashtags: next(5) == 0 ? ["Tag"] : [])
+            #expect(poster.id > id)
+            id = poster.id + Int64(1 + next(400))
+            _ = try store.pool.withConnection { connection in
+                try connection.query("SELECT setval(pg_get_serial_sequence('poster', 'id'), $1)", [.int(id)])
+            }
+        }
+        for query in ["猫", "犬", "東京", "らーめん", "きのこ", "猫 東京", "ﾗｰﾒﾝ 犬", "tag", "と", "1", "42", "どこにもない"] {
+            let all = try board.scanSearchIDs(query: query)
+            #expect(try board.search(query: query, limit: 1000).map(\.id) == all, "query \(query)")
+            #expect(try board.search(query: query).map(\.id) == Array(all.prefix(20)), "first page of \(query)")
+            #expect(try board.search(query: query, limit: 7, offset: 30).map(\.id) == Array(all.dropFirst(30).prefix(7)), "offset \(query)")
+            let popular = try board.scanSearchIDs(query: query, order: .popular)
+            #expect(try board.search(query: query, order: .popular, limit: 1000).map(\.id) == popular, "popular \(query)")
+            // Below a cursor deep in the board, as a later page asks.
+            if all.count > 40 {
+                let after = FeedPosition(id: all[35])
+                let below = try store.read { reading in
+                    try Board.searchIDs(SearchQuery(query), order: .new, after: after, offset: 0, limit: 20, in: reading)
+                }
+                #expect(below == Array(all.dropFirst(36).prefix(20)), "after a cursor, \(query)")
+            }
+        }
+        // Every search statement was prepared on the pool's one connection and planned once,
+        // generically: never for its values.
+        let plans = try store.pool.withConnection { connection in
+            try connection.query("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%search_key k%'")
+        }
+        #expect(plans.count >= 4)
+        for row in 0..<plans.count {
+            #expect(plans.int(row, 0) >= 1 && plans.int(row, 1) == 0)
+        }
+    }
+}

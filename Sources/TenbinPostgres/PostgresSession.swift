@@ -141,29 +141,37 @@ final class PostgresSession: StoreWriting {
     /// (planned once per connection: planning alone took longer than a search's budget).
     ///
     /// 1. The newest ``walkBudget`` keys below the cursor, unfiltered (the core rechecks every
-    ///    candidate): enough for a common word.
-    /// 2. The index, restricted to a window of ids just below the cursor by the window tokens
-    ///    it holds (``PostgresStore/searchWindowLevels``): about 256–512 ids, then 2,048–4,096,
-    ///    then 16,384–32,768. GIN intersects the terms' posting lists by skipping to the
-    ///    window's ids, so a window costs about its own size, not the lists'.
-    /// 3. The index below the cursor, unrestricted, in growing batches: the word is rare, and
-    ///    its posting lists' intersection small.
+    ///    candidate): enough for a common word. How many of them hold every piece estimates
+    ///    how common the terms are.
+    /// 2. While the estimate promises many candidates below the cursor: the index, restricted
+    ///    to a window of ids just below the cursor by the window tokens it holds
+    ///    (``PostgresStore/searchWindowLevels``), the window sized to hold a page's worth
+    ///    (256–512, 2,048–4,096 or 16,384–32,768 ids). GIN intersects posting lists by
+    ///    skipping to the window's ids, so a window costs about its own size, not the lists'.
+    /// 3. Then the index below the cursor, unrestricted, in growing batches: the words are rare
+    ///    there, and the intersection small.
     func searchCandidates(_ terms: [IndexTerm], below: Int64?, visit: (SearchEntry) throws -> Bool) throws {
         var cursor = below ?? Int64.max
         guard !terms.isEmpty else {
             var batch = Self.walkBudget
             while true {
-                guard let last = try walk(below: cursor, limit: batch, visit: visit) else { return }
-                cursor = last
+                guard let walked = try walk(below: cursor, limit: batch, pieces: [], visit: visit) else { return }
+                cursor = walked.last
                 batch = min(batch * 4, 8192)
             }
         }
-        guard let walked = try walk(below: cursor, limit: Self.walkBudget, visit: visit) else { return }
-        cursor = walked
         let exact = terms.filter { !$0.isPrefix }.map(\.token)
+        guard let walked = try walk(below: cursor, limit: Self.walkBudget, pieces: exact.compactMap(Self.pieceBytes), visit: visit)
+        else { return }
+        cursor = walked.last
+        // Candidates seen per id read, half a candidate assumed where none was seen.
+        var found = Double(walked.candidates)
+        var covered = Double(max(1, walked.first - walked.last + 1))
         let prefixes = Self.prefixFilter(terms, firstParameter: 4)
-        for level in PostgresStore.searchWindowLevels {
-            guard cursor > 1 else { return }
+        while cursor > 1 {
+            let rate = max(found, 0.5) / covered
+            guard rate * Double(cursor) > Double(Self.rareBelow) else { break }
+            let level = PostgresStore.searchWindowLevels.first { Double(1 << $0) * rate >= 24 } ?? PostgresStore.searchWindowLevels.last!
             // The window holding the id just below the cursor, and the one below it.
             let upper = (cursor - 1) >> level
             let rows = try select(
@@ -177,34 +185,81 @@ final class PostgresSession: StoreWriting {
                     .textArray(exact + [PostgresStore.windowToken(level: level, id: (upper - 1) << level)]), .int(cursor),
                 ] + prefixes.parameters)
             guard try visitAll(rows, visit) else { return }
-            cursor = max(0, (upper - 1) << level)
+            let next = max(0, (upper - 1) << level)
+            found += Double(rows.count)
+            covered += Double(cursor - next)
+            cursor = next
         }
-        var batch = 64
+        let rest = Self.prefixFilter(terms, firstParameter: 3)
+        var batch = Self.rareBelow
         while cursor > 1 {
-            // The limit is written into the text: one plan per batch size, sized for it.
+            // A bitmap scan reads every candidate below the cursor whatever the limit; the
+            // limit, written into the text (one plan per batch size), bounds what is sent.
             let rows = try select(
                 """
                 SELECT k.poster_id, k.key, (SELECT p.good1 + p.good2 FROM poster p WHERE p.id = k.poster_id) FROM search_key k
-                WHERE \(PostgresStore.searchTokensExpression) @> $1::text[] AND k.poster_id + 0 < $2\(Self.prefixFilter(terms, firstParameter: 3).sql)
+                WHERE \(PostgresStore.searchTokensExpression) @> $1::text[] AND k.poster_id + 0 < $2\(rest.sql)
                 ORDER BY k.poster_id + 0 DESC LIMIT \(batch)
-                """, [.textArray(exact), .int(cursor)] + Self.prefixFilter(terms, firstParameter: 3).parameters)
+                """, [.textArray(exact), .int(cursor)] + rest.parameters)
             guard try visitAll(rows, visit), rows.count == batch else { return }
             cursor = rows.int64(rows.count - 1, 0)
-            batch = min(batch * 8, 4096)
+            batch = 4096
         }
     }
 
-    /// Up to `limit` keys below `cursor`, newest first, unfiltered: returns the last id read,
-    /// or nil when the walk is over (fewer rows than asked, or `visit` stopped). Both tables
-    /// are bounded by the cursor, so the plan merges their primary keys from the cursor down.
-    private func walk(below cursor: Int64, limit: Int, visit: (SearchEntry) throws -> Bool) throws -> Int64? {
+    /// Below the cursor, fewer candidates than this (estimated) are read in one unrestricted
+    /// index scan rather than window by window.
+    static let rareBelow = 256
+
+    /// Up to `limit` keys below `cursor`, newest first, unfiltered, each visited: the first and
+    /// last ids read and how many keys held every one of `pieces` (UTF-8), or nil when the walk
+    /// is over (fewer rows than asked, or `visit` stopped). Both tables are bounded by the
+    /// cursor, so the plan merges their primary keys from the cursor down.
+    private func walk(
+        below cursor: Int64, limit: Int, pieces: [[UInt8]], visit: (SearchEntry) throws -> Bool
+    ) throws -> (first: Int64, last: Int64, candidates: Int)? {
         let rows = try select(
             """
             SELECT k.poster_id, k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id
             WHERE k.poster_id < $1 AND p.id < $1 ORDER BY k.poster_id DESC LIMIT \(limit)
             """, [.int(cursor)])
-        guard try visitAll(rows, visit), rows.count == limit else { return nil }
-        return rows.int64(rows.count - 1, 0)
+        var candidates = 0
+        for row in 0..<rows.count {
+            let entry = SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))
+            guard try visit(entry) else { return nil }
+            if !pieces.isEmpty && Self.holds(entry.key, pieces) { candidates += 1 }
+        }
+        guard rows.count == limit else { return nil }
+        return (rows.int64(0, 0), rows.int64(rows.count - 1, 0), candidates)
+    }
+
+    /// The piece an index token names (``SearchGrams``: four base-36 digits per scalar), as
+    /// UTF-8; nil for a token that names none.
+    static func pieceBytes(_ token: String) -> [UInt8]? {
+        let digits = Array(token.utf8)
+        guard digits.count == 4 || digits.count == 8 else { return nil }
+        var piece = ""
+        for start in stride(from: 0, to: digits.count, by: 4) {
+            guard let value = UInt32(String(decoding: digits[start..<(start + 4)], as: UTF8.self), radix: 36),
+                let scalar = Unicode.Scalar(value)
+            else { return nil }
+            piece.unicodeScalars.append(scalar)
+        }
+        return Array(piece.utf8)
+    }
+
+    /// Whether `key` holds every piece: a piece never holds the key's separator, so a byte
+    /// match lies inside one part of the key, as the index's pieces do.
+    static func holds(_ key: String, _ pieces: [[UInt8]]) -> Bool {
+        var key = key
+        return key.withUTF8 { bytes in
+            pieces.allSatisfy { piece in
+                guard !piece.isEmpty, piece.count <= bytes.count else { return piece.isEmpty }
+                return (0...(bytes.count - piece.count)).contains { start in
+                    bytes[start] == piece[0] && (1..<piece.count).allSatisfy { bytes[start + $0] == piece[$0] }
+                }
+            }
+        }
     }
 
     /// Visits each row (id, key, votes) in order; false once `visit` stops.

@@ -58,4 +58,21 @@ struct PostgresSearchTests {
             #expect(plans.int(row, 0) >= 1 && plans.int(row, 1) == 0)
         }
     }
+
+    @Test func theWalkReadsTheIndexsPiecesBackFromTheirTokens() {
+        let key = SearchText.key(contents: "ＡＢ東京🐱 cat", hashtags: ["ラーメン"])
+        let tokens = SearchGrams.tokens(forKey: key)
+        let pieces = tokens.compactMap(PostgresSession.pieceBytes)
+        #expect(pieces.count == tokens.count)
+        #expect(PostgresSession.holds(key, pieces))
+        for word in ["ab", "東京", "🐱", "らー", "め", "c"] {
+            let terms = SearchGrams.terms(for: SearchQuery(word)).compactMap { PostgresSession.pieceBytes($0.token) }
+            #expect(!terms.isEmpty && PostgresSession.holds(key, terms), "\(word)")
+        }
+        // Pieces never span the separator between contents and hashtags.
+        let spanning = SearchGrams.terms(for: SearchQuery("t" + "ら")).compactMap { PostgresSession.pieceBytes($0.token) }
+        #expect(!PostgresSession.holds(key, spanning))
+        #expect(!PostgresSession.holds(key, [Array("犬".utf8)]))
+        #expect(PostgresSession.pieceBytes("~11.3") == nil && PostgresSession.pieceBytes("zzzzzzzz") == nil)
+    }
 }

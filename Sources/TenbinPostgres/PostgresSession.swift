@@ -144,10 +144,11 @@ final class PostgresSession: StoreWriting {
     ///    candidate): enough for a common word. How many of them hold every piece estimates
     ///    how common the terms are.
     /// 2. While the estimate promises many candidates below the cursor: the index, restricted
-    ///    to a window of ids just below the cursor by the window tokens it holds
-    ///    (``PostgresStore/searchWindowLevels``), the window sized to hold a page's worth
-    ///    (256–512, 2,048–4,096 or 16,384–32,768 ids). GIN intersects posting lists by
-    ///    skipping to the window's ids, so a window costs about its own size, not the lists'.
+    ///    to a window of ids just below the cursor by the tokens it holds
+    ///    (``PostgresStore/searchWindowFunctionSQL``), the window sized to hold a page's worth
+    ///    (256–512 or 2,048–4,096 ids by a window token; 16,384–32,768 by the pieces qualified
+    ///    by their window), so a step costs about its window's share of the posting lists,
+    ///    not the lists.
     /// 3. Then the index below the cursor, unrestricted, in growing batches: the words are rare
     ///    there, and the intersection small.
     func searchCandidates(_ terms: [IndexTerm], below: Int64?, visit: (SearchEntry) throws -> Bool) throws {
@@ -171,21 +172,23 @@ final class PostgresSession: StoreWriting {
         while cursor > 1 {
             let rate = max(found, 0.5) / covered
             guard rate * Double(cursor) > Double(Self.rareBelow) else { break }
-            let level = PostgresStore.searchWindowLevels.first { Double(1 << $0) * rate >= 24 } ?? PostgresStore.searchWindowLevels.last!
-            // The window holding the id just below the cursor, and the one below it.
-            let upper = (cursor - 1) >> level
+            let level = PostgresStore.searchWindowLevels.first { Double(1 << $0) * rate >= 24 }
+            // The window holding the id just below the cursor, and the one below it: by a
+            // window token for a common word; by its pieces qualified by their window otherwise.
+            let size = level ?? PostgresStore.searchPieceWindowLevel
+            let upper = (cursor - 1) >> size
+            let windows = [upper << size, (upper - 1) << size].map { start -> [String] in
+                guard let level else { return exact.map { PostgresStore.pieceWindowToken($0, id: start) } }
+                return exact + [PostgresStore.windowToken(level: level, id: start)]
+            }
             let rows = try select(
                 """
                 SELECT k.poster_id, k.key, (SELECT p.good1 + p.good2 FROM poster p WHERE p.id = k.poster_id) FROM search_key k
                 WHERE (\(PostgresStore.searchTokensExpression) @> $1::text[] OR \(PostgresStore.searchTokensExpression) @> $2::text[])
                 AND k.poster_id + 0 < $3\(prefixes.sql) ORDER BY k.poster_id + 0 DESC
-                """,
-                [
-                    .textArray(exact + [PostgresStore.windowToken(level: level, id: upper << level)]),
-                    .textArray(exact + [PostgresStore.windowToken(level: level, id: (upper - 1) << level)]), .int(cursor),
-                ] + prefixes.parameters)
+                """, [.textArray(windows[0]), .textArray(windows[1]), .int(cursor)] + prefixes.parameters)
             guard try visitAll(rows, visit) else { return }
-            let next = max(0, (upper - 1) << level)
+            let next = max(0, (upper - 1) << size)
             found += Double(rows.count)
             covered += Double(cursor - next)
             cursor = next

@@ -9,18 +9,29 @@ extension PostgresStore {
     /// The search index's name (schema step 3, see ``searchIndexSQL``).
     static let searchIndexName = "search_key_window"
 
-    /// The sizes of the id windows a key is indexed under, as powers of two: 256, 2,048 and
-    /// 16,384 ids. Part of the schema (``searchWindowFunctionSQL``): never changes.
-    static let searchWindowLevels = [8, 11, 14]
+    /// The sizes of the id windows a key is indexed under, as powers of two: 256 and 2,048
+    /// ids. Part of the schema (``searchWindowFunctionSQL``): never changes.
+    static let searchWindowLevels = [8, 11]
 
-    /// What the search index holds for a key: its pieces and one token per window level naming
-    /// the window of ids it falls in (`~11.488`: ids 488 × 2,048 up to the next window). The
-    /// core's tokens are base-36 digits only, so a window token never equals a piece. Exactly
-    /// as schema step 3 creates it.
+    /// The size of the id windows each piece is also indexed under, qualified by its window
+    /// (16,384 ids). Part of the schema: never changes.
+    static let searchPieceWindowLevel = 14
+
+    /// What the search index holds for a key: its pieces; one token per window level naming
+    /// the window of ids it falls in (`~11.488`: ids 488 × 2,048 up to the next window); and
+    /// each piece qualified by its 16,384-id window (`09j8~14.61`). The core's tokens are
+    /// base-36 digits only, so no added token equals a piece. Exactly as schema step 3 creates
+    /// it.
+    ///
+    /// A window token restricts an intersection to the window's ids, at a cost of about the
+    /// window's size (GIN walks the smallest posting list and skips through the others); a
+    /// qualified piece's posting list holds only its window's ids, so intersecting those costs
+    /// about the rarest piece's share of the window, whatever the window's size.
     static let searchWindowFunctionSQL = """
         CREATE FUNCTION tenbin_search_tokens(id bigint, grams text[]) RETURNS text[]
         LANGUAGE sql IMMUTABLE PARALLEL SAFE
-        AS $$ SELECT grams || ARRAY[\(searchWindowLevels.map { "'~\($0).' || (id >> \($0))::text" }.joined(separator: ", "))] $$
+        AS $$ SELECT grams || ARRAY[\(searchWindowLevels.map { "'~\($0).' || (id >> \($0))::text" }.joined(separator: ", "))]
+        || ARRAY(SELECT g || '~\(searchPieceWindowLevel).' || (id >> \(searchPieceWindowLevel))::text FROM unnest(grams) AS g) $$
         """
 
     /// The search index, exactly as schema step 3 creates it (``beginBulkLoad()`` drops it,
@@ -36,6 +47,11 @@ extension PostgresStore {
     /// The token naming the window of `1 << level` ids that holds `id`.
     static func windowToken(level: Int, id: Int64) -> String {
         "~\(level).\(id >> level)"
+    }
+
+    /// The token naming `piece` in the window of ``searchPieceWindowLevel`` that holds `id`.
+    static func pieceWindowToken(_ piece: String, id: Int64) -> String {
+        piece + windowToken(level: searchPieceWindowLevel, id: id)
     }
 
     /// Writes the keys and pieces of posters just inserted or edited (inside their transaction).

@@ -152,6 +152,12 @@ final class PostgresSession: StoreWriting {
     /// 3. Then the index below the cursor, unrestricted, in growing batches: the words are rare
     ///    there, and the intersection small.
     func searchCandidates(_ terms: [IndexTerm], below: Int64?, visit: (SearchEntry) throws -> Bool) throws {
+        try candidates(terms, below: below, wanted: 24, visit: visit)
+    }
+
+    /// ``searchCandidates(_:below:visit:)``, each window sized to hold about `wanted`
+    /// candidates (at most 2,048–4,096 ids by a window token).
+    private func candidates(_ terms: [IndexTerm], below: Int64?, wanted: Int, visit: (SearchEntry) throws -> Bool) throws {
         var cursor = below ?? Int64.max
         guard !terms.isEmpty else {
             var batch = Self.walkBudget
@@ -172,7 +178,7 @@ final class PostgresSession: StoreWriting {
         while cursor > 1 {
             let rate = max(found, 0.5) / covered
             guard rate * Double(cursor) > Double(Self.rareBelow) else { break }
-            let level = PostgresStore.searchWindowLevels.first { Double(1 << $0) * rate >= 24 }
+            let level = PostgresStore.searchWindowLevels.first { Double(1 << $0) * rate >= Double(min(wanted, 256)) }
             // The window holding the id just below the cursor, and the one below it: by a
             // window token for a common word; by its pieces qualified by their window otherwise.
             let size = level ?? PostgresStore.searchPieceWindowLevel
@@ -273,12 +279,19 @@ final class PostgresSession: StoreWriting {
         return true
     }
 
+    /// The candidates newest first as ``searchCandidates(_:below:visit:)`` finds them, keys
+    /// read unfiltered tested here (for exact terms: a prefix term is left to the core's
+    /// recheck there): a common word's first `limit` cost a few windows, where the index alone
+    /// would hand over its whole posting list.
     func searchCandidateIDs(_ terms: [IndexTerm], limit: Int) throws -> [Int64] {
         guard limit > 0 else { return [] }
-        let filter = Self.termFilter(terms, firstParameter: 1)
-        let rows = try select(
-            "SELECT k.poster_id FROM search_key k WHERE true\(filter.sql) LIMIT \(limit)", filter.parameters)
-        return (0..<rows.count).map { rows.int64($0, 0) }
+        let pieces = terms.filter { !$0.isPrefix }.compactMap { Self.pieceBytes($0.token) }
+        var ids: [Int64] = []
+        try candidates(terms, below: nil, wanted: limit) { entry in
+            if Self.holds(entry.key, pieces) { ids.append(entry.id) }
+            return ids.count < limit
+        }
+        return ids
     }
 
     func searchEntries(ids: [Int64]) throws -> [SearchEntry] {
@@ -318,22 +331,8 @@ final class PostgresSession: StoreWriting {
         }
     }
 
-    /// The WHERE clause (` AND …`) requiring every term: exact tokens through the GIN index
-    /// (``PostgresStore/searchTokensExpression`` `@> …`), prefix tokens by a test of the
-    /// candidate's tokens.
-    static func termFilter(_ terms: [IndexTerm], firstParameter: Int) -> (sql: String, parameters: [SQLParameter]) {
-        var sql = ""
-        var parameters: [SQLParameter] = []
-        let exact = terms.filter { !$0.isPrefix }.map(\.token)
-        if !exact.isEmpty {
-            sql += " AND \(PostgresStore.searchTokensExpression) @> $\(firstParameter)::text[]"
-            parameters.append(.textArray(exact))
-        }
-        let prefixes = prefixFilter(terms, firstParameter: firstParameter + parameters.count)
-        return (sql + prefixes.sql, parameters + prefixes.parameters)
-    }
-
-    /// The prefix terms' part of ``termFilter(_:firstParameter:)``.
+    /// The WHERE clause (` AND …`) requiring every prefix term, by a test of the candidate's
+    /// pieces (exact terms go to the index).
     static func prefixFilter(_ terms: [IndexTerm], firstParameter: Int) -> (sql: String, parameters: [SQLParameter]) {
         var sql = ""
         var parameters: [SQLParameter] = []

@@ -81,7 +81,7 @@ public enum PostgresSchema {
         // its poster falls in, so a search can ask for the newest candidates without decoding
         // every piece's whole posting list (see ``PostgresSession``). It replaces step 2's
         // index.
-        Step(sql: PostgresStore.searchWindowFunctionSQL + ";\n" + PostgresStore.searchIndexSQL + ";\nDROP INDEX search_key_grams;"),
+        Step(sql: PostgresStore.searchWindowSchemaSQL + ";\n" + PostgresStore.searchIndexSQL + ";\nDROP INDEX search_key_grams;"),
     ]
 
     /// The newest schema version this tenbin knows.

@@ -145,7 +145,7 @@ final class PostgresSession: StoreWriting {
     ///    how common the terms are.
     /// 2. While the estimate promises many candidates below the cursor: the index, restricted
     ///    to a window of ids just below the cursor by the tokens it holds
-    ///    (``PostgresStore/searchWindowFunctionSQL``), the window sized to hold a page's worth
+    ///    (``PostgresStore/searchWindowSchemaSQL``), the window sized to hold a page's worth
     ///    (256–512 or 2,048–4,096 ids by a window token; 16,384–32,768 by the pieces qualified
     ///    by their window), so a step costs about its window's share of the posting lists,
     ///    not the lists.

@@ -22,8 +22,8 @@ struct PostgresCommandTests {
         let folder = try ScratchFolder()
         let migrated = try Tenbin.run(["migrate", "--database", url])
         #expect(migrated.status == 0, "\(migrated.stderr)")
-        #expect(migrated.stdout.contains("applied schema versions 1, 2; now at 2"))
-        #expect(try Tenbin.run(["migrate", "--database", url]).stdout.contains("is up to date (schema version 2)"))
+        #expect(migrated.stdout.contains("applied schema versions 1, 2, 3; now at 3"))
+        #expect(try Tenbin.run(["migrate", "--database", url]).stdout.contains("is up to date (schema version 3)"))
         let environment = ["TENBIN_DATABASE_URL": url]
         let posted = try Tenbin.run(
             ["post", Self.images[0], Self.images[1], "--text", "猫か犬か", "--tag", "neko", "--json"], store: folder.path,

@@ -77,11 +77,13 @@ public enum PostgresSchema {
                 """,
             then: { connection in try PostgresStore.indexAllPosters(on: connection) }),
         // 3 (merged after the hashtag step, it becomes 4): search by id windows. The GIN index
-        // holds each key's pieces plus tokens naming the windows of 256, 2,048 and 16,384 ids
-        // its poster falls in, so a search can ask for the newest candidates without decoding
-        // every piece's whole posting list (see ``PostgresSession``). It replaces step 2's
-        // index.
-        Step(sql: PostgresStore.searchWindowSchemaSQL + ";\n" + PostgresStore.searchIndexSQL + ";\nDROP INDEX search_key_grams;"),
+        // holds each key's pieces, tokens naming the windows of 256 and 2,048 ids its poster
+        // falls in, and its pieces qualified by their 16,384-id window, so a search can ask
+        // for the newest candidates without decoding every piece's whole posting list (see
+        // ``PostgresSession``). It replaces step 2's index.
+        Step(
+            sql: PostgresStore.searchWindowSchemaSQL + ";\nSET LOCAL maintenance_work_mem = '256MB';\n" + PostgresStore.searchIndexSQL
+                + ";\nDROP INDEX search_key_grams;"),
     ]
 
     /// The newest schema version this tenbin knows.

@@ -13,8 +13,6 @@ public final class Connection {
     private let handle: OpaquePointer
     /// The name of each statement prepared on this connection (see ``queryPrepared(_:_:)``).
     private var prepared: Set<String> = []
-    /// Whether this connection's session plans prepared statements generically.
-    private var genericPlansForced = false
     /// The database this connection is to.
     public let target: ConnectionTarget
 
@@ -46,6 +44,14 @@ public final class Connection {
         _ = PQsetNoticeProcessor(connection, { _, _ in }, nil)  // returns the previous processor
         self.handle = connection
         self.target = target
+        // Every statement tenbin sends is written to have one good plan whatever its values
+        // (limits written into the text, the search index's window tokens instead of a
+        // planner's guess), so the session plans each once, generically: a prepared vote
+        // batch would otherwise be planned again on every call (its custom plan looks cheaper
+        // only because it knows the array's length), and planning a search took longer than
+        // running it. Unnamed statements with parameters are planned generically too. A
+        // server without the setting (before 12) just plans more.
+        _ = try? execute("SET plan_cache_mode = force_generic_plan")
     }
 
     deinit {
@@ -88,16 +94,6 @@ public final class Connection {
     @discardableResult
     public func queryPrepared(_ sql: String, _ parameters: [SQLParameter] = []) throws -> Rows {
         let name = Self.statementName(sql)
-        if !genericPlansForced && !isInTransaction {
-            // Plan prepared statements once, with their generic plan: PostgreSQL would plan a
-            // vote batch again on every call, its custom plan looking cheaper only because it
-            // knows the array's length. The setting holds for unnamed statements with
-            // parameters too, so a read's transaction sets it back for its own length (see
-            // ``begin(_:)``): a search's candidates need the plan for their words. A server
-            // without the setting (before 12) just plans more.
-            _ = try? execute("SET plan_cache_mode = force_generic_plan")
-            genericPlansForced = true
-        }
         if !prepared.contains(name) {
             do {
                 _ = try check(PQprepare(handle, name, sql, Int32(parameters.count), nil))  // no rows: freed with them
@@ -123,12 +119,9 @@ public final class Connection {
     /// Begins a transaction with `begin` (`BEGIN …`) and, in the same round trip, learns
     /// which statements the server session holds prepared: inside the transaction the session
     /// cannot change (even behind a pooler), so ``queryPrepared(_:_:)`` there neither prepares
-    /// a statement twice nor runs one the session lacks, either of which would abort it. For
-    /// the transaction's length, statements are planned for their values again
-    /// (`plan_cache_mode = auto`, PostgreSQL 12 or later): a generic plan of a search's
-    /// candidate query scanned every key for a rare word (45 ms instead of 0.1).
+    /// a statement twice nor runs one the session lacks, either of which would abort it.
     public func begin(_ begin: String) throws {
-        let rows = try check(PQexec(handle, begin + "; SET LOCAL plan_cache_mode = auto; SELECT name FROM pg_prepared_statements"))
+        let rows = try check(PQexec(handle, begin + "; SELECT name FROM pg_prepared_statements"))
         prepared = Set((0..<rows.count).map { rows.text($0, 0) })
     }
 

@@ -92,6 +92,14 @@ public enum PostgresSchema {
                 DROP INDEX poster_identity;
                 CREATE INDEX poster_identity ON poster (md5(decode(image1 || image2, 'hex') || contents));
                 """),
+        // 4: search by id windows. The GIN index
+        // holds each key's pieces, tokens naming the windows of 256 and 2,048 ids its poster
+        // falls in, and its pieces qualified by their 16,384-id window, so a search can ask
+        // for the newest candidates without decoding every piece's whole posting list (see
+        // ``PostgresSession``). It replaces step 2's index.
+        Step(
+            sql: PostgresStore.searchWindowSchemaSQL + ";\nSET LOCAL maintenance_work_mem = '256MB';\n" + PostgresStore.searchIndexSQL
+                + ";\nDROP INDEX search_key_grams;"),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it

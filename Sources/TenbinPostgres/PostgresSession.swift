@@ -27,10 +27,9 @@ final class PostgresSession: StoreWriting {
     /// (the connection is outside any transaction, where a prepared statement a pooler lost
     /// can run unprepared instead); otherwise as the transaction's next statement, prepared
     /// when `planOnce` (a read's transaction knows its session's prepared statements, see
-    /// ``Connection/begin(_:)``; a write's runs unprepared). Statements whose best plan
-    /// depends on their parameters' values (search candidates: a rare word through the GIN
-    /// index, a common one by id) are never prepared: a prepared statement's one generic plan
-    /// scanned every key for a rare word.
+    /// ``Connection/begin(_:)``; a write's runs unprepared). Every statement is planned
+    /// generically (see ``Connection``), so each is written to have one good plan whatever
+    /// its values.
     private func select(_ sql: String, _ parameters: [SQLParameter] = [], planOnce: Bool = true) throws -> Rows {
         guard single else {
             return try planOnce && !isWriting ? connection.queryPrepared(sql, parameters) : connection.query(sql, parameters)
@@ -134,37 +133,166 @@ final class PostgresSession: StoreWriting {
 
     // MARK: Search
 
-    /// Candidates are read in growing batches (a page of a rare word needs one small batch; a
-    /// scan of every key, a few large ones), all inside this session's snapshot. The cursor
-    /// bounds both sides of the join: bounding only the key let the planner merge-join from the
-    /// newest poster down for every batch (0.7 s a batch halfway through 1M posters).
+    /// Keys read newest first, unfiltered, before the index is asked: a common word (one poster
+    /// in a few) fills a page from them, where the index would hand over its whole posting list.
+    static let walkBudget = 128
+
+    /// Candidates newest first, in steps whose cost is bounded however common the words are,
+    /// all in this session's snapshot and each a prepared statement with one possible plan
+    /// (planned once per connection: planning alone took longer than a search's budget).
+    ///
+    /// 1. The newest ``walkBudget`` keys below the cursor, unfiltered (the core rechecks every
+    ///    candidate): enough for a common word. How many of them hold every piece estimates
+    ///    how common the terms are.
+    /// 2. While the estimate promises many candidates below the cursor: the index, restricted
+    ///    to a window of ids just below the cursor by the tokens it holds
+    ///    (``PostgresStore/searchWindowSchemaSQL``), the window sized to hold a page's worth
+    ///    (256–512 or 2,048–4,096 ids by a window token; 16,384–32,768 by the pieces qualified
+    ///    by their window), so a step costs about its window's share of the posting lists,
+    ///    not the lists.
+    /// 3. Then the index below the cursor, unrestricted, in growing batches: the words are rare
+    ///    there, and the intersection small.
     func searchCandidates(_ terms: [IndexTerm], below: Int64?, visit: (SearchEntry) throws -> Bool) throws {
-        var cursor = below
-        var batch = 64
-        while true {
-            let filter = Self.termFilter(terms, firstParameter: 3)
-            var parameters: [SQLParameter] = [.integer(batch), cursor.map { .int($0) } ?? .null]
-            parameters += filter.parameters
+        try candidates(terms, below: below, wanted: 24, visit: visit)
+    }
+
+    /// ``searchCandidates(_:below:visit:)``, each window sized to hold about `wanted`
+    /// candidates (at most 2,048–4,096 ids by a window token).
+    private func candidates(_ terms: [IndexTerm], below: Int64?, wanted: Int, visit: (SearchEntry) throws -> Bool) throws {
+        var cursor = below ?? Int64.max
+        guard !terms.isEmpty else {
+            var batch = Self.walkBudget
+            while true {
+                guard let walked = try walk(below: cursor, limit: batch, pieces: [], visit: visit) else { return }
+                cursor = walked.last
+                batch = min(batch * 4, 8192)
+            }
+        }
+        let exact = terms.filter { !$0.isPrefix }.map(\.token)
+        guard let walked = try walk(below: cursor, limit: Self.walkBudget, pieces: exact.compactMap(Self.pieceBytes), visit: visit)
+        else { return }
+        cursor = walked.last
+        // Candidates seen per id read, half a candidate assumed where none was seen.
+        var found = Double(walked.candidates)
+        var covered = Double(max(1, walked.first - walked.last + 1))
+        let prefixes = Self.prefixFilter(terms, firstParameter: 4)
+        while cursor > 1 {
+            let rate = max(found, 0.5) / covered
+            guard rate * Double(cursor) > Double(Self.rareBelow) else { break }
+            let level = PostgresStore.searchWindowLevels.first { Double(1 << $0) * rate >= Double(min(wanted, 256)) }
+            // The window holding the id just below the cursor, and the one below it: by a
+            // window token for a common word; by its pieces qualified by their window otherwise.
+            let size = level ?? PostgresStore.searchPieceWindowLevel
+            let upper = (cursor - 1) >> size
+            let windows = [upper << size, (upper - 1) << size].map { start -> [String] in
+                guard let level else { return exact.map { PostgresStore.pieceWindowToken($0, id: start) } }
+                return exact + [PostgresStore.windowToken(level: level, id: start)]
+            }
             let rows = try select(
                 """
-                SELECT k.poster_id, k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id
-                WHERE ($2::bigint IS NULL OR (k.poster_id < $2 AND p.id < $2))\(filter.sql) ORDER BY k.poster_id DESC LIMIT $1
-                """, parameters, planOnce: false)
-            for row in 0..<rows.count {
-                guard try visit(SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))) else { return }
-            }
-            guard rows.count == batch else { return }
+                SELECT k.poster_id, k.key, (SELECT p.good1 + p.good2 FROM poster p WHERE p.id = k.poster_id) FROM search_key k
+                WHERE (\(PostgresStore.searchTokensExpression) @> $1::text[] OR \(PostgresStore.searchTokensExpression) @> $2::text[])
+                AND k.poster_id + 0 < $3\(prefixes.sql) ORDER BY k.poster_id + 0 DESC
+                """, [.textArray(windows[0]), .textArray(windows[1]), .int(cursor)] + prefixes.parameters)
+            guard try visitAll(rows, visit) else { return }
+            let next = max(0, (upper - 1) << size)
+            found += Double(rows.count)
+            covered += Double(cursor - next)
+            cursor = next
+        }
+        let rest = Self.prefixFilter(terms, firstParameter: 3)
+        var batch = Self.rareBelow
+        while cursor > 1 {
+            // A bitmap scan reads every candidate below the cursor whatever the limit; the
+            // limit, written into the text (one plan per batch size), bounds what is sent.
+            let rows = try select(
+                """
+                SELECT k.poster_id, k.key, (SELECT p.good1 + p.good2 FROM poster p WHERE p.id = k.poster_id) FROM search_key k
+                WHERE \(PostgresStore.searchTokensExpression) @> $1::text[] AND k.poster_id + 0 < $2\(rest.sql)
+                ORDER BY k.poster_id + 0 DESC LIMIT \(batch)
+                """, [.textArray(exact), .int(cursor)] + rest.parameters)
+            guard try visitAll(rows, visit), rows.count == batch else { return }
             cursor = rows.int64(rows.count - 1, 0)
-            batch = min(batch * 4, 4096)
+            batch = 4096
         }
     }
 
+    /// Below the cursor, fewer candidates than this (estimated) are read in one unrestricted
+    /// index scan rather than window by window.
+    static let rareBelow = 256
+
+    /// Up to `limit` keys below `cursor`, newest first, unfiltered, each visited: the first and
+    /// last ids read and how many keys held every one of `pieces` (UTF-8), or nil when the walk
+    /// is over (fewer rows than asked, or `visit` stopped). Both tables are bounded by the
+    /// cursor, so the plan merges their primary keys from the cursor down.
+    private func walk(
+        below cursor: Int64, limit: Int, pieces: [[UInt8]], visit: (SearchEntry) throws -> Bool
+    ) throws -> (first: Int64, last: Int64, candidates: Int)? {
+        let rows = try select(
+            """
+            SELECT k.poster_id, k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id
+            WHERE k.poster_id < $1 AND p.id < $1 ORDER BY k.poster_id DESC LIMIT \(limit)
+            """, [.int(cursor)])
+        var candidates = 0
+        for row in 0..<rows.count {
+            let entry = SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))
+            guard try visit(entry) else { return nil }
+            if !pieces.isEmpty && Self.holds(entry.key, pieces) { candidates += 1 }
+        }
+        guard rows.count == limit else { return nil }
+        return (rows.int64(0, 0), rows.int64(rows.count - 1, 0), candidates)
+    }
+
+    /// The piece an index token names (``SearchGrams``: four base-36 digits per scalar), as
+    /// UTF-8; nil for a token that names none.
+    static func pieceBytes(_ token: String) -> [UInt8]? {
+        let digits = Array(token.utf8)
+        guard digits.count == 4 || digits.count == 8 else { return nil }
+        var piece = ""
+        for start in stride(from: 0, to: digits.count, by: 4) {
+            guard let value = UInt32(String(decoding: digits[start..<(start + 4)], as: UTF8.self), radix: 36),
+                let scalar = Unicode.Scalar(value)
+            else { return nil }
+            piece.unicodeScalars.append(scalar)
+        }
+        return Array(piece.utf8)
+    }
+
+    /// Whether `key` holds every piece: a piece never holds the key's separator, so a byte
+    /// match lies inside one part of the key, as the index's pieces do.
+    static func holds(_ key: String, _ pieces: [[UInt8]]) -> Bool {
+        var key = key
+        return key.withUTF8 { bytes in
+            pieces.allSatisfy { piece in
+                guard !piece.isEmpty, piece.count <= bytes.count else { return piece.isEmpty }
+                return (0...(bytes.count - piece.count)).contains { start in
+                    bytes[start] == piece[0] && (1..<piece.count).allSatisfy { bytes[start + $0] == piece[$0] }
+                }
+            }
+        }
+    }
+
+    /// Visits each row (id, key, votes) in order; false once `visit` stops.
+    private func visitAll(_ rows: Rows, _ visit: (SearchEntry) throws -> Bool) throws -> Bool {
+        for row in 0..<rows.count {
+            guard try visit(SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))) else { return false }
+        }
+        return true
+    }
+
+    /// The candidates newest first as ``searchCandidates(_:below:visit:)`` finds them, keys
+    /// read unfiltered tested here (for exact terms: a prefix term is left to the core's
+    /// recheck there): a common word's first `limit` cost a few windows, where the index alone
+    /// would hand over its whole posting list.
     func searchCandidateIDs(_ terms: [IndexTerm], limit: Int) throws -> [Int64] {
         guard limit > 0 else { return [] }
-        let filter = Self.termFilter(terms, firstParameter: 2)
-        let rows = try select(
-            "SELECT k.poster_id FROM search_key k WHERE true\(filter.sql) LIMIT $1", [.integer(limit)] + filter.parameters, planOnce: false)
-        return (0..<rows.count).map { rows.int64($0, 0) }
+        let pieces = terms.filter { !$0.isPrefix }.compactMap { Self.pieceBytes($0.token) }
+        var ids: [Int64] = []
+        try candidates(terms, below: nil, wanted: limit) { entry in
+            if Self.holds(entry.key, pieces) { ids.append(entry.id) }
+            return ids.count < limit
+        }
+        return ids
     }
 
     func searchEntries(ids: [Int64]) throws -> [SearchEntry] {
@@ -185,36 +313,30 @@ final class PostgresSession: StoreWriting {
         var cursor = after
         var batch = 256
         while true {
-            var parameters: [SQLParameter] = [.integer(batch)]
+            // The limit is written into the text (one plan per batch size, sized for it); the
+            // first batch, without a cursor, reads the popular index from its start.
+            var parameters: [SQLParameter] = []
             var condition = ""
             if let cursor {
-                condition = " WHERE ((p.good1 + p.good2), p.id) < ($2, $3)"
+                condition = " WHERE ((p.good1 + p.good2), p.id) < ($1, $2)"
                 parameters += [.integer(cursor.votes), .int(cursor.id)]
             }
             let rows = try select(
                 """
                 SELECT p.id, k.key, p.good1 + p.good2 FROM poster p JOIN search_key k ON k.poster_id = p.id\(condition)
-                ORDER BY (p.good1 + p.good2) DESC, p.id DESC LIMIT $1
-                """, parameters, planOnce: false)
-            for row in 0..<rows.count {
-                guard try visit(SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))) else { return }
-            }
-            guard rows.count == batch else { return }
+                ORDER BY (p.good1 + p.good2) DESC, p.id DESC LIMIT \(batch)
+                """, parameters)
+            guard try visitAll(rows, visit), rows.count == batch else { return }
             cursor = FeedPosition(id: rows.int64(rows.count - 1, 0), votes: rows.int(rows.count - 1, 2))
             batch = min(batch * 4, 4096)
         }
     }
 
-    /// The WHERE clause (` AND …`) requiring every term: exact tokens through the GIN index
-    /// (`grams @> …`), prefix tokens by a test of the candidate's tokens.
-    static func termFilter(_ terms: [IndexTerm], firstParameter: Int) -> (sql: String, parameters: [SQLParameter]) {
+    /// The WHERE clause (` AND …`) requiring every prefix term, by a test of the candidate's
+    /// pieces (exact terms go to the index).
+    static func prefixFilter(_ terms: [IndexTerm], firstParameter: Int) -> (sql: String, parameters: [SQLParameter]) {
         var sql = ""
         var parameters: [SQLParameter] = []
-        let exact = terms.filter { !$0.isPrefix }.map(\.token)
-        if !exact.isEmpty {
-            sql += " AND k.grams @> $\(firstParameter)::text[]"
-            parameters.append(.textArray(exact))
-        }
         for term in terms where term.isPrefix {
             parameters.append(.text(term.token.replacing("\\", with: "\\\\").replacing("%", with: "\\%").replacing("_", with: "\\_") + "%"))
             sql += " AND EXISTS (SELECT 1 FROM unnest(k.grams) AS g WHERE g LIKE $\(firstParameter + parameters.count - 1))"

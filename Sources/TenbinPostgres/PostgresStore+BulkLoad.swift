@@ -4,9 +4,6 @@ import TenbinKit
 /// end instead of row by row, which halves the copy's time (measured: 100,000 posters took
 /// 38 s with the GIN index in place, 17 s without it, plus 6 s to build it after).
 extension PostgresStore {
-    /// The search index, exactly as schema version 2 creates it.
-    static let searchIndexSQL = "CREATE INDEX IF NOT EXISTS search_key_grams ON search_key USING gin (grams)"
-
     /// Drops the search index when no poster is stored yet, so a bulk load does not update it
     /// row by row; ``finishBulkLoad()`` builds it again. Searches stay correct meanwhile (the
     /// core rechecks every candidate), only slower. Returns whether it was dropped.
@@ -15,7 +12,7 @@ extension PostgresStore {
         try translatingErrors {
             try pool.transaction { connection in
                 guard try connection.query("SELECT NOT EXISTS (SELECT 1 FROM poster)").bool(0, 0) else { return false }
-                try connection.execute("DROP INDEX IF EXISTS search_key_grams")
+                try connection.execute("DROP INDEX IF EXISTS \(Self.searchIndexName)")
                 return true
             }
         }

@@ -10,7 +10,7 @@ extension PostgresStore {
     func databaseProblems() throws -> [String] {
         try pool.withConnection { connection in
             var problems: [String] = []
-            if try connection.query("SELECT to_regclass('search_key_grams') IS NULL").bool(0, 0) {
+            if try connection.query("SELECT to_regclass('\(Self.searchIndexName)') IS NULL").bool(0, 0) {
                 problems.append("the search index is missing (a copy into this database was interrupted; resume it)")
             }
             let missing = try connection.query(

@@ -6,6 +6,62 @@ import TenbinKit
 /// backend's for every query, 1- and 2-character words included (pg_trgm cannot serve those,
 /// and Debian ships no pg_bigm).
 extension PostgresStore {
+    /// The search index's name (schema step 4, see ``searchIndexSQL``).
+    static let searchIndexName = "search_key_window"
+
+    /// The sizes of the id windows a key is indexed under, as powers of two: 256 and 2,048
+    /// ids. Part of the schema (``searchWindowSchemaSQL``): never changes.
+    static let searchWindowLevels = [8, 11]
+
+    /// The size of the id windows each piece is also indexed under, qualified by its window
+    /// (16,384 ids). Part of the schema: never changes.
+    static let searchPieceWindowLevel = 14
+
+    /// What the search index holds for a key: its pieces; one token per window level naming
+    /// the window of ids it falls in (`~11.488`: ids 488 × 2,048 up to the next window); and
+    /// each piece qualified by its 16,384-id window (`09j8~14.61`). The core's tokens are
+    /// base-36 digits only, so no added token equals a piece. Exactly as schema step 4 creates
+    /// it.
+    ///
+    /// A window token restricts an intersection to the window's ids, at a cost of about the
+    /// window's size (GIN walks the smallest posting list and skips through the others); a
+    /// qualified piece's posting list holds only its window's ids, so intersecting those costs
+    /// about the rarest piece's share of the window, whatever the window's size. The table is
+    /// never scanned in parallel: with this function in the index expression, the planner
+    /// chose parallel workers for a window of a few rows (20 ms to start them).
+    static let searchWindowSchemaSQL = """
+        CREATE FUNCTION tenbin_search_tokens(id bigint, grams text[]) RETURNS text[]
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE
+        AS $$ SELECT grams || ARRAY[\(searchWindowLevels.map { "'~\($0).' || (id >> \($0))::text" }.joined(separator: ", "))]
+        || CASE WHEN cardinality(grams) = 0 THEN '{}'::text[] ELSE string_to_array(array_to_string(grams, \(pieceSuffix) || ',')
+        || \(pieceSuffix), ',') END $$;
+        ALTER TABLE search_key SET (parallel_workers = 0)
+        """
+
+    /// The suffix qualifying a piece by its window, in SQL (pieces hold no comma: they are
+    /// joined with commas and split again, which builds the index twice as fast as unnesting).
+    private static let pieceSuffix = "'~\(searchPieceWindowLevel).' || (id >> \(searchPieceWindowLevel))::text"
+
+    /// The search index, exactly as schema step 4 creates it (``beginBulkLoad()`` drops it,
+    /// ``finishBulkLoad()`` builds it again). Searches name its expression,
+    /// ``searchTokensExpression``.
+    static let searchIndexSQL = """
+        CREATE INDEX IF NOT EXISTS \(searchIndexName) ON search_key USING gin (tenbin_search_tokens(poster_id, grams))
+        """
+
+    /// The indexed expression, as searches write it so the planner uses the index.
+    static let searchTokensExpression = "tenbin_search_tokens(k.poster_id, k.grams)"
+
+    /// The token naming the window of `1 << level` ids that holds `id`.
+    static func windowToken(level: Int, id: Int64) -> String {
+        "~\(level).\(id >> level)"
+    }
+
+    /// The token naming `piece` in the window of ``searchPieceWindowLevel`` that holds `id`.
+    static func pieceWindowToken(_ piece: String, id: Int64) -> String {
+        piece + windowToken(level: searchPieceWindowLevel, id: id)
+    }
+
     /// Writes the keys and pieces of posters just inserted or edited (inside their transaction).
     static func indexSearchKeys(ids: [Int64], posters: [(contents: String, hashtags: [String])], on connection: Connection) throws {
         guard !ids.isEmpty else { return }

@@ -15,6 +15,10 @@ enum PostgresBenchmark {
             print("!!! no PostgreSQL server (TENBIN_TEST_DATABASE_URL unset): section skipped; run it with make bench !!!")
             return
         }
+        if let loaded = PostgresScaleBenchmark.loadedDatabase {
+            try PostgresScaleBenchmark.latency(context, server: server, loaded: loaded)
+            return
+        }
         let url = try freshDatabase(server)
         let store = try PostgresStore(url: url, poolSize: 8)
         let folder = try context.freshFolder("postgres-bench")

@@ -1,0 +1,85 @@
+import Testing
+
+@testable import TenbinKit
+@testable import TenbinPostgres
+
+/// Search on PostgreSQL past the newest keys: posters whose ids are spread over many id windows
+/// (the search index's window tokens), found exactly as the scan finds them, through
+/// statements planned once.
+@Suite(.enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(10)))
+struct PostgresSearchTests {
+    @Test func wordsCommonAndRareAreFoundAcrossIdWindowsAsTheScanFindsThem() throws {
+        let folder = try TemporaryStore()
+        let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        // 600 posters: ids from 1 to about 60,000 (gaps of up to 400 ids), then 300 posters in
+        // a row (more than the walk reads), so words common and rare are asked for windows of
+        // every kind.
+        var state: UInt64 = 12_345
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        // A poster with no text at all: no pieces, so nothing qualified by its window either.
+        var id = try board.quickPost("").id
+        for number in 0..<600 {
+            var words = [number % 2 == 0 ? "猫" : "犬"]
+            if next(20) == 0 { words.append("東京") }
+            if next(150) == 0 { words.append("ラーメン") }
+            if number == 17 { words.append("きのこ") }
+            let poster = try board.quickPost(words.joined(separator: "と") + " \(number)", hashtags: next(5) == 0 ? ["Tag"] : [])
+            #expect(poster.id > id)
+            id = poster.id + Int64(number < 300 ? 1 + next(400) : next(2))
+            _ = try store.pool.withConnection { connection in
+                try connection.query("SELECT setval(pg_get_serial_sequence('poster', 'id'), $1)", [.int(id)])
+            }
+        }
+        for query in ["猫", "犬", "東京", "らーめん", "きのこ", "猫 東京", "ﾗｰﾒﾝ 犬", "tag", "と", "1", "42", "どこにもない"] {
+            let all = try board.scanSearchIDs(query: query)
+            #expect(try board.search(query: query, limit: 1000).map(\.id) == all, "query \(query)")
+            #expect(try board.search(query: query).map(\.id) == Array(all.prefix(20)), "first page of \(query)")
+            #expect(try board.search(query: query, limit: 7, offset: 30).map(\.id) == Array(all.dropFirst(30).prefix(7)), "offset \(query)")
+            let popular = try board.scanSearchIDs(query: query, order: .popular)
+            #expect(try board.search(query: query, order: .popular, limit: 1000).map(\.id) == popular, "popular \(query)")
+            // Below a cursor deep in the board, as a later page asks.
+            if all.count > 40 {
+                let after = FeedPosition(id: all[35])
+                let below = try store.read { reading in
+                    try Board.searchIDs(SearchQuery(query), order: .new, after: after, offset: 0, limit: 20, in: reading)
+                }
+                #expect(below == Array(all.dropFirst(36).prefix(20)), "after a cursor, \(query)")
+            }
+        }
+        // Every search statement was prepared on the pool's one connection and planned once,
+        // generically: never for its values.
+        let plans = try store.pool.withConnection { connection in
+            try connection.query(
+                "SELECT generic_plans, custom_plans, statement FROM pg_prepared_statements WHERE statement LIKE '%search_key k%'")
+        }
+        let statements = (0..<plans.count).map { plans.text($0, 2) }
+        // The walk, a window, and the unrestricted rest all ran.
+        #expect(statements.contains { $0.contains("p.id < $1") })
+        #expect(statements.contains { $0.contains(" OR ") })
+        #expect(statements.contains { $0.contains("LIMIT \(PostgresSession.rareBelow)") })
+        for row in 0..<plans.count {
+            #expect(plans.int(row, 0) >= 1 && plans.int(row, 1) == 0)
+        }
+    }
+
+    @Test func theWalkReadsTheIndexsPiecesBackFromTheirTokens() {
+        let key = SearchText.key(contents: "ＡＢ東京🐱 cat", hashtags: ["ラーメン"])
+        let tokens = SearchGrams.tokens(forKey: key)
+        let pieces = tokens.compactMap(PostgresSession.pieceBytes)
+        #expect(pieces.count == tokens.count)
+        #expect(PostgresSession.holds(key, pieces))
+        for word in ["ab", "東京", "🐱", "らー", "め", "c"] {
+            let terms = SearchGrams.terms(for: SearchQuery(word)).compactMap { PostgresSession.pieceBytes($0.token) }
+            #expect(!terms.isEmpty && PostgresSession.holds(key, terms), "\(word)")
+        }
+        // Pieces never span the separator between contents and hashtags.
+        let spanning = SearchGrams.terms(for: SearchQuery("t" + "ら")).compactMap { PostgresSession.pieceBytes($0.token) }
+        #expect(!PostgresSession.holds(key, spanning))
+        #expect(!PostgresSession.holds(key, [Array("犬".utf8)]))
+        #expect(PostgresSession.pieceBytes("~11.3") == nil && PostgresSession.pieceBytes("zzzzzzzz") == nil)
+    }
+}

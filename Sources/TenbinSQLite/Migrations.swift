@@ -53,6 +53,9 @@ enum Migrations {
         // instead of its 64-character digest, so their rows and index entries are short; the
         // digest is stored once, in the blob row. See Migrations+BlobIDs.swift.
         Step(sql: "", then: useBlobIDs),
+        // 5: the identity index holds a 64-bit hash of each poster's contents instead of the
+        // contents (a tenth of its size). See Migrations+IdentityHash.swift.
+        Step(sql: identityHashColumn, then: hashIdentities),
     ]
 
     /// One schema change: SQL, then optionally Swift code filling what SQL cannot compute.

@@ -118,5 +118,5 @@ extension Migrations {
 
             INSERT INTO search_gram (search_gram, rank) VALUES ('hashsize', 16777216);
 
-            """ + identityHashColumn + identityHashIndex
+            """ + identityHashColumn + SQLiteSession.fewerMergesSchema + identityHashIndex
 }

@@ -15,8 +15,6 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ"),
         // SHA-256 from libcrypto, loaded with dlopen on first use (see sha256.c).
         .target(name: "CCrypto", path: "Sources/CCrypto"),
-        // syncfs(2), which Swift's Glibc module does not declare (see CFileSync.h).
-        .target(name: "CFileSync", path: "Sources/CFileSync"),
         // libjpeg and libpng report errors with setjmp/longjmp, which must never cross a
         // Swift frame, so every call into them lives in this C target; libwebp and libheif
         // (loaded with dlopen on first use, see heif.c) sit beside them behind the same rows.
@@ -39,7 +37,7 @@ let package = Package(
         // The backend-neutral core: no SQL, no database library.
         .target(
             name: "TenbinKit",
-            dependencies: ["CCrypto", "CImageCodec", "CFileSync"],
+            dependencies: ["CCrypto", "CImageCodec"],
             path: "Sources/TenbinKit"
         ),
         // The embedded backend: the only target that speaks SQLite.

@@ -12,8 +12,8 @@ mkdir -p "$build"
 
 # The C shims, instrumented for coverage and AddressSanitizer.
 rm -f "$build"/*.o
-for source in Sources/CImageCodec/*.c Sources/CCrypto/*.c Sources/CFileSync/*.c; do
-    clang -fsanitize=fuzzer-no-link,address -O1 -g -I Sources/CImageCodec/include -I Sources/CCrypto/include -I Sources/CFileSync/include \
+for source in Sources/CImageCodec/*.c Sources/CCrypto/*.c; do
+    clang -fsanitize=fuzzer-no-link,address -O1 -g -I Sources/CImageCodec/include -I Sources/CCrypto/include \
         -c "$source" -o "$build/$(basename "$source" .c).o"
 done
 
@@ -44,7 +44,7 @@ for target in "${targets[@]}"; do
     fi
     # shellcheck disable=SC2086
     swiftc -sanitize=fuzzer,address -parse-as-library -module-name TenbinFuzz -package-name tenbin -O -g \
-        -swift-version 6 -I Sources/CSQLite -I Fuzz/CCrypto -I Fuzz/CImageCodec -I Fuzz/CFileSync \
+        -swift-version 6 -I Sources/CSQLite -I Fuzz/CCrypto -I Fuzz/CImageCodec \
         $sources "$file" "$build"/*.o -lsqlite3 -lcrypto -ljpeg -lpng16 -lwebp -o "$binary" 2>&1 |
         { grep -v "Cannot export local symbol" || true; }  # gold's noise about ASan's own helpers
     [[ -x $binary ]] || { echo "Error: building $binary failed" >&2; exit 1; }

@@ -177,7 +177,21 @@ public final class Board: Sendable {
         }
         // concurrentPerform returns after every iteration has stored its result.
         let images = try slots.withLock { $0 }.map { try $0!.get() }
-        return try commit(draft, try images.map { try writeBlob($0) })
+        return try commit(draft, try storeBlobs(images))
+    }
+
+    /// Writes the blobs of a post's images the way an import writes a batch's: both files are
+    /// flushed at once on the blob store's flusher, then named and their folders flushed.
+    func storeBlobs(_ images: [PreparedImage]) throws -> [StoredUpload] {
+        var stored: [StoredUpload] = []
+        do {
+            for image in images { stored.append(try stageBlob(image, writing: true)) }
+            try blobs.publish(stored.compactMap(\.staged))
+            return stored
+        } catch {
+            blobs.discard(stored.compactMap(\.staged))
+            throw error
+        }
     }
 
     /// An upload checked and ready to store: either re-encoded in memory, or recognised as

@@ -74,21 +74,17 @@ extension PostgresSession {
         let ids = posters.map(\.id)
         try connection.query(
             """
-            INSERT INTO poster (id, contents, good1, good2, created_at, image1, image2)
-            SELECT i, decode(c, 'hex'), g1, g2, t, a, b
-            FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[]) AS u(i, c, g1, g2, t, a, b)
+            INSERT INTO poster (id, contents, good1, good2, created_at, image1, image2, hashtags)
+            SELECT i, decode(c, 'hex'), g1, g2, t, a, b, h::text[]
+            FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[])
+                AS u(i, c, g1, g2, t, a, b, h)
             """,
             [
                 .intArray(ids), .textArray(posters.map { Self.hex($0.contents) }), .intArray(posters.map(\.good1)),
                 .intArray(posters.map(\.good2)), .intArray(posters.map(\.createdAt.secondsSince1970)),
                 .textArray(posters.map(\.images[0].digest.hex)), .textArray(posters.map(\.images[1].digest.hex)),
+                .textArray(posters.map { SQLParameter.textArrayLiteral($0.hashtags) }),
             ])
-        let tagged = posters.flatMap { poster in poster.hashtags.enumerated().map { (poster.id, $0.offset, $0.element) } }
-        if !tagged.isEmpty {
-            try connection.query(
-                "INSERT INTO hashtag (poster_id, position, tag) SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[])",
-                [.intArray(tagged.map(\.0)), .intArray(tagged.map(\.1)), .textArray(tagged.map(\.2))])
-        }
         try connection.query(
             """
             INSERT INTO search_key (poster_id, key, grams)

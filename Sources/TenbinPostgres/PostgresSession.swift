@@ -11,7 +11,7 @@ import TenbinKit
 final class PostgresSession: StoreWriting {
     let connection: Connection
     /// Posters this write changed, announced after it commits.
-    private(set) var changed: Set<Int64> = []
+    var changed: Set<Int64> = []
     private var holdsInsertLock = false
 
     /// Whether this session is a ``PostgresStore/readSingle(_:)``: one statement, no transaction.
@@ -123,10 +123,11 @@ final class PostgresSession: StoreWriting {
     func posterIDs(image1: Digest, image2: Digest, contents: String) throws -> [Int64] {
         // In a write, import's identity check then insert must not race another import.
         try takeInsertLockIfWriting()
+        let key = PostgresSchema.identityKey("image1", "image2", "contents")
         let rows = try select(
             """
-            SELECT id FROM poster WHERE image1 = $1 AND image2 = $2 AND md5(contents) = md5($3::bytea) AND contents = $3::bytea
-            ORDER BY id
+            SELECT id FROM poster WHERE \(key) = \(PostgresSchema.identityKey("$1::text", "$2::text", "$3::bytea"))
+            AND image1 || image2 = $1::text || $2::text AND contents = $3::bytea ORDER BY id
             """, [.text(image1.hex), .text(image2.hex), .utf8(contents)])
         return (0..<rows.count).map { rows.int64($0, 0) }
     }
@@ -244,27 +245,7 @@ final class PostgresSession: StoreWriting {
     }
 
     func insertPoster(_ poster: NewPoster, createdAt: Timestamp, search: SearchRecord) throws -> Int64 {
-        try takeInsertLockIfWriting()
-        let id = try connection.query(
-            "INSERT INTO poster (contents, created_at, image1, image2) VALUES ($1::bytea, $2, $3, $4) RETURNING id",
-            [
-                .utf8(poster.contents), .int(createdAt.secondsSince1970), .text(poster.images[0].digest.hex),
-                .text(poster.images[1].digest.hex),
-            ]
-        ).int64(0, 0)
-        try insertHashtags(id: id, poster.hashtags)
-        try connection.query(
-            "INSERT INTO search_key (poster_id, key, grams) VALUES ($1, $2, $3::text[])",
-            [.int(id), .text(search.key), .textArray(search.tokens)])
-        changed.insert(id)
-        return id
-    }
-
-    private func insertHashtags(id: Int64, _ tags: [String]) throws {
-        guard !tags.isEmpty else { return }
-        try connection.query(
-            "INSERT INTO hashtag (poster_id, position, tag) SELECT $1, p - 1, t FROM unnest($2::text[]) WITH ORDINALITY AS u(t, p)",
-            [.int(id), .textArray(tags)])
+        try insertPosters([poster], createdAt: createdAt, search: [search])[0]
     }
 
     func addVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
@@ -274,10 +255,10 @@ final class PostgresSession: StoreWriting {
     }
 
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool {
-        let updated = try connection.query("UPDATE poster SET contents = $2::bytea WHERE id = $1", [.int(id), .utf8(contents)])
+        let updated = try connection.query(
+            "UPDATE poster SET contents = $2::bytea, hashtags = $3::text[] WHERE id = $1",
+            [.int(id), .utf8(contents), .textArray(hashtags)])
         guard updated.changes == 1 else { return false }
-        try connection.query("DELETE FROM hashtag WHERE poster_id = $1", [.int(id)])
-        try insertHashtags(id: id, hashtags)
         try connection.query(
             """
             INSERT INTO search_key (poster_id, key, grams) VALUES ($1, $2, $3::text[])
@@ -288,7 +269,7 @@ final class PostgresSession: StoreWriting {
     }
 
     func deletePoster(id: Int64) throws -> Bool {
-        // Hashtags and the search key go with it (ON DELETE CASCADE).
+        // The search key goes with it (ON DELETE CASCADE).
         let deleted = try connection.query("DELETE FROM poster WHERE id = $1", [.int(id)])
         guard deleted.changes == 1 else { return false }
         changed.insert(id)

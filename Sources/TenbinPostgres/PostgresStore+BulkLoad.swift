@@ -31,7 +31,7 @@ extension PostgresStore {
                 try connection.execute("SET maintenance_work_mem = '256MB'")
                 try connection.execute(Self.searchIndexSQL)
                 try connection.execute("RESET maintenance_work_mem")
-                try connection.execute("VACUUM (ANALYZE) blob, upload, poster, hashtag, search_key")
+                try connection.execute("VACUUM (ANALYZE) blob, upload, poster, search_key")
             }
         }
     }

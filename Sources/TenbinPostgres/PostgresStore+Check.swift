@@ -4,7 +4,7 @@ import TenbinKit
 ///
 /// PostgreSQL enforces the foreign keys and checks its own pages; what is left is tenbin's
 /// meaning: every poster has a search key that is the normal form of its text and pieces
-/// that are the core's pieces of that key, and hashtags sit at positions 0, 1, 2….
+/// that are the core's pieces of that key, and hashtags are a flat list of tags.
 extension PostgresStore {
     /// One line per problem; empty when the database is sound.
     func databaseProblems() throws -> [String] {
@@ -16,21 +16,20 @@ extension PostgresStore {
             let missing = try connection.query(
                 "SELECT p.id FROM poster p WHERE NOT EXISTS (SELECT 1 FROM search_key k WHERE k.poster_id = p.id) ORDER BY p.id")
             problems += (0..<missing.count).map { "poster \(missing.int64($0, 0)) has no search key; search cannot find it" }
-            let gaps = try connection.query(
-                "SELECT poster_id FROM hashtag GROUP BY poster_id HAVING max(position) + 1 <> count(*) ORDER BY poster_id")
-            problems += (0..<gaps.count).map { "poster \(gaps.int64($0, 0))'s hashtags are out of order" }
+            let malformed = try connection.query(
+                "SELECT id FROM poster WHERE array_ndims(hashtags) > 1 OR array_position(hashtags, NULL) IS NOT NULL ORDER BY id")
+            problems += (0..<malformed.count).map { "poster \(malformed.int64($0, 0))'s hashtags are not a list of tags" }
             var after: Int64 = 0
             while true {
                 let rows = try connection.query(
                     """
-                    SELECT p.id, p.contents, (SELECT array_agg(h.tag ORDER BY h.position) FROM hashtag h WHERE h.poster_id = p.id),
-                           k.key, k.grams
+                    SELECT p.id, p.contents, p.hashtags, k.key, k.grams
                     FROM poster p JOIN search_key k ON k.poster_id = p.id WHERE p.id > $1 ORDER BY p.id LIMIT 2000
                     """, [.int(after)])
                 guard rows.count > 0 else { break }
                 for row in 0..<rows.count {
                     let id = rows.int64(row, 0)
-                    let tags = rows.isNull(row, 2) ? [] : ArrayLiteral.parse(rows.text(row, 2))
+                    let tags = ArrayLiteral.parse(rows.text(row, 2))
                     let key = SearchText.key(contents: rows.bytesAsText(row, 1), hashtags: tags)
                     if rows.text(row, 3) != key {
                         problems.append("poster \(id)'s search key does not match its text")

@@ -198,8 +198,8 @@ public final class PostgresStore: StoreBackend {
 
     // MARK: Decoding
 
-    /// The columns a poster is decoded from (``decodePoster(_:_:)``), hashtags aggregated in
-    /// the same statement so a page is one round trip.
+    /// The columns a poster is decoded from (``decodePoster(_:_:)``): one poster row (hashtags
+    /// included) and its two blob rows.
     static let posterColumns = posterColumns(from: "poster")
 
     /// ``posterColumns`` over `table` (a table or a CTE with the poster table's columns).
@@ -207,8 +207,7 @@ public final class PostgresStore: StoreBackend {
         """
         SELECT p.id, p.contents, p.good1, p.good2, p.created_at,
                b1.digest, b1.format, b1.width, b1.height, b1.bytes,
-               b2.digest, b2.format, b2.width, b2.height, b2.bytes,
-               (SELECT array_agg(h.tag ORDER BY h.position) FROM hashtag h WHERE h.poster_id = p.id)
+               b2.digest, b2.format, b2.width, b2.height, b2.bytes, p.hashtags
         FROM \(table) p JOIN blob b1 ON b1.digest = p.image1 JOIN blob b2 ON b2.digest = p.image2
         """
     }
@@ -221,7 +220,7 @@ public final class PostgresStore: StoreBackend {
     static func decodePoster(_ rows: Rows, _ row: Int) throws -> Poster {
         Poster(
             id: rows.int64(row, 0), contents: rows.bytesAsText(row, 1),
-            hashtags: rows.isNull(row, 15) ? [] : ArrayLiteral.parse(rows.text(row, 15)),
+            hashtags: ArrayLiteral.parse(rows.text(row, 15)),
             good1: rows.int(row, 2), good2: rows.int(row, 3), createdAt: Timestamp(secondsSince1970: rows.int64(row, 4)),
             images: [try decodeImage(rows, row, from: 5), try decodeImage(rows, row, from: 10)])
     }

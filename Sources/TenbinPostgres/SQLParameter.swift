@@ -23,19 +23,27 @@ public enum SQLParameter: Sendable, Hashable {
 
     /// A `text[]` literal, every element quoted.
     public static func textArray<S: Sequence>(_ values: S) -> SQLParameter where S.Element: StringProtocol {
-        var literal = "{"
-        var first = true
+        .text(textArrayLiteral(values))
+    }
+
+    /// The `text[]` literal of `values`, every element quoted: as an element of a `text[]`
+    /// parameter, cast back per row (`unnest($1::text[]) AS t(h)`, then `h::text[]`), one
+    /// array per row — unnest would flatten a two-dimensional array, which must be rectangular.
+    public static func textArrayLiteral<S: Sequence>(_ values: S) -> String where S.Element: StringProtocol {
+        // Byte by byte: a quote or backslash byte is never part of a longer UTF-8 sequence.
+        // (Appending scalar by scalar to a String took 0.8 s for an import batch's 5 MB.)
+        var literal: [UInt8] = [UInt8(ascii: "{")]
         for value in values {
-            if !first { literal += "," }
-            first = false
-            literal += "\""
-            for character in value.unicodeScalars {
-                if character == "\"" || character == "\\" { literal += "\\" }
-                literal.unicodeScalars.append(character)
+            if literal.count > 1 { literal.append(UInt8(ascii: ",")) }
+            literal.append(UInt8(ascii: "\""))
+            for byte in value.utf8 {
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { literal.append(UInt8(ascii: "\\")) }
+                literal.append(byte)
             }
-            literal += "\""
+            literal.append(UInt8(ascii: "\""))
         }
-        return .text(literal + "}")
+        literal.append(UInt8(ascii: "}"))
+        return String(decoding: literal, as: UTF8.self)
     }
 
     /// UTF-8 text as `bytea` (for text that may contain NUL).

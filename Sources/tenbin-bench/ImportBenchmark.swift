@@ -5,9 +5,12 @@ import TenbinKit
 /// the same work one process per image, and a million-line manifest over stored images.
 enum ImportBenchmark {
     static func run(_ context: BenchContext) throws {
-        // TENBIN_BENCH_IMPORT=photos or =manifest runs one half (for profiling).
+        // TENBIN_BENCH_IMPORT=photos or =manifest runs one half (for profiling), =durable only the
+        // durable-write rows (which the photos half includes).
         let part = ProcessInfo.processInfo.environment["TENBIN_BENCH_IMPORT"]
+        if part == "durable" { return try ImportDurability.run(context) }
         if part != "manifest" { try photos(context) }
+        if part != "manifest" { print(); try ImportDurability.run(context) }
         if part == "photos" { return }
         if part != "manifest" { print() }
         try manifest(context, lines: Int(ProcessInfo.processInfo.environment["TENBIN_BENCH_MANIFEST_LINES"] ?? "") ?? 1_000_000)

@@ -15,6 +15,9 @@ enum PostgresScaleBenchmark {
     /// `$TENBIN_BENCH_PG_MANIFEST` overrides.
     static let manifestLines = ProcessInfo.processInfo.environment["TENBIN_BENCH_PG_MANIFEST"].flatMap { Int($0) } ?? 100_000
     static let queriesPerKind = 100
+    /// `$TENBIN_BENCH_PG_BOARD`: a database already holding this board (an earlier `tenbin copy`
+    /// of the same store), measured as it is instead of copying again, for quick runs.
+    static let existingBoard = ProcessInfo.processInfo.environment["TENBIN_BENCH_PG_BOARD"].flatMap { $0.isEmpty ? nil : $0 }
 
     static func run(_ context: BenchContext, server: String) throws {
         try latency(context, server: server)
@@ -24,13 +27,15 @@ enum PostgresScaleBenchmark {
 
     static func latency(_ context: BenchContext, server: String) throws {
         let (sqlitePath, built) = try SearchBenchmark.store(size: posters, context: context)
-        let url = try PostgresBenchmark.freshDatabase(server, name: "tenbin_bench_scale")
+        let url = try existingBoard ?? PostgresBenchmark.freshDatabase(server, name: "tenbin_bench_scale")
         let blobs = try context.freshFolder("postgres-scale")
         // Through a shell only to keep what tenbin copy prints (its copy and verification times).
         let printed = "\(context.scratch)/postgres-scale-copy.txt"
-        let copy = try Shell.shell(
-            "exec '\(context.tenbin)' copy --from '\(sqlitePath)' --to '\(url)' --to-blobs '\(blobs)' > '\(printed)'")
-        guard copy.status == 0 else { throw BenchError("tenbin copy into PostgreSQL exited \(copy.status)") }
+        let copy =
+            existingBoard != nil
+            ? nil
+            : try Shell.shell("exec '\(context.tenbin)' copy --from '\(sqlitePath)' --to '\(url)' --to-blobs '\(blobs)' > '\(printed)'")
+        guard copy.map({ $0.status == 0 }) ?? true else { throw BenchError("tenbin copy into PostgreSQL exited \(copy?.status ?? 0)") }
         let sqlite = try Board(Board.Configuration(storePath: sqlitePath), create: false)
         let store = try PostgresStore(url: url, poolSize: 2)
         let postgres = Board(Board.Configuration(storePath: blobs), store: store, blobs: BlobStore(root: blobs + "/blobs"))
@@ -78,12 +83,17 @@ enum PostgresScaleBenchmark {
         }
         let floor = try roundTrip(url)
         table.add("one round trip: prepared SELECT 1 (libpq)", "", "", Format.ms(floor.median), Format.ms(floor.percentile(99)), "", "")
-        print(
-            "Board: the search section's generated store (\(built.map { String(format: "built in %.0f s", $0) } ?? "cached")); "
-                + String(
-                    format: "tenbin copy into PostgreSQL: %.0f s (%.0f posters/s, peak RSS %@).\n", copy.seconds,
-                    Double(posters) / copy.seconds, Format.mb(copy.peakRSS)))
-        print((try? String(contentsOfFile: printed, encoding: .utf8)) ?? "")
+        let board = "Board: the search section's generated store (\(built.map { String(format: "built in %.0f s", $0) } ?? "cached")); "
+        if let copy {
+            print(
+                board
+                    + String(
+                        format: "tenbin copy into PostgreSQL: %.0f s (%.0f posters/s, peak RSS %@).\n", copy.seconds,
+                        Double(posters) / copy.seconds, Format.mb(copy.peakRSS)))
+            print((try? String(contentsOfFile: printed, encoding: .utf8)) ?? "")
+        } else {
+            print(board + "PostgreSQL: the database TENBIN_BENCH_PG_BOARD names, as it is (no copy).\n")
+        }
         table.print()
         print(
             """

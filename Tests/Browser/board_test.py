@@ -126,7 +126,30 @@ class BoardTest:
             after = after.get("poster", after)
             return after["good1"] == before["good1"] + 1 and after["good2"] == before["good2"] + 1
         self.wait("the server to have counted both votes", committed)
+        if self.driver.execute_script("return window.tenbinMarker") != "no reload":
+            raise Failure("voting with the script navigated away (the vote form was submitted as well)")
         self.vote_poster = poster_id
+
+    def a_vote_without_javascript_is_counted(self):
+        # A tap before app.js arrives on a slow network, or a browser without scripts: the
+        # vote buttons are a plain form, answered with a redirect back to the poster.
+        self.driver.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
+        try:
+            self.driver.get(self.args.url + "/?sort=popular")
+            card = self.driver.find_elements(By.CSS_SELECTOR, "#board .card")[1]
+            poster_id = int(card.get_attribute("data-id"))
+            before = self.api(f"/api/v1/posters/{poster_id}")
+            before = before.get("poster", before)
+            card.find_element(By.CSS_SELECTOR, ".vote.side2").click()
+            self.wait("the page to come back at the poster",
+                      lambda: self.driver.current_url.endswith(f"/?sort=popular#poster-{poster_id}"))
+            self.wait("the counted vote on the page", lambda: self.counts(poster_id) == [before["good1"], before["good2"] + 1])
+            after = self.api(f"/api/v1/posters/{poster_id}")
+            after = after.get("poster", after)
+            if (after["good1"], after["good2"]) != (before["good1"], before["good2"] + 1):
+                raise Failure(f"the server counted {after['good1']}:{after['good2']} after one vote on {before['good1']}:{before['good2']}")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
 
     def vote_from_another_process_arrives(self):
         poster_id = self.vote_poster
@@ -288,6 +311,7 @@ class BoardTest:
             ("scrolling loads the next page; a deletion by another process arrives live",
              self.scrolling_loads_more_and_deletions_arrive_live),
             ("screenshots of the Popular tab (phone and desktop)", self.screenshots),
+            ("without JavaScript, a vote tap is counted and comes back to the poster", self.a_vote_without_javascript_is_counted),
         ]
         try:
             for name, step in checks:

@@ -26,7 +26,7 @@ import Testing
         return PosterDraft(image1: .file(images[0]), image2: .file(images[1]), contents: "pair \(index)")
     }
 
-    @Test func aPostedBlobIsWrittenToATemporaryFileFsyncedRenamedAndItsFolderFsyncedBeforeTheCommit() throws {
+    @Test func aPostedBlobIsWrittenToATemporaryFileFlushedRenamedAndItsFoldersFlushedBeforeTheCommit() throws {
         let (board, blobs) = try recordingBoard()
         let poster = try board.post(samplePair(0))
         let events = log.all
@@ -35,15 +35,17 @@ import Testing
             let rename = try #require(events.firstIndex { if case .rename(_, final) = $0 { true } else { false } })
             guard case .rename(let temporary, _) = events[rename] else { Issue.record("not a rename"); return }
             #expect(temporary != final && temporary.contains("/.tmp-"))
-            #expect(events[rename - 1] == .write(temporary, synced: true), "\(events)")
-            #expect(events[rename + 1] == .syncFolder(String(final.prefix(final.count - 65))), "\(events)")
+            let write = try #require(events.firstIndex(of: .write(temporary)))
+            #expect(events[write..<rename].contains(.flush(temporary)), "\(events)")
+            #expect(events[rename...].contains(.syncFolder(parentFolder(final))), "\(events)")
         }
+        // The first blob created the blob root: its entry in the store folder is flushed too.
+        #expect(events.contains(.makeFolder(blobs.root)) && events.contains(.syncFolder(folder.path)), "\(events)")
         #expect(events.last == .commit(poster.images.map(\.digest).sorted { $0.hex < $1.hex }))
-        #expect(!events.contains(.syncFileSystem))
         #expect(durabilityViolations(events, blobs: blobs).isEmpty)
     }
 
-    @Test func anImportMakesEachBatchsBlobsDurableTogetherBeforeItsRowsCommit() async throws {
+    @Test func anImportFlushesEachBlobOnceAndEachFolderOncePerBatchBeforeItsRowsCommit() async throws {
         let (board, blobs) = try recordingBoard()
         let options = ImportOptions(jobs: 2, batchSize: 3)
         let report = try await Importer(board: board, options: options).run(.folders(Fixtures.sample("")))
@@ -52,23 +54,59 @@ import Testing
         let commits = events.filter { if case .commit = $0 { true } else { false } }
         #expect(commits.count >= 4)  // more when a slow machine hits the batch interval first
         #expect(durabilityViolations(events, blobs: blobs) == [])
-        // No blob is flushed on its own: two syncfs per batch, whatever its size.
-        #expect(!events.contains { if case .write(_, synced: true) = $0 { true } else { false } })
-        #expect(!events.contains { if case .syncFolder = $0 { true } else { false } })
-        #expect(events.filter { $0 == .syncFileSystem }.count <= 2 * commits.count)
+        // Each written file is flushed exactly once (or closed unflushed, when discarded).
+        for case .write(let path) in events {
+            #expect(events.filter { $0 == .flush(path) || $0 == .close(path) }.count == 1, "\(path)")
+        }
+        // Between two commits, no folder is flushed twice.
+        var synced: [String] = []
+        for event in events {
+            switch event {
+            case .commit: synced = []
+            case .syncFolder(let path):
+                #expect(!synced.contains(path), "\(path) flushed twice in one batch: \(events)")
+                synced.append(path)
+            default: break
+            }
+        }
         #expect(try blobs.inventory().temporaryFiles.isEmpty)
         #expect(try board.check().isSound)
     }
 
-    @Test func theCheckerCatchesABlobRenamedBeforeItWasFlushedOrCommittedBeforeItsRenameWas() throws {
+    @Test func stagingReturnsBeforeItsFlushEndsAndPublishWaitsForIt() throws {
+        let gate = DispatchSemaphore(value: 0)
+        let blobs = BlobStore(root: "\(folder.path)/blobs", files: RecordingFileSystem(log: log, holdFlushes: gate))
+        let staged = try blobs.stage(Array(repeating: 7, count: 50_000))
+        // The flush is held until the gate opens: stage returned without waiting for it.
+        log.append(.mark("staged"))
+        gate.signal()
+        try blobs.publish([staged])
+        log.append(.commit([staged.digest]))
+        let events = log.all
+        let temporary = try #require(staged.temporary)
+        let flush = try #require(events.firstIndex(of: .flush(temporary)))
+        #expect(try #require(events.firstIndex(of: .mark("staged"))) < flush)
+        #expect(events[flush...].contains { if case .rename = $0 { true } else { false } })
+        #expect(durabilityViolations(events, blobs: blobs) == [])
+        #expect(try blobs.read(staged.digest) == Array(repeating: 7, count: 50_000))
+    }
+
+    @Test func theCheckerCatchesEachMissingFlush() throws {
         let blobs = BlobStore(root: "\(folder.path)/blobs")
         let digest = Digest(of: [1])
         let final = blobs.path(for: digest)
-        let unflushed: [FileEvent] = [.write("t", synced: false), .rename("t", to: final), .syncFileSystem, .commit([digest])]
-        #expect(durabilityViolations(unflushed, blobs: blobs).first?.contains("before its contents were flushed") == true)
-        let unsyncedRename: [FileEvent] = [.write("t", synced: true), .rename("t", to: final), .commit([digest])]
-        #expect(durabilityViolations(unsyncedRename, blobs: blobs).first?.contains("before its rename was flushed") == true)
-        let straightToName: [FileEvent] = [.write(final, synced: true), .commit([digest])]
+        let folder = parentFolder(final)
+        let unflushed: [FileEvent] = [.write("t"), .rename("t", to: final), .syncFolder(folder), .flush("t"), .commit([digest])]
+        #expect(durabilityViolations(unflushed, blobs: blobs) == ["\(digest.hex.prefix(8)): renamed before its contents were flushed"])
+        let unsyncedRename: [FileEvent] = [.write("t"), .flush("t"), .syncFolder(folder), .rename("t", to: final), .commit([digest])]
+        #expect(durabilityViolations(unsyncedRename, blobs: blobs) == ["\(digest.hex.prefix(8)): committed before its rename was flushed"])
+        let newFolder: [FileEvent] = [
+            .makeFolder(folder), .write("t"), .flush("t"), .rename("t", to: final), .syncFolder(folder), .commit([digest]),
+        ]
+        #expect(durabilityViolations(newFolder, blobs: blobs).first?.contains("new folder \(folder) was flushed in its parent") == true)
+        let sound = newFolder.dropLast() + [.syncFolder(blobs.root), .commit([digest])]
+        #expect(durabilityViolations(Array(sound), blobs: blobs) == [])
+        let straightToName: [FileEvent] = [.write(final), .flush(final), .commit([digest])]
         #expect(durabilityViolations(straightToName, blobs: blobs) == ["\(digest.hex.prefix(8)): committed without a file"])
     }
 
@@ -104,6 +142,34 @@ import Testing
         #expect(try blobs.inventory().temporaryFiles.isEmpty)
     }
 
+    @Test func aBlobAnotherWriterNamedIsNotTrustedUntilItsFolderIsFlushed() throws {
+        let blobs = BlobStore(root: "\(folder.path)/blobs", files: RecordingFileSystem(log: log))
+        // Another writer's name, renamed into place and its folder not flushed yet.
+        let other = Array(repeating: UInt8(1), count: 3000)
+        let otherPath = blobs.path(for: Digest(of: other))
+        try FileManager.default.createDirectory(atPath: parentFolder(otherPath), withIntermediateDirectories: true)
+        try Data(other).write(to: URL(fileURLWithPath: otherPath))
+        // Found at stage time: nothing is written, but publish flushes the folder.
+        let found = try blobs.stage(other)
+        #expect(found.temporary == nil)
+        log.append(.mark("staged"))
+        try blobs.publish([found])
+        #expect(log.all.split(separator: .mark("staged")).last?.contains(.syncFolder(parentFolder(otherPath))) == true, "\(log.all)")
+        // Named by the other writer between our stage and our publish: our copy is removed
+        // unrenamed, and the folder is flushed all the same.
+        let late = Array(repeating: UInt8(2), count: 3000)
+        let latePath = blobs.path(for: Digest(of: late))
+        let staged = try blobs.stage(late)
+        try Data(late).write(to: URL(fileURLWithPath: latePath))
+        log.append(.mark("named by the other"))
+        try blobs.publish([staged])
+        let after = log.all.split(separator: .mark("named by the other")).last ?? []
+        let temporary = try #require(staged.temporary)
+        #expect(after.contains(.syncFolder(parentFolder(latePath))) && after.contains(.remove(temporary)), "\(after)")
+        #expect(!after.contains { if case .rename = $0 { true } else { false } })
+        #expect(try blobs.inventory().temporaryFiles.isEmpty)
+    }
+
     @Test func aStagedBlobIsInvisibleUntilPublishedAndDiscardingLeavesNothing() throws {
         let blobs = BlobStore(root: "\(folder.path)/blobs", files: RecordingFileSystem(log: log))
         let kept = try blobs.stage([1, 2, 3])
@@ -119,21 +185,27 @@ import Testing
         #expect(try blobs.stage([1, 2, 3]).temporary == nil)
     }
 
-    @Test func aFailedFsyncFailsThePostNamingTheBlobAndCommitsNothing() throws {
-        let (board, _) = try recordingBoard(files: RecordingFileSystem(log: log, failing: ["fsync"]))
+    @Test func aFailedFlushFailsThePostNamingTheBlobAndCommitsNothing() throws {
+        let (board, _) = try recordingBoard(files: RecordingFileSystem(log: log, failing: ["flush"]))
         #expect {
             try board.post(samplePair(0))
         } throws: { error in
-            "\(error)".hasPrefix("\(folder.path)/blobs/") && "\(error)".hasSuffix("cannot write: Input/output error")
+            "\(error)".hasPrefix("\(folder.path)/blobs/") && "\(error)".hasSuffix("cannot flush to the disk: Input/output error")
         }
         #expect(try board.count() == 0)
         #expect(try BlobStore(root: "\(folder.path)/blobs").inventory().temporaryFiles.isEmpty)
     }
 
-    @Test func aFailedFlushOfABatchFailsTheImportBeforeItsRowsCommit() async throws {
-        let (board, _) = try recordingBoard(files: RecordingFileSystem(log: log, failing: ["syncfs"]))
-        await #expect(throws: BlobError.self) {
+    @Test(arguments: ["flush", "syncFolder"])
+    func aFailedFlushOfABatchFailsTheImportNamingABlobBeforeItsRowsCommit(_ failing: String) async throws {
+        let (board, blobs) = try recordingBoard(files: RecordingFileSystem(log: log, failing: [failing]))
+        await #expect {
             try await Importer(board: board, options: ImportOptions(jobs: 1)).run(.folders(Fixtures.sample("")))
+        } throws: { error in
+            let text = "\(error)"
+            let named = Digest(hex: String(text.prefix { $0 != ":" }.suffix(64)))
+            return error is BlobError && text.hasPrefix("\(blobs.root)/") && named != nil
+                && text.hasSuffix("cannot flush to the disk: Input/output error")
         }
         #expect(try board.count() == 0)
         #expect(!log.all.contains { if case .commit = $0 { true } else { false } })

@@ -4,6 +4,7 @@ public struct BlobError: KindedError, Sendable {
     public enum Operation: String, Sendable {
         case create = "create the blob folder"
         case write = "write"
+        case flush = "flush to the disk"
         case read = "read"
         case remove = "remove"
         case list = "list"

@@ -1,5 +1,3 @@
-import CFileSync
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -10,20 +8,22 @@ import CFileSync
 /// test can record their order (a process kill cannot show a missing flush: the page cache
 /// survives the process) and make any of them fail.
 ///
-/// Each method returns 0 or the errno that stopped it.
+/// Each method returns 0 or the errno that stopped it. Every flush names only tenbin's own
+/// files and folders: nothing here waits for what other programs wrote to the same disk.
 protocol BlobFileSystem: Sendable {
-    /// Creates a folder; one that exists already is not an error.
+    /// Creates a folder: 0 when this call created it, `EEXIST` when it was there already.
     func makeFolder(_ path: String) -> Int32
-    /// Creates `path`, which must not exist, holding `bytes`, and closes it; with `sync`, the
-    /// bytes are flushed to the disk (fsync) before it is closed.
-    func writeNewFile(_ path: String, bytes: [UInt8], sync: Bool) -> Int32
+    /// Creates `path`, which must not exist, writes `bytes` to it and leaves it open for
+    /// `closeFile`. On failure the file is closed already (and may be left behind).
+    func createFile(_ path: String, bytes: [UInt8]) -> (descriptor: Int32, failure: Int32)
+    /// Closes a file `createFile` left open; with `flush`, first makes its contents durable
+    /// (fdatasync: the bytes, and the size and block map needed to read them back).
+    func closeFile(_ path: String, descriptor: Int32, flush: Bool) -> Int32
     /// Renames `from` to `to` in the same folder, replacing `to`.
     func renameFile(_ from: String, to: String) -> Int32
-    /// Makes the entries of a folder (a rename into it) durable: fsync of the folder.
+    /// Makes the entries of a folder (a rename or a folder created in it) durable: fsync of
+    /// the folder.
     func syncFolder(_ path: String) -> Int32
-    /// Makes everything written on the file system holding `path` durable: file contents,
-    /// renames and folders, in one call (syncfs).
-    func syncFileSystem(containing path: String) -> Int32
     /// Removes a file; a missing one is not an error.
     func removeFile(_ path: String) -> Int32
     /// Whether a file exists.
@@ -33,16 +33,25 @@ protocol BlobFileSystem: Sendable {
 /// The real file system.
 struct LocalBlobFileSystem: BlobFileSystem {
     func makeFolder(_ path: String) -> Int32 {
-        mkdir(path, 0o755) == 0 || errno == EEXIST ? 0 : errno
+        mkdir(path, 0o755) == 0 ? 0 : errno
     }
 
-    func writeNewFile(_ path: String, bytes: [UInt8], sync: Bool) -> Int32 {
+    func createFile(_ path: String, bytes: [UInt8]) -> (descriptor: Int32, failure: Int32) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return errno }
-        var failure = FileDescriptor.writeAll(bytes, to: fd)
-        if failure == 0 && sync && fsync(fd) != 0 { failure = errno }
+        guard fd >= 0 else { return (-1, errno) }
+        let failure = FileDescriptor.writeAll(bytes, to: fd)
+        guard failure == 0 else {
+            _ = close(fd)  // the write failed already: that is the error to report
+            return (-1, failure)
+        }
+        return (fd, 0)
+    }
+
+    func closeFile(_ path: String, descriptor: Int32, flush: Bool) -> Int32 {
+        var failure: Int32 = 0
+        if flush && fdatasync(descriptor) != 0 { failure = errno }
         // close reports delayed write errors (NFS, quotas): it counts as part of the write.
-        if close(fd) != 0 && failure == 0 { failure = errno }
+        if close(descriptor) != 0 && failure == 0 { failure = errno }
         return failure
     }
 
@@ -51,11 +60,10 @@ struct LocalBlobFileSystem: BlobFileSystem {
     }
 
     func syncFolder(_ path: String) -> Int32 {
-        syncing(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) { fsync($0) }
-    }
-
-    func syncFileSystem(containing path: String) -> Int32 {
-        syncing(path, O_RDONLY | O_CLOEXEC) { tb_syncfs($0) }
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return errno }
+        defer { _ = close(fd) }  // read-only descriptor: close cannot lose data
+        return fsync(fd) == 0 ? 0 : errno
     }
 
     func removeFile(_ path: String) -> Int32 {
@@ -64,13 +72,5 @@ struct LocalBlobFileSystem: BlobFileSystem {
 
     func exists(_ path: String) -> Bool {
         access(path, F_OK) == 0
-    }
-
-    /// Opens `path` read-only, runs a sync call on it and closes it.
-    private func syncing(_ path: String, _ flags: Int32, _ call: (Int32) -> Int32) -> Int32 {
-        let fd = open(path, flags)
-        guard fd >= 0 else { return errno }
-        defer { _ = close(fd) }  // read-only descriptor: close cannot lose data
-        return call(fd) == 0 ? 0 : errno
     }
 }

@@ -5,11 +5,13 @@ public protocol BlobStoring: Sendable {
     /// Stores `bytes` whole and durably under their SHA-256 and returns it; storing the same
     /// bytes again changes nothing.
     func write(_ bytes: [UInt8]) throws -> Digest
-    /// The first half of a batched write: writes `bytes` to a temporary file, neither durable
-    /// nor under the blob's name yet (nothing, when the blob is stored already).
+    /// The first half of a batched write: writes `bytes` to a temporary file and starts
+    /// flushing it in the background; it is not under the blob's name yet (nothing is
+    /// written when the blob is stored already).
     func stage(_ bytes: [UInt8]) throws -> StagedBlob
-    /// The second half: makes staged blobs durable and moves them to their names, so rows may
-    /// then reference them. One flush of the file system per call, not one per blob.
+    /// The second half: waits for the staged blobs' contents to be durable, moves them to
+    /// their names and makes the names durable, so rows may then reference them. Flushes
+    /// only these files and their folders (each folder once), never the whole file system.
     func publish(_ staged: [StagedBlob]) throws
     /// Removes the temporary files of staged blobs that were not published.
     func discard(_ staged: [StagedBlob])
@@ -33,6 +35,27 @@ public struct StagedBlob: Sendable, Hashable {
     public let digest: Digest
     /// The temporary file holding its bytes; nil when the blob was already stored.
     let temporary: String?
+    /// The flush of the temporary file, under way on the store's flusher.
+    let flush: PendingFlush?
+    /// The folders whose entries must be durable before a row may reference the blob: its
+    /// own (for the rename), and the parent of each folder created for it.
+    let folders: [String]
+
+    init(digest: Digest, temporary: String? = nil, flush: PendingFlush? = nil, folders: [String] = []) {
+        self.digest = digest
+        self.temporary = temporary
+        self.flush = flush
+        self.folders = folders
+    }
+
+    public static func == (lhs: StagedBlob, rhs: StagedBlob) -> Bool {
+        lhs.digest == rhs.digest && lhs.temporary == rhs.temporary
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(digest)
+        hasher.combine(temporary)
+    }
 }
 
 /// What the blob folder holds.
@@ -48,16 +71,22 @@ public struct BlobInventory: Sendable {
 
 /// A blob store on the local file system, at `ROOT/<2 hex>/<64 hex>`.
 ///
-/// `write` puts a blob in a temporary file in its final folder, fsyncs it, renames it into
-/// place and fsyncs the folder: a reader never sees part of a blob, a name never points at
-/// bytes a power loss could lose, and two writers of the same content cannot conflict, since
-/// both rename identical bytes to the same name. `stage` and `publish` do the same for a
-/// batch with two flushes of the file system in all (syncfs: contents, then renames).
+/// A blob goes to a temporary file in its final folder, its contents are flushed
+/// (fdatasync), it is renamed into place and its folder is flushed (fsync): a reader never
+/// sees part of a blob, a name never points at bytes a power loss could lose, and two writers
+/// of the same content cannot conflict, since both rename identical bytes to the same name.
+/// `write` does this for one blob, in line. `stage` and `publish` do it for a batch: each
+/// staged file is flushed on the store's flusher threads as soon as it is written (while the
+/// writer goes on), and `publish` waits for those flushes, renames, then flushes each
+/// distinct folder once. Only tenbin's own files are flushed, so a batch never waits for
+/// what other programs wrote to the same disk (`syncfs` would).
 public struct BlobStore: BlobStoring {
     /// The folder holding the two-hex-digit subfolders.
     public let root: String
     /// The calls that write blob files (recorded by tests).
     let files: any BlobFileSystem
+    /// Flushes staged files in the background.
+    let flusher: BlobFlusher
 
     /// A store rooted at `root`; nothing is created until the first write.
     public init(root: String) {
@@ -67,6 +96,7 @@ public struct BlobStore: BlobStoring {
     init(root: String, files: any BlobFileSystem) {
         self.root = root
         self.files = files
+        self.flusher = BlobFlusher()
     }
 
     public func path(for digest: Digest) -> String {
@@ -78,42 +108,65 @@ public struct BlobStore: BlobStoring {
     public func write(_ bytes: [UInt8]) throws -> Digest {
         let digest = Digest(of: bytes)
         if contains(digest) { return digest }
-        let temporary = try writeTemporary(bytes, digest: digest, sync: true)
-        try moveIntoPlace(temporary, digest: digest)
-        try check(files.syncFolder(folder(of: digest)), digest: digest)
+        let written = try writeTemporary(bytes, digest: digest)
+        let failure = files.closeFile(written.temporary, descriptor: written.descriptor, flush: true)
+        guard failure == 0 else {
+            _ = files.removeFile(written.temporary)  // best effort: what is left is only a temporary file gc removes
+            throw BlobError(.flush, path: path(for: digest), digest: digest, errno: failure)
+        }
+        try moveIntoPlace(written.temporary, digest: digest)
+        try syncFolders([StagedBlob(digest: digest, folders: written.folders)])
         return digest
     }
 
     public func stage(_ bytes: [UInt8]) throws -> StagedBlob {
         let digest = Digest(of: bytes)
-        if contains(digest) { return StagedBlob(digest: digest, temporary: nil) }
-        return StagedBlob(digest: digest, temporary: try writeTemporary(bytes, digest: digest, sync: false))
+        // Found on disk: perhaps just renamed there by another writer that has not flushed its
+        // folder yet, so publish flushes that folder too before a row names the blob.
+        if contains(digest) { return StagedBlob(digest: digest, folders: [folder(of: digest)]) }
+        let written = try writeTemporary(bytes, digest: digest)
+        let flush = flusher.flush(written.temporary, descriptor: written.descriptor, on: files)
+        return StagedBlob(digest: digest, temporary: written.temporary, flush: flush, folders: written.folders)
     }
 
     public func publish(_ staged: [StagedBlob]) throws {
-        var pending: [Digest: String] = [:]
+        var pending: [Digest: StagedBlob] = [:]
+        var found: [StagedBlob] = []
         for blob in staged {
-            guard let temporary = blob.temporary, pending[blob.digest] != temporary else { continue }
+            guard let temporary = blob.temporary else {
+                found.append(blob)
+                continue
+            }
+            guard pending[blob.digest]?.temporary != temporary else { continue }
             if pending[blob.digest] == nil && !contains(blob.digest) {
-                pending[blob.digest] = temporary
+                pending[blob.digest] = blob
             } else {
                 // Published by an earlier batch, written meanwhile by another writer, or the
-                // same bytes staged twice: one copy is enough.
+                // same bytes staged twice: one copy is enough. Another writer's name may not be
+                // flushed yet (our file is still there, unrenamed): flush its folder too.
+                if pending[blob.digest] == nil && files.exists(temporary) { found.append(blob) }
+                blob.flush?.cancel()
                 _ = files.removeFile(temporary)  // best effort: gc removes what is left
             }
         }
-        guard let any = pending.first else { return }
+        let ordered = pending.values.sorted { $0.digest < $1.digest }
         // Contents first: a name must never point at bytes that a power loss could lose.
-        try check(files.syncFileSystem(containing: root), digest: any.key)
-        for (digest, temporary) in pending.sorted(by: { $0.key.hex < $1.key.hex }) {
-            try moveIntoPlace(temporary, digest: digest)
+        for blob in ordered {
+            let failure = blob.flush?.wait() ?? 0
+            guard failure == 0 else { throw BlobError(.flush, path: path(for: blob.digest), digest: blob.digest, errno: failure) }
         }
-        // Then the renames, before any row may reference the names.
-        try check(files.syncFileSystem(containing: root), digest: any.key)
+        for blob in ordered {
+            // Every pending blob has a temporary file (checked above).
+            try moveIntoPlace(blob.temporary!, digest: blob.digest)
+        }
+        // Then the names, before any row may reference them.
+        try syncFolders(ordered + found)
     }
 
     public func discard(_ staged: [StagedBlob]) {
-        for temporary in staged.compactMap(\.temporary) {
+        for blob in staged {
+            guard let temporary = blob.temporary else { continue }
+            blob.flush?.cancel()
             _ = files.removeFile(temporary)  // best effort: what is left is only a temporary file gc removes
         }
     }
@@ -122,20 +175,31 @@ public struct BlobStore: BlobStoring {
         "\(root)/\(digest.hex.prefix(2))"
     }
 
-    /// Writes `bytes` to a new temporary file in the blob's folder and returns its path.
-    private func writeTemporary(_ bytes: [UInt8], digest: Digest, sync: Bool) throws -> String {
+    /// Writes `bytes` to a new temporary file in the blob's folder, left open for its flush;
+    /// returns it with the folders whose entries must be flushed before a row names the blob.
+    private func writeTemporary(_ bytes: [UInt8], digest: Digest) throws -> (temporary: String, descriptor: Int32, folders: [String]) {
         let folder = folder(of: digest)
+        var folders = [folder]
         for path in [root, folder] {
             let failure = files.makeFolder(path)
+            if failure == EEXIST { continue }
             guard failure == 0 else { throw BlobError(.create, path: path, errno: failure) }
+            // A folder made here is an entry in its parent, which must be durable too.
+            folders.append(Self.parent(of: path))
         }
         let temporary = "\(folder)/\(Self.temporaryPrefix)\(digest.hex.prefix(16))-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let failure = files.writeNewFile(temporary, bytes: bytes, sync: sync)
-        guard failure == 0 else {
+        let written = files.createFile(temporary, bytes: bytes)
+        guard written.failure == 0 else {
             _ = files.removeFile(temporary)  // best effort: what is left is only a temporary file gc removes
-            throw BlobError(.write, path: path(for: digest), digest: digest, errno: failure)
+            throw BlobError(.write, path: path(for: digest), digest: digest, errno: written.failure)
         }
-        return temporary
+        return (temporary, written.descriptor, folders)
+    }
+
+    /// The folder holding `path`.
+    private static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// Renames a written temporary file to the blob's name (replacing identical bytes, when
@@ -148,9 +212,17 @@ public struct BlobStore: BlobStoring {
         }
     }
 
-    /// Errors name the blob's final path: the temporary name means nothing to a user.
-    private func check(_ failure: Int32, digest: Digest) throws {
-        guard failure == 0 else { throw BlobError(.write, path: path(for: digest), digest: digest, errno: failure) }
+    /// Flushes each folder the blobs need once; a failure names a blob in that folder (the
+    /// folder's name means little to a user).
+    private func syncFolders(_ blobs: [StagedBlob]) throws {
+        var owner: [String: Digest] = [:]
+        for blob in blobs {
+            for folder in blob.folders where owner[folder] == nil { owner[folder] = blob.digest }
+        }
+        for (folder, digest) in owner.sorted(by: { $0.key < $1.key }) {
+            let failure = files.syncFolder(folder)
+            guard failure == 0 else { throw BlobError(.flush, path: path(for: digest), digest: digest, errno: failure) }
+        }
     }
 
     public func read(_ digest: Digest) throws -> [UInt8] {

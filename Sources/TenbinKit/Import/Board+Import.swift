@@ -19,7 +19,7 @@ extension Board {
 
     /// Stages a prepared image's blob unless it is already stored; without `writing` (a dry
     /// run) only its digest is computed.
-    private func stageBlob(_ prepared: PreparedImage, writing: Bool) throws -> StoredUpload {
+    func stageBlob(_ prepared: PreparedImage, writing: Bool) throws -> StoredUpload {
         guard writing, let encoded = prepared.encoded else { return try writeBlob(prepared, writing: false) }
         let staged = try blobs.stage(encoded.bytes)
         let stored = StoredImage(
@@ -44,25 +44,11 @@ extension Board {
             return try store.write { writing in
                 try writing.lockBlobs(Array(Set(images.map(\.stored.digest))))
                 for image in images { try restoreBlob(image) }
-                // A batch of a manifest typically reuses a few images many times: write each blob
-                // and upload row once, not once per poster.
-                var blobsWritten: Set<Digest> = []
-                var uploadsWritten: Set<Digest> = []
-                for poster in posters {
-                    for (image, source) in zip(poster.images, poster.sources) {
-                        let newBlob = blobsWritten.insert(image.digest).inserted
-                        let newUpload = source.map { uploadsWritten.insert($0).inserted } ?? false
-                        guard newBlob || newUpload else { continue }
-                        try writing.insertBlob(image, source: source, encodingKey: key)
-                    }
-                }
+                try writing.insertBlobs(Self.blobRecords(posters, encodingKey: key))
                 // Looked up and inserted in one transaction: two imports of the same poster
                 // running at once cannot both add it, and a poster identical to one earlier in
                 // the batch finds that one.
-                return try zip(posters, records).map { poster, record in
-                    if let id = try Self.matchingPoster(poster, in: writing) { return .existing(id) }
-                    return .inserted(try writing.insertPoster(poster, createdAt: createdAt, search: record))
-                }
+                return try Self.insertUnlessStored(posters, records: records, createdAt: createdAt, in: writing)
             }
         } catch {
             // The import stops here: what was not renamed into place is of no further use.
@@ -78,14 +64,84 @@ extension Board {
 
     /// The id of a stored poster identical to `poster` (for dry runs).
     func matchingPoster(_ poster: NewPoster) throws -> Int64? {
-        try store.read { try Self.matchingPoster(poster, in: $0) }
+        try store.read { try Self.matchingPosters([poster], in: $0)[0] }
     }
 
-    /// The lowest id of a poster with the same two images, contents and hashtags (in order).
-    static func matchingPoster(_ poster: NewPoster, in reading: any StoreReading) throws -> Int64? {
-        let candidates = try reading.posterIDs(image1: poster.images[0].digest, image2: poster.images[1].digest, contents: poster.contents)
-        guard !candidates.isEmpty else { return nil }
-        return try reading.posters(ids: candidates).first { $0.hashtags == poster.hashtags }?.id
+    /// The blob rows a batch's posters reference, each once, with the uploads that became
+    /// them (a batch of a manifest typically reuses a few images many times).
+    static func blobRecords(_ posters: [NewPoster], encodingKey: String) -> [BlobRecord] {
+        var records: [BlobRecord] = []
+        var index: [Digest: Int] = [:]
+        var uploads: Set<Digest> = []
+        for poster in posters {
+            for (image, source) in zip(poster.images, poster.sources) {
+                let at =
+                    index[image.digest]
+                    ?? {
+                        records.append(BlobRecord(image: image, uploads: []))
+                        index[image.digest] = records.count - 1
+                        return records.count - 1
+                    }()
+                if let source, uploads.insert(source).inserted {
+                    records[at].uploads.append(UploadKey(source: source, encodingKey: encodingKey))
+                }
+            }
+        }
+        return records
+    }
+
+    /// Inserts the posters of a batch that have no identical poster stored or earlier in the
+    /// batch, all in one call, and says what became of each.
+    static func insertUnlessStored(
+        _ posters: [NewPoster], records: [SearchRecord], createdAt: Timestamp, in writing: any StoreWriting
+    ) throws -> [PosterImportOutcome] {
+        let stored = try matchingPosters(posters, in: writing)
+        // Each poster to insert, by identity, and for every poster not stored, which of those it is.
+        var fresh: [Int] = []
+        var firstOfIdentity: [Identity: Int] = [:]
+        var insertedAs: [Int?] = Array(repeating: nil, count: posters.count)
+        for (index, poster) in posters.enumerated() where stored[index] == nil {
+            let identity = Identity(poster)
+            if let earlier = firstOfIdentity[identity] {
+                insertedAs[index] = earlier
+            } else {
+                firstOfIdentity[identity] = fresh.count
+                insertedAs[index] = fresh.count
+                fresh.append(index)
+            }
+        }
+        let ids = try writing.insertPosters(fresh.map { posters[$0] }, createdAt: createdAt, search: fresh.map { records[$0] })
+        return posters.indices.map { index in
+            if let id = stored[index] { return .existing(id) }
+            // Set above for every poster not stored.
+            let position = insertedAs[index]!
+            return fresh[position] == index ? .inserted(ids[position]) : .existing(ids[position])
+        }
+    }
+
+    /// For each poster, the lowest id of a stored poster with the same two images, contents and
+    /// hashtags (in order), if any: candidates of the whole batch are looked up and read at once.
+    static func matchingPosters(_ posters: [NewPoster], in reading: any StoreReading) throws -> [Int64?] {
+        let candidates = try reading.posterIDs(matching: posters)
+        let ids = Array(Set(candidates.joined()))
+        guard !ids.isEmpty else { return Array(repeating: nil, count: posters.count) }
+        var hashtags: [Int64: [String]] = [:]
+        for poster in try reading.posters(ids: ids) { hashtags[poster.id] = poster.hashtags }
+        return zip(posters, candidates).map { poster, ids in ids.first { hashtags[$0] == poster.hashtags } }
+    }
+
+    /// What makes two posters of one batch the same poster: images, contents (byte for byte,
+    /// as a store compares them) and hashtags.
+    private struct Identity: Hashable {
+        let images: [Digest]
+        let contents: [UInt8]
+        let hashtags: [String]
+
+        init(_ poster: NewPoster) {
+            images = poster.images.map(\.digest)
+            contents = Array(poster.contents.utf8)
+            hashtags = poster.hashtags
+        }
     }
 }
 

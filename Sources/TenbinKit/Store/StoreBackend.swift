@@ -71,6 +71,9 @@ public protocol StoreReading {
     /// The ids of posters with these two images and these contents, lowest first (import's
     /// identity candidates; the core compares hashtags).
     func posterIDs(image1: Digest, image2: Digest, contents: String) throws -> [Int64]
+    /// ``posterIDs(image1:image2:contents:)`` for a whole import batch at once: one list per
+    /// poster, in the order given (a backend may answer in one statement).
+    func posterIDs(matching posters: [NewPoster]) throws -> [[Int64]]
 
     /// Search candidates, newest first: posters whose index holds every term (all posters
     /// when `terms` is empty), starting below id `below` when given. `visit` gets each with its
@@ -106,6 +109,9 @@ public protocol StoreWriting: StoreReading {
     /// Writes a poster row, its hashtags (already normalised) and its search record; returns
     /// the new id, higher than every id ever given before.
     func insertPoster(_ poster: NewPoster, createdAt: Timestamp, search: SearchRecord) throws -> Int64
+    /// ``insertPoster(_:createdAt:search:)`` for a whole import batch, in order (`search[i]` is
+    /// `posters[i]`'s record); returns the new ids, ascending in the order given.
+    func insertPosters(_ posters: [NewPoster], createdAt: Timestamp, search: [SearchRecord]) throws -> [Int64]
     /// Adds a whole batch of votes (one delta per poster, ids distinct and ascending, so two
     /// batches lock shared rows in the same order) and returns the posters as this
     /// transaction leaves them, ascending by id. A delta whose poster does not exist adds
@@ -130,6 +136,22 @@ public protocol StoreWriting: StoreReading {
     func insertPosters(_ records: [PosterRecord]) throws
     /// Makes every id drawn from now on higher than `id` (never lowers what was reached).
     func reservePosterIDs(through id: Int64) throws
+}
+
+extension StoreReading {
+    /// ``posterIDs(image1:image2:contents:)`` once per poster.
+    public func posterIDs(matching posters: [NewPoster]) throws -> [[Int64]] {
+        try posters.map { try posterIDs(image1: $0.images[0].digest, image2: $0.images[1].digest, contents: $0.contents) }
+    }
+}
+
+extension StoreWriting {
+    /// ``insertPoster(_:createdAt:search:)`` once per poster.
+    public func insertPosters(_ posters: [NewPoster], createdAt: Timestamp, search: [SearchRecord]) throws -> [Int64] {
+        // Invariant of the callers: one search record per poster.
+        precondition(posters.count == search.count, "one search record per poster")
+        return try zip(posters, search).map { try insertPoster($0, createdAt: createdAt, search: $1) }
+    }
 }
 
 /// A blob row with the uploads remembered as having become it (``StoreReading/storedImage(source:encodingKey:)``).

@@ -1,6 +1,6 @@
 import TenbinKit
 
-/// Encoded JSON answers of the read routes (pages, search pages, single posters), kept for as
+/// Encoded answers of the read routes (pages, search pages, single posters, the web page), kept for as
 /// long as the store's change version stays the same, so the same page asked for again is a
 /// copy of bytes instead of a store read and an encoding.
 ///
@@ -17,6 +17,8 @@ final class ReadCache: Sendable {
             case page
             case search(String)
             case poster(Int64)
+            /// The web page (`GET /`), with its search words if any.
+            case webPage(String?)
         }
 
         var route: Route

@@ -101,20 +101,34 @@ extension Routes {
     ]
 
     /// `GET /?sort=&q=&cursor=`: a page of the board rendered on the server (the first, or the
-    /// one a "More posters" link's cursor names), so reading works without JavaScript.
+    /// one a "More posters" link's cursor names), so reading works without JavaScript. Kept in
+    /// the read cache like the API's pages, and revalidated with its `ETag` (a phone reloading
+    /// an unchanged board gets 304 and no body).
     func webPage(_ head: RequestHead) throws -> Reply {
         let query = try APIInput.query(head.rawQuery)
         let order = try APIInput.order(query)
-        let cursor = APIInput.cursor(query)
         let words = query["q"].flatMap { $0.trimmingCharacters.isEmpty ? nil : $0 }
+        let key = ReadCache.Key(route: .webPage(words), order: order, limit: WebPage.pageSize, cursor: APIInput.cursor(query))
+        let version = try gateway.changeVersion()
+        if let entry = readCache.entry(key, version: version) { return .now(Self.pageAnswer(entry, head)) }
+        let render: @Sendable (BoardGateway.Page) -> HTTPResponse = { [readCache] page in
+            let html = WebPage.board(posters: page.posters, order: order, query: words, next: page.next)
+            return Self.pageAnswer(readCache.store(Array(html.utf8), for: key, version: version), head)
+        }
         if let words {
             return Self.later { [gateway] in
-                let page = try await gateway.search(query: words, order: order, limit: 20, cursor: cursor)
-                return Self.html(WebPage.board(posters: page.posters, order: order, query: words, next: page.next))
+                render(try await gateway.search(query: words, order: order, limit: key.limit, cursor: key.cursor))
             }
         }
-        let page = try gateway.page(order: order, limit: 20, cursor: cursor)
-        return .now(Self.html(WebPage.board(posters: page.posters, order: order, query: nil, next: page.next)))
+        return .now(render(try gateway.page(order: order, limit: key.limit, cursor: key.cursor)))
+    }
+
+    /// The web page's answer from its cache entry: 304 when the browser holds it, else the
+    /// HTML with its entity tag; browsers must ask again each time (`no-cache`).
+    static func pageAnswer(_ entry: ReadCache.Entry, _ head: RequestHead) -> HTTPResponse {
+        let headers = htmlHeaders.filter { $0.name != "Cache-Control" } + [("ETag", entry.etag), ("Cache-Control", "no-cache")]
+        if notModified(head, etag: entry.etag) { return HTTPResponse(status: 304, headers: headers.filter { $0.name != "Content-Type" }) }
+        return HTTPResponse(status: 200, headers: headers, body: .bytes(entry.body))
     }
 
     static func html(_ text: String) -> HTTPResponse {

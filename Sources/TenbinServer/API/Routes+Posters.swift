@@ -73,23 +73,33 @@ extension Routes {
     }
 
     /// `POST /api/v1/posters`: a multipart form with `image1`, `image2`, `contents` and
-    /// repeated `hashtags`, validated and re-encoded as `tenbin post` does.
+    /// repeated `hashtags`, validated and re-encoded as `tenbin post` does. The page's own form
+    /// sent without JavaScript (a browser navigation) is answered with 303 to the new poster
+    /// on the board, or a page naming the problem, instead of JSON.
     func newPoster(_ head: RequestHead) -> Admission {
         let route = "POST /api/v1/posters"
         let type = head.header("content-type")?.lowercased() ?? ""
+        let page = head.wantsPage
+        let failure: @Sendable (APIError) -> HTTPResponse
+        if page {
+            failure = { HTTPResponse.errorPage($0, back: "/") }
+        } else {
+            failure = { HTTPResponse.error($0) }
+        }
         guard type.hasPrefix("multipart/form-data") else {
             do {
                 try guardWrite(head, json: false, admin: false, limiter: nil, what: "posts")
             } catch {
-                return .reply(route, .now(.error(error)))
+                return .reply(route, .now(failure(error)))
             }
-            return .reply(route, .now(.error(.unsupportedMediaType("a new poster is sent as multipart/form-data"))))
+            return .reply(route, .now(failure(.unsupportedMediaType("a new poster is sent as multipart/form-data"))))
         }
         let upload = configuration.maximumUploadBytes
         let limits = FormLimits(
             maximumBytes: upload, maximumParts: 3 + APIInput.maximumHashtags,
             maximumFileBytes: min(upload, gateway.maximumImageBytes), maximumFieldBytes: APIInput.maximumContentsBytes)
-        return write(route, head, allowed: "POST", json: false, limiter: postLimiter, what: "posts", limit: .form(limits)) {
+        return write(route, head, allowed: "POST", json: false, limiter: postLimiter, what: "posts", limit: .form(limits), failure: failure)
+        {
             [self] body throws(APIError) in
             guard case .form(let parts) = body else { throw .badRequest("the body is not a form") }
             let form = try APIInput.posterForm(parts)
@@ -102,10 +112,11 @@ extension Routes {
             let draft = PosterDraft(
                 image1: .bytes(form.image1, label: "image1"), image2: .bytes(form.image2, label: "image2"), contents: form.contents,
                 hashtags: form.hashtags)
-            return Self.later { [self] in
+            return Self.later(failure: failure) { [self] in
                 defer { postsInProgress.withLock { $0 -= 1 } }
                 let poster = try await gateway.post(draft)
                 metrics.posterStored()
+                if page { return .seeOther("/#poster-\(poster.id)") }
                 return .json(JSON.poster(poster), status: 201, headers: [("Location", "/api/v1/posters/\(poster.id)")])
             }
         }
@@ -115,7 +126,10 @@ extension Routes {
     /// poster once the votes are committed. The vote batcher answers from its own thread
     /// (no task per vote), with JSON written once per poster per commit.
     func vote(_ id: Int64, _ head: RequestHead) -> Admission {
-        write(
+        if head.header("content-type")?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
+            return formVote(id, head)
+        }
+        return write(
             "POST /api/v1/posters/{id}/votes", head, allowed: "POST", json: true, limiter: voteLimiter, what: "votes",
             limit: .bytes(1024)
         ) { [self] body throws(APIError) in
@@ -136,6 +150,51 @@ extension Routes {
                 }
             }
         }
+    }
+
+    /// The same vote sent by the page's own form (`side=1|2`, urlencoded): what a tap does
+    /// before app.js has arrived, or without JavaScript. A browser always sends `Origin` (or
+    /// `Referer`) with a form, so one that names neither is refused, and the same-origin rule
+    /// keeps other sites' forms out. Answered with 303 back to the page, at the poster, once
+    /// the vote is committed; a failure is a page naming the problem.
+    private func formVote(_ id: Int64, _ head: RequestHead) -> Admission {
+        let route = "POST /api/v1/posters/{id}/votes"
+        let back = head.returnPath
+        let fail: @Sendable (APIError) -> HTTPResponse = { HTTPResponse.errorPage($0, back: back) }
+        guard head.method == "POST" else { return .reply(route, .now(fail(.methodNotAllowed(head.method, allowed: ["POST"])))) }
+        do throws(APIError) {
+            guard head.header("origin") != nil || head.header("referer") != nil else {
+                throw .forbidden("a vote sent as a form must come from this server's page")
+            }
+            try guardWrite(head, json: false, admin: false, limiter: voteLimiter, what: "votes")
+        } catch {
+            return .reply(route, .now(fail(error)))
+        }
+        return Admission(
+            route: route,
+            action: .read(.bytes(1024)) { [self] _, body in
+                do throws(APIError) {
+                    if case .refused(let error) = body { throw error }
+                    let side = try APIInput.formVote(Self.bytes(body))
+                    return .callback { [self] answer in
+                        do {
+                            try gateway.vote(id: id, side: side, times: 1) { [self] result in
+                                switch result {
+                                case .success:
+                                    metrics.votesCommitted(1)
+                                    answer(.seeOther(back + "#poster-\(id)"))
+                                case .failure(let error):
+                                    answer(fail(APIError(error)))
+                                }
+                            }
+                        } catch {
+                            answer(fail(APIError(error)))
+                        }
+                    }
+                } catch {
+                    return .now(fail(error))
+                }
+            })
     }
 
     /// `PATCH /api/v1/posters/{id}` with `{"contents", "hashtags"}` (admin token).

@@ -123,13 +123,14 @@ final class Routes: HTTPHandling {
 
     func write(
         _ route: String, _ head: RequestHead, allowed: String, json: Bool, admin: Bool = false, limiter: RateLimiter? = nil,
-        what: String = "requests", limit: BodyLimit, then: @escaping @Sendable (RequestBody) throws(APIError) -> Reply
+        what: String = "requests", limit: BodyLimit, failure: @escaping @Sendable (APIError) -> HTTPResponse = HTTPResponse.error,
+        then: @escaping @Sendable (RequestBody) throws(APIError) -> Reply
     ) -> Admission {
-        guard head.method == allowed else { return .reply(route, .now(.error(.methodNotAllowed(head.method, allowed: [allowed])))) }
+        guard head.method == allowed else { return .reply(route, .now(failure(.methodNotAllowed(head.method, allowed: [allowed])))) }
         do {
             try guardWrite(head, json: json, admin: admin, limiter: limiter, what: what)
         } catch {
-            return .reply(route, .now(.error(error)))
+            return .reply(route, .now(failure(error)))
         }
         return Admission(
             route: route,
@@ -138,7 +139,7 @@ final class Routes: HTTPHandling {
                     if case .refused(let error) = body { throw error }
                     return try then(body)
                 } catch {
-                    return .now(.error(error))
+                    return .now(failure(error))
                 }
             })
     }
@@ -149,12 +150,15 @@ final class Routes: HTTPHandling {
     }
 
     /// Runs `work` off the server's threads; its error becomes the answer.
-    static func later(_ work: @escaping @Sendable () async throws -> HTTPResponse) -> Reply {
+    static func later(
+        failure: @escaping @Sendable (APIError) -> HTTPResponse = HTTPResponse.error,
+        _ work: @escaping @Sendable () async throws -> HTTPResponse
+    ) -> Reply {
         .later {
             do {
                 return try await work()
             } catch {
-                return .error(APIError(error))
+                return failure(APIError(error))
             }
         }
     }

@@ -80,6 +80,23 @@ enum APIInput {
         return try parsedVote(body)
     }
 
+    /// A vote from the page's form: `side=1` or `side=2` (urlencoded), one vote.
+    static func formVote(_ body: [UInt8]) throws(APIError) -> VoteSide {
+        let form: QueryString
+        do {
+            form = try QueryString(Substring(String(decoding: body, as: UTF8.self)))
+        } catch {
+            throw .badRequest("the form is not urlencoded UTF-8")
+        }
+        if let unknown = form.items.first(where: { $0.name != "side" }) {
+            throw .unprocessable("unknown field \"\(unknown.name)\"; a vote form has side")
+        }
+        guard form.items.count == 1, let side = Int(form.items[0].value).flatMap({ VoteSide(rawValue: $0) }) else {
+            throw .unprocessable("side must be 1 or 2")
+        }
+        return side
+    }
+
     /// ``vote(_:)`` through the full JSON parser.
     static func parsedVote(_ body: [UInt8]) throws(APIError) -> (side: VoteSide, times: Int) {
         let fields = try object(body)

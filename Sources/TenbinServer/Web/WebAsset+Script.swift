@@ -136,10 +136,14 @@ extension WebAsset {
             meter.setAttribute("aria-hidden", "true");
             meter.append(el("span", "fill"));
             article.append(meter);
-            const votes = el("div", "votes");
+            const votes = el("form", "votes");
+            votes.method = "post";
+            votes.action = "/api/v1/posters/" + poster.id + "/votes";
             for (const side of [1, 2]) {
               const button = el("button", "vote side" + side);
-              button.type = "button";
+              button.type = "submit";
+              button.name = "side";
+              button.value = String(side);
               button.dataset.side = String(side);
               button.append(el("span", "label", side === 1 ? "Vote left" : "Vote right"), " ",
                 el("span", "count"), " ", el("span", "pct"));
@@ -496,6 +500,7 @@ extension WebAsset {
           board.addEventListener("click", (event) => {
             const button = event.target.closest("button.vote");
             if (button && board.contains(button)) {
+              event.preventDefault();  // the form is for pages without this script
               vote(Number(button.closest(".card").dataset.id), Number(button.dataset.side));
               return;
             }

@@ -39,6 +39,8 @@ extension WebAsset {
         .tab[aria-current="page"] { color: var(--text); border-bottom-color: var(--accent); }
 
         main { max-width: 1100px; margin: 0 auto; padding: 12px; }
+        .problem { max-width: 40em; padding: 24px 16px; }
+        .problem .message { font-size: 18px; overflow-wrap: anywhere; }
         .status { color: var(--muted); margin: 4px 2px 10px; min-height: 1.2em; font-size: 14px; }
         .status:empty { display: none; }
 

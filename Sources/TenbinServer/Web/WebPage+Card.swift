@@ -28,9 +28,9 @@ extension WebPage {
         }
         html += """
             <div class="meter\(share.total == 0 ? " none" : "")" aria-hidden="true"><span class="fill p\(share.percent1)"></span></div>
-            <div class="votes">
+            <form class="votes" method="post" action="/api/v1/posters/\(poster.id)/votes">
             \(voteButton(side: 1, count: poster.good1, percent: share.percent1, total: share.total))\(voteButton(side: 2, count: poster.good2, percent: share.percent2, total: share.total))
-            </div>
+            </form>
             <p class="meta"><a href="/api/v1/posters/\(poster.id)">#\(poster.id)</a> · <time datetime="\(poster.createdAt)">\(poster.createdAt.description.prefix(10))</time></p>
             </article>
             </li>
@@ -59,7 +59,7 @@ extension WebPage {
     private static func voteButton(side: Int, count: Int, percent: Int, total: Int) -> String {
         let name = side == 1 ? "left" : "right"
         return """
-            <button type="button" class="vote side\(side)" data-side="\(side)"><span class="label">Vote \(name)</span> \
+            <button type="submit" name="side" value="\(side)" class="vote side\(side)" data-side="\(side)"><span class="label">Vote \(name)</span> \
             <span class="count">\(count)</span> <span class="pct">\(total == 0 ? "–" : "\(percent)%")</span></button>
             """
     }

@@ -18,18 +18,8 @@ enum WebPage {
     /// `query` when there is one), `next` the cursor of the page after it (nil at the end).
     static func board(posters: [Poster], order: FeedOrder, query: String?, next: String?) -> String {
         let query = query ?? ""
-        var html = """
-            <!doctype html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="color-scheme" content="light dark">
-            <title>\(html: query.isEmpty ? "tenbin" : "\(query) – tenbin")</title>
-            <link rel="icon" href="\(assetURL("icon.svg"))" type="image/svg+xml">
-            <link rel="stylesheet" href="\(assetURL("app.css"))">
-            <script src="\(assetURL("app.js"))" defer></script>
-            </head>
+        var html = documentHead(title: query.isEmpty ? "tenbin" : "\(query) – tenbin", script: true)
+        html += """
             <body data-sort="\(order.rawValue)" data-query="\(html: query)" data-next="\(html: next ?? "")" data-page-size="\(pageSize)">
             <header class="top">
             <div class="bar-row">
@@ -61,6 +51,24 @@ enum WebPage {
         }
         html += "</main>\n</body>\n</html>\n"
         return html
+    }
+
+    /// The start of every page, through `</head>`: `title` (escaped here), the icon, the style
+    /// sheet and, when `script`, app.js.
+    static func documentHead(title: String, script: Bool) -> String {
+        """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="color-scheme" content="light dark">
+        <title>\(html: title)</title>
+        <link rel="icon" href="\(assetURL("icon.svg"))" type="image/svg+xml">
+        <link rel="stylesheet" href="\(assetURL("app.css"))">\(script ? "\n<script src=\"\(assetURL("app.js"))\" defer></script>" : "")
+        </head>
+
+        """
     }
 
     /// The built-in file `GET /static/{name}` serves, or nil for any other name.

@@ -19,6 +19,30 @@ extension ServeEndToEndTests {
             return posters.first { $0["id"] as? Int == id }?["good1"] as? Int
         }
 
+        @Test func theWebPageIsCachedRevalidatedAndNeverOutlivesAChange() throws {
+            let server = try ServeProcess(["--no-rate-limit"])
+            try ServeAPITests.post(server, contents: "cats or dogs")
+            let connection = try server.connect()
+            defer { connection.close() }
+            for path in ["/", "/?sort=popular", "/?q=cats"] {
+                let first = try connection.request("GET", path)
+                let etag = try #require(first.headers["etag"], "\(path)")
+                #expect(first.headers["cache-control"] == "no-cache")
+                #expect(first.headers["content-security-policy"]?.contains("default-src 'self'") == true)
+                let again = try connection.request("GET", path)
+                #expect(again.text == first.text && again.headers["etag"] == etag)
+                let unchanged = try connection.request("GET", path, headers: [("If-None-Match", etag)])
+                #expect(unchanged.status == 304 && unchanged.text.isEmpty, "\(path)")
+                // A vote by another process: the page shows it, under a new tag.
+                #expect(try Tenbin.run(["vote", "1", "2"], store: server.store).status == 0)
+                let changed = try connection.request("GET", path, headers: [("If-None-Match", etag)])
+                #expect(changed.status == 200, "\(path)")
+                #expect(changed.headers["etag"] != etag)
+                #expect(changed.text != first.text)
+            }
+            #expect(try connection.request("GET", "/").text.contains(#"<span class="count">3</span>"#))
+        }
+
         @Test func cachedReadsNeverOutliveAChangeCommittedByAnotherProcess() throws {
             let server = try ServeProcess(["--no-rate-limit"])
             try ServeAPITests.post(server, contents: "cats or dogs", hashtags: ["pets"])

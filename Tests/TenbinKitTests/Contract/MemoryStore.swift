@@ -110,8 +110,11 @@ final class MemorySession: StoreWriting {
     }
 
     func posterIDs(image1: Digest, image2: Digest, contents: String) throws -> [Int64] {
-        state.posters.values.filter { $0.images[0].digest == image1 && $0.images[1].digest == image2 && $0.contents == contents }
-            .map(\.id).sorted()
+        state.posters.values.filter {
+            $0.images[0].digest == image1 && $0.images[1].digest == image2
+                && $0.contents.utf8.elementsEqual(contents.utf8)  // byte for byte, as the databases compare
+        }
+        .map(\.id).sorted()
     }
 
     private func entry(_ id: Int64) -> SearchEntry? {

@@ -275,6 +275,73 @@ import Testing
     }
 
     @Test(arguments: BackendUnderTest.all)
+    func aBatchInsertGivesAscendingIdsInOrderAndABatchLookupFindsEachPostersCandidates(backend: BackendUnderTest) throws {
+        let store = try TemporaryStore()
+        let board = try backend.board(store)
+        let images = Board.standInImages
+        let stored = try board.quickPost([("q", ["a"]), ("q", ["b"]), ("r", [])])
+        let batch = [
+            NewPoster(contents: "q", hashtags: ["c", "a"], images: images), NewPoster(contents: "", hashtags: [], images: images),
+            NewPoster(contents: "q", hashtags: ["a"], images: images.reversed()),
+            NewPoster(contents: "q\u{0}東", hashtags: ["Ｘ", "y z", "\"'\\,{}"], images: images),
+        ]
+        let records = batch.map { SearchRecord(contents: $0.contents, hashtags: $0.hashtags) }
+        let createdAt = Timestamp(secondsSince1970: 1_700_000_000)
+        let (ids, inside) = try board.store.write { writing in
+            let ids = try writing.insertPosters(batch, createdAt: createdAt, search: records)
+            // A lookup in the same transaction sees the batch's own posters.
+            return (ids, try writing.posterIDs(matching: batch + [NewPoster(contents: "s", hashtags: [], images: images)]))
+        }
+        #expect(ids.count == 4 && ids == ids.sorted() && Set(ids).count == 4 && ids[0] > stored.map(\.id).max()!)
+        #expect(inside == [[stored[0].id, stored[1].id, ids[0]], [ids[1]], [ids[2]], [ids[3]], []])
+        let read = try board.store.read { try $0.posters(ids: ids) }
+        #expect(read.map(\.contents) == batch.map(\.contents))
+        #expect(read.map(\.hashtags) == batch.map(\.hashtags))
+        #expect(read.map(\.images) == batch.map(\.images))
+        #expect(read.allSatisfy { $0.createdAt == createdAt && $0.totalVotes == 0 })
+        #expect(
+            try board.store.read { try $0.posterIDs(matching: [batch[3], batch[0]]) } == [[ids[3]], [stored[0].id, stored[1].id, ids[0]]])
+        #expect(try board.store.write { try $0.insertPosters([], createdAt: createdAt, search: []) } == [])
+        #expect(try board.store.read { try $0.posterIDs(matching: []) } == [])
+        #expect(try board.search(query: "東").map(\.id) == [ids[3]])
+        #expect(try board.search(query: "y z").map(\.id) == [ids[3]])
+        // (The stand-in images have rows but no files, so only the database's own checks apply.)
+        #expect(try board.store.integrityProblems().isEmpty)
+    }
+
+    @Test(arguments: BackendUnderTest.all)
+    func anImportBatchAgainstStoredPostersAddsOnlyTheNewOnesOnceEach(backend: BackendUnderTest) throws {
+        let store = try TemporaryStore()
+        let board = try backend.board(store)
+        let images = Board.standInImages
+        let stored = try board.quickPost([("one", ["x"]), ("two", []), ("one", ["x"])])
+        let poster = { (contents: String, hashtags: [String]) in NewPoster(contents: contents, hashtags: hashtags, images: images) }
+        // Stored (twice: the lowest id wins), new, new again, stored with other hashtags, new twice in a row.
+        let outcomes = try board.commitImport(
+            [
+                poster("one", ["x"]), poster("three", []), poster("three", []), poster("two", ["y"]), poster("two", []),
+                poster("e\u{301}", []),
+            ]
+                + [poster("\u{e9}", []), poster("\u{e9}", [])], images: [])
+        guard case .inserted(let three) = outcomes[1], case .inserted(let twoY) = outcomes[3], case .inserted(let decomposed) = outcomes[5],
+            case .inserted(let composed) = outcomes[6]
+        else {
+            Issue.record("expected insertions, got \(outcomes)")
+            return
+        }
+        #expect(
+            outcomes == [
+                .existing(stored[0].id), .inserted(three), .existing(three), .inserted(twoY), .existing(stored[1].id),
+                .inserted(decomposed), .inserted(composed), .existing(composed),
+            ])
+        #expect([three, twoY, decomposed, composed] == [three, twoY, decomposed, composed].sorted())
+        #expect(try board.poster(id: twoY).hashtags == ["y"])
+        #expect(
+            try board.commitImport([poster("three", []), poster("\u{e9}", [])], images: []) == [.existing(three), .existing(composed)])
+        #expect(try board.count() == 7)
+    }
+
+    @Test(arguments: BackendUnderTest.all)
     func aFeedDeliversItsSnapshotThenDiffsThatRebuildIt(backend: BackendUnderTest) async throws {
         let store = try TemporaryStore()
         let clock = VirtualClock()

@@ -12,25 +12,66 @@ struct PostgresMigrationTests {
             let url = try TestPostgres.freshDatabase()
             let old = try PostgresStore(url: url, poolSize: 1, migrate: false)
             #expect(try old.migrate(to: version) == Array(1...version))
-            // A poster written as that version's tenbin wrote it (contents "AB東").
+            // Posters written as that version's tenbin wrote them (contents "AB東"; hashtags in
+            // their own table before version 3, in the poster row from then on).
             let digest = String(repeating: "a", count: 64)
+            let tagged = [(1, ["Ｔag"]), (2, ["b", "a", "c"]), (3, [])]
             try old.pool.withConnection { connection in
-                try connection.execute(
-                    """
-                    INSERT INTO blob VALUES ('\(digest)', 'jpeg', 1, 1, 1, NULL);
-                    INSERT INTO poster (contents, created_at, image1, image2) VALUES ('\\x4142e69db1'::bytea, 1, '\(digest)', '\(digest)');
-                    INSERT INTO hashtag VALUES (1, 0, 'Ｔag');
-                    """)
+                try connection.execute("INSERT INTO blob VALUES ('\(digest)', 'jpeg', 1, 1, 1, NULL)")
+                for (id, tags) in tagged {
+                    try connection.execute(
+                        "INSERT INTO poster (contents, created_at, image1, image2) VALUES ('\\x4142e69db1'::bytea, \(id), '\(digest)', '\(digest)')"
+                    )
+                    if version < 3 {
+                        for (position, tag) in tags.enumerated() {
+                            try connection.query("INSERT INTO hashtag VALUES ($1, $2, $3)", [.integer(id), .integer(position), .text(tag)])
+                        }
+                    } else {
+                        try connection.query("UPDATE poster SET hashtags = $2::text[] WHERE id = $1", [.integer(id), .textArray(tags)])
+                    }
+                    if version >= 2 {
+                        let record = SearchRecord(contents: "AB東", hashtags: tags)
+                        try connection.query(
+                            "INSERT INTO search_key VALUES ($1, $2, $3::text[])",
+                            [.integer(id), .text(record.key), .textArray(record.tokens)])
+                    }
+                }
             }
             let upgraded = try PostgresStore(url: url, poolSize: 2)
             #expect(try upgraded.schemaVersion() == PostgresSchema.latestVersion)
             #expect(try upgraded.migrate().isEmpty)
             let folder = try TemporaryStore()
             let board = Board(folder.configuration(), store: upgraded, blobs: BlobStore(root: folder.path + "/blobs"))
-            #expect(try board.search(query: "ab東").map(\.id) == [1])
+            #expect(try board.posters().map(\.hashtags) == tagged.reversed().map(\.1), "version \(version)")
+            #expect(try board.search(query: "ab東").map(\.id) == [3, 2, 1])
             #expect(try board.search(query: "tag").map(\.id) == [1])
             #expect(try upgraded.integrityProblems().isEmpty)
+            // The upgraded store goes on working: an edit, an import batch, a new poster.
+            #expect(try board.edit(id: 2, hashtags: ["z", "y"]).hashtags == ["z", "y"])
+            let stored = try board.poster(id: 2)
+            let batch = [NewPoster(contents: stored.contents, hashtags: ["z", "y"], images: stored.images)]
+            let outcomes = try board.commitImport(batch + [NewPoster(contents: "new", hashtags: ["n"], images: stored.images)], images: [])
+            #expect(outcomes == [.existing(2), .inserted(4)])
+            #expect(try board.poster(id: 4).hashtags == ["n"])
+            #expect(try board.search(query: "y").map(\.id) == [2])
+            #expect(try upgraded.integrityProblems().isEmpty)
         }
+    }
+
+    @Test func checkNamesAPosterWhoseHashtagsAreNotAListOfTags() throws {
+        let folder = try TemporaryStore()
+        let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        let posters = try board.quickPost([("a", ["x"]), ("b", ["y"]), ("c", [])])
+        #expect(try store.integrityProblems().isEmpty)
+        try store.pool.withConnection { connection in
+            try connection.query("UPDATE poster SET hashtags = ARRAY['x', NULL] WHERE id = $1", [.int(posters[0].id)])
+            try connection.query("UPDATE poster SET hashtags = ARRAY[ARRAY['y']] WHERE id = $1", [.int(posters[1].id)])
+        }
+        let problems = try store.integrityProblems()
+        #expect(problems.contains("poster \(posters[0].id)'s hashtags are not a list of tags"), "\(problems)")
+        #expect(problems.contains("poster \(posters[1].id)'s hashtags are not a list of tags"), "\(problems)")
+        #expect(!problems.contains { $0.contains("poster \(posters[2].id)") })
     }
 
     @Test func migratorsRunningAtOnceApplyEachStepOnce() async throws {

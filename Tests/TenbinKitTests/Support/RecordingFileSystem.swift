@@ -4,22 +4,33 @@ import Dispatch
 
 /// What a blob store did to the file system, and when rows were committed, in order.
 enum FileEvent: Equatable, CustomStringConvertible {
-    case write(String, synced: Bool)
+    /// A folder created (one that existed is not recorded).
+    case makeFolder(String)
+    /// A new file written, left open.
+    case write(String)
+    /// A written file's contents made durable (fdatasync) and the file closed.
+    case flush(String)
+    /// A written file closed without a flush (it was being discarded).
+    case close(String)
     case rename(String, to: String)
     case syncFolder(String)
-    case syncFileSystem
     case remove(String)
     /// A transaction referencing these blobs committed.
     case commit([Digest])
+    /// A point the test itself marked.
+    case mark(String)
 
     var description: String {
         switch self {
-        case .write(let path, let synced): "write \(path.suffix(30))\(synced ? " + fsync" : "")"
+        case .makeFolder(let path): "mkdir \(path.suffix(10))"
+        case .write(let path): "write \(path.suffix(30))"
+        case .flush(let path): "fdatasync \(path.suffix(30))"
+        case .close(let path): "close \(path.suffix(30))"
         case .rename(let from, let to): "rename \(from.suffix(30)) → \(to.suffix(20))"
         case .syncFolder(let path): "fsync folder \(path.suffix(10))"
-        case .syncFileSystem: "syncfs"
         case .remove(let path): "remove \(path.suffix(30))"
         case .commit(let digests): "commit \(digests.map { $0.hex.prefix(8) })"
+        case .mark(let name): "mark \(name)"
         }
     }
 }
@@ -33,26 +44,49 @@ final class EventLog: Sendable {
 }
 
 /// The real file system, recording each call that changes it; `pauseAfterWrite` holds every
-/// writer after its temporary file is written until that many writers have got there.
+/// writer after its temporary file is written until that many writers have got there;
+/// `holdFlushes` holds every flush until the test signals it once per flush; `failing` names
+/// calls that fail with EIO ("write", "flush", "syncFolder").
 struct RecordingFileSystem: BlobFileSystem {
     let log: EventLog
     var pauseAfterWrite: Barrier? = nil
+    var holdFlushes: DispatchSemaphore? = nil
     var failing: Set<String> = []
     private let real = LocalBlobFileSystem()
 
-    init(log: EventLog, pauseAfterWrite: Barrier? = nil, failing: Set<String> = []) {
+    init(log: EventLog, pauseAfterWrite: Barrier? = nil, holdFlushes: DispatchSemaphore? = nil, failing: Set<String> = []) {
         self.log = log
         self.pauseAfterWrite = pauseAfterWrite
+        self.holdFlushes = holdFlushes
         self.failing = failing
     }
 
-    func makeFolder(_ path: String) -> Int32 { real.makeFolder(path) }
+    func makeFolder(_ path: String) -> Int32 {
+        let result = real.makeFolder(path)
+        if result == 0 { log.append(.makeFolder(path)) }
+        return result
+    }
 
-    func writeNewFile(_ path: String, bytes: [UInt8], sync: Bool) -> Int32 {
-        if failing.contains(sync ? "fsync" : "write") { return 5 }  // EIO
-        let result = real.writeNewFile(path, bytes: bytes, sync: sync)
-        log.append(.write(path, synced: sync))
+    func createFile(_ path: String, bytes: [UInt8]) -> (descriptor: Int32, failure: Int32) {
+        if failing.contains("write") { return (-1, 5) }  // EIO
+        let result = real.createFile(path, bytes: bytes)
+        log.append(.write(path))
         pauseAfterWrite?.arrive()
+        return result
+    }
+
+    func closeFile(_ path: String, descriptor: Int32, flush: Bool) -> Int32 {
+        guard flush else {
+            log.append(.close(path))
+            return real.closeFile(path, descriptor: descriptor, flush: false)
+        }
+        holdFlushes?.wait()
+        if failing.contains("flush") {
+            _ = real.closeFile(path, descriptor: descriptor, flush: false)
+            return 5  // EIO
+        }
+        let result = real.closeFile(path, descriptor: descriptor, flush: true)
+        log.append(.flush(path))
         return result
     }
 
@@ -63,14 +97,10 @@ struct RecordingFileSystem: BlobFileSystem {
     }
 
     func syncFolder(_ path: String) -> Int32 {
+        if failing.contains("syncFolder") { return 5 }  // EIO
+        let result = real.syncFolder(path)
         log.append(.syncFolder(path))
-        return real.syncFolder(path)
-    }
-
-    func syncFileSystem(containing path: String) -> Int32 {
-        if failing.contains("syncfs") { return 5 }  // EIO
-        log.append(.syncFileSystem)
-        return real.syncFileSystem(containing: path)
+        return result
     }
 
     func removeFile(_ path: String) -> Int32 {
@@ -131,15 +161,17 @@ final class RecordingStore: StoreBackend {
 }
 
 /// Checks that every blob a commit references was made durable before it: its temporary
-/// file written, its contents flushed (fsync of the file, or syncfs after the write), renamed
-/// to its name, and the rename flushed (fsync of its folder, or syncfs after the rename), all
-/// before the commit. Returns what is wrong, one line per blob.
+/// file written, its contents flushed (fdatasync of that file) before it was renamed to its
+/// name, the rename flushed (fsync of the blob's folder after the rename), and every folder
+/// created on the way to it (its own, the blob root) flushed in its parent after it was
+/// created, all before the commit. Returns what is wrong, one line per problem.
 func durabilityViolations(_ events: [FileEvent], blobs: BlobStore) -> [String] {
     var problems: [String] = []
     for (commitIndex, event) in events.enumerated() {
         guard case .commit(let digests) = event else { continue }
         let before = Array(events[..<commitIndex])
         for digest in digests {
+            let name = digest.hex.prefix(8)
             let final = blobs.path(for: digest)
             guard
                 let renameIndex = before.lastIndex(where: {
@@ -148,26 +180,32 @@ func durabilityViolations(_ events: [FileEvent], blobs: BlobStore) -> [String] {
                 }), case .rename(let temporary, _) = before[renameIndex]
             else {
                 // Written before the test began recording, or never: it must exist now.
-                if !blobs.contains(digest) { problems.append("\(digest.hex.prefix(8)): committed without a file") }
+                if !blobs.contains(digest) { problems.append("\(name): committed without a file") }
                 continue
             }
-            guard
-                let writeIndex = before[..<renameIndex].lastIndex(where: {
-                    if case .write(let path, _) = $0 { return path == temporary }
-                    return false
-                }), case .write(_, let synced) = before[writeIndex]
-            else {
-                problems.append("\(digest.hex.prefix(8)): renamed from a file that was never written")
+            guard let writeIndex = before[..<renameIndex].lastIndex(of: .write(temporary)) else {
+                problems.append("\(name): renamed from a file that was never written")
                 continue
             }
-            if !synced && !before[writeIndex..<renameIndex].contains(.syncFileSystem) {
-                problems.append("\(digest.hex.prefix(8)): renamed before its contents were flushed")
+            if !before[writeIndex..<renameIndex].contains(.flush(temporary)) {
+                problems.append("\(name): renamed before its contents were flushed")
             }
-            let folder = String(final[..<final.lastIndex(of: "/")!])  // a blob path always has a folder
-            if !before[renameIndex...].contains(where: { $0 == .syncFileSystem || $0 == .syncFolder(folder) }) {
-                problems.append("\(digest.hex.prefix(8)): committed before its rename was flushed")
+            let folder = parentFolder(final)
+            if !before[renameIndex...].contains(.syncFolder(folder)) {
+                problems.append("\(name): committed before its rename was flushed")
+            }
+            for created in [folder, blobs.root] {
+                guard let madeIndex = before.lastIndex(of: .makeFolder(created)) else { continue }
+                if !before[madeIndex...].contains(.syncFolder(parentFolder(created))) {
+                    problems.append("\(name): committed before the new folder \(created) was flushed in its parent")
+                }
             }
         }
     }
     return problems
+}
+
+/// The folder holding `path` (which always has one here).
+func parentFolder(_ path: String) -> String {
+    String(path[..<path.lastIndex(of: "/")!])
 }

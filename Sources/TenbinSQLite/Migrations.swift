@@ -53,6 +53,10 @@ enum Migrations {
         // instead of its 64-character digest, so their rows and index entries are short; the
         // digest is stored once, in the blob row. See Migrations+BlobIDs.swift.
         Step(sql: "", then: useBlobIDs),
+        // 5: the identity index holds a 64-bit hash of each poster's contents instead of the
+        // contents (a tenth of its size; see Migrations+IdentityHash.swift), and FTS5 merges
+        // the index's segments 16 at a time instead of 4 (SQLiteStore+Search.swift).
+        Step(sql: identityHashColumn + SQLiteSession.fewerMergesSchema, then: hashIdentities),
     ]
 
     /// One schema change: SQL, then optionally Swift code filling what SQL cannot compute.

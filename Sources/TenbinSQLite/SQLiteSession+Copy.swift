@@ -49,8 +49,12 @@ extension SQLiteSession {
             guard let image1 = try blobID(poster.images[0].digest), let image2 = try blobID(poster.images[1].digest) else {
                 throw SQLiteError(code: 787, message: "a poster's image has no blob row")  // as insertPoster says it
             }
-            try db.statement("INSERT INTO poster (id, contents, good1, good2, created_at, image1, image2) VALUES (?, ?, ?, ?, ?, ?, ?)")
-                .bind(poster.id, poster.contents, poster.good1, poster.good2, poster.createdAt.secondsSince1970, image1, image2).run()
+            try db.statement(
+                "INSERT INTO poster (id, contents, contents_hash, good1, good2, created_at, image1, image2) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            ).bind(
+                poster.id, poster.contents, ContentsHash.of(poster.contents), poster.good1, poster.good2, poster.createdAt.secondsSince1970,
+                image1, image2
+            ).run()
             try insertHashtags(poster.hashtags, of: poster.id)
             try indexSearch(id: poster.id, record.search)
         }

@@ -125,8 +125,9 @@ struct SQLiteSession: StoreWriting {
 
     func posterIDs(image1: Digest, image2: Digest, contents: String) throws -> [Int64] {
         guard let first = try blobID(image1), let second = try blobID(image2) else { return [] }
-        return try db.statement("SELECT id FROM poster WHERE image1 = ? AND image2 = ? AND contents = ? ORDER BY id")
-            .bind(first, second, contents).map { $0.int64(0) }
+        return try db.statement(
+            "SELECT id FROM poster WHERE image1 = ? AND image2 = ? AND contents_hash = ? AND contents = ? ORDER BY id"
+        ).bind(first, second, ContentsHash.of(contents), contents).map { $0.int64(0) }
     }
 
     /// The integer id poster and upload rows reference a blob by (schema 4), if its row exists.
@@ -175,8 +176,8 @@ struct SQLiteSession: StoreWriting {
             // What the foreign key refused before blob ids: the caller inserts blob rows first.
             throw SQLiteError(code: 787, message: "a poster's image has no blob row")
         }
-        try db.statement("INSERT INTO poster (contents, created_at, image1, image2) VALUES (?, ?, ?, ?)")
-            .bind(poster.contents, createdAt.secondsSince1970, image1, image2).run()
+        try db.statement("INSERT INTO poster (contents, contents_hash, created_at, image1, image2) VALUES (?, ?, ?, ?, ?)")
+            .bind(poster.contents, ContentsHash.of(poster.contents), createdAt.secondsSince1970, image1, image2).run()
         let id = db.lastInsertedRowID
         try insertHashtags(poster.hashtags, of: id)
         try indexSearch(id: id, search)
@@ -204,7 +205,8 @@ struct SQLiteSession: StoreWriting {
     }
 
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool {
-        try db.statement("UPDATE poster SET contents = ? WHERE id = ?").bind(contents, id).run()
+        try db.statement("UPDATE poster SET contents = ?, contents_hash = ? WHERE id = ?").bind(contents, ContentsHash.of(contents), id)
+            .run()
         guard db.changes == 1 else { return false }
         try db.statement("DELETE FROM hashtag WHERE poster_id = ?").bind(id).run()
         try insertHashtags(hashtags, of: id)

@@ -63,6 +63,16 @@ extension SQLiteSession {
         INSERT INTO search_gram (search_gram, rank) VALUES ('hashsize', 16777216);
         """
 
+    /// Part of migration 5: FTS5 merges a level's segments once 16 of them have gathered
+    /// instead of 4 (the most it allows). Each commit writes its tokens as a new segment, and
+    /// at the default every token was rewritten by a merge about once per four commits'
+    /// worth of growth: inserting a million posters' documents alone took 37.5 CPU-seconds
+    /// at 4 and 27.4 at 16 (docs/benchmarks.md). Queries read a few more segments per term,
+    /// which at a million posters stays well under a millisecond per term.
+    static let fewerMergesSchema = """
+        INSERT INTO search_gram (search_gram, rank) VALUES ('automerge', 16);
+        """
+
     /// Migration 3: indexes every stored key again with the current vocabulary.
     @Sendable static func reindexAllKeys(_ db: Database) throws {
         let insert = try db.statement("INSERT INTO search_gram (rowid, grams) VALUES (?, ?)")

@@ -71,6 +71,7 @@ enum ImportFloor {
             PRAGMA synchronous = NORMAL;
             CREATE VIRTUAL TABLE search_gram USING fts5(grams, tokenize = 'ascii', detail = 'none', content = '');
             INSERT INTO search_gram (search_gram, rank) VALUES ('hashsize', 16777216);
+            INSERT INTO search_gram (search_gram, rank) VALUES ('automerge', 16);
             .mode csv
 
             """

@@ -55,8 +55,16 @@ import Testing
         CREATE INDEX poster_image2 ON poster(image2);
         """
 
+    /// Schema 4's identity index held the contents themselves: today's turned back into it.
+    static let contentsIdentity = """
+        DROP INDEX poster_identity;
+        ALTER TABLE poster DROP COLUMN contents_hash;
+        CREATE INDEX poster_identity ON poster(image1, image2, contents);
+        """
+
     /// The SQL that turns today's database into one at `version`.
     static func downgrade(to version: Int) -> String {
+        if version == 4 { return "BEGIN;\n" + contentsIdentity + "\nPRAGMA user_version = 4;\nCOMMIT;\n" }
         var sql = "PRAGMA foreign_keys = OFF;\nBEGIN;\n" + digestReferences
         if version <= 2 {
             // Schema 2's index had FTS5's default segment buffer (migration 3 empties and
@@ -105,7 +113,7 @@ import Testing
         let expected = try answers(store)
         #expect(expected.count == 27)
 
-        for version in 1...3 {
+        for version in 1...4 {
             let old = "\(reference.path)/schema-\(version)"
             try FileManager.default.copyItem(atPath: store, toPath: old)
             let rewrite = try Shell.capture(["sqlite3", "\(old)/tenbin.sqlite", Self.downgrade(to: version)])
@@ -113,15 +121,16 @@ import Testing
             let before = try Shell.capture([
                 "sqlite3", "\(old)/tenbin.sqlite", "PRAGMA user_version; SELECT typeof(image1) FROM poster LIMIT 1;",
             ])
-            #expect(before.stdout == "\(version)\ntext\n")
+            #expect(before.stdout == "\(version)\n\(version == 4 ? "integer" : "text")\n")
 
             let check = try Tenbin.run(["check", "--json"], store: old)
             #expect(check.status == 0, "schema \(version): \(check.stdout) \(check.stderr)")
             #expect(check.stdout.contains(#""ok": true"#), "schema \(version): \(check.stdout)")
             let after = try Shell.capture([
-                "sqlite3", "\(old)/tenbin.sqlite", "PRAGMA user_version; SELECT typeof(image1) FROM poster LIMIT 1;",
+                "sqlite3", "\(old)/tenbin.sqlite",
+                "PRAGMA user_version; SELECT typeof(image1) FROM poster LIMIT 1; SELECT count(*) FROM poster WHERE contents_hash = 0;",
             ])
-            #expect(after.stdout == "4\ninteger\n", "schema \(version) upgraded in place")
+            #expect(after.stdout == "5\ninteger\n0\n", "schema \(version) upgraded in place")
             #expect(try answers(old) == expected, "schema \(version)")
             let gc = try Tenbin.run(["gc", "--json"], store: old)
             #expect(gc.stdout.contains(#""removedBlobs": 0"#), "schema \(version): \(gc.stdout)")

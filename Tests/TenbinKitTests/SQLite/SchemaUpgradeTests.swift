@@ -125,6 +125,7 @@ import Testing
         let shape = try Self.shape(of: freshDB)
         #expect(shape.contains("  column image1 INTEGER notnull=1 default= pk=0"))
         #expect(shape.contains("fts5 hashsize = 16777216"))
+        #expect(shape.contains("fts5 automerge = 16"))
         #expect(shape == (try Self.shape(of: oldDB)))
     }
 }

@@ -62,9 +62,16 @@ extension Board {
         blobs.discard(staged)
     }
 
-    /// The id of a stored poster identical to `poster` (for dry runs).
+    /// The id of a stored poster identical to `poster`.
     func matchingPoster(_ poster: NewPoster) throws -> Int64? {
-        try store.read { try Self.matchingPosters([poster], in: $0)[0] }
+        try matchingPosters([poster])[0]
+    }
+
+    /// For each poster, the id of a stored poster identical to it (a dry run's batch: one
+    /// read, and on PostgreSQL a few statements, whatever its size).
+    func matchingPosters(_ posters: [NewPoster]) throws -> [Int64?] {
+        guard !posters.isEmpty else { return [] }
+        return try store.read { try Self.matchingPosters(posters, in: $0) }
     }
 
     /// The blob rows a batch's posters reference, each once, with the uploads that became
@@ -98,10 +105,10 @@ extension Board {
         let stored = try matchingPosters(posters, in: writing)
         // Each poster to insert, by identity, and for every poster not stored, which of those it is.
         var fresh: [Int] = []
-        var firstOfIdentity: [Identity: Int] = [:]
+        var firstOfIdentity: [ImportIdentity: Int] = [:]
         var insertedAs: [Int?] = Array(repeating: nil, count: posters.count)
         for (index, poster) in posters.enumerated() where stored[index] == nil {
-            let identity = Identity(poster)
+            let identity = ImportIdentity(poster)
             if let earlier = firstOfIdentity[identity] {
                 insertedAs[index] = earlier
             } else {
@@ -130,9 +137,9 @@ extension Board {
         return zip(posters, candidates).map { poster, ids in ids.first { hashtags[$0] == poster.hashtags } }
     }
 
-    /// What makes two posters of one batch the same poster: images, contents (byte for byte,
+    /// What makes two posters of one import the same poster: images, contents (byte for byte,
     /// as a store compares them) and hashtags.
-    private struct Identity: Hashable {
+    struct ImportIdentity: Hashable {
         let images: [Digest]
         let contents: [UInt8]
         let hashtags: [String]

@@ -39,7 +39,7 @@ final class ImportRun {
     /// The batch being committed in the background while the next one is read, if any.
     private var committing: (entries: [(source: String, poster: Result<NewPoster, Failure>)], task: Task<[PosterImportOutcome], any Error>)?
     /// Dry run only: posters that would have been added, to skip later identical ones.
-    private var wouldAdd: Set<NewPoster> = []
+    private var wouldAdd: Set<Board.ImportIdentity> = []
 
     private(set) var report = ImportReport()
     private var done = 0
@@ -270,10 +270,11 @@ final class ImportRun {
 
     /// What committing would do; a poster that is not stored yet has no id.
     private func dryRunOutcomes(_ posters: [NewPoster]) throws -> [(ImportStatus, Int64?)] {
-        try posters.map { poster in
-            if let id = try board.matchingPoster(poster) { return (.skipped, id) }
-            // Not stored: it would be added, unless an identical one earlier would be.
-            return (wouldAdd.insert(poster).inserted ? .imported : .skipped, nil)
+        try zip(posters, board.matchingPosters(posters)).map { poster, stored in
+            if let id = stored { return (.skipped, id) }
+            // Not stored: it would be added, unless an identical one earlier would be (by the
+            // same rule as committing: contents byte for byte).
+            return (wouldAdd.insert(Board.ImportIdentity(poster)).inserted ? .imported : .skipped, nil)
         }
     }
 

@@ -69,6 +69,23 @@ import Testing
         #expect(try board.count() == 10)
     }
 
+    @Test func aDryRunTellsDuplicatesApartByTheSameRuleAsTheImport() async throws {
+        // The same question typed composed (が) and decomposed (か + U+3099): Swift's String
+        // calls them equal, a store compares bytes and keeps both. A repeated folder is a
+        // duplicate in both runs.
+        let folder = try ImportFolder()
+        try folder.posterFolder("a", text: "が")
+        try folder.posterFolder("b", text: "か\u{3099}")
+        try folder.posterFolder("c", text: "が")
+        let store = try TemporaryStore()
+        let board = try store.board()
+        let (dry, _) = try await run(.folders(folder.path), into: board, ImportOptions(dryRun: true))
+        let (real, _) = try await run(.folders(folder.path), into: board)
+        #expect(dry.items.map(\.status) == [.imported, .imported, .skipped])
+        #expect(real.items.map(\.status) == dry.items.map(\.status))
+        #expect(try board.count() == 2)
+    }
+
     @Test func failingFoldersAreReportedAndTheRestIsImported() async throws {
         let folder = try ImportFolder()
         try folder.posterFolder("a-good", text: "good\n#ok")

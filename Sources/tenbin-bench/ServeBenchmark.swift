@@ -39,14 +39,17 @@ enum ServeBenchmark {
         defer { _ = server.interrupt() }
         try LoopbackHTTP.waitForListener(port: port, seconds: 30)
 
-        // nginx's copies: the same page JSON and the same blob bytes.
+        // nginx's copies: the same page JSON, web page and blob bytes.
         let pagePath = "/api/v1/posters?sort=new&limit=20"
         let page = try LoopbackHTTP.get(port: port, pagePath)
         guard page.status == 200 else { throw BenchError("GET \(pagePath) answered \(page.status)") }
+        let webPage = try LoopbackHTTP.get(port: port, "/")
+        guard webPage.status == 200 else { throw BenchError("GET / answered \(webPage.status)") }
         let digest = try board.poster(id: Int64(posters)).images[0].digest.hex
         let www = "\(folder)/www"
         try FileManager.default.createDirectory(atPath: www, withIntermediateDirectories: true)
         try Data(page.body).write(to: URL(fileURLWithPath: "\(www)/posters.json"))
+        try Data(webPage.body).write(to: URL(fileURLWithPath: "\(www)/board.html"))
         try FileManager.default.copyItem(atPath: "\(store)/blobs/\(digest.prefix(2))/\(digest)", toPath: "\(www)/blob.jpg")
         let nginx = try Nginx(folder: folder, root: www)
         defer { nginx.stop() }
@@ -55,6 +58,7 @@ enum ServeBenchmark {
         var throughput = Table("GET, keep-alive", "connections", "requests/s", "p50", "p99", "ratio to nginx")
         let targets = [
             ("page JSON (\(page.body.count) bytes)", pagePath, "/posters.json"),
+            ("web page, GET / (\(webPage.body.count) bytes of HTML)", "/", "/board.html"),
             ("blob (\(blobBytes) bytes)", "/blobs/\(digest)", "/blob.jpg"),
         ]
         for (name, tenbinPath, nginxPath) in targets {

@@ -127,11 +127,7 @@ public final class Connection {
 
     /// `tenbin_` and the FNV-1a hash of `sql`, in hex.
     static func statementName(_ sql: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in sql.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        return "tenbin_" + String(hash, radix: 16)
+        "tenbin_" + String(FNV1a.hash(sql.utf8), radix: 16)
     }
 
     /// Runs one or more statements without parameters (a migration step, BEGIN, COMMIT).

@@ -39,16 +39,12 @@ extension Migrations {
 }
 
 /// The 64-bit hash of a poster's contents that schema 5's identity index holds: FNV-1a over
-/// the contents' UTF-8 bytes, as a signed 64-bit integer (SQLite's integer).
+/// the contents' UTF-8 bytes (``FNV1a``), as a signed 64-bit integer (SQLite's integer).
 ///
 /// It is stored, so it must never change: a store written with one function and read with
 /// another would stop recognising its own posters on import.
 enum ContentsHash {
     static func of(_ contents: String) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in contents.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
-        return Int64(bitPattern: hash)
+        Int64(bitPattern: FNV1a.hash(contents.utf8))
     }
 }

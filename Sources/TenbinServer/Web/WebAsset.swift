@@ -1,3 +1,5 @@
+import TenbinKit
+
 /// A file built into the binary that `GET /static/{name}` serves: the page's stylesheet,
 /// script and icon. There is no build step: each is a Swift string literal.
 struct WebAsset: Sendable {
@@ -11,12 +13,8 @@ struct WebAsset: Sendable {
     init(contentType: String, text: String) {
         self.contentType = contentType
         body = Array(text.utf8)
-        // FNV-1a, 64 bits: a cache key, not a security measure.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in body {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        version = String(String(hash, radix: 16).prefix(10))
+        // A cache key, not a security measure.
+        version = String(String(FNV1a.hash(body), radix: 16).prefix(10))
     }
 
     /// Every asset by name.

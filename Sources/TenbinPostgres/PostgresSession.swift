@@ -169,7 +169,9 @@ final class PostgresSession: StoreWriting {
             }
         }
         let exact = terms.filter { !$0.isPrefix }.map(\.token)
-        guard let walked = try walk(below: cursor, limit: Self.walkBudget, pieces: exact.compactMap(Self.pieceBytes), visit: visit)
+        guard
+            let walked = try walk(
+                below: cursor, limit: Self.walkBudget, pieces: exact.compactMap(SearchGrams.piece(ofToken:)), visit: visit)
         else { return }
         cursor = walked.last
         // Candidates seen per id read, half a candidate assumed where none was seen.
@@ -237,39 +239,10 @@ final class PostgresSession: StoreWriting {
         for row in 0..<rows.count {
             let entry = SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))
             guard try visit(entry) else { return nil }
-            if !pieces.isEmpty && Self.holds(entry.key, pieces) { candidates += 1 }
+            if !pieces.isEmpty && SearchGrams.key(entry.key, holdsEvery: pieces) { candidates += 1 }
         }
         guard rows.count == limit else { return nil }
         return (rows.int64(0, 0), rows.int64(rows.count - 1, 0), candidates)
-    }
-
-    /// The piece an index token names (``SearchGrams``: four base-36 digits per scalar), as
-    /// UTF-8; nil for a token that names none.
-    static func pieceBytes(_ token: String) -> [UInt8]? {
-        let digits = Array(token.utf8)
-        guard digits.count == 4 || digits.count == 8 else { return nil }
-        var piece = ""
-        for start in stride(from: 0, to: digits.count, by: 4) {
-            guard let value = UInt32(String(decoding: digits[start..<(start + 4)], as: UTF8.self), radix: 36),
-                let scalar = Unicode.Scalar(value)
-            else { return nil }
-            piece.unicodeScalars.append(scalar)
-        }
-        return Array(piece.utf8)
-    }
-
-    /// Whether `key` holds every piece: a piece never holds the key's separator, so a byte
-    /// match lies inside one part of the key, as the index's pieces do.
-    static func holds(_ key: String, _ pieces: [[UInt8]]) -> Bool {
-        var key = key
-        return key.withUTF8 { bytes in
-            pieces.allSatisfy { piece in
-                guard !piece.isEmpty, piece.count <= bytes.count else { return piece.isEmpty }
-                return (0...(bytes.count - piece.count)).contains { start in
-                    bytes[start] == piece[0] && (1..<piece.count).allSatisfy { bytes[start + $0] == piece[$0] }
-                }
-            }
-        }
     }
 
     /// Visits each row (id, key, votes) in order; false once `visit` stops.
@@ -286,10 +259,10 @@ final class PostgresSession: StoreWriting {
     /// would hand over its whole posting list.
     func searchCandidateIDs(_ terms: [IndexTerm], limit: Int) throws -> [Int64] {
         guard limit > 0 else { return [] }
-        let pieces = terms.filter { !$0.isPrefix }.compactMap { Self.pieceBytes($0.token) }
+        let pieces = terms.filter { !$0.isPrefix }.compactMap { SearchGrams.piece(ofToken: $0.token) }
         var ids: [Int64] = []
         try candidates(terms, below: nil, wanted: limit) { entry in
-            if Self.holds(entry.key, pieces) { ids.append(entry.id) }
+            if SearchGrams.key(entry.key, holdsEvery: pieces) { ids.append(entry.id) }
             return ids.count < limit
         }
         return ids

@@ -48,18 +48,13 @@ extension Board {
         try store.read { reading in
             try reading.searchCandidates([], below: nil) { entry in
                 let key = Array(entry.key.utf8)
-                if words.allSatisfy({ Self.naiveContains(key, $0) }) { entries.append(entry) }
+                if words.allSatisfy({ SearchGrams.contains(key, $0) }) { entries.append(entry) }
                 return true
             }
         }
         if order == .popular { entries.sort { ($0.votes, $0.id) > ($1.votes, $1.id) } }
         let page = entries.dropFirst(max(0, offset))
         return (limit.map { Array(page.prefix($0)) } ?? Array(page)).map(\.id)
-    }
-
-    private static func naiveContains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-        guard needle.count <= haystack.count else { return false }
-        return (0...(haystack.count - needle.count)).contains { start in haystack[start..<(start + needle.count)].elementsEqual(needle) }
     }
 }
 

@@ -78,6 +78,40 @@ public enum SearchGrams {
         return terms
     }
 
+    /// The piece an index token names, as UTF-8 (the inverse of how tokens are written: four
+    /// base-36 digits a scalar); nil for text that names no piece.
+    public static func piece(ofToken token: String) -> [UInt8]? {
+        let digits = Array(token.utf8)
+        guard digits.count == 4 || digits.count == 8 else { return nil }
+        var piece = ""
+        for start in stride(from: 0, to: digits.count, by: 4) {
+            guard let value = UInt32(String(decoding: digits[start..<(start + 4)], as: UTF8.self), radix: 36),
+                let scalar = Unicode.Scalar(value)
+            else { return nil }
+            piece.unicodeScalars.append(scalar)
+        }
+        return Array(piece.utf8)
+    }
+
+    /// Whether a search key holds every piece (UTF-8) as bytes: what its index tokens say of
+    /// it, tested on the key itself (a piece never holds the separator between contents and
+    /// hashtags, so a match lies inside one part, as the index's pieces do).
+    public static func key(_ key: String, holdsEvery pieces: [[UInt8]]) -> Bool {
+        var key = key
+        return key.withUTF8 { bytes in pieces.allSatisfy { contains(bytes, $0) } }
+    }
+
+    /// Whether `needle` occurs in `haystack`, byte for byte (the empty needle always does).
+    static func contains<Haystack: RandomAccessCollection<UInt8>>(_ haystack: Haystack, _ needle: [UInt8]) -> Bool
+    where Haystack.Index == Int {
+        guard let first = needle.first else { return true }
+        guard needle.count <= haystack.count else { return false }
+        let start = haystack.startIndex
+        return (start...(haystack.endIndex - needle.count)).contains { at in
+            haystack[at] == first && (1..<needle.count).allSatisfy { haystack[at + $0] == needle[$0] }
+        }
+    }
+
     /// A piece of one or two scalars as one number, 21 bits each. Pieces of different
     /// lengths never collide because normalised text has no NUL (scalar 0): a piece's first
     /// scalar is non-zero, so its length decides which range of numbers it falls in.

@@ -69,17 +69,17 @@ struct PostgresSearchTests {
     @Test func theWalkReadsTheIndexsPiecesBackFromTheirTokens() {
         let key = SearchText.key(contents: "ＡＢ東京🐱 cat", hashtags: ["ラーメン"])
         let tokens = SearchGrams.tokens(forKey: key)
-        let pieces = tokens.compactMap(PostgresSession.pieceBytes)
+        let pieces = tokens.compactMap(SearchGrams.piece(ofToken:))
         #expect(pieces.count == tokens.count)
-        #expect(PostgresSession.holds(key, pieces))
+        #expect(SearchGrams.key(key, holdsEvery: pieces))
         for word in ["ab", "東京", "🐱", "らー", "め", "c"] {
-            let terms = SearchGrams.terms(for: SearchQuery(word)).compactMap { PostgresSession.pieceBytes($0.token) }
-            #expect(!terms.isEmpty && PostgresSession.holds(key, terms), "\(word)")
+            let terms = SearchGrams.terms(for: SearchQuery(word)).compactMap { SearchGrams.piece(ofToken: $0.token) }
+            #expect(!terms.isEmpty && SearchGrams.key(key, holdsEvery: terms), "\(word)")
         }
         // Pieces never span the separator between contents and hashtags.
-        let spanning = SearchGrams.terms(for: SearchQuery("t" + "ら")).compactMap { PostgresSession.pieceBytes($0.token) }
-        #expect(!PostgresSession.holds(key, spanning))
-        #expect(!PostgresSession.holds(key, [Array("犬".utf8)]))
-        #expect(PostgresSession.pieceBytes("~11.3") == nil && PostgresSession.pieceBytes("zzzzzzzz") == nil)
+        let spanning = SearchGrams.terms(for: SearchQuery("t" + "ら")).compactMap { SearchGrams.piece(ofToken: $0.token) }
+        #expect(!SearchGrams.key(key, holdsEvery: spanning))
+        #expect(!SearchGrams.key(key, holdsEvery: [Array("犬".utf8)]))
+        #expect(SearchGrams.piece(ofToken: "~11.3") == nil && SearchGrams.piece(ofToken: "zzzzzzzz") == nil)
     }
 }

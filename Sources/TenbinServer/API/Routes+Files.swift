@@ -110,10 +110,10 @@ extension Routes {
         let words = query["q"].flatMap { $0.trimmingCharacters.isEmpty ? nil : $0 }
         let key = ReadCache.Key(route: .webPage(words), order: order, limit: WebPage.pageSize, cursor: APIInput.cursor(query))
         let version = try gateway.changeVersion()
-        if let entry = readCache.entry(key, version: version) { return .now(Self.pageAnswer(entry, head)) }
+        if let entry = readCache.entry(key, version: version) { return .now(Self.readAnswer(entry, head, headers: Self.cachedHTMLHeaders)) }
         let render: @Sendable (BoardGateway.Page) -> HTTPResponse = { [readCache] page in
             let html = WebPage.board(posters: page.posters, order: order, query: words, next: page.next)
-            return Self.pageAnswer(readCache.store(Array(html.utf8), for: key, version: version), head)
+            return Self.readAnswer(readCache.store(Array(html.utf8), for: key, version: version), head, headers: Self.cachedHTMLHeaders)
         }
         if let words {
             return Self.later { [gateway] in
@@ -123,13 +123,9 @@ extension Routes {
         return .now(render(try gateway.page(order: order, limit: key.limit, cursor: key.cursor)))
     }
 
-    /// The web page's answer from its cache entry: 304 when the browser holds it, else the
-    /// HTML with its entity tag; browsers must ask again each time (`no-cache`).
-    static func pageAnswer(_ entry: ReadCache.Entry, _ head: RequestHead) -> HTTPResponse {
-        let headers = htmlHeaders.filter { $0.name != "Cache-Control" } + [("ETag", entry.etag), ("Cache-Control", "no-cache")]
-        if notModified(head, etag: entry.etag) { return HTTPResponse(status: 304, headers: headers.filter { $0.name != "Content-Type" }) }
-        return HTTPResponse(status: 200, headers: headers, body: .bytes(entry.body))
-    }
+    /// The headers of a cached HTML page: every HTML answer's, less `no-store` (the read cache
+    /// answer adds its validators and `no-cache`).
+    static let cachedHTMLHeaders = htmlHeaders.filter { $0.name != "Cache-Control" }
 
     static func html(_ text: String) -> HTTPResponse {
         HTTPResponse(status: 200, headers: htmlHeaders, body: .bytes(Array(text.utf8)))

@@ -60,17 +60,18 @@ extension Routes {
         jsonBody { $0.page(page.posters, next: page.next) }
     }
 
-    /// A cached read's answer: its body with its entity tag, or 304 when the client holds it.
-    /// Clients may keep it but must ask again (`no-cache`): the next vote changes it.
-    static func readAnswer(_ entry: ReadCache.Entry, _ head: RequestHead) -> HTTPResponse {
-        if notModified(head, etag: entry.etag) {
-            return HTTPResponse(status: 304, headers: [("ETag", entry.etag), ("Cache-Control", "no-cache")])
-        }
-        return HTTPResponse(
-            status: 200,
-            headers: [("Content-Type", "application/json; charset=utf-8"), ("ETag", entry.etag), ("Cache-Control", "no-cache")],
-            body: .bytes(entry.body))
+    /// A cached read's answer: its body with its entity tag and `headers` (JSON's by default),
+    /// or 304 when the client holds it. Clients may keep it but must ask again (`no-cache`):
+    /// the next vote changes it.
+    static func readAnswer(
+        _ entry: ReadCache.Entry, _ head: RequestHead, headers: [(name: String, value: String)] = jsonReadHeaders
+    ) -> HTTPResponse {
+        let validators = [("ETag", entry.etag), ("Cache-Control", "no-cache")]
+        if notModified(head, etag: entry.etag) { return HTTPResponse(status: 304, headers: validators) }
+        return HTTPResponse(status: 200, headers: headers + validators, body: .bytes(entry.body))
     }
+
+    static let jsonReadHeaders: [(name: String, value: String)] = [("Content-Type", "application/json; charset=utf-8")]
 
     /// `POST /api/v1/posters`: a multipart form with `image1`, `image2`, `contents` and
     /// repeated `hashtags`, validated and re-encoded as `tenbin post` does. The page's own form
@@ -122,79 +123,43 @@ extension Routes {
         }
     }
 
-    /// `POST /api/v1/posters/{id}/votes` with `{"side": 1|2, "times": N}`; answered with the
-    /// poster once the votes are committed. The vote batcher answers from its own thread
+    /// `POST /api/v1/posters/{id}/votes` with `{"side": 1|2, "times": N}` (or the page's form);
+    /// answered with the poster once the votes are committed. The vote batcher answers from its own thread
     /// (no task per vote), with JSON written once per poster per commit.
     func vote(_ id: Int64, _ head: RequestHead) -> Admission {
-        if head.header("content-type")?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
-            return formVote(id, head)
+        // The page's own form sends the same vote as `side=1|2`, urlencoded: what a tap does
+        // before app.js has arrived, or without JavaScript. It must name this server as its
+        // origin, is answered with 303 back to the page at the poster once committed, and a
+        // failure with a page naming the problem.
+        let form = head.header("content-type")?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+        let back = form ? head.returnPath : "/"
+        let failure: @Sendable (APIError) -> HTTPResponse
+        if form {
+            failure = { HTTPResponse.errorPage($0, back: back) }
+        } else {
+            failure = { HTTPResponse.error($0) }
         }
         return write(
-            "POST /api/v1/posters/{id}/votes", head, allowed: "POST", json: true, limiter: voteLimiter, what: "votes",
-            limit: .bytes(1024)
+            "POST /api/v1/posters/{id}/votes", head, allowed: "POST", json: !form, originRequired: form, limiter: voteLimiter,
+            what: "votes", limit: .bytes(1024), failure: failure
         ) { [self] body throws(APIError) in
-            let (side, times) = try APIInput.vote(Self.bytes(body))
+            let (side, times) = form ? (try APIInput.formVote(Self.bytes(body)), 1) : try APIInput.vote(Self.bytes(body))
             return .callback { [self] answer in
                 do {
                     try gateway.vote(id: id, side: side, times: times) { [self] result in
                         switch result {
                         case .success(let poster):
                             metrics.votesCommitted(times)
-                            answer(voteAnswers.response(for: poster))
+                            answer(form ? .seeOther(back + "#poster-\(id)") : voteAnswers.response(for: poster))
                         case .failure(let error):
-                            answer(.error(APIError(error)))
+                            answer(failure(APIError(error)))
                         }
                     }
                 } catch {
-                    answer(.error(APIError(error)))
+                    answer(failure(APIError(error)))
                 }
             }
         }
-    }
-
-    /// The same vote sent by the page's own form (`side=1|2`, urlencoded): what a tap does
-    /// before app.js has arrived, or without JavaScript. A browser always sends `Origin` (or
-    /// `Referer`) with a form, so one that names neither is refused, and the same-origin rule
-    /// keeps other sites' forms out. Answered with 303 back to the page, at the poster, once
-    /// the vote is committed; a failure is a page naming the problem.
-    private func formVote(_ id: Int64, _ head: RequestHead) -> Admission {
-        let route = "POST /api/v1/posters/{id}/votes"
-        let back = head.returnPath
-        let fail: @Sendable (APIError) -> HTTPResponse = { HTTPResponse.errorPage($0, back: back) }
-        guard head.method == "POST" else { return .reply(route, .now(fail(.methodNotAllowed(head.method, allowed: ["POST"])))) }
-        do throws(APIError) {
-            guard head.header("origin") != nil || head.header("referer") != nil else {
-                throw .forbidden("a vote sent as a form must come from this server's page")
-            }
-            try guardWrite(head, json: false, admin: false, limiter: voteLimiter, what: "votes")
-        } catch {
-            return .reply(route, .now(fail(error)))
-        }
-        return Admission(
-            route: route,
-            action: .read(.bytes(1024)) { [self] _, body in
-                do throws(APIError) {
-                    if case .refused(let error) = body { throw error }
-                    let side = try APIInput.formVote(Self.bytes(body))
-                    return .callback { [self] answer in
-                        do {
-                            try gateway.vote(id: id, side: side, times: 1) { [self] result in
-                                switch result {
-                                case .success:
-                                    metrics.votesCommitted(1)
-                                    answer(.seeOther(back + "#poster-\(id)"))
-                                case .failure(let error):
-                                    answer(fail(APIError(error)))
-                                }
-                            }
-                        } catch {
-                            answer(fail(APIError(error)))
-                        }
-                    }
-                } catch {
-                    return .now(fail(error))
-                }
-            })
     }
 
     /// `PATCH /api/v1/posters/{id}` with `{"contents", "hashtags"}` (admin token).

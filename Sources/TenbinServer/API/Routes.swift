@@ -114,21 +114,24 @@ final class Routes: HTTPHandling {
     }
 
     /// The checks every state-changing request passes before its body is read.
-    func guardWrite(_ head: RequestHead, json: Bool, admin: Bool, limiter: RateLimiter?, what: String) throws(APIError) {
-        try policy.checkSameOrigin(head)
+    func guardWrite(
+        _ head: RequestHead, json: Bool, admin: Bool, limiter: RateLimiter?, what: String, originRequired: Bool = false
+    ) throws(APIError) {
+        try policy.checkSameOrigin(head, required: originRequired)
         if admin { try policy.checkAdmin(head) }
         if json { try policy.checkJSONContentType(head) }
         if let limiter, let wait = limiter.take(policy.clientAddress(head)) { throw .rateLimited(what, retryAfter: wait) }
     }
 
     func write(
-        _ route: String, _ head: RequestHead, allowed: String, json: Bool, admin: Bool = false, limiter: RateLimiter? = nil,
-        what: String = "requests", limit: BodyLimit, failure: @escaping @Sendable (APIError) -> HTTPResponse = HTTPResponse.error,
+        _ route: String, _ head: RequestHead, allowed: String, json: Bool, admin: Bool = false, originRequired: Bool = false,
+        limiter: RateLimiter? = nil, what: String = "requests", limit: BodyLimit,
+        failure: @escaping @Sendable (APIError) -> HTTPResponse = HTTPResponse.error,
         then: @escaping @Sendable (RequestBody) throws(APIError) -> Reply
     ) -> Admission {
         guard head.method == allowed else { return .reply(route, .now(failure(.methodNotAllowed(head.method, allowed: [allowed])))) }
         do {
-            try guardWrite(head, json: json, admin: admin, limiter: limiter, what: what)
+            try guardWrite(head, json: json, admin: admin, limiter: limiter, what: what, originRequired: originRequired)
         } catch {
             return .reply(route, .now(failure(error)))
         }

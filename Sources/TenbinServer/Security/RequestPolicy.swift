@@ -16,14 +16,17 @@ struct RequestPolicy: Sendable {
 
     /// Refuses a state-changing request whose `Origin` (or, without one, `Referer`) names
     /// another site than the `Host` it was sent to. A request with neither (a program, curl)
-    /// passes: the rule is there to stop other sites' pages from acting through a browser.
-    func checkSameOrigin(_ head: RequestHead) throws(APIError) {
+    /// passes unless `required`: the rule is there to stop other sites' pages from acting
+    /// through a browser, and a body an HTML form can send (the page's vote form) must come
+    /// from a browser, which always names one.
+    func checkSameOrigin(_ head: RequestHead, required: Bool = false) throws(APIError) {
         let claimed: String
         if let origin = head.header("origin") {
             claimed = origin
         } else if let referer = head.header("referer") {
             claimed = referer
         } else {
+            guard !required else { throw .forbidden("a form must come from this server's page: the request names no Origin or Referer") }
             return
         }
         let host = (trustProxy ? head.header("x-forwarded-host") : nil) ?? head.header("host") ?? ""

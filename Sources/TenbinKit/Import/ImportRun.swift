@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The state of one import while it runs: a window of entries in source order, the images
 /// they wait for, the batch about to be committed, and the report so far.
 ///
@@ -36,15 +38,29 @@ final class ImportRun {
     /// removes at its end is what no batch published.
     private var unbatched: [String: StagedBlob] = [:]
     private var lastCommit: ContinuousClock.Instant
-    /// The batch being committed in the background while the next one is read, if any.
-    private var committing: (entries: [(source: String, poster: Result<NewPoster, Failure>)], task: Task<[PosterImportOutcome], any Error>)?
+    /// Whether the batch holds a blob staged by this import (a new image), which the batch
+    /// publishes: such a batch is committed as soon as the last commit is done (see `schedule`).
+    private var batchStagesBlobs = false
+    /// The batch being committed in the background while the next one is read, if any, and
+    /// whether that commit has ended.
+    private var committing:
+        (
+            entries: [(source: String, poster: Result<NewPoster, Failure>)], task: Task<[PosterImportOutcome], any Error>,
+            ended: Locked<Bool>
+        )?
     /// Dry run only: posters that would have been added, to skip later identical ones.
     private var wouldAdd: Set<Board.ImportIdentity> = []
+    /// Where batches commit (see `CommitThread`).
+    private let commitQueue = DispatchQueue(label: "tenbin.import-commit")
 
     private(set) var report = ImportReport()
     private var done = 0
     private var imagesRead = 0
     private var lastProgress: ContinuousClock.Instant?
+
+    /// A batch holding new images is committed once this old, if no commit is under way
+    /// (bounds the commits of an import of small images to about twenty a second).
+    static let imageBatchInterval = Duration.milliseconds(50)
 
     /// Past this many remembered paths, those no waiting entry needs are forgotten.
     static let maximumRememberedImages = 100_000
@@ -116,6 +132,11 @@ final class ImportRun {
             try takeReadyEntries()
             if exhausted && head == window.count && inFlight == 0 { break }
             if batch.count >= options.batchSize || (!batch.isEmpty && clock.now - lastCommit >= options.batchInterval) {
+                try await commit()
+            } else if batchStagesBlobs && clock.now - lastCommit >= Self.imageBatchInterval && committing?.ended.withLock({ $0 }) ?? true {
+                // New images cost far more than committing them: publish and commit them while
+                // the next images decode, so the last batch — which nothing overlaps — holds
+                // only the last posters' blobs, whatever the number of jobs.
                 try await commit()
             }
             report(force: false)
@@ -203,7 +224,10 @@ final class ImportRun {
                     if !options.dryRun { batchRecords.append(SearchRecord(contents: poster.contents, hashtags: poster.hashtags)) }
                     for image in prepared {
                         batchImages[image.stored.digest] = image
-                        if let temporary = image.staged?.temporary { unbatched.removeValue(forKey: temporary) }
+                        if let temporary = image.staged?.temporary {
+                            unbatched.removeValue(forKey: temporary)
+                            batchStagesBlobs = true
+                        }
                     }
                 }
                 if !reusesImages {
@@ -243,20 +267,25 @@ final class ImportRun {
         batch.removeAll(keepingCapacity: true)
         batchImages.removeAll(keepingCapacity: true)
         batchRecords.removeAll(keepingCapacity: true)
+        batchStagesBlobs = false
         lastCommit = clock.now
         if options.dryRun {
             record(entries, try dryRunOutcomes(posters))
         } else {
             let board = self.board
-            committing = (
-                entries, Task.detached { posters.isEmpty ? [] : try board.commitImport(posters, records: records, images: images) }
-            )
+            let ended = Locked(false)
+            let work: @Sendable () throws -> [PosterImportOutcome] = {
+                posters.isEmpty ? [] : try board.commitImport(posters, records: records, images: images)
+            }
+            let queue = commitQueue
+            let task = Task.detached { try await CommitThread.run(work, on: queue, ended: ended) }
+            committing = (entries, task, ended)
         }
     }
 
     /// Waits for the commit under way, if any, and records its outcomes.
     private func finishCommit() async throws {
-        guard let (entries, task) = committing else { return }
+        guard let (entries, task, _) = committing else { return }
         committing = nil
         record(
             entries,
@@ -301,5 +330,23 @@ final class ImportRun {
         if !force, let last = lastProgress, now - last < .milliseconds(100) { return }
         lastProgress = now
         progress(ImportProgress(done: done, total: total, images: imagesRead, elapsed: now - started))
+    }
+}
+
+/// An import's batches commit on a serial queue of their own, so that a commit's waits (for
+/// blob flushes, folder flushes, SQLite's lock) never hold one of the task pool's threads,
+/// which decode images.
+private enum CommitThread {
+    /// Runs `work` on `queue`; `ended` is set once it has returned or thrown.
+    static func run(
+        _ work: @escaping @Sendable () throws -> [PosterImportOutcome], on queue: DispatchQueue, ended: Locked<Bool>
+    ) async throws -> [PosterImportOutcome] {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                let outcome = Result { try work() }
+                ended.withLock { $0 = true }
+                continuation.resume(with: outcome)
+            }
+        }
     }
 }

@@ -59,8 +59,8 @@ final class ImportRun {
     private var lastProgress: ContinuousClock.Instant?
 
     /// A batch holding new images is committed once this old, if no commit is under way
-    /// (bounds the commits of an import of small images to about twenty a second).
-    static let imageBatchInterval = Duration.milliseconds(50)
+    /// (bounds the commits of an import of small images to about ten a second).
+    static let imageBatchInterval = Duration.milliseconds(100)
 
     /// Past this many remembered paths, those no waiting entry needs are forgotten.
     static let maximumRememberedImages = 100_000

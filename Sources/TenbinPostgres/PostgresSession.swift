@@ -27,12 +27,15 @@ final class PostgresSession: StoreWriting {
     /// (the connection is outside any transaction, where a prepared statement a pooler lost
     /// can run unprepared instead); otherwise as the transaction's next statement, prepared
     /// when `planOnce` (a read's transaction knows its session's prepared statements, see
-    /// ``Connection/begin(_:)``; a write's runs unprepared). Every statement is planned
+    /// ``Connection/deferBegin(_:)``; a write's runs unprepared). Every statement is planned
     /// generically (see ``Connection``), so each is written to have one good plan whatever
     /// its values.
+    /// Its rows come in binary format (``Rows``): every column a read selects is of a type
+    /// ``Rows`` reads in either format.
     private func select(_ sql: String, _ parameters: [SQLParameter] = [], planOnce: Bool = true) throws -> Rows {
         guard single else {
-            return try planOnce && !isWriting ? connection.queryPrepared(sql, parameters) : connection.query(sql, parameters)
+            return try planOnce && !isWriting
+                ? connection.queryPrepared(sql, parameters, binary: true) : connection.query(sql, parameters, binary: true)
         }
         statements += 1
         guard statements == 1 else {
@@ -40,7 +43,7 @@ final class PostgresSession: StoreWriting {
                 kind: .internal, sqlState: nil, message: "a single-statement read ran a second statement",
                 target: connection.target.description)
         }
-        return try planOnce ? connection.queryPrepared(sql, parameters) : connection.query(sql, parameters)
+        return try planOnce ? connection.queryPrepared(sql, parameters, binary: true) : connection.query(sql, parameters, binary: true)
     }
 
     // MARK: Reading

@@ -20,6 +20,11 @@ enum PostgresScaleBenchmark {
     /// on it (no votes, no copy, no import): for iterating on the reads.
     static let loadedDatabase = ProcessInfo.processInfo.environment["TENBIN_BENCH_PG_SCALE_URL"].flatMap { $0.isEmpty ? nil : $0 }
 
+    /// `$TENBIN_BENCH_PG_PROFILE` (`page`, `popular` or `search`, with
+    /// ``loadedDatabase``): that call alone in a loop on PostgreSQL, for a profiler, printing
+    /// its wall and client CPU time per call.
+    static let profiled = ProcessInfo.processInfo.environment["TENBIN_BENCH_PG_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
+
     static func run(_ context: BenchContext, server: String) throws {
         try latency(context, server: server)
         print()
@@ -107,6 +112,46 @@ enum PostgresScaleBenchmark {
             every id returned by both. Aim: PostgreSQL within 2× of SQLite. The last row is the floor: one
             round trip through libpq to the same server, no table touched.
             """)
+    }
+
+    /// ``profiled``'s loop: each call on PostgreSQL alone, then its wall and client CPU time.
+    static func profile(_ context: BenchContext, url: String, call: String) throws {
+        let blobs = try context.freshFolder("postgres-scale")
+        let store = try PostgresStore(url: url, poolSize: 2)
+        let board = Board(Board.Configuration(storePath: blobs), store: store, blobs: BlobStore(root: blobs + "/blobs"))
+        var random = Random(seed: 7)
+        let queries = (0..<100).map { _ in SearchBenchmark.QueryKind.one.query(&random) }
+        var index = 0
+        let body: () throws -> Void =
+            switch call {
+            case "popular": { _ = try board.posters(order: .popular, limit: 20) }
+            case "search":
+                {
+                    index += 1
+                    _ = try board.search(query: queries[index % queries.count])
+                }
+            default: { _ = try board.posters(order: .new, limit: 20) }
+            }
+        let calls = call == "search" ? 2_000 : 20_000
+        var wall = Samples()
+        for _ in 0..<200 { _ = try timed(&wall) { try body() } }
+        wall = Samples()
+        let start = cpuSeconds()
+        for _ in 0..<calls { _ = try timed(&wall) { try body() } }
+        let end = cpuSeconds()
+        func microseconds(_ seconds: Double) -> String { String(format: "%.1f µs", seconds * 1e6) }
+        print(
+            "\(call): \(calls) calls, wall median \(microseconds(wall.median)), p90 \(microseconds(wall.percentile(90))); "
+                + "client CPU a call: user \(microseconds((end.user - start.user) / Double(calls))), "
+                + "system \(microseconds((end.system - start.system) / Double(calls)))")
+    }
+
+    /// This process's CPU time so far, in user mode and in the kernel.
+    private static func cpuSeconds() -> (user: Double, system: Double) {
+        var usage = rusage()
+        _ = getrusage(RUSAGE_SELF.rawValue, &usage)  // cannot fail for RUSAGE_SELF
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return (seconds(usage.ru_utime), seconds(usage.ru_stime))
     }
 
     /// The floor under every PostgreSQL row: one round trip through libpq to the same server,

@@ -137,8 +137,8 @@ public final class Connection {
 
     /// ``begin(_:)`` and the transaction's first statement (``queryPrepared(_:_:binary:)``)
     /// in one round trip, through libpq's pipeline mode: BEGIN, the session's prepared
-    /// statements, the statement prepared if this connection has not prepared it, and the
-    /// statement, then one Sync.
+    /// statements (``preparedListSQL``), the statement, each prepared first if this connection
+    /// has not prepared it, then one Sync.
     ///
     /// Whether to prepare is decided before the session's list arrives. When the session
     /// disagrees (a pooler moved it, or DEALLOCATE), the statement fails and aborts the
@@ -149,33 +149,37 @@ public final class Connection {
     public func begin(_ begin: String, then sql: String, _ parameters: [SQLParameter], binary: Bool = false) throws -> Rows {
         try settle()
         let name = Self.statementName(sql)
-        let prepare = !prepared.contains(name)
         let encoded = parameters.map(\.encoded)
         let lengths = encoded.map { Int32($0?.bytes.count ?? 0) }
         let formats = encoded.map { $0?.format ?? 0 }
         guard PQenterPipelineMode(handle) == 1 else { throw lastError }
         var sent = 0
-        var queued =
-            PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 0) == 1
-            && PQsendQueryParams(handle, "SELECT name FROM pg_prepared_statements", 0, nil, nil, nil, nil, 1) == 1
-        if queued { sent = 2 }
-        if queued && prepare {
-            queued = PQsendPrepare(handle, name, sql, Int32(parameters.count), nil) == 1
-            if queued { sent += 1 }
+        /// Queues one more command of the pipeline; false when libpq could not.
+        func queue(_ command: () -> Int32) -> Bool {
+            guard command() == 1 else { return false }
+            sent += 1
+            return true
         }
-        if queued {
-            queued =
-                withByteArrays(encoded.map { $0?.bytes }) { values in
-                    PQsendQueryPrepared(handle, name, Int32(parameters.count), values, lengths, formats, binary ? 1 : 0)
-                } == 1
-            if queued { sent += 1 }
+        /// Queues a prepared statement, prepared first where this connection has not.
+        func queuePrepared(_ name: String, _ sql: String, count: Int, _ values: [UnsafePointer<CChar>?]) -> Bool {
+            (prepared.contains(name) || queue { PQsendPrepare(handle, name, sql, Int32(count), nil) })
+                && queue { PQsendQueryPrepared(handle, name, Int32(count), values, lengths, formats, binary ? 1 : 0) }
         }
+        var learnt = 0
+        let queued =
+            queue { PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 0) }
+            && queuePrepared(Self.preparedListName, Self.preparedListSQL, count: 0, [])
+            && {
+                learnt = sent - 1; return true
+            }()
+            && withByteArrays(encoded.map { $0?.bytes }) { values in queuePrepared(name, sql, count: parameters.count, values) }
         let synced = queued && PQpipelineSync(handle) == 1
         let results = collectPipeline(sent, synced: synced)
         let failure = results.lazy.compactMap(\.error).first
         guard queued && synced, results.count == sent else { throw failure ?? lastError }
-        if failure == nil, case .rows(let rows) = results[sent - 1] {
-            if case .rows(let names) = results[1] { prepared = Set((0..<names.count).map { names.text($0, 0) }) }
+        if failure == nil, case .rows(let rows) = results[sent - 1], case .rows(let names) = results[learnt] {
+            // The list was read before the statement was prepared: it is held now too.
+            prepared = Set((0..<names.count).map { names.text($0, 0) } + [name])
             return rows
         }
         if let failure, failure.sqlState == "26000" || failure.sqlState == "42P05", isInTransaction, !isBroken {
@@ -187,6 +191,12 @@ public final class Connection {
         }
         throw failure ?? lastError
     }
+
+    /// The statement listing the session's prepared statements, itself prepared (and so in
+    /// its own list) by ``begin(_:then:_:binary:)``: parsing and planning it took longer than
+    /// running it.
+    static let preparedListSQL = "SELECT name FROM pg_prepared_statements"
+    static let preparedListName = statementName(preparedListSQL)
 
     /// What one command of a pipeline gave.
     private enum PipelineResult {

@@ -181,6 +181,10 @@ final class PostgresSession: StoreWriting {
         var found = Double(walked.candidates)
         var covered = Double(max(1, walked.first - walked.last + 1))
         let prefixes = Self.prefixFilter(terms, firstParameter: 4)
+        // A window's keys sent at once: a few times what is wanted (the core's recheck drops
+        // some), a power of two so that few statements are prepared.
+        var sent = 64
+        while sent < 2 * min(wanted, 4096) { sent *= 2 }
         while cursor > 1 {
             let rate = max(found, 0.5) / covered
             guard rate * Double(cursor) > Double(Self.rareBelow) else { break }
@@ -193,14 +197,19 @@ final class PostgresSession: StoreWriting {
                 guard let level else { return exact.map { PostgresStore.pieceWindowToken($0, id: start) } }
                 return exact + [PostgresStore.windowToken(level: level, id: start)]
             }
+            // At most `sent` keys, the newest, each with its votes: the two windows may hold
+            // many more candidates than the page needs, and a poster's votes cost an index
+            // lookup each (half the statement's time when all were sent).
             let rows = try select(
                 """
-                SELECT k.poster_id, k.key, (SELECT p.good1 + p.good2 FROM poster p WHERE p.id = k.poster_id) FROM search_key k
+                SELECT w.poster_id, w.key, (SELECT p.good1 + p.good2 FROM poster p WHERE p.id = w.poster_id) FROM (
+                SELECT k.poster_id, k.key FROM search_key k
                 WHERE (\(PostgresStore.searchTokensExpression) @> $1::text[] OR \(PostgresStore.searchTokensExpression) @> $2::text[])
-                AND k.poster_id + 0 < $3\(prefixes.sql) ORDER BY k.poster_id + 0 DESC
+                AND k.poster_id + 0 < $3\(prefixes.sql) ORDER BY k.poster_id + 0 DESC LIMIT \(sent)) AS w ORDER BY w.poster_id DESC
                 """, [.textArray(windows[0]), .textArray(windows[1]), .int(cursor)] + prefixes.parameters)
             guard try visitAll(rows, visit) else { return }
-            let next = max(0, (upper - 1) << size)
+            // A full batch: the windows hold more below its last key, read next from there.
+            let next = rows.count == sent ? rows.int64(rows.count - 1, 0) : max(0, (upper - 1) << size)
             found += Double(rows.count)
             covered += Double(cursor - next)
             cursor = next

@@ -71,7 +71,7 @@ public final class PostgresStore: StoreBackend {
     public func read<T>(_ body: (any StoreReading) throws -> T) throws -> T {
         try translatingErrors {
             try pool.withConnection { connection in
-                try connection.deferBegin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                try connection.deferBegin(Self.readBegin)
                 do {
                     let value = try body(PostgresSession(connection))
                     try connection.commitWithoutWaiting()
@@ -85,6 +85,9 @@ public final class PostgresStore: StoreBackend {
             }
         }
     }
+
+    /// How ``read(_:)`` begins its transaction.
+    static let readBegin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
     /// Runs `body`'s one statement outside any transaction (it is its own snapshot): one round
     /// trip, through a statement prepared once per connection. A second statement in `body`

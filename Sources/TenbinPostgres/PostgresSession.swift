@@ -219,11 +219,13 @@ final class PostgresSession: StoreWriting {
         while cursor > 1 {
             // A bitmap scan reads every candidate below the cursor whatever the limit; the
             // limit, written into the text (one plan per batch size), bounds what is sent.
+            // Votes are looked up for the keys sent only (inside, every candidate's would be).
             let rows = try select(
                 """
-                SELECT k.poster_id, k.key, (SELECT p.good1 + p.good2 FROM poster p WHERE p.id = k.poster_id) FROM search_key k
+                SELECT w.poster_id, w.key, (SELECT p.good1 + p.good2 FROM poster p WHERE p.id = w.poster_id) FROM (
+                SELECT k.poster_id, k.key FROM search_key k
                 WHERE \(PostgresStore.searchTokensExpression) @> $1::text[] AND k.poster_id + 0 < $2\(rest.sql)
-                ORDER BY k.poster_id + 0 DESC LIMIT \(batch)
+                ORDER BY k.poster_id + 0 DESC LIMIT \(batch)) AS w ORDER BY w.poster_id DESC
                 """, [.textArray(exact), .int(cursor)] + rest.parameters)
             guard try visitAll(rows, visit), rows.count == batch else { return }
             cursor = rows.int64(rows.count - 1, 0)

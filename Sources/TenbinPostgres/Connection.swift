@@ -165,13 +165,12 @@ public final class Connection {
             (prepared.contains(name) || queue { PQsendPrepare(handle, name, sql, Int32(count), nil) })
                 && queue { PQsendQueryPrepared(handle, name, Int32(count), values, lengths, formats, binary ? 1 : 0) }
         }
-        var learnt = 0
-        let queued =
+        var queued =
             queue { PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 0) }
             && queuePrepared(Self.preparedListName, Self.preparedListSQL, count: 0, [])
-            && {
-                learnt = sent - 1; return true
-            }()
+        let learnt = sent - 1  // the list's own result
+        queued =
+            queued
             && withByteArrays(encoded.map { $0?.bytes }) { values in queuePrepared(name, sql, count: parameters.count, values) }
         let synced = queued && PQpipelineSync(handle) == 1
         let results = collectPipeline(sent, synced: synced)
@@ -196,6 +195,7 @@ public final class Connection {
     /// its own list) by ``begin(_:then:_:binary:)``: parsing and planning it took longer than
     /// running it.
     static let preparedListSQL = "SELECT name FROM pg_prepared_statements"
+    /// ``preparedListSQL``'s statement name.
     static let preparedListName = statementName(preparedListSQL)
 
     /// What one command of a pipeline gave.

@@ -91,6 +91,11 @@ enum PostgresScaleBenchmark {
         }
         let floor = try roundTrip(url)
         table.add("one round trip: prepared SELECT 1 (libpq)", "", "", Format.ms(floor.median), Format.ms(floor.percentile(99)), "", "")
+        if let pgbench = try? pgbenchLatency(url: url, sql: newestPage) {
+            table.add(
+                "page of 20, new: its statement run by pgbench", "", "", Format.ms(pgbench.median), Format.ms(pgbench.percentile(99)), "",
+                "")
+        }
         let board = "Board: the search section's generated store (\(built.map { String(format: "built in %.0f s", $0) } ?? "cached")); "
         if loaded == nil {
             print(
@@ -109,8 +114,9 @@ enum PostgresScaleBenchmark {
             In-process Board calls on each backend, PostgreSQL through libpq over TCP to 127.0.0.1 (a
             pool of 2). Pages: 200 timed calls each; searches: \(queriesPerKind) queries per kind (the search
             section's generator), 20 newest matches with hashtags, each timed once. "answers" compares
-            every id returned by both. Aim: PostgreSQL within 2× of SQLite. The last row is the floor: one
-            round trip through libpq to the same server, no table touched.
+            every id returned by both. Aim: PostgreSQL within 2× of SQLite. The last rows are floors: one
+            round trip through libpq to the same server, no table touched; and the newest page's
+            statement run by pgbench (the server's work and a round trip, no decoding).
             """)
     }
 
@@ -162,6 +168,38 @@ enum PostgresScaleBenchmark {
         for _ in 0..<200 { _ = try timed(&warm) { try connection.queryPrepared("SELECT 1") } }
         var times = Samples()
         for _ in 0..<2_000 { _ = try timed(&times) { try connection.queryPrepared("SELECT 1") } }
+        return times
+    }
+
+    /// The statement of a page of the 20 newest posters, as tenbin's PostgreSQL backend sends it.
+    private static let newestPage = """
+        SELECT p.id, p.contents, p.good1, p.good2, p.created_at, b1.digest, b1.format, b1.width, b1.height, b1.bytes,
+        b2.digest, b2.format, b2.width, b2.height, b2.bytes, p.hashtags
+        FROM poster p JOIN blob b1 ON b1.digest = p.image1 JOIN blob b2 ON b2.digest = p.image2 ORDER BY p.id DESC LIMIT 20;
+        """
+
+    /// Latencies of `sql` run by pgbench (one client, prepared, 2,000 times after 200): the
+    /// server's work and the round trip, without tenbin's client (rows come in text and are
+    /// not decoded).
+    private static func pgbenchLatency(url: String, sql: String) throws -> Samples {
+        let folder = NSTemporaryDirectory() + "tenbin-pgbench-latency-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try sql.write(toFile: folder + "/page.sql", atomically: true, encoding: .utf8)
+        let pgbench = "/usr/lib/postgresql/15/bin/pgbench -n -M prepared -c 1 -f page.sql"
+        _ = try Shell.shell("cd '\(folder)' && \(pgbench) -t 200 '\(url)' > /dev/null 2>&1")
+        let run = try Shell.shell("cd '\(folder)' && \(pgbench) -t 2000 -l --log-prefix=latency '\(url)' > /dev/null 2>&1")
+        guard run.status == 0 else { throw BenchError("pgbench exited \(run.status)") }
+        // One line a transaction: client, transaction number, latency in microseconds, …
+        var times = Samples()
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasPrefix("latency") {
+            let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                let fields = line.split(separator: " ")
+                if fields.count > 2, let microseconds = Double(fields[2]) { times.add(microseconds / 1e6) }
+            }
+        }
+        guard !times.values.isEmpty else { throw BenchError("pgbench logged no latencies") }
         return times
     }
 

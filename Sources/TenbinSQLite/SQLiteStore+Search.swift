@@ -19,6 +19,14 @@ extension SQLiteSession {
         CREATE VIRTUAL TABLE search_gram USING fts5(grams, tokenize = 'ascii', detail = 'none', content = '');
         """
 
+    /// The `search_key` table alone (as schema 2 made it; a fresh store adds ``searchGramSchema``).
+    static let searchKeySchema = """
+        CREATE TABLE search_key (
+            poster_id INTEGER PRIMARY KEY REFERENCES poster(id) ON DELETE CASCADE,
+            key TEXT NOT NULL
+        );
+        """
+
     /// Records a poster's key and tokens (inside its transaction).
     func indexSearch(id: Int64, _ search: SearchRecord) throws {
         try db.statement("INSERT INTO search_key (poster_id, key) VALUES (?, ?)").bind(id, search.key).run()
@@ -72,6 +80,21 @@ extension SQLiteSession {
     static let fewerMergesSchema = """
         INSERT INTO search_gram (search_gram, rank) VALUES ('automerge', 16);
         """
+
+    /// The index as schema 6 defines it: schema 2's table without FTS5's per-document size
+    /// row (`columnsize = 0`), with schema 3's buffer and schema 5's merge settings. Nothing
+    /// reads the sizes (they serve ranking functions, and search ranks by id or votes); not
+    /// writing them made inserting a poster's tokens about 10 % cheaper (docs/benchmarks.md).
+    /// Without the size table FTS5 cannot choose rowids itself: every insert gives the poster id.
+    static let searchGramSchema = """
+        CREATE VIRTUAL TABLE search_gram USING fts5(grams, tokenize = 'ascii', detail = 'none', content = '', columnsize = 0);
+        INSERT INTO search_gram (search_gram, rank) VALUES ('hashsize', 16777216);
+        INSERT INTO search_gram (search_gram, rank) VALUES ('automerge', 16);
+        """
+
+    /// Migration 6's SQL: the index table made again as ``searchGramSchema`` (FTS5 cannot
+    /// change `columnsize` in place), then refilled by ``reindexAllKeys(_:)``.
+    static let sizelessIndexSchema = "DROP TABLE search_gram;\n" + searchGramSchema
 
     /// Migration 3: indexes every stored key again with the current vocabulary.
     @Sendable static func reindexAllKeys(_ db: Database) throws {

@@ -83,6 +83,8 @@ public final class SQLiteStore: StoreBackend {
                 // of a manifest import's time went to read() calls). The cache grows only as
                 // pages are used.
                 try database.execute("PRAGMA cache_size = -\(Self.writerCacheKiB)")
+                // Commits leave copying the WAL into the database to another thread.
+                database.checkpointInBackground()
             }
             return Connections(writer: Locked(database), readOnly: readOnly)
         } catch let error as SQLiteError {

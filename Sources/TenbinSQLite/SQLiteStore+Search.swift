@@ -97,12 +97,24 @@ extension SQLiteSession {
     static let sizelessIndexSchema = "DROP TABLE search_gram;\n" + searchGramSchema
 
     /// Migration 3: indexes every stored key again with the current vocabulary.
+    /// The keys are read `slice` at a time, so a million posters' keys are never all in memory.
     @Sendable static func reindexAllKeys(_ db: Database) throws {
+        try reindexAllKeys(db, slice: 10_000)
+    }
+
+    static func reindexAllKeys(_ db: Database, slice size: Int) throws {
         let insert = try db.statement("INSERT INTO search_gram (rowid, grams) VALUES (?, ?)")
-        let keys = try db.statement("SELECT poster_id, key FROM search_key ORDER BY poster_id").map { ($0.int64(0), $0.text(1)) }
-        for (id, key) in keys {
-            insert.reset()
-            try insert.bind(id, SearchGrams.document(forKey: key)).run()
+        let slice = try db.statement("SELECT poster_id, key FROM search_key WHERE poster_id > ? ORDER BY poster_id LIMIT ?")
+        var last = Int64.min
+        while true {
+            slice.reset()
+            let keys = try slice.bind(last, size).map { ($0.int64(0), $0.text(1)) }
+            guard let end = keys.last?.0 else { return }
+            for (id, key) in keys {
+                insert.reset()
+                try insert.bind(id, SearchGrams.document(forKey: key)).run()
+            }
+            last = end
         }
     }
 

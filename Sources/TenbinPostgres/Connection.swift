@@ -64,35 +64,44 @@ public final class Connection {
     /// Whether a transaction is open (or failed and not yet rolled back) on this connection.
     public var isInTransaction: Bool { PQtransactionStatus(handle) != PQTRANS_IDLE }
 
-    /// Whether an idle connection still looks usable: nothing should arrive on it while no
-    /// query is running, so anything readable (the server's goodbye on shutdown or
+    /// Whether an idle connection still looks usable, once the answer to a COMMIT sent
+    /// without waiting is read: nothing else should arrive on it while no query is running,
+    /// so anything readable (the server's goodbye on shutdown or
     /// `pg_terminate_backend`, or the end of the stream) means it is gone.
     func isIdleAndAlive() -> Bool {
-        guard !isBroken else { return false }
+        guard !isBroken, (try? settle()) != nil, !isInTransaction else { return false }
         var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
         return poll(&descriptor, 1, 0) == 0
     }
 
-    /// Runs one statement with `$1…$n` parameters and returns its rows.
+    /// Runs one statement with `$1…$n` parameters and returns its rows, in libpq's binary
+    /// format when `binary` (see ``Rows``).
     @discardableResult
-    public func query(_ sql: String, _ parameters: [SQLParameter] = []) throws -> Rows {
+    public func query(_ sql: String, _ parameters: [SQLParameter] = [], binary: Bool = false) throws -> Rows {
+        try settle()
+        try beginDeferred()
         let encoded = parameters.map(\.encoded)
         let lengths = encoded.map { Int32($0?.bytes.count ?? 0) }
         let formats = encoded.map { $0?.format ?? 0 }
         let result = withByteArrays(encoded.map { $0?.bytes }) { values in
-            PQexecParams(handle, sql, Int32(parameters.count), nil, values, lengths, formats, 0)
+            PQexecParams(handle, sql, Int32(parameters.count), nil, values, lengths, formats, binary ? 1 : 0)
         }
         return try check(result)
     }
 
-    /// ``query(_:_:)`` through a statement prepared once on this connection, so the server
+    /// ``query(_:_:binary:)`` through a statement prepared once on this connection, so the server
     /// parses and plans it once (its generic plan), not on every call: for statements run
     /// many times a second (a vote batch), outside explicit transactions. The statement's
     /// name is a hash of its text, so behind a pooler that shares server sessions a name
     /// always means the same statement; where the prepared statement is missing after all
     /// (such a pooler moved the session), the statement runs unprepared.
     @discardableResult
-    public func queryPrepared(_ sql: String, _ parameters: [SQLParameter] = []) throws -> Rows {
+    public func queryPrepared(_ sql: String, _ parameters: [SQLParameter] = [], binary: Bool = false) throws -> Rows {
+        try settle()
+        if let begin = deferredBegin {
+            deferredBegin = nil
+            return try self.begin(begin, then: sql, parameters, binary: binary)
+        }
         let name = Self.statementName(sql)
         if !prepared.contains(name) {
             do {
@@ -106,23 +115,192 @@ public final class Connection {
         let lengths = encoded.map { Int32($0?.bytes.count ?? 0) }
         let formats = encoded.map { $0?.format ?? 0 }
         let result = withByteArrays(encoded.map { $0?.bytes }) { values in
-            PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 0)
+            PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, formats, binary ? 1 : 0)
         }
         do {
             return try check(result)
         } catch let error as PostgresError where error.sqlState == "26000" {
             prepared.remove(name)
-            return try query(sql, parameters)
+            return try query(sql, parameters, binary: binary)
         }
     }
 
     /// Begins a transaction with `begin` (`BEGIN …`) and, in the same round trip, learns
     /// which statements the server session holds prepared: inside the transaction the session
-    /// cannot change (even behind a pooler), so ``queryPrepared(_:_:)`` there neither prepares
-    /// a statement twice nor runs one the session lacks, either of which would abort it.
+    /// cannot change (even behind a pooler), so ``queryPrepared(_:_:binary:)`` there neither
+    /// prepares a statement twice nor runs one the session lacks, either of which would abort it.
     public func begin(_ begin: String) throws {
+        try settle()
         let rows = try check(PQexec(handle, begin + "; SELECT name FROM pg_prepared_statements"))
         prepared = Set((0..<rows.count).map { rows.text($0, 0) })
+    }
+
+    /// ``begin(_:)`` and the transaction's first statement (``queryPrepared(_:_:binary:)``)
+    /// in one round trip, through libpq's pipeline mode: BEGIN, the session's prepared
+    /// statements (``preparedListSQL``), the statement, each prepared first if this connection
+    /// has not prepared it, then one Sync.
+    ///
+    /// Whether to prepare is decided before the session's list arrives. When the session
+    /// disagrees (a pooler moved it, or DEALLOCATE), the statement fails and aborts the
+    /// transaction before anything was read from it: it is rolled back and begun again the
+    /// slower way, with the list learnt first. Any other failure is thrown with the
+    /// transaction failed (the caller rolls it back) or not begun, and the connection out of
+    /// pipeline mode, usable or broken.
+    public func begin(_ begin: String, then sql: String, _ parameters: [SQLParameter], binary: Bool = false) throws -> Rows {
+        try settle()
+        let name = Self.statementName(sql)
+        let encoded = parameters.map(\.encoded)
+        let lengths = encoded.map { Int32($0?.bytes.count ?? 0) }
+        let formats = encoded.map { $0?.format ?? 0 }
+        guard PQenterPipelineMode(handle) == 1 else { throw lastError }
+        var sent = 0
+        /// Queues one more command of the pipeline; false when libpq could not.
+        func queue(_ command: () -> Int32) -> Bool {
+            guard command() == 1 else { return false }
+            sent += 1
+            return true
+        }
+        /// Queues a prepared statement, prepared first where this connection has not.
+        func queuePrepared(_ name: String, _ sql: String, count: Int, _ values: [UnsafePointer<CChar>?]) -> Bool {
+            (prepared.contains(name) || queue { PQsendPrepare(handle, name, sql, Int32(count), nil) })
+                && queue { PQsendQueryPrepared(handle, name, Int32(count), values, lengths, formats, binary ? 1 : 0) }
+        }
+        var queued =
+            queue { PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 0) }
+            && queuePrepared(Self.preparedListName, Self.preparedListSQL, count: 0, [])
+        let learnt = sent - 1  // the list's own result
+        queued =
+            queued
+            && withByteArrays(encoded.map { $0?.bytes }) { values in queuePrepared(name, sql, count: parameters.count, values) }
+        let synced = queued && PQpipelineSync(handle) == 1
+        let results = collectPipeline(sent, synced: synced)
+        let failure = results.lazy.compactMap(\.error).first
+        guard queued && synced, results.count == sent else { throw failure ?? lastError }
+        if failure == nil, case .rows(let rows) = results[sent - 1], case .rows(let names) = results[learnt] {
+            // The list was read before the statement was prepared: it is held now too.
+            prepared = Set((0..<names.count).map { names.text($0, 0) } + [name])
+            return rows
+        }
+        if let failure, failure.sqlState == "26000" || failure.sqlState == "42P05", isInTransaction, !isBroken {
+            // The session's prepared statements were not what this connection thought:
+            // nothing was read in the transaction yet, so it begins again, learning them first.
+            try execute("ROLLBACK")
+            try self.begin(begin)
+            return try queryPrepared(sql, parameters, binary: binary)
+        }
+        throw failure ?? lastError
+    }
+
+    /// The statement listing the session's prepared statements, itself prepared (and so in
+    /// its own list) by ``begin(_:then:_:binary:)``: parsing and planning it took longer than
+    /// running it.
+    static let preparedListSQL = "SELECT name FROM pg_prepared_statements"
+    /// ``preparedListSQL``'s statement name.
+    static let preparedListName = statementName(preparedListSQL)
+
+    /// What one command of a pipeline gave.
+    private enum PipelineResult {
+        case rows(Rows)
+        case failed(PostgresError)
+        /// Not run: an earlier command of the pipeline failed.
+        case aborted
+
+        var error: PostgresError? {
+            if case .failed(let error) = self { return error }
+            return nil
+        }
+    }
+
+    /// Reads the results of the `sent` commands of a pipeline and, when `synced`, its Sync,
+    /// then leaves pipeline mode. Fewer results come back when the connection failed.
+    private func collectPipeline(_ sent: Int, synced: Bool) -> [PipelineResult] {
+        var results: [PipelineResult] = []
+        for _ in 0..<sent {
+            // Each command's results end with a NULL; a lost connection ends them all.
+            guard let first = PQgetResult(handle) else { break }
+            let status = PQresultStatus(first)
+            switch status {
+            case PGRES_COMMAND_OK, PGRES_TUPLES_OK: results.append(.rows(Rows(first)))
+            case PGRES_PIPELINE_ABORTED:
+                PQclear(first)
+                results.append(.aborted)
+            default:
+                results.append(.failed(PostgresError(result: first, connection: handle, target: target)))
+                PQclear(first)
+            }
+            while let extra = PQgetResult(handle) { PQclear(extra) }
+        }
+        if synced && results.count == sent && !isBroken {
+            // The Sync's own result; after it the pipeline is idle.
+            if let sync = PQgetResult(handle) { PQclear(sync) }
+        }
+        if PQexitPipelineMode(handle) != 1 {
+            // Results still pending (the connection failed midway): drain what is left so the
+            // connection is at least out of pipeline mode, or broken and dropped by its pool.
+            while let extra = PQgetResult(handle) { PQclear(extra) }
+            _ = PQexitPipelineMode(handle)  // still failing means broken: isBroken says so
+        }
+        return results
+    }
+
+    /// A read-only transaction's BEGIN, not sent yet (``deferBegin(_:)``).
+    private var deferredBegin: String?
+
+    /// Whether a COMMIT sent by ``commitWithoutWaiting()`` has not been answered and read yet.
+    public private(set) var hasPendingCommit = false
+
+    /// Begins a read-only transaction with `begin` (`BEGIN …`) when the next statement runs,
+    /// in the same round trip: a prepared one (``queryPrepared(_:_:binary:)``) through
+    /// ``begin(_:then:_:binary:)``, anything else after ``begin(_:)``. End it with
+    /// ``commitWithoutWaiting()``, or ``cancelDeferredBegin()`` and a ROLLBACK when it failed.
+    public func deferBegin(_ begin: String) throws {
+        try settle()
+        deferredBegin = begin
+    }
+
+    /// Forgets a BEGIN deferred and not sent yet (the transaction ends before it began).
+    public func cancelDeferredBegin() {
+        deferredBegin = nil
+    }
+
+    /// Ends a read-only transaction begun by ``deferBegin(_:)`` (nothing, if no statement
+    /// ran): sends COMMIT and returns without waiting for its answer, which is read
+    /// (``settle()``) before this connection runs anything else or is next lent by its pool.
+    /// Everything read came from the transaction's one snapshot, and a read-only COMMIT
+    /// changes nothing, so the caller need not wait a round trip for it.
+    public func commitWithoutWaiting() throws {
+        guard deferredBegin == nil else {
+            deferredBegin = nil
+            return
+        }
+        guard isInTransaction else { return }
+        guard PQsendQuery(handle, "COMMIT") == 1 else { throw lastError }
+        hasPendingCommit = true
+    }
+
+    /// Sends a deferred BEGIN, on its own, before a statement that cannot carry it.
+    private func beginDeferred() throws {
+        guard let begin = deferredBegin else { return }
+        deferredBegin = nil
+        try self.begin(begin)
+    }
+
+    /// Reads the answer of a COMMIT sent without waiting, if any: throws when it failed
+    /// (the connection is then broken, or is left outside any transaction by a ROLLBACK).
+    func settle() throws {
+        guard hasPendingCommit else { return }
+        hasPendingCommit = false
+        var failure: PostgresError?
+        while let result = PQgetResult(handle) {
+            if failure == nil && PQresultStatus(result) != PGRES_COMMAND_OK {
+                failure = PostgresError(result: result, connection: handle, target: target)
+            }
+            PQclear(result)
+        }
+        if let failure {
+            if !isBroken && isInTransaction { _ = try? execute("ROLLBACK") }  // the failure is what matters
+            throw failure
+        }
     }
 
     /// `tenbin_` and the FNV-1a hash of `sql`, in hex.
@@ -132,6 +310,8 @@ public final class Connection {
 
     /// Runs one or more statements without parameters (a migration step, BEGIN, COMMIT).
     public func execute(_ sql: String) throws {
+        try settle()
+        try beginDeferred()
         _ = try check(PQexec(handle, sql))
     }
 

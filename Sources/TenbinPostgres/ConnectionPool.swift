@@ -74,35 +74,39 @@ public final class ConnectionPool: @unchecked Sendable {
     }
 
     private func checkOut() throws -> Connection {
-        _ = pthread_mutex_lock(mutex)  // a default mutex fails only on misuse
-        while idle.isEmpty && open >= size {
-            _ = pthread_cond_wait(condition, mutex)  // returns with the mutex held
-        }
-        var stale: [Connection] = []
-        while let connection = idle.popLast() {
-            if connection.isIdleAndAlive() {
-                _ = pthread_mutex_unlock(mutex)
-                return connection
+        while true {
+            _ = pthread_mutex_lock(mutex)  // a default mutex fails only on misuse
+            while idle.isEmpty && open >= size {
+                _ = pthread_cond_wait(condition, mutex)  // returns with the mutex held
             }
-            stale.append(connection)
-            open -= 1
-        }
-        open += 1
-        _ = pthread_mutex_unlock(mutex)
-        stale.removeAll()  // closes them outside the lock
-        do {
-            return try Connection(target)
-        } catch {
-            _ = pthread_mutex_lock(mutex)
-            open -= 1
-            _ = pthread_cond_signal(condition)
+            if let connection = idle.popLast() {
+                _ = pthread_mutex_unlock(mutex)
+                // Outside the lock: it may wait for the answer to a COMMIT sent without waiting.
+                if connection.isIdleAndAlive() { return connection }
+                _ = pthread_mutex_lock(mutex)
+                open -= 1
+                _ = pthread_cond_signal(condition)
+                _ = pthread_mutex_unlock(mutex)
+                continue  // the stale connection closes here, outside the lock
+            }
+            open += 1
             _ = pthread_mutex_unlock(mutex)
-            throw error
+            do {
+                return try Connection(target)
+            } catch {
+                _ = pthread_mutex_lock(mutex)
+                open -= 1
+                _ = pthread_cond_signal(condition)
+                _ = pthread_mutex_unlock(mutex)
+                throw error
+            }
         }
     }
 
     private func checkIn(_ connection: Connection) {
-        let keep = !connection.isBroken && !connection.isInTransaction
+        // A read's COMMIT may still be on its way (``Connection/commitWithoutWaiting()``): the
+        // next borrower's check-out reads its answer.
+        let keep = !connection.isBroken && (connection.hasPendingCommit || !connection.isInTransaction)
         _ = pthread_mutex_lock(mutex)
         if keep { idle.append(connection) } else { open -= 1 }
         _ = pthread_cond_signal(condition)

@@ -18,13 +18,12 @@ final class PostgresChangeSource: ChangeSource {
     private let listener: ChangeListener
     private let pool: ConnectionPool
     private let state = Locked(State())
+    /// The version: moved by notifications, by the listener coming back, and by snapshots.
+    private let counter = ChangeSignal()
 
     private struct State {
-        var version: Int64 = 1
         var snapshot: String?
         var subscription: ChangeListener.Subscription?
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-        var nextWaiter = 0
         var listening = false
         var pushWakes = true
         var ticks = 0
@@ -42,7 +41,7 @@ final class PostgresChangeSource: ChangeSource {
     func currentVersion() throws -> StoreVersion {
         startListening()
         try checkSnapshot()
-        return StoreVersion(state.withLock { $0.version })
+        return StoreVersion(counter.count)
     }
 
     func nextChange(after version: StoreVersion, interval: Duration, clock: any Clock<Duration>) async throws -> StoreVersion {
@@ -57,19 +56,7 @@ final class PostgresChangeSource: ChangeSource {
                 continue
             }
             // Whichever comes first: a notification, or the tick.
-            let ticked = try await withThrowingTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    try await clock.sleep(for: interval)
-                    return true
-                }
-                group.addTask {
-                    await self.waitForSignal(after: version)
-                    return false
-                }
-                defer { group.cancelAll() }
-                return try await group.next() ?? false
-            }
-            try Task.checkCancellation()
+            let ticked = try await !counter.wait(after: version.value, timeout: interval, clock: clock)
             let check =
                 ticked
                 && state.withLock { state -> Bool in
@@ -81,39 +68,19 @@ final class PostgresChangeSource: ChangeSource {
     }
 
     private func moved(from version: StoreVersion) -> StoreVersion? {
-        state.withLock { $0.version != version.value ? StoreVersion($0.version) : nil }
-    }
-
-    /// Returns when the counter moves past `version`, or when the calling task is cancelled.
-    private func waitForSignal(after version: StoreVersion) async {
-        let ticket = state.withLock { state -> Int in
-            defer { state.nextWaiter += 1 }
-            return state.nextWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    if state.version != version.value || Task.isCancelled { return true }
-                    state.waiters[ticket] = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { $0.waiters.removeValue(forKey: ticket) }
-            waiter?.resume()
-        }
+        let now = counter.count
+        return now != version.value ? StoreVersion(now) : nil
     }
 
     /// Reads the server's snapshot; a different one from last time moves the counter.
     private func checkSnapshot() throws {
         let snapshot = try pool.withConnection { try $0.query("SELECT pg_current_snapshot()::text").text(0, 0) }
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let moved = state.withLock { state -> Bool in
             defer { state.snapshot = snapshot }
-            guard let last = state.snapshot, last != snapshot else { return [] }
-            return bump(&state)
+            guard let last = state.snapshot, last != snapshot else { return false }
+            return true
         }
-        for waiter in waiters { waiter.resume() }
+        if moved { counter.signal() }
     }
 
     /// Subscribes to the shared listener once. It connects in the background: until it
@@ -134,23 +101,16 @@ final class PostgresChangeSource: ChangeSource {
     }
 
     private func signal(_ signal: ChangeListener.Signal) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let moves = state.withLock { state -> Bool in
             switch signal {
             case .lost:
                 state.listening = false
-                return []
+                return false
             case .resync: state.listening = true
             case .changed: break
             }
-            return state.pushWakes ? bump(&state) : []
+            return state.pushWakes
         }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Moves the counter and hands back the waiters to resume (outside the lock).
-    private func bump(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
-        state.version += 1
-        defer { state.waiters.removeAll() }
-        return Array(state.waiters.values)
+        if moves { counter.signal() }
     }
 }

@@ -27,12 +27,15 @@ final class PostgresSession: StoreWriting {
     /// (the connection is outside any transaction, where a prepared statement a pooler lost
     /// can run unprepared instead); otherwise as the transaction's next statement, prepared
     /// when `planOnce` (a read's transaction knows its session's prepared statements, see
-    /// ``Connection/begin(_:)``; a write's runs unprepared). Every statement is planned
+    /// ``Connection/deferBegin(_:)``; a write's runs unprepared). Every statement is planned
     /// generically (see ``Connection``), so each is written to have one good plan whatever
     /// its values.
+    /// Its rows come in binary format (``Rows``): every column a read selects is of a type
+    /// ``Rows`` reads in either format.
     private func select(_ sql: String, _ parameters: [SQLParameter] = [], planOnce: Bool = true) throws -> Rows {
         guard single else {
-            return try planOnce && !isWriting ? connection.queryPrepared(sql, parameters) : connection.query(sql, parameters)
+            return try planOnce && !isWriting
+                ? connection.queryPrepared(sql, parameters, binary: true) : connection.query(sql, parameters, binary: true)
         }
         statements += 1
         guard statements == 1 else {
@@ -40,7 +43,7 @@ final class PostgresSession: StoreWriting {
                 kind: .internal, sqlState: nil, message: "a single-statement read ran a second statement",
                 target: connection.target.description)
         }
-        return try planOnce ? connection.queryPrepared(sql, parameters) : connection.query(sql, parameters)
+        return try planOnce ? connection.queryPrepared(sql, parameters, binary: true) : connection.query(sql, parameters, binary: true)
     }
 
     // MARK: Reading
@@ -178,6 +181,10 @@ final class PostgresSession: StoreWriting {
         var found = Double(walked.candidates)
         var covered = Double(max(1, walked.first - walked.last + 1))
         let prefixes = Self.prefixFilter(terms, firstParameter: 4)
+        // A window's keys sent at once: a few times what is wanted (the core's recheck drops
+        // some), a power of two so that few statements are prepared.
+        var sent = 64
+        while sent < 2 * min(wanted, 4096) { sent *= 2 }
         while cursor > 1 {
             let rate = max(found, 0.5) / covered
             guard rate * Double(cursor) > Double(Self.rareBelow) else { break }
@@ -190,14 +197,19 @@ final class PostgresSession: StoreWriting {
                 guard let level else { return exact.map { PostgresStore.pieceWindowToken($0, id: start) } }
                 return exact + [PostgresStore.windowToken(level: level, id: start)]
             }
+            // At most `sent` keys, the newest, each with its votes: the two windows may hold
+            // many more candidates than the page needs, and a poster's votes cost an index
+            // lookup each (half the statement's time when all were sent).
             let rows = try select(
                 """
-                SELECT k.poster_id, k.key, (SELECT p.good1 + p.good2 FROM poster p WHERE p.id = k.poster_id) FROM search_key k
+                SELECT w.poster_id, w.key, (SELECT p.good1 + p.good2 FROM poster p WHERE p.id = w.poster_id) FROM (
+                SELECT k.poster_id, k.key FROM search_key k
                 WHERE (\(PostgresStore.searchTokensExpression) @> $1::text[] OR \(PostgresStore.searchTokensExpression) @> $2::text[])
-                AND k.poster_id + 0 < $3\(prefixes.sql) ORDER BY k.poster_id + 0 DESC
+                AND k.poster_id + 0 < $3\(prefixes.sql) ORDER BY k.poster_id + 0 DESC LIMIT \(sent)) AS w ORDER BY w.poster_id DESC
                 """, [.textArray(windows[0]), .textArray(windows[1]), .int(cursor)] + prefixes.parameters)
             guard try visitAll(rows, visit) else { return }
-            let next = max(0, (upper - 1) << size)
+            // A full batch: the windows hold more below its last key, read next from there.
+            let next = rows.count == sent ? rows.int64(rows.count - 1, 0) : max(0, (upper - 1) << size)
             found += Double(rows.count)
             covered += Double(cursor - next)
             cursor = next
@@ -207,11 +219,13 @@ final class PostgresSession: StoreWriting {
         while cursor > 1 {
             // A bitmap scan reads every candidate below the cursor whatever the limit; the
             // limit, written into the text (one plan per batch size), bounds what is sent.
+            // Votes are looked up for the keys sent only (inside, every candidate's would be).
             let rows = try select(
                 """
-                SELECT k.poster_id, k.key, (SELECT p.good1 + p.good2 FROM poster p WHERE p.id = k.poster_id) FROM search_key k
+                SELECT w.poster_id, w.key, (SELECT p.good1 + p.good2 FROM poster p WHERE p.id = w.poster_id) FROM (
+                SELECT k.poster_id, k.key FROM search_key k
                 WHERE \(PostgresStore.searchTokensExpression) @> $1::text[] AND k.poster_id + 0 < $2\(rest.sql)
-                ORDER BY k.poster_id + 0 DESC LIMIT \(batch)
+                ORDER BY k.poster_id + 0 DESC LIMIT \(batch)) AS w ORDER BY w.poster_id DESC
                 """, [.textArray(exact), .int(cursor)] + rest.parameters)
             guard try visitAll(rows, visit), rows.count == batch else { return }
             cursor = rows.int64(rows.count - 1, 0)

@@ -63,22 +63,31 @@ public final class PostgresStore: StoreBackend {
 
     /// Runs `body` in a REPEATABLE READ, READ ONLY transaction: one snapshot, whatever it
     /// reads, and no lock that a writer waits for.
+    ///
+    /// Its BEGIN goes out with its first statement, in one round trip, and its COMMIT without
+    /// waiting for the answer (see ``Connection/deferBegin(_:)``): everything the body read
+    /// came from the one snapshot, and a read-only transaction's COMMIT changes nothing. A
+    /// body that runs no statement begins no transaction.
     public func read<T>(_ body: (any StoreReading) throws -> T) throws -> T {
         try translatingErrors {
             try pool.withConnection { connection in
-                try connection.begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                try connection.deferBegin(Self.readBegin)
                 do {
                     let value = try body(PostgresSession(connection))
-                    try connection.execute("COMMIT")
+                    try connection.commitWithoutWaiting()
                     return value
                 } catch {
                     // Nothing was written; a failed ROLLBACK means the connection is gone.
-                    if !connection.isBroken { _ = try? connection.execute("ROLLBACK") }
+                    connection.cancelDeferredBegin()
+                    if !connection.isBroken && connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
                     throw error
                 }
             }
         }
     }
+
+    /// How ``read(_:)`` begins its transaction.
+    static let readBegin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
     /// Runs `body`'s one statement outside any transaction (it is its own snapshot): one round
     /// trip, through a statement prepared once per connection. A second statement in `body`
@@ -220,7 +229,7 @@ public final class PostgresStore: StoreBackend {
     static func decodePoster(_ rows: Rows, _ row: Int) throws -> Poster {
         Poster(
             id: rows.int64(row, 0), contents: rows.bytesAsText(row, 1),
-            hashtags: ArrayLiteral.parse(rows.text(row, 15)),
+            hashtags: rows.textArray(row, 15),
             good1: rows.int(row, 2), good2: rows.int(row, 3), createdAt: Timestamp(secondsSince1970: rows.int64(row, 4)),
             images: [try decodeImage(rows, row, from: 5), try decodeImage(rows, row, from: 10)])
     }

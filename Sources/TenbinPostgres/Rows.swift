@@ -2,8 +2,11 @@ import CLibPQ
 
 /// The rows of one query's result, the only owner of libpq's result (freed in `deinit`).
 ///
-/// Values come in libpq's text format; these accessors decode the types tenbin's schema uses.
-/// A row or column out of range is a bug in the query that asked for it, not bad data.
+/// Values come in libpq's text format, or in its binary format where the query asked for it
+/// (``Connection/query(_:_:binary:)``): the hot reads, which then skip parsing digits, hex
+/// and array literals. Each accessor reads either format of the types tenbin's schema uses
+/// (`bigint`, `integer`, `boolean`, `text`, `bytea`, `text[]`). A row or column out of range,
+/// or a binary column of another type, is a bug in the query that asked for it, not bad data.
 public final class Rows {
     private let result: OpaquePointer
     /// How many rows there are.
@@ -14,7 +17,14 @@ public final class Rows {
     init(_ result: OpaquePointer) {
         self.result = result
         self.count = Int(PQntuples(result))
-        self.changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+        var changes = 0
+        // PQcmdTuples: the count's digits, or an empty string for a statement without one.
+        var digit = PQcmdTuples(result)!
+        while digit.pointee >= CChar(UInt8(ascii: "0")) && digit.pointee <= CChar(UInt8(ascii: "9")) {
+            changes = changes &* 10 &+ Int(digit.pointee - CChar(UInt8(ascii: "0")))
+            digit += 1
+        }
+        self.changes = changes
     }
 
     deinit {
@@ -26,9 +36,21 @@ public final class Rows {
         PQgetisnull(result, Int32(row), Int32(column)) == 1
     }
 
+    /// The value's bytes (empty for NULL): valid while this result lives.
+    private func value(_ row: Int, _ column: Int) -> UnsafeBufferPointer<UInt8> {
+        // libpq never returns NULL here (NULL reads as an empty string), but says nothing of
+        // the pointer's type: it is bytes, NUL-terminated in either format.
+        let start = UnsafeRawPointer(PQgetvalue(result, Int32(row), Int32(column))!).assumingMemoryBound(to: UInt8.self)
+        return UnsafeBufferPointer(start: start, count: Int(PQgetlength(result, Int32(row), Int32(column))))
+    }
+
+    /// Whether the column came in binary format.
+    private func isBinary(_ column: Int) -> Bool { PQfformat(result, Int32(column)) == 1 }
+
     /// A text value (NULL reads as empty).
     public func text(_ row: Int, _ column: Int) -> String {
-        String(cString: PQgetvalue(result, Int32(row), Int32(column)))
+        // A text column's binary format is its text, as the text format is.
+        String(decoding: value(row, column), as: UTF8.self)
     }
 
     /// A text value, or nil for NULL.
@@ -38,16 +60,24 @@ public final class Rows {
 
     /// An integer value (NULL or non-numeric reads as 0).
     public func int64(_ row: Int, _ column: Int) -> Int64 {
-        var value: Int64 = 0
-        var negative = false
-        var pointer = PQgetvalue(result, Int32(row), Int32(column))!
-        if pointer.pointee == CChar(UInt8(ascii: "-")) {
-            negative = true
-            pointer += 1
+        let bytes = value(row, column)
+        if isBinary(column) {
+            // Network byte order, as wide as the column's type.
+            let raw = UnsafeRawBufferPointer(bytes)
+            switch bytes.count {
+            case 8: return Int64(bigEndian: raw.loadUnaligned(as: Int64.self))
+            case 4: return Int64(Int32(bigEndian: raw.loadUnaligned(as: Int32.self)))
+            case 2: return Int64(Int16(bigEndian: raw.loadUnaligned(as: Int16.self)))
+            default: return 0
+            }
         }
-        while pointer.pointee >= CChar(UInt8(ascii: "0")) && pointer.pointee <= CChar(UInt8(ascii: "9")) {
-            value = value &* 10 &+ Int64(pointer.pointee - CChar(UInt8(ascii: "0")))
-            pointer += 1
+        var value: Int64 = 0
+        var index = 0
+        let negative = bytes.first == UInt8(ascii: "-")
+        if negative { index = 1 }
+        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+            value = value &* 10 &+ Int64(bytes[index] - UInt8(ascii: "0"))
+            index += 1
         }
         return negative ? -value : value
     }
@@ -55,20 +85,21 @@ public final class Rows {
     /// An integer value as `Int`.
     public func int(_ row: Int, _ column: Int) -> Int { Int(int64(row, column)) }
 
-    /// A boolean value (`t`).
+    /// A boolean value (`t`, or a nonzero byte in binary format).
     public func bool(_ row: Int, _ column: Int) -> Bool {
-        PQgetvalue(result, Int32(row), Int32(column)).pointee == CChar(UInt8(ascii: "t"))
+        guard let first = value(row, column).first else { return false }
+        return isBinary(column) ? first != 0 : first == UInt8(ascii: "t")
     }
 
-    /// A `bytea` value: the text format is `\x` and two hex digits a byte.
+    /// A `bytea` value: raw in binary format; `\x` and two hex digits a byte in text format.
     public func bytes(_ row: Int, _ column: Int) -> [UInt8] {
-        let length = Int(PQgetlength(result, Int32(row), Int32(column)))
-        guard length >= 2 else { return [] }
-        let raw = UnsafeRawPointer(PQgetvalue(result, Int32(row), Int32(column))!).assumingMemoryBound(to: UInt8.self)
+        let raw = value(row, column)
+        if isBinary(column) { return Array(raw) }
+        guard raw.count >= 2 else { return [] }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity((length - 2) / 2)
+        bytes.reserveCapacity((raw.count - 2) / 2)
         var index = 2
-        while index + 1 < length {
+        while index + 1 < raw.count {
             bytes.append(Self.nibble(raw[index]) << 4 | Self.nibble(raw[index + 1]))
             index += 2
         }
@@ -77,7 +108,42 @@ public final class Rows {
 
     /// A `bytea` value holding UTF-8 text, decoded (it may contain NUL, which `text` cannot).
     public func bytesAsText(_ row: Int, _ column: Int) -> String {
-        String(decoding: bytes(row, column), as: UTF8.self)
+        isBinary(column) ? String(decoding: value(row, column), as: UTF8.self) : String(decoding: bytes(row, column), as: UTF8.self)
+    }
+
+    /// A one-dimensional `text[]` value's elements (NULL, and NULL elements, which tenbin
+    /// never stores, read as none).
+    public func textArray(_ row: Int, _ column: Int) -> [String] {
+        guard !isNull(row, column) else { return [] }
+        guard isBinary(column) else { return ArrayLiteral.parse(text(row, column)) }
+        // The binary array: dimensions, a has-NULLs flag, the element type, each dimension's
+        // length and lower bound, then each element as a length (-1 for NULL) and its bytes;
+        // all integers 32-bit in network byte order. A multi-dimensional array's elements
+        // come flattened, in order.
+        let bytes = value(row, column)
+        let raw = UnsafeRawBufferPointer(bytes)
+        func integer(at offset: Int) -> Int? {
+            guard offset >= 0, offset + 4 <= raw.count else { return nil }
+            return Int(Int32(bigEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)))
+        }
+        guard let dimensions = integer(at: 0), dimensions > 0 else { return [] }
+        var total = 1
+        for dimension in 0..<dimensions {
+            guard let length = integer(at: 12 + 8 * dimension) else { return [] }
+            total *= max(0, length)
+        }
+        var elements: [String] = []
+        elements.reserveCapacity(total)
+        var offset = 12 + 8 * dimensions
+        for _ in 0..<total {
+            guard let length = integer(at: offset) else { break }
+            offset += 4
+            guard length >= 0 else { continue }
+            guard offset + length <= raw.count else { break }
+            elements.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[offset..<offset + length]), as: UTF8.self))
+            offset += length
+        }
+        return elements
     }
 
     private static func nibble(_ digit: UInt8) -> UInt8 {

@@ -24,6 +24,9 @@ final class Database {
     private let handle: OpaquePointer
     let path: String
     private var statements: [String: Statement] = [:]
+    /// The checkpointer this connection's WAL hook calls, kept as long as the connection is
+    /// open (``checkpointInBackground()``).
+    var backgroundCheckpointer: Checkpointer?
 
     /// Opens the database at `path` with tenbin's connection settings.
     ///
@@ -80,6 +83,7 @@ final class Database {
 
     deinit {
         statements.removeAll()
+        backgroundCheckpointer?.close()
         // Statements are finalized above, so close cannot report SQLITE_BUSY.
         _ = sqlite3_close_v2(handle)
     }
@@ -107,6 +111,7 @@ final class Database {
     /// `immediate` takes the write lock at the start (BEGIN IMMEDIATE), so a transaction
     /// that reads and then writes never fails halfway with a busy error.
     func transaction<T>(immediate: Bool = true, _ body: () throws -> T) throws -> T {
+        backgroundCheckpointer?.beforeWrite()
         try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN")
         do {
             let result = try body()
@@ -117,6 +122,11 @@ final class Database {
             _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
             throw error
         }
+    }
+
+    /// Runs `body` with the connection's handle (for SQLite calls this type does not wrap).
+    func withHandle<T>(_ body: (OpaquePointer) throws -> T) rethrows -> T {
+        try body(handle)
     }
 
     /// The rowid of the last row inserted on this connection.

@@ -100,7 +100,7 @@ extension Migrations {
 
             """ + blobIDIndexes
 
-    /// The newest schema, created at once in a new store: what steps 1–5 would build, without
+    /// The newest schema, created at once in a new store: what steps 1–6 would build, without
     /// building schema 1's tables only to rebuild them (that doubled a new store's first
     /// write, which a nearly full disk may not have room for). `SchemaUpgradeTests` checks
     /// that both give the same tables, columns, indexes and keys.
@@ -114,9 +114,5 @@ extension Migrations {
                 PRIMARY KEY (poster_id, position)
             ) WITHOUT ROWID;
 
-            """ + SQLiteSession.searchSchema + """
-
-            INSERT INTO search_gram (search_gram, rank) VALUES ('hashsize', 16777216);
-
-            """ + identityHashColumn + SQLiteSession.fewerMergesSchema + identityHashIndex
+            """ + SQLiteSession.searchKeySchema + SQLiteSession.searchGramSchema + identityHashColumn + identityHashIndex
 }

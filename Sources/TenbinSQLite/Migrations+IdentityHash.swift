@@ -45,6 +45,7 @@ extension Migrations {
 /// another would stop recognising its own posters on import.
 enum ContentsHash {
     static func of(_ contents: String) -> Int64 {
-        Int64(bitPattern: FNV1a.hash(contents.utf8))
+        var contents = contents
+        return Int64(bitPattern: contents.withUTF8 { FNV1a.hash($0) })
     }
 }

@@ -57,6 +57,9 @@ enum Migrations {
         // contents (a tenth of its size; see Migrations+IdentityHash.swift), and FTS5 merges
         // the index's segments 16 at a time instead of 4 (SQLiteStore+Search.swift).
         Step(sql: identityHashColumn + SQLiteSession.fewerMergesSchema, then: hashIdentities),
+        // 6: the index keeps no per-document sizes (FTS5's `columnsize = 0`): the table is
+        // made again and every poster's tokens rebuilt from its stored key.
+        Step(sql: SQLiteSession.sizelessIndexSchema, then: SQLiteSession.reindexAllKeys),
     ]
 
     /// One schema change: SQL, then optionally Swift code filling what SQL cannot compute.

@@ -6,13 +6,44 @@ import TenbinKit
 /// process, this one's writer included) committed in between; a read costs a look at the WAL
 /// index, not at the data. Before the database file exists the version is 0; once it
 /// appears, versions are offset so the first one differs.
+///
+/// The version is looked at when something says a commit may have happened, and on every
+/// tick in case nothing did: this process's writer signals after each of its commits, and a
+/// ``FileWriteWatch`` on the store folder signals when any process writes the write-ahead log
+/// (or creates the database). A log write comes before the commit it belongs to is visible, so
+/// after a signal that shows nothing yet the version is looked at again soon (2, 4, 8 … ms up
+/// to the tick). Under a clock other than the real ones (a test's virtual clock, which its
+/// caller drives) signals wake nobody: only ticks find changes.
 final class SQLiteChangeSource: ChangeSource {
     private let path: String
+    private let folder: String
+    private let databaseName: String
     // The connection is used only inside this lock.
     private let connection = Locked<Database?>(nil)
+    /// Moved by this process's commits and by writes to the database files.
+    private let signal = ChangeSignal()
+    /// The watch on the folder once one was tried: nil inside when it could not be made.
+    private let watch = Locked<FileWriteWatch??>(nil)
 
-    init(path: String) {
+    init(path: String, folder: String, databaseName: String) {
         self.path = path
+        self.folder = folder
+        self.databaseName = databaseName
+    }
+
+    /// This process committed: feeds waiting on the store look at once.
+    func committed() {
+        signal.signal()
+    }
+
+    /// Watches the folder from the first wait on (a process that never waits for a change
+    /// holds no inotify instance). A folder that cannot be watched leaves it to the ticks.
+    private func startWatching() {
+        watch.withLock { watch in
+            guard watch == nil else { return }
+            let names: Set = [databaseName, databaseName + "-wal"]
+            watch = .some(FileWriteWatch(folder: folder, names: names) { [signal] in signal.signal() })
+        }
     }
 
     func currentVersion() throws -> StoreVersion {
@@ -28,10 +59,28 @@ final class SQLiteChangeSource: ChangeSource {
     }
 
     func nextChange(after version: StoreVersion, interval: Duration, clock: any Clock<Duration>) async throws -> StoreVersion {
+        guard clock is ContinuousClock || clock is SuspendingClock else {
+            while true {
+                try await clock.sleep(for: interval)
+                let now = try currentVersion()
+                if now != version { return now }
+            }
+        }
+        startWatching()
+        var pause = interval
         while true {
-            try await clock.sleep(for: interval)
+            // Read before the version: a signal after the look below still wakes the wait.
+            let seen = signal.count
             let now = try currentVersion()
             if now != version { return now }
+            if try await signal.wait(after: seen, timeout: pause, clock: clock) {
+                pause = Self.firstRecheck
+            } else {
+                pause = pause < interval ? min(interval, pause * 2) : interval
+            }
         }
     }
+
+    /// How soon the version is looked at again after a signal that showed no commit yet.
+    static let firstRecheck: Duration = .milliseconds(2)
 }

@@ -19,6 +19,14 @@ extension SQLiteSession {
         CREATE VIRTUAL TABLE search_gram USING fts5(grams, tokenize = 'ascii', detail = 'none', content = '');
         """
 
+    /// The `search_key` table alone (as schema 2 made it; a fresh store adds ``searchGramSchema``).
+    static let searchKeySchema = """
+        CREATE TABLE search_key (
+            poster_id INTEGER PRIMARY KEY REFERENCES poster(id) ON DELETE CASCADE,
+            key TEXT NOT NULL
+        );
+        """
+
     /// Records a poster's key and tokens (inside its transaction).
     func indexSearch(id: Int64, _ search: SearchRecord) throws {
         try db.statement("INSERT INTO search_key (poster_id, key) VALUES (?, ?)").bind(id, search.key).run()
@@ -73,13 +81,40 @@ extension SQLiteSession {
         INSERT INTO search_gram (search_gram, rank) VALUES ('automerge', 16);
         """
 
+    /// The index as schema 6 defines it: schema 2's table without FTS5's per-document size
+    /// row (`columnsize = 0`), with schema 3's buffer and schema 5's merge settings. Nothing
+    /// reads the sizes (they serve ranking functions, and search ranks by id or votes); not
+    /// writing them made inserting a poster's tokens about 10 % cheaper (docs/benchmarks.md).
+    /// Without the size table FTS5 cannot choose rowids itself: every insert gives the poster id.
+    static let searchGramSchema = """
+        CREATE VIRTUAL TABLE search_gram USING fts5(grams, tokenize = 'ascii', detail = 'none', content = '', columnsize = 0);
+        INSERT INTO search_gram (search_gram, rank) VALUES ('hashsize', 16777216);
+        INSERT INTO search_gram (search_gram, rank) VALUES ('automerge', 16);
+        """
+
+    /// Migration 6's SQL: the index table made again as ``searchGramSchema`` (FTS5 cannot
+    /// change `columnsize` in place), then refilled by ``reindexAllKeys(_:)``.
+    static let sizelessIndexSchema = "DROP TABLE search_gram;\n" + searchGramSchema
+
     /// Migration 3: indexes every stored key again with the current vocabulary.
+    /// The keys are read `slice` at a time, so a million posters' keys are never all in memory.
     @Sendable static func reindexAllKeys(_ db: Database) throws {
+        try reindexAllKeys(db, slice: 10_000)
+    }
+
+    static func reindexAllKeys(_ db: Database, slice size: Int) throws {
         let insert = try db.statement("INSERT INTO search_gram (rowid, grams) VALUES (?, ?)")
-        let keys = try db.statement("SELECT poster_id, key FROM search_key ORDER BY poster_id").map { ($0.int64(0), $0.text(1)) }
-        for (id, key) in keys {
-            insert.reset()
-            try insert.bind(id, SearchGrams.document(forKey: key)).run()
+        let slice = try db.statement("SELECT poster_id, key FROM search_key WHERE poster_id > ? ORDER BY poster_id LIMIT ?")
+        var last = Int64.min
+        while true {
+            slice.reset()
+            let keys = try slice.bind(last, size).map { ($0.int64(0), $0.text(1)) }
+            guard let end = keys.last?.0 else { return }
+            for (id, key) in keys {
+                insert.reset()
+                try insert.bind(id, SearchGrams.document(forKey: key)).run()
+            }
+            last = end
         }
     }
 

@@ -42,7 +42,7 @@ public final class SQLiteStore: StoreBackend {
         }
         if create { try FileSystem.makeFolders(folder) }
         self.readers = SQLitePool(size: readers)
-        self.changeSource = SQLiteChangeSource(path: path)
+        self.changeSource = SQLiteChangeSource(path: path, folder: folder, databaseName: "tenbin.sqlite")
         self.connections = Locked(nil)
         if create || FileSystem.exists(path) { _ = try open(creating: create) }
     }
@@ -83,6 +83,8 @@ public final class SQLiteStore: StoreBackend {
                 // of a manifest import's time went to read() calls). The cache grows only as
                 // pages are used.
                 try database.execute("PRAGMA cache_size = -\(Self.writerCacheKiB)")
+                // Commits leave copying the WAL into the database to another thread.
+                database.checkpointInBackground()
             }
             return Connections(writer: Locked(database), readOnly: readOnly)
         } catch let error as SQLiteError {
@@ -104,11 +106,13 @@ public final class SQLiteStore: StoreBackend {
     public func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {
         guard let connections = try open() else { throw StoreError(.missing, at: folder) }
         if connections.readOnly { throw StoreError(.readOnly, at: folder) }
-        return try connections.writer.withLock { database in
+        let value = try connections.writer.withLock { database in
             try translatingErrors {
                 try database.transaction(immediate: true) { try body(SQLiteSession(database)) }
             }
         }
+        changeSource.committed()
+        return value
     }
 
     public var changes: any ChangeSource { changeSource }

@@ -108,7 +108,16 @@ extension Int64: SQLValue {
 extension String: SQLValue {
     func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         // The length is given, not -1: text with a NUL character is stored whole, not cut there.
-        sqlite3_bind_text(statement, index, self, Int32(utf8.count), tb_sqlite_transient())
+        // The bytes are lent in place (no C-string copy); SQLite copies them (transient).
+        var text = self
+        return text.withUTF8 { bytes in
+            guard let start = bytes.baseAddress, !bytes.isEmpty else {
+                return sqlite3_bind_text(statement, index, "", 0, tb_sqlite_transient())
+            }
+            return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                sqlite3_bind_text(statement, index, $0, Int32(bytes.count), tb_sqlite_transient())
+            }
+        }
     }
 }
 

@@ -16,6 +16,7 @@ enum PostgresBenchmark {
             return
         }
         if let loaded = PostgresScaleBenchmark.loadedDatabase {
+            if let call = PostgresScaleBenchmark.profiled { return try PostgresScaleBenchmark.profile(context, url: loaded, call: call) }
             try PostgresScaleBenchmark.latency(context, server: server, loaded: loaded)
             return
         }

@@ -20,6 +20,11 @@ enum PostgresScaleBenchmark {
     /// on it (no votes, no copy, no import): for iterating on the reads.
     static let loadedDatabase = ProcessInfo.processInfo.environment["TENBIN_BENCH_PG_SCALE_URL"].flatMap { $0.isEmpty ? nil : $0 }
 
+    /// `$TENBIN_BENCH_PG_PROFILE` (`page`, `popular` or `search`, with
+    /// ``loadedDatabase``): that call alone in a loop on PostgreSQL, for a profiler, printing
+    /// its wall and client CPU time per call.
+    static let profiled = ProcessInfo.processInfo.environment["TENBIN_BENCH_PG_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
+
     static func run(_ context: BenchContext, server: String) throws {
         try latency(context, server: server)
         print()
@@ -86,6 +91,11 @@ enum PostgresScaleBenchmark {
         }
         let floor = try roundTrip(url)
         table.add("one round trip: prepared SELECT 1 (libpq)", "", "", Format.ms(floor.median), Format.ms(floor.percentile(99)), "", "")
+        if let pgbench = try? pgbenchLatency(url: url, sql: newestPage) {
+            table.add(
+                "page of 20, new: its statement run by pgbench", "", "", Format.ms(pgbench.median), Format.ms(pgbench.percentile(99)), "",
+                "")
+        }
         let board = "Board: the search section's generated store (\(built.map { String(format: "built in %.0f s", $0) } ?? "cached")); "
         if loaded == nil {
             print(
@@ -104,9 +114,50 @@ enum PostgresScaleBenchmark {
             In-process Board calls on each backend, PostgreSQL through libpq over TCP to 127.0.0.1 (a
             pool of 2). Pages: 200 timed calls each; searches: \(queriesPerKind) queries per kind (the search
             section's generator), 20 newest matches with hashtags, each timed once. "answers" compares
-            every id returned by both. Aim: PostgreSQL within 2× of SQLite. The last row is the floor: one
-            round trip through libpq to the same server, no table touched.
+            every id returned by both. Aim: PostgreSQL within 2× of SQLite. The last rows are floors: one
+            round trip through libpq to the same server, no table touched; and the newest page's
+            statement run by pgbench (the server's work and a round trip, no decoding).
             """)
+    }
+
+    /// ``profiled``'s loop: each call on PostgreSQL alone, then its wall and client CPU time.
+    static func profile(_ context: BenchContext, url: String, call: String) throws {
+        let blobs = try context.freshFolder("postgres-scale")
+        let store = try PostgresStore(url: url, poolSize: 2)
+        let board = Board(Board.Configuration(storePath: blobs), store: store, blobs: BlobStore(root: blobs + "/blobs"))
+        var random = Random(seed: 7)
+        let queries = (0..<100).map { _ in SearchBenchmark.QueryKind.one.query(&random) }
+        var index = 0
+        let body: () throws -> Void =
+            switch call {
+            case "popular": { _ = try board.posters(order: .popular, limit: 20) }
+            case "search":
+                {
+                    index += 1
+                    _ = try board.search(query: queries[index % queries.count])
+                }
+            default: { _ = try board.posters(order: .new, limit: 20) }
+            }
+        let calls = call == "search" ? 2_000 : 20_000
+        var wall = Samples()
+        for _ in 0..<200 { _ = try timed(&wall) { try body() } }
+        wall = Samples()
+        let start = cpuSeconds()
+        for _ in 0..<calls { _ = try timed(&wall) { try body() } }
+        let end = cpuSeconds()
+        func microseconds(_ seconds: Double) -> String { String(format: "%.1f µs", seconds * 1e6) }
+        print(
+            "\(call): \(calls) calls, wall median \(microseconds(wall.median)), p90 \(microseconds(wall.percentile(90))); "
+                + "client CPU a call: user \(microseconds((end.user - start.user) / Double(calls))), "
+                + "system \(microseconds((end.system - start.system) / Double(calls)))")
+    }
+
+    /// This process's CPU time so far, in user mode and in the kernel.
+    private static func cpuSeconds() -> (user: Double, system: Double) {
+        var usage = rusage()
+        _ = getrusage(RUSAGE_SELF.rawValue, &usage)  // cannot fail for RUSAGE_SELF
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return (seconds(usage.ru_utime), seconds(usage.ru_stime))
     }
 
     /// The floor under every PostgreSQL row: one round trip through libpq to the same server,
@@ -117,6 +168,38 @@ enum PostgresScaleBenchmark {
         for _ in 0..<200 { _ = try timed(&warm) { try connection.queryPrepared("SELECT 1") } }
         var times = Samples()
         for _ in 0..<2_000 { _ = try timed(&times) { try connection.queryPrepared("SELECT 1") } }
+        return times
+    }
+
+    /// The statement of a page of the 20 newest posters, as tenbin's PostgreSQL backend sends it.
+    private static let newestPage = """
+        SELECT p.id, p.contents, p.good1, p.good2, p.created_at, b1.digest, b1.format, b1.width, b1.height, b1.bytes,
+        b2.digest, b2.format, b2.width, b2.height, b2.bytes, p.hashtags
+        FROM poster p JOIN blob b1 ON b1.digest = p.image1 JOIN blob b2 ON b2.digest = p.image2 ORDER BY p.id DESC LIMIT 20;
+        """
+
+    /// Latencies of `sql` run by pgbench (one client, prepared, 2,000 times after 200): the
+    /// server's work and the round trip, without tenbin's client (rows come in text and are
+    /// not decoded).
+    private static func pgbenchLatency(url: String, sql: String) throws -> Samples {
+        let folder = NSTemporaryDirectory() + "tenbin-pgbench-latency-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try sql.write(toFile: folder + "/page.sql", atomically: true, encoding: .utf8)
+        let pgbench = "/usr/lib/postgresql/15/bin/pgbench -n -M prepared -c 1 -f page.sql"
+        _ = try Shell.shell("cd '\(folder)' && \(pgbench) -t 200 '\(url)' > /dev/null 2>&1")
+        let run = try Shell.shell("cd '\(folder)' && \(pgbench) -t 2000 -l --log-prefix=latency '\(url)' > /dev/null 2>&1")
+        guard run.status == 0 else { throw BenchError("pgbench exited \(run.status)") }
+        // One line a transaction: client, transaction number, latency in microseconds, …
+        var times = Samples()
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasPrefix("latency") {
+            let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                let fields = line.split(separator: " ")
+                if fields.count > 2, let microseconds = Double(fields[2]) { times.add(microseconds / 1e6) }
+            }
+        }
+        guard !times.values.isEmpty else { throw BenchError("pgbench logged no latencies") }
         return times
     }
 

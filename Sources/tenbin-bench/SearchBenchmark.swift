@@ -103,9 +103,9 @@ enum SearchBenchmark {
 
     /// A store of `size` generated posters, built once and cached in the scratch folder.
     static func store(size: Int, context: BenchContext) throws -> (path: String, buildSeconds: Double?) {
-        let path = "\(context.scratch)/search-store-\(size)-v5"
+        let path = "\(context.scratch)/search-store-\(size)-v6"
         if FileManager.default.fileExists(atPath: "\(path)/complete") { return (path, nil) }
-        let folder = try context.freshFolder("search-store-\(size)-v5")
+        let folder = try context.freshFolder("search-store-\(size)-v6")
         let store = try SQLiteStore(folder: folder, create: true)
         // Two small real images, their files in the store, so the store passes `tenbin check`
         // and `tenbin copy` can copy it (the postgres section does).

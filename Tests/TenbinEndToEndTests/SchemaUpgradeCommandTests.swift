@@ -62,8 +62,19 @@ import Testing
         CREATE INDEX poster_identity ON poster(image1, image2, contents);
         """
 
+    /// Schema 5's index table kept FTS5's per-document sizes: today's made again that way
+    /// (empty: migration 6 refills it from the stored keys, so an upgrade that did not would
+    /// find nothing).
+    static let sizedIndex = """
+        DROP TABLE search_gram;
+        CREATE VIRTUAL TABLE search_gram USING fts5(grams, tokenize = 'ascii', detail = 'none', content = '');
+        INSERT INTO search_gram (search_gram, rank) VALUES ('hashsize', 16777216);
+        INSERT INTO search_gram (search_gram, rank) VALUES ('automerge', 16);
+        """
+
     /// The SQL that turns today's database into one at `version`.
     static func downgrade(to version: Int) -> String {
+        if version == 5 { return "BEGIN;\n" + sizedIndex + "\nPRAGMA user_version = 5;\nCOMMIT;\n" }
         if version == 4 { return "BEGIN;\n" + contentsIdentity + "\nPRAGMA user_version = 4;\nCOMMIT;\n" }
         var sql = "PRAGMA foreign_keys = OFF;\nBEGIN;\n" + digestReferences
         if version <= 2 {
@@ -113,7 +124,7 @@ import Testing
         let expected = try answers(store)
         #expect(expected.count == 27)
 
-        for version in 1...4 {
+        for version in 1...5 {
             let old = "\(reference.path)/schema-\(version)"
             try FileManager.default.copyItem(atPath: store, toPath: old)
             let rewrite = try Shell.capture(["sqlite3", "\(old)/tenbin.sqlite", Self.downgrade(to: version)])
@@ -121,16 +132,17 @@ import Testing
             let before = try Shell.capture([
                 "sqlite3", "\(old)/tenbin.sqlite", "PRAGMA user_version; SELECT typeof(image1) FROM poster LIMIT 1;",
             ])
-            #expect(before.stdout == "\(version)\n\(version == 4 ? "integer" : "text")\n")
+            #expect(before.stdout == "\(version)\n\(version >= 4 ? "integer" : "text")\n")
 
             let check = try Tenbin.run(["check", "--json"], store: old)
             #expect(check.status == 0, "schema \(version): \(check.stdout) \(check.stderr)")
             #expect(check.stdout.contains(#""ok": true"#), "schema \(version): \(check.stdout)")
             let after = try Shell.capture([
                 "sqlite3", "\(old)/tenbin.sqlite",
-                "PRAGMA user_version; SELECT typeof(image1) FROM poster LIMIT 1; SELECT count(*) FROM poster WHERE contents_hash = 0;",
+                "PRAGMA user_version; SELECT typeof(image1) FROM poster LIMIT 1; SELECT count(*) FROM poster WHERE contents_hash = 0;"
+                    + " SELECT count(*) FROM sqlite_schema WHERE name = 'search_gram_docsize';",
             ])
-            #expect(after.stdout == "5\ninteger\n0\n", "schema \(version) upgraded in place")
+            #expect(after.stdout == "6\ninteger\n0\n0\n", "schema \(version) upgraded in place")
             #expect(try answers(old) == expected, "schema \(version)")
             let gc = try Tenbin.run(["gc", "--json"], store: old)
             #expect(gc.stdout.contains(#""removedBlobs": 0"#), "schema \(version): \(gc.stdout)")

@@ -57,5 +57,10 @@ import Testing
         #expect(Digest(hex: String(repeating: "A", count: 64)) == nil)
         #expect(Digest(hex: String(repeating: "a", count: 63)) == nil)
         #expect(Digest(hex: String(repeating: "g", count: 64)) == nil)
+        // Each character just outside the digit and letter ranges (a two-byte one too), last.
+        for outside in ["/", ":", "`", "g", "F", "é"] {
+            #expect(Digest(hex: String(repeating: "0", count: 64 - outside.utf8.count) + outside) == nil)
+        }
+        #expect(Digest(hex: String(repeating: "0123456789abcdef", count: 4)) != nil)
     }
 }

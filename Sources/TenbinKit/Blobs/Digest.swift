@@ -7,9 +7,17 @@ public struct Digest: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Accepts exactly 64 lowercase hexadecimal digits.
     public init?(hex: String) {
-        guard hex.utf8.count == 64, hex.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) })
+        // Every page read checks two digests a poster: a plain loop over the contiguous bytes
+        // (the usual case) instead of a closure per character.
+        guard hex.utf8.count == 64,
+            hex.utf8.withContiguousStorageIfAvailable(Self.isLowercaseHex) ?? Self.isLowercaseHex(Array(hex.utf8))
         else { return nil }
         self.hex = hex
+    }
+
+    private static func isLowercaseHex<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
+        for byte in bytes where byte &- 48 >= 10 && byte &- 97 >= 6 { return false }
+        return true
     }
 
     /// The SHA-256 of `bytes`, computed by libcrypto (which uses the CPU's SHA instructions).

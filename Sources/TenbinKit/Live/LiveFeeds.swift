@@ -5,19 +5,26 @@
 public final class LiveFeeds: Sendable {
     /// How the source waits for changes.
     public struct Options: Sendable {
-        /// How often a polling backend looks for commits.
+        /// How often the change source looks for commits nobody told it of (a polling
+        /// backend finds every commit this way).
         public var interval: Duration
+        /// The least time between two re-reads of the feeds: a change after a quiet spell is
+        /// read at once, and under a stream of commits the feeds are re-read (and their
+        /// events sent) at most once per `spacing`.
+        public var spacing: Duration
         /// The clock polling sleeps on (tests pass a virtual one).
         public var clock: any Clock<Duration>
         /// Told of each step, for tests and benchmarks.
         public var monitor: (@Sendable (Event) -> Void)?
 
-        /// Options polling every `interval` of `clock`.
+        /// Options looking for commits every `interval` of `clock`, re-reading the feeds at
+        /// most once per `spacing`.
         public init(
-            interval: Duration = .milliseconds(50), clock: any Clock<Duration> = ContinuousClock(),
-            monitor: (@Sendable (Event) -> Void)? = nil
+            interval: Duration = .milliseconds(50), spacing: Duration = .milliseconds(50),
+            clock: any Clock<Duration> = ContinuousClock(), monitor: (@Sendable (Event) -> Void)? = nil
         ) {
             self.interval = interval
+            self.spacing = spacing
             self.clock = clock
             self.monitor = monitor
         }
@@ -168,12 +175,20 @@ public final class LiveFeeds: Sendable {
     /// Waits for changes and hands them out until cancelled or the source fails.
     private func run() async {
         defer { options.monitor?(.stopped) }
+        // Under a test's virtual clock, ticks alone pace the reads.
+        let realTime = options.clock is ContinuousClock || options.clock is SuspendingClock
+        var lastRefresh: ContinuousClock.Instant?
         while !Task.isCancelled {
             guard let version = state.withLock({ $0.version }) else { return }
             do {
                 let next = try await store.changes.nextChange(after: version, interval: options.interval, clock: options.clock)
+                if realTime, let lastRefresh, ContinuousClock.now < lastRefresh + options.spacing {
+                    // The read after the pause sees every commit made meanwhile too.
+                    try await ContinuousClock().sleep(until: lastRefresh + options.spacing)
+                }
                 try Task.checkCancellation()
                 options.monitor?(.changed)
+                lastRefresh = ContinuousClock.now
                 try refresh(version: next)
             } catch {
                 if Task.isCancelled || error is CancellationError { return }

@@ -67,7 +67,7 @@ import Testing
         }
         let board = try store.board(create: false)
         let db = try Database(path: "\(store.path)/tenbin.sqlite", mode: .readWrite)
-        #expect(try Migrations.version(of: db) == 5)
+        #expect(try Migrations.version(of: db) == Migrations.steps.count)
         let hashes = try db.statement("SELECT contents, contents_hash FROM poster ORDER BY id").map { ($0.text(0), $0.int64(1)) }
         #expect(hashes.map(\.1) == hashes.map { ContentsHash.of($0.0) })
         let again = ["third", "一", "new"].map { NewPoster(contents: $0, hashtags: [], images: images) }

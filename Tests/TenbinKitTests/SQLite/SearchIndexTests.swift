@@ -54,6 +54,19 @@ import Testing
         #expect(try s.ids("どっち") == [font, cat])
     }
 
+    @Test func reindexingEveryKeyInSlicesIndexesEveryPoster() throws {
+        let s = try SearchStore()
+        let ids = try s.add((1...25).map { ("猫 poster \($0)", []) })
+        let writer = try #require(try s.store.open()).writer
+        try writer.withLock { db in
+            try db.execute("INSERT INTO search_gram (search_gram) VALUES ('delete-all')")
+            #expect(try s.ids("猫").isEmpty)
+            try SQLiteSession.reindexAllKeys(db, slice: 7)  // 7 + 7 + 7 + 4, then an empty slice
+        }
+        #expect(try s.ids("猫") == ids.reversed())
+        #expect(try s.ids("poster 25") == [ids[24]])
+    }
+
     @Test func oneAndTwoCharacterWordsWork() throws {
         let s = try SearchStore()
         let tokyo = try s.add("東京タワーとスカイツリー", ["夜景"])

@@ -1,0 +1,62 @@
+import Dispatch
+import TenbinKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Tells when some process writes, creates or moves in one of a few named files of a folder
+/// (Linux inotify): how a SQLite change source hears another process's commit as the commit
+/// writes the write-ahead log, instead of at its next tick.
+///
+/// Watching costs one inotify instance and a dispatch read source; nothing runs between
+/// writes. Writes through a shared memory mapping are not reported, nor (on most network file
+/// systems) writes by another machine: the change source's ticks still find those.
+final class FileWriteWatch: Sendable {
+    // The read source, kept under a lock only so the class is Sendable; set once in init.
+    private let source: Locked<any DispatchSourceRead>
+
+    /// Watches `names` in `folder`, calling `written` (on a dispatch queue) after each batch of
+    /// writes to any of them; nil when the folder cannot be watched (it does not exist, or the
+    /// process has no inotify instance left).
+    init?(folder: String, names: Set<String>, written: @escaping @Sendable () -> Void) {
+        let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard descriptor >= 0 else { return nil }
+        let mask = UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO)
+        guard inotify_add_watch(descriptor, folder, mask) >= 0 else {
+            _ = close(descriptor)  // nothing to do if closing an unused descriptor fails
+            return nil
+        }
+        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .global())
+        let names = Set(names.map { Array($0.utf8) })
+        source.setEventHandler {
+            if Self.drain(descriptor, naming: names) { written() }
+        }
+        source.setCancelHandler { _ = close(descriptor) }
+        source.resume()
+        self.source = Locked(source)
+    }
+
+    deinit {
+        source.withLock { $0.cancel() }
+    }
+
+    /// Reads every pending event; whether one of them names a file of `names`.
+    private static func drain(_ descriptor: Int32, naming names: Set<[UInt8]>) -> Bool {
+        var named = false
+        // Room for many events; each is a 16-byte header and its name, padded.
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { return named }  // EAGAIN: drained (errors leave the ticks to it)
+            var offset = 0
+            let header = MemoryLayout<inotify_event>.size
+            while offset + header <= count {
+                let length = buffer.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)) }
+                let name = buffer[(offset + header)..<min(count, offset + header + length)].prefix { $0 != 0 }
+                if names.contains(Array(name)) { named = true }
+                offset += header + length
+            }
+        }
+    }
+}

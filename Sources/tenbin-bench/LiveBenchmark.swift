@@ -53,7 +53,8 @@ enum LiveBenchmark {
 
         var cpu = Table("idle for \(Int(idleSeconds)) s", "CPU per minute", "share of one core", "ratio")
         cpu.add("sqlite3 PRAGMA data_version every 50 ms (shell loop)", Format.ms(naive * 60), percent(naive), Format.ratio(1))
-        cpu.add("tenbin watch --json (woken by commits, ticks every 50 ms)", Format.ms(idle * 60), percent(idle), Format.ratio(idle / naive))
+        cpu.add(
+            "tenbin watch --json (woken by commits, ticks every 50 ms)", Format.ms(idle * 60), percent(idle), Format.ratio(idle / naive))
         cpu.print()
         print("\nCPU time from /proc/PID/schedstat (the loop's from /proc/PID/stat, children included). Aim: under 1% of a core.")
         print("Idle watcher resident memory: \(Format.mb(rss)).\n")

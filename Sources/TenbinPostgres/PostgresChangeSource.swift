@@ -46,7 +46,7 @@ final class PostgresChangeSource: ChangeSource {
 
     func nextChange(after version: StoreVersion, interval: Duration, clock: any Clock<Duration>) async throws -> StoreVersion {
         startListening()
-        let realTime = clock is ContinuousClock || clock is SuspendingClock
+        let realTime = ChangeSignal.wakes(on: clock)
         state.withLock { $0.pushWakes = realTime }
         while true {
             if let moved = moved(from: version) { return moved }

@@ -78,7 +78,7 @@ final class PostgresSession: StoreWriting {
                 parameters += [.integer(after.votes), .int(after.id)]
             }
         }
-        var tail = " ORDER BY \(PostgresStore.orderBy(order)) LIMIT \(min(limit, Int(Int32.max)))"
+        var tail = PostgresStore.pageTail(order: order, limit: limit)
         if offset > 0 {
             parameters.append(.integer(offset))
             tail += " OFFSET $\(parameters.count)"

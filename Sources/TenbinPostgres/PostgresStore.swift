@@ -221,6 +221,18 @@ public final class PostgresStore: StoreBackend {
         """
     }
 
+    /// The statement of a feed's first page of `limit` posters (no cursor, no offset), as
+    /// ``PostgresSession/page(order:after:offset:limit:)`` sends it: the benchmark runs it
+    /// through pgbench as the floor under a page.
+    public static func firstPageStatement(order: FeedOrder, limit: Int) -> String {
+        posterColumns + pageTail(order: order, limit: limit)
+    }
+
+    /// A page's ORDER BY and LIMIT: the limit is written into the text (see ``PostgresSession``).
+    static func pageTail(order: FeedOrder, limit: Int) -> String {
+        " ORDER BY \(orderBy(order)) LIMIT \(min(limit, Int(Int32.max)))"
+    }
+
     /// The ORDER BY of a feed order; popular's expression matches the `poster_popular` index.
     static func orderBy(_ order: FeedOrder) -> String {
         order == .new ? "p.id DESC" : "(p.good1 + p.good2) DESC, p.id DESC"

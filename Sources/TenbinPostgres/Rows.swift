@@ -17,14 +17,11 @@ public final class Rows {
     init(_ result: OpaquePointer) {
         self.result = result
         self.count = Int(PQntuples(result))
-        var changes = 0
         // PQcmdTuples: the count's digits, or an empty string for a statement without one.
-        var digit = PQcmdTuples(result)!
-        while digit.pointee >= CChar(UInt8(ascii: "0")) && digit.pointee <= CChar(UInt8(ascii: "9")) {
-            changes = changes &* 10 &+ Int(digit.pointee - CChar(UInt8(ascii: "0")))
-            digit += 1
-        }
-        self.changes = changes
+        let digits = UnsafeRawPointer(PQcmdTuples(result)!).assumingMemoryBound(to: UInt8.self)
+        var length = 0
+        while digits[length] != 0 { length += 1 }
+        self.changes = Int(Self.decimal(UnsafeBufferPointer(start: digits, count: length)))
     }
 
     deinit {
@@ -71,13 +68,16 @@ public final class Rows {
             default: return 0
             }
         }
-        var value: Int64 = 0
-        var index = 0
+        return Self.decimal(bytes)
+    }
+
+    /// A decimal integer's text, optionally negative; parsing stops at the first non-digit.
+    private static func decimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64 {
         let negative = bytes.first == UInt8(ascii: "-")
-        if negative { index = 1 }
-        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
-            value = value &* 10 &+ Int64(bytes[index] - UInt8(ascii: "0"))
-            index += 1
+        var value: Int64 = 0
+        for byte in bytes.dropFirst(negative ? 1 : 0) {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { break }
+            value = value &* 10 &+ Int64(byte - UInt8(ascii: "0"))
         }
         return negative ? -value : value
     }

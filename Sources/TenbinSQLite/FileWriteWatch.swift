@@ -5,8 +5,8 @@ import TenbinKit
     import Glibc
 #endif
 
-/// Tells when some process writes, creates or moves in one of a few named files of a folder
-/// (Linux inotify): how a SQLite change source hears another process's commit as the commit
+/// Tells when some process writes, creates or moves in one named file of a folder (Linux
+/// inotify): how a SQLite change source hears another process's commit as the commit
 /// writes the write-ahead log, instead of at its next tick.
 ///
 /// Watching costs one inotify instance and a dispatch read source; nothing runs between
@@ -16,10 +16,10 @@ final class FileWriteWatch: Sendable {
     // The read source, kept under a lock only so the class is Sendable; set once in init.
     private let source: Locked<any DispatchSourceRead>
 
-    /// Watches `names` in `folder`, calling `written` (on a dispatch queue) after each batch of
-    /// writes to any of them; nil when the folder cannot be watched (it does not exist, or the
-    /// process has no inotify instance left).
-    init?(folder: String, names: Set<String>, written: @escaping @Sendable () -> Void) {
+    /// Watches the file `name` in `folder` (the file need not exist yet), calling `written`
+    /// (on a dispatch queue) after each batch of writes to it; nil when the folder cannot be
+    /// watched (it does not exist, or the process has no inotify instance left).
+    init?(folder: String, name: String, written: @escaping @Sendable () -> Void) {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { return nil }
         let mask = UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO)
@@ -28,9 +28,9 @@ final class FileWriteWatch: Sendable {
             return nil
         }
         let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .global())
-        let names = Set(names.map { Array($0.utf8) })
+        let name = Array(name.utf8)
         source.setEventHandler {
-            if Self.drain(descriptor, naming: names) { written() }
+            if Self.drain(descriptor, naming: name) { written() }
         }
         source.setCancelHandler { _ = close(descriptor) }
         source.resume()
@@ -41,20 +41,20 @@ final class FileWriteWatch: Sendable {
         source.withLock { $0.cancel() }
     }
 
-    /// Reads every pending event; whether one of them names a file of `names`.
-    private static func drain(_ descriptor: Int32, naming names: Set<[UInt8]>) -> Bool {
-        var named = false
+    /// Reads every pending event; whether one of them names the file `name`.
+    private static func drain(_ descriptor: Int32, naming name: [UInt8]) -> Bool {
+        var found = false
         // Room for many events; each is a 16-byte header and its name, padded.
         var buffer = [UInt8](repeating: 0, count: 8192)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            guard count > 0 else { return named }  // EAGAIN: drained (errors leave the ticks to it)
+            guard count > 0 else { return found }  // EAGAIN: drained (errors leave the ticks to it)
             var offset = 0
             let header = MemoryLayout<inotify_event>.size
             while offset + header <= count {
                 let length = buffer.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)) }
-                let name = buffer[(offset + header)..<min(count, offset + header + length)].prefix { $0 != 0 }
-                if names.contains(Array(name)) { named = true }
+                let named = buffer[(offset + header)..<min(count, offset + header + length)].prefix { $0 != 0 }
+                if named.elementsEqual(name) { found = true }
                 offset += header + length
             }
         }

@@ -10,25 +10,24 @@ import TenbinKit
 /// The version is looked at when something says a commit may have happened, and on every
 /// tick in case nothing did: this process's writer signals after each of its commits, and a
 /// ``FileWriteWatch`` on the store folder signals when any process writes the write-ahead log
-/// (or creates the database). A log write comes before the commit it belongs to is visible, so
+/// (every commit does, the first one of a new store included). A log write comes before the commit it belongs to is visible, so
 /// after a signal that shows nothing yet the version is looked at again soon (2, 4, 8 … ms up
 /// to the tick). Under a clock other than the real ones (a test's virtual clock, which its
 /// caller drives) signals wake nobody: only ticks find changes.
 final class SQLiteChangeSource: ChangeSource {
     private let path: String
     private let folder: String
-    private let databaseName: String
     // The connection is used only inside this lock.
     private let connection = Locked<Database?>(nil)
-    /// Moved by this process's commits and by writes to the database files.
+    /// Moved by this process's commits and by writes to the write-ahead log.
     private let signal = ChangeSignal()
     /// The watch on the folder once one was tried: nil inside when it could not be made.
     private let watch = Locked<FileWriteWatch??>(nil)
 
-    init(path: String, folder: String, databaseName: String) {
+    /// The change source of the database at `path`, in `folder`.
+    init(path: String, folder: String) {
         self.path = path
         self.folder = folder
-        self.databaseName = databaseName
     }
 
     /// This process committed: feeds waiting on the store look at once.
@@ -41,8 +40,9 @@ final class SQLiteChangeSource: ChangeSource {
     private func startWatching() {
         watch.withLock { watch in
             guard watch == nil else { return }
-            let names: Set = [databaseName, databaseName + "-wal"]
-            watch = .some(FileWriteWatch(folder: folder, names: names) { [signal] in signal.signal() })
+            // SQLite's log is the database file's name with "-wal".
+            let log = String(path.split(separator: "/").last ?? "") + "-wal"
+            watch = .some(FileWriteWatch(folder: folder, name: log) { [signal] in signal.signal() })
         }
     }
 
@@ -59,7 +59,7 @@ final class SQLiteChangeSource: ChangeSource {
     }
 
     func nextChange(after version: StoreVersion, interval: Duration, clock: any Clock<Duration>) async throws -> StoreVersion {
-        guard clock is ContinuousClock || clock is SuspendingClock else {
+        guard ChangeSignal.wakes(on: clock) else {
             while true {
                 try await clock.sleep(for: interval)
                 let now = try currentVersion()

@@ -42,7 +42,7 @@ public final class SQLiteStore: StoreBackend {
         }
         if create { try FileSystem.makeFolders(folder) }
         self.readers = SQLitePool(size: readers)
-        self.changeSource = SQLiteChangeSource(path: path, folder: folder, databaseName: "tenbin.sqlite")
+        self.changeSource = SQLiteChangeSource(path: path, folder: folder)
         self.connections = Locked(nil)
         if create || FileSystem.exists(path) { _ = try open(creating: create) }
     }

@@ -18,11 +18,11 @@ enum ImportFloor {
         for _ in 0..<3 {
             records.removeAll(keepingCapacity: true)
             // CPU time of this thread, not wall time: other processes on the machine do not count.
-            let start = threadCPUSeconds()
+            let start = ReencodeBenchmark.threadCPU()
             for (contents, hashtags) in texts {
                 records.append(SearchRecord(contents: contents, hashtags: Hashtags.normalize(hashtags)))
             }
-            coreSeconds.add(threadCPUSeconds() - start)
+            coreSeconds.add(ReencodeBenchmark.threadCPU() - start)
         }
         let tokens = records.reduce(0) { $0 + $1.document.utf8.reduce(1) { $1 == 0x20 ? $0 + 1 : $0 } }
         let folder = try context.freshFolder("import-floor")
@@ -49,14 +49,6 @@ enum ImportFloor {
             "\nOn two cores these two parts run side by side (reading thread, committing thread): whatever else an import does, "
                 + "it cannot pass \(Format.number(ceiling, digits: 0)) posters/s here, the slower of them. Median of 3 (core), one run each (FTS5)."
         )
-    }
-
-    /// The CPU time the calling thread has used, in seconds.
-    static func threadCPUSeconds() -> Double {
-        var time = timespec()
-        // CLOCK_THREAD_CPUTIME_ID on the calling thread cannot fail on Linux.
-        _ = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// Each line's contents and hashtags (the benchmark's manifest holds nothing else of text).

@@ -95,6 +95,9 @@ enum PostgresBenchmark {
         }
     }
 
+    /// Debian's pgbench (PostgreSQL 15's, as the test server is).
+    static let pgbenchPath = "/usr/lib/postgresql/15/bin/pgbench"
+
     /// pgbench's rate for one `UPDATE … + 1` per transaction, on the first of `ids` or a random one.
     static func pgbench(url: String, ids: [Int64]) throws -> Double {
         let script = NSTemporaryDirectory() + "tenbin-pgbench-\(getpid()).sql"
@@ -108,8 +111,7 @@ enum PostgresBenchmark {
             ? "UPDATE poster SET good1 = good1 + 1 WHERE id = \(ids[0]);\n"
             : "\\set id random(\(ids.min()!), \(ids.max()!))\nUPDATE poster SET good1 = good1 + 1 WHERE id = :id;\n"
         try sql.write(toFile: script, atomically: true, encoding: .utf8)
-        let pgbench = "/usr/lib/postgresql/15/bin/pgbench"
-        _ = try Shell.shell("\(pgbench) -n -c \(clients) -j 2 -T \(Int(seconds)) -f \(script) '\(url)' > \(output) 2>&1")
+        _ = try Shell.shell("\(pgbenchPath) -n -c \(clients) -j 2 -T \(Int(seconds)) -f \(script) '\(url)' > \(output) 2>&1")
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("tps = ") }),
             let value = Double(line.dropFirst(6).split(separator: " ").first ?? "")

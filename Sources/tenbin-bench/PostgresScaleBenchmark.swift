@@ -91,7 +91,7 @@ enum PostgresScaleBenchmark {
         }
         let floor = try roundTrip(url)
         table.add("one round trip: prepared SELECT 1 (libpq)", "", "", Format.ms(floor.median), Format.ms(floor.percentile(99)), "", "")
-        if let pgbench = try? pgbenchLatency(url: url, sql: newestPage) {
+        if let pgbench = try? pgbenchLatency(url: url, sql: PostgresStore.firstPageStatement(order: .new, limit: 20)) {
             table.add(
                 "page of 20, new: its statement run by pgbench", "", "", Format.ms(pgbench.median), Format.ms(pgbench.percentile(99)), "",
                 "")
@@ -171,13 +171,6 @@ enum PostgresScaleBenchmark {
         return times
     }
 
-    /// The statement of a page of the 20 newest posters, as tenbin's PostgreSQL backend sends it.
-    private static let newestPage = """
-        SELECT p.id, p.contents, p.good1, p.good2, p.created_at, b1.digest, b1.format, b1.width, b1.height, b1.bytes,
-        b2.digest, b2.format, b2.width, b2.height, b2.bytes, p.hashtags
-        FROM poster p JOIN blob b1 ON b1.digest = p.image1 JOIN blob b2 ON b2.digest = p.image2 ORDER BY p.id DESC LIMIT 20;
-        """
-
     /// Latencies of `sql` run by pgbench (one client, prepared, 2,000 times after 200): the
     /// server's work and the round trip, without tenbin's client (rows come in text and are
     /// not decoded).
@@ -185,8 +178,9 @@ enum PostgresScaleBenchmark {
         let folder = NSTemporaryDirectory() + "tenbin-pgbench-latency-\(getpid())"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try sql.write(toFile: folder + "/page.sql", atomically: true, encoding: .utf8)
-        let pgbench = "/usr/lib/postgresql/15/bin/pgbench -n -M prepared -c 1 -f page.sql"
+        // pgbench ends a command, which may span lines, at its semicolon.
+        try (sql + ";\n").write(toFile: folder + "/page.sql", atomically: true, encoding: .utf8)
+        let pgbench = "\(PostgresBenchmark.pgbenchPath) -n -M prepared -c 1 -f page.sql"
         _ = try Shell.shell("cd '\(folder)' && \(pgbench) -t 200 '\(url)' > /dev/null 2>&1")
         let run = try Shell.shell("cd '\(folder)' && \(pgbench) -t 2000 -l --log-prefix=latency '\(url)' > /dev/null 2>&1")
         guard run.status == 0 else { throw BenchError("pgbench exited \(run.status)") }

@@ -87,8 +87,8 @@ enum ReencodeBenchmark {
         print("Median ratio: \(Format.ratio(ratios.median))")
     }
 
-    /// CPU seconds this thread has used.
-    private static func threadCPU() -> Double {
+    /// CPU seconds the calling thread has used.
+    static func threadCPU() -> Double {
         var time = timespec()
         _ = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)  // cannot fail for this clock
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9

@@ -50,7 +50,7 @@ final class ImportRun {
         )?
     /// Dry run only: posters that would have been added, to skip later identical ones.
     private var wouldAdd: Set<Board.ImportIdentity> = []
-    /// Where batches commit (see `CommitThread`).
+    /// Where batches commit (see `commit(_:on:ended:)`).
     private let commitQueue = DispatchQueue(label: "tenbin.import-commit")
 
     private(set) var report = ImportReport()
@@ -278,7 +278,7 @@ final class ImportRun {
                 posters.isEmpty ? [] : try board.commitImport(posters, records: records, images: images)
             }
             let queue = commitQueue
-            let task = Task.detached { try await CommitThread.run(work, on: queue, ended: ended) }
+            let task = Task.detached { try await ImportRun.commit(work, on: queue, ended: ended) }
             committing = (entries, task, ended)
         }
     }
@@ -331,14 +331,11 @@ final class ImportRun {
         lastProgress = now
         progress(ImportProgress(done: done, total: total, images: imagesRead, elapsed: now - started))
     }
-}
 
-/// An import's batches commit on a serial queue of their own, so that a commit's waits (for
-/// blob flushes, folder flushes, SQLite's lock) never hold one of the task pool's threads,
-/// which decode images.
-private enum CommitThread {
-    /// Runs `work` on `queue`; `ended` is set once it has returned or thrown.
-    static func run(
+    /// Runs a batch's commit on `queue`, the import's own serial queue, so that its waits (for
+    /// blob flushes, folder flushes, SQLite's lock) never hold one of the task pool's threads,
+    /// which decode images; `ended` is set once it has returned or thrown.
+    private static func commit(
         _ work: @escaping @Sendable () throws -> [PosterImportOutcome], on queue: DispatchQueue, ended: Locked<Bool>
     ) async throws -> [PosterImportOutcome] {
         try await withCheckedThrowingContinuation { continuation in

@@ -14,6 +14,12 @@ public final class ChangeSignal: Sendable {
     /// A signal that has not moved.
     public init() {}
 
+    /// Whether signals may wake a wait on `clock`: only on the real clocks. A test's virtual
+    /// clock is driven by its caller, and what a feed delivers then depends on its ticks alone.
+    public static func wakes(on clock: any Clock<Duration>) -> Bool {
+        clock is ContinuousClock || clock is SuspendingClock
+    }
+
     /// How often the signal has moved.
     public var count: Int64 { state.withLock { $0.count } }
 

@@ -176,7 +176,7 @@ public final class LiveFeeds: Sendable {
     private func run() async {
         defer { options.monitor?(.stopped) }
         // Under a test's virtual clock, ticks alone pace the reads.
-        let realTime = options.clock is ContinuousClock || options.clock is SuspendingClock
+        let realTime = ChangeSignal.wakes(on: options.clock)
         var lastRefresh: ContinuousClock.Instant?
         while !Task.isCancelled {
             guard let version = state.withLock({ $0.version }) else { return }

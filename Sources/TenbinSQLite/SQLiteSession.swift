@@ -125,9 +125,7 @@ struct SQLiteSession: StoreWriting {
 
     func posterIDs(image1: Digest, image2: Digest, contents: String) throws -> [Int64] {
         guard let first = try blobID(image1), let second = try blobID(image2) else { return [] }
-        return try db.statement(
-            "SELECT id FROM poster WHERE image1 = ? AND image2 = ? AND contents_hash = ? AND contents = ? ORDER BY id"
-        ).bind(first, second, ContentsHash.of(contents), contents).map { $0.int64(0) }
+        return try db.statement(Self.identityLookup).bind(first, second, ContentsHash.of(contents), contents).map { $0.int64(0) }
     }
 
     /// The integer id poster and upload rows reference a blob by (schema 4), if its row exists.
@@ -157,6 +155,15 @@ struct SQLiteSession: StoreWriting {
 
     // MARK: Writing
 
+    /// The statements a poster's insert runs (shared with the batch path, SQLiteSession+Import.swift).
+    static let posterInsert = "INSERT INTO poster (contents, contents_hash, created_at, image1, image2) VALUES (?, ?, ?, ?, ?)"
+    static let hashtagInsert = "INSERT INTO hashtag (poster_id, position, tag) VALUES (?, ?, ?)"
+    static let searchKeyInsert = "INSERT INTO search_key (poster_id, key) VALUES (?, ?)"
+    static let searchGramInsert = "INSERT INTO search_gram (rowid, grams) VALUES (?, ?)"
+    /// The posters with two images and contents (their hash, then the text itself).
+    static let identityLookup =
+        "SELECT id FROM poster WHERE image1 = ? AND image2 = ? AND contents_hash = ? AND contents = ? ORDER BY id"
+
     func lockBlobs(_ digests: [Digest]) throws {
         // Nothing to do: every write transaction is BEGIN IMMEDIATE, which already excludes
         // every other writer of every process until it ends.
@@ -176,7 +183,7 @@ struct SQLiteSession: StoreWriting {
             // What the foreign key refused before blob ids: the caller inserts blob rows first.
             throw SQLiteError(code: 787, message: "a poster's image has no blob row")
         }
-        try db.statement("INSERT INTO poster (contents, contents_hash, created_at, image1, image2) VALUES (?, ?, ?, ?, ?)")
+        try db.statement(Self.posterInsert)
             .bind(poster.contents, ContentsHash.of(poster.contents), createdAt.secondsSince1970, image1, image2).run()
         let id = db.lastInsertedRowID
         try insertHashtags(poster.hashtags, of: id)
@@ -186,7 +193,7 @@ struct SQLiteSession: StoreWriting {
 
     func insertHashtags(_ hashtags: [String], of id: Int64) throws {
         for (position, tag) in hashtags.enumerated() {
-            try db.statement("INSERT INTO hashtag (poster_id, position, tag) VALUES (?, ?, ?)").bind(id, position, tag).run()
+            try db.statement(Self.hashtagInsert).bind(id, position, tag).run()
         }
     }
 

@@ -29,8 +29,8 @@ extension SQLiteSession {
 
     /// Records a poster's key and tokens (inside its transaction).
     func indexSearch(id: Int64, _ search: SearchRecord) throws {
-        try db.statement("INSERT INTO search_key (poster_id, key) VALUES (?, ?)").bind(id, search.key).run()
-        try db.statement("INSERT INTO search_gram (rowid, grams) VALUES (?, ?)").bind(id, search.document).run()
+        try db.statement(Self.searchKeyInsert).bind(id, search.key).run()
+        try db.statement(Self.searchGramInsert).bind(id, search.document).run()
     }
 
     /// Removes a poster's key and tokens (inside the transaction that deletes or edits it).

@@ -46,6 +46,13 @@ final class Statement {
         return self
     }
 
+    /// Binds one value to parameter `index` (1 for ?1): for statements run once per row of a
+    /// batch, without the array of existentials the variadic form builds on every call.
+    func bind<Value: SQLValue>(_ value: Value, at index: Int32) throws {
+        let code = value.bind(to: handle, at: index)
+        guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: connection, sql: sql) }
+    }
+
     /// Advances to the next row; false when the statement is done.
     func step() throws -> Bool {
         switch sqlite3_step(handle) {

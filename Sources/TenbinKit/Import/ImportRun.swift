@@ -274,8 +274,10 @@ final class ImportRun {
         } else {
             let board = self.board
             let ended = Locked(false)
+            // Computed here, on the reading thread, which waits for the committing one anyway.
+            let blobRecords = Board.blobRecords(posters, encodingKey: board.codec.encoding.key)
             let work: @Sendable () throws -> [PosterImportOutcome] = {
-                posters.isEmpty ? [] : try board.commitImport(posters, records: records, images: images)
+                posters.isEmpty ? [] : try board.commitImport(posters, records: records, blobRecords: blobRecords, images: images)
             }
             let queue = commitQueue
             let task = Task.detached { try await ImportRun.commit(work, on: queue, ended: ended) }

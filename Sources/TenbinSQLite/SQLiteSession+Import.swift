@@ -1,0 +1,63 @@
+import TenbinKit
+
+/// An import batch in SQLite: the same rows as ``SQLiteSession/insertPoster(_:createdAt:search:)``
+/// and ``SQLiteSession/posterIDs(image1:image2:contents:)`` give one poster at a time, with each
+/// statement looked up once per batch instead of once per row (the cache is keyed by the SQL
+/// text, hashed on every lookup) and values bound one by one. These run on the thread that
+/// commits, which bounds a manifest import (docs/benchmarks.md).
+extension SQLiteSession {
+    func posterIDs(matching posters: [NewPoster]) throws -> [[Int64]] {
+        let lookup = try db.statement(Self.identityLookup)
+        return try posters.map { poster in
+            guard let first = try blobID(poster.images[0].digest), let second = try blobID(poster.images[1].digest) else { return [] }
+            lookup.reset()
+            try lookup.bind(first, at: 1)
+            try lookup.bind(second, at: 2)
+            try lookup.bind(ContentsHash.of(poster.contents), at: 3)
+            try lookup.bind(poster.contents, at: 4)
+            return try lookup.map { $0.int64(0) }
+        }
+    }
+
+    func insertPosters(_ posters: [NewPoster], createdAt: Timestamp, search: [SearchRecord]) throws -> [Int64] {
+        // Invariant of the callers: one search record per poster.
+        precondition(posters.count == search.count, "one search record per poster")
+        let insertPoster = try db.statement(Self.posterInsert)
+        let insertHashtag = try db.statement(Self.hashtagInsert)
+        let insertKey = try db.statement(Self.searchKeyInsert)
+        let insertGrams = try db.statement(Self.searchGramInsert)
+        let created = createdAt.secondsSince1970
+        var ids: [Int64] = []
+        ids.reserveCapacity(posters.count)
+        for (poster, record) in zip(posters, search) {
+            guard let image1 = try blobID(poster.images[0].digest), let image2 = try blobID(poster.images[1].digest) else {
+                throw SQLiteError(code: 787, message: "a poster's image has no blob row")  // as insertPoster says it
+            }
+            insertPoster.reset()
+            try insertPoster.bind(poster.contents, at: 1)
+            try insertPoster.bind(ContentsHash.of(poster.contents), at: 2)
+            try insertPoster.bind(created, at: 3)
+            try insertPoster.bind(image1, at: 4)
+            try insertPoster.bind(image2, at: 5)
+            try insertPoster.run()
+            let id = db.lastInsertedRowID
+            for (position, tag) in poster.hashtags.enumerated() {
+                insertHashtag.reset()
+                try insertHashtag.bind(id, at: 1)
+                try insertHashtag.bind(position, at: 2)
+                try insertHashtag.bind(tag, at: 3)
+                try insertHashtag.run()
+            }
+            insertKey.reset()
+            try insertKey.bind(id, at: 1)
+            try insertKey.bind(record.key, at: 2)
+            try insertKey.run()
+            insertGrams.reset()
+            try insertGrams.bind(id, at: 1)
+            try insertGrams.bind(record.document, at: 2)
+            try insertGrams.run()
+            ids.append(id)
+        }
+        return ids
+    }
+}

@@ -92,4 +92,44 @@ import Testing
         }
         #expect(checked > 1000)
     }
+
+    /// The rule documents were made by before the single-pass version: parts split by
+    /// `Character`, pieces remembered in a `Set` of their packed numbers (21 bits a scalar, so
+    /// a NUL followed by x counts as x, as it always did; normalised keys hold no NUL). A stored index row can only be removed with
+    /// exactly the tokens it was made with, so the two must agree on every key, stored ones
+    /// included (keys are normalised, but this checks raw text too: CR, LF, CR LF, NUL,
+    /// combining marks, emoji, empty parts).
+    private func documentByTheFirstRule(_ key: String) -> String {
+        var seen: Set<UInt64> = []
+        var tokens: [String] = []
+        for part in key.split(separator: "\n", omittingEmptySubsequences: true) {
+            let scalars = part.unicodeScalars.map(\.value)
+            for length in 1...2 where scalars.count >= length {
+                for start in 0...(scalars.count - length) {
+                    let piece = Array(scalars[start..<(start + length)])
+                    guard seen.insert(piece.reduce(0) { ($0 << 21) | UInt64($1) }).inserted else { continue }
+                    tokens.append(
+                        piece.map { value in
+                            let digits = String(value, radix: 36)
+                            return String(repeating: "0", count: 4 - digits.count) + digits
+                        }.joined())
+                }
+            }
+        }
+        return tokens.joined(separator: " ")
+    }
+
+    @Test func aDocumentIsTheSameAsByTheFirstRuleForAnyText() {
+        var random = SplitMix64(seed: 7)
+        let alphabet: [Unicode.Scalar] = ["a", "B", "\n", "\r", "\0", " ", "　", "猫", "ね", "\u{301}", "\u{1F600}", "\u{10FFFF}", "é", "ｶ"]
+        for _ in 0..<5000 {
+            var text = String.UnicodeScalarView()
+            for _ in 0..<random.next(upTo: 14) { text.append(alphabet[random.next(upTo: alphabet.count)]) }
+            let key = String(text)
+            #expect(SearchGrams.document(forKey: key) == documentByTheFirstRule(key), "\(key.debugDescription)")
+        }
+        for key in ["", "\n", "\r\n", "a\r\nb", "a\n\nb", "\r\n\n", "x\r", "\n\r", "猫\n犬\r\n鳥"] {
+            #expect(SearchGrams.document(forKey: key) == documentByTheFirstRule(key), "\(key.debugDescription)")
+        }
+    }
 }

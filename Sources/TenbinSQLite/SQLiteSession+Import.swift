@@ -1,10 +1,10 @@
 import TenbinKit
 
-/// An import batch in SQLite: the same rows as ``SQLiteSession/insertPoster(_:createdAt:search:)``
-/// and ``SQLiteSession/posterIDs(image1:image2:contents:)`` give one poster at a time, with each
-/// statement looked up once per batch instead of once per row (the cache is keyed by the SQL
-/// text, hashed on every lookup) and values bound one by one. These run on the thread that
-/// commits, which bounds a manifest import (docs/benchmarks.md).
+/// Posters in SQLite a batch at a time (an import's; a single post is a batch of one): the
+/// identity lookups of ``SQLiteSession/posterIDs(image1:image2:contents:)`` and the rows a
+/// poster is made of, with each statement looked up once per batch instead of once per row (the
+/// cache is keyed by the SQL text, hashed on every lookup) and values bound one by one. These
+/// run on the thread that commits, which bounds a manifest import (docs/benchmarks.md).
 extension SQLiteSession {
     func posterIDs(matching posters: [NewPoster]) throws -> [[Int64]] {
         let lookup = try db.statement(Self.identityLookup)
@@ -31,7 +31,8 @@ extension SQLiteSession {
         ids.reserveCapacity(posters.count)
         for (poster, record) in zip(posters, search) {
             guard let image1 = try blobID(poster.images[0].digest), let image2 = try blobID(poster.images[1].digest) else {
-                throw SQLiteError(code: 787, message: "a poster's image has no blob row")  // as insertPoster says it
+                // What the foreign key refused before blob ids: the caller inserts blob rows first.
+                throw SQLiteError(code: 787, message: "a poster's image has no blob row")
             }
             insertPoster.reset()
             try insertPoster.bind(poster.contents, at: 1)

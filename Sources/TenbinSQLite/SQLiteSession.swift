@@ -155,7 +155,7 @@ struct SQLiteSession: StoreWriting {
 
     // MARK: Writing
 
-    /// The statements a poster's insert runs (shared with the batch path, SQLiteSession+Import.swift).
+    /// The statements a poster's insert runs (see SQLiteSession+Import.swift).
     static let posterInsert = "INSERT INTO poster (contents, contents_hash, created_at, image1, image2) VALUES (?, ?, ?, ?, ?)"
     static let hashtagInsert = "INSERT INTO hashtag (poster_id, position, tag) VALUES (?, ?, ?)"
     static let searchKeyInsert = "INSERT INTO search_key (poster_id, key) VALUES (?, ?)"
@@ -179,16 +179,8 @@ struct SQLiteSession: StoreWriting {
     }
 
     func insertPoster(_ poster: NewPoster, createdAt: Timestamp, search: SearchRecord) throws -> Int64 {
-        guard let image1 = try blobID(poster.images[0].digest), let image2 = try blobID(poster.images[1].digest) else {
-            // What the foreign key refused before blob ids: the caller inserts blob rows first.
-            throw SQLiteError(code: 787, message: "a poster's image has no blob row")
-        }
-        try db.statement(Self.posterInsert)
-            .bind(poster.contents, ContentsHash.of(poster.contents), createdAt.secondsSince1970, image1, image2).run()
-        let id = db.lastInsertedRowID
-        try insertHashtags(poster.hashtags, of: id)
-        try indexSearch(id: id, search)
-        return id
+        // A batch of one (SQLiteSession+Import.swift): the same statements either way.
+        try insertPosters([poster], createdAt: createdAt, search: [search])[0]
     }
 
     func insertHashtags(_ hashtags: [String], of id: Int64) throws {

@@ -92,7 +92,7 @@ public final class Board: Sendable {
         let parsed = SearchQuery(query)
         guard !parsed.isEmpty, limit > 0 else { return [] }
         return try store.read { reading in
-            try reading.posters(ids: Self.searchIDs(parsed, order: order, after: nil, offset: max(0, offset), limit: limit, in: reading))
+            try Self.searchPosters(parsed, order: order, after: nil, offset: max(0, offset), limit: limit, in: reading)
         }
     }
 
@@ -102,7 +102,7 @@ public final class Board: Sendable {
         let position = try cursor?.position(for: order, query: parsed)
         guard !parsed.isEmpty, limit > 0 else { return Page(posters: [], next: nil) }
         let posters = try store.read { reading in
-            try reading.posters(ids: Self.searchIDs(parsed, order: order, after: position, offset: 0, limit: limit, in: reading))
+            try Self.searchPosters(parsed, order: order, after: position, offset: 0, limit: limit, in: reading)
         }
         return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: parsed))
     }

@@ -52,6 +52,89 @@ extension PostgresStore {
     /// The indexed expression, as searches write it so the planner uses the index.
     static let searchTokensExpression = "tenbin_search_tokens(k.poster_id, k.grams)"
 
+    /// The name of the exact search function (schema step 5, ``exactSearchFunctionSQL``).
+    static let exactSearchFunction = "tenbin_search_newest"
+
+    /// Schema step 5: a search whose terms are exact (``SearchGrams/indexIsExact(for:)``: every
+    /// word at most two characters, one index token each) done whole on the server, so a search
+    /// is one statement and one round trip (``PostgresSession/exactSearchPosters(_:below:offset:limit:)``
+    /// selects the posters of the ids it returns). `terms` are the tokens; it returns the ids
+    /// of the matches below `below`, newest first, after skipping `skip`, at most `take`.
+    ///
+    /// The steps are those of ``PostgresSession/searchCandidates(_:below:visit:)``, with the
+    /// filtering done here (the terms are exact, so `grams @> terms` is the answer): the newest
+    /// 128 keys, those holding every term kept (their share estimates how common the terms
+    /// are); while the estimate promises more than 256 matches below the cursor, the index
+    /// restricted to two windows of ids just below the cursor (by a window token of 256 or
+    /// 2,048 ids when the terms are common enough to fill the page there, else by the terms
+    /// qualified by their 16,384-id window); then the index below the cursor, unrestricted.
+    /// Each statement in it is planned once per session (PL/pgSQL caches its plans; sessions
+    /// plan generically, see ``Connection``), and the window statements order by
+    /// `poster_id + 0`, so only the search index can serve them.
+    static let exactSearchFunctionSQL = """
+        CREATE FUNCTION \(exactSearchFunction)(terms text[], below bigint, skip bigint, take bigint) RETURNS bigint[]
+        LANGUAGE plpgsql STABLE AS $$
+        DECLARE
+            wanted bigint := skip + take;
+            ids bigint[];
+            walked bigint[];
+            hits bigint[];
+            below_id bigint := below;
+            seen double precision;
+            covered double precision;
+            rate double precision;
+            window_level integer;
+            window_bits integer;
+            upper_window bigint;
+            newer text[];
+            older text[];
+        BEGIN
+            SELECT array_agg(w.poster_id ORDER BY w.poster_id DESC),
+                coalesce(array_agg(w.poster_id ORDER BY w.poster_id DESC) FILTER (WHERE w.grams @> terms), '{}')
+            INTO walked, ids
+            FROM (SELECT k.poster_id, k.grams FROM search_key k WHERE k.poster_id < below_id ORDER BY k.poster_id DESC LIMIT 128) w;
+            IF cardinality(ids) >= wanted OR coalesce(cardinality(walked), 0) < 128 THEN
+                RETURN ids[skip + 1 : wanted];
+            END IF;
+            below_id := walked[128];
+            seen := cardinality(ids);
+            covered := walked[1] - walked[128] + 1;
+            WHILE below_id > 1 LOOP
+                rate := greatest(seen, 0.5) / covered;
+                EXIT WHEN rate * below_id <= 256;
+                window_level := CASE \(searchWindowLevels.map { "WHEN \(1 << $0) * rate >= least(wanted, 256) THEN \($0)" }.joined(separator: " ")) END;
+                window_bits := coalesce(window_level, \(searchPieceWindowLevel));
+                upper_window := (below_id - 1) >> window_bits;
+                IF window_level IS NULL THEN
+                    newer := ARRAY(SELECT t || '~\(searchPieceWindowLevel).' || upper_window FROM unnest(terms) AS t);
+                    older := ARRAY(SELECT t || '~\(searchPieceWindowLevel).' || (upper_window - 1) FROM unnest(terms) AS t);
+                ELSE
+                    newer := terms || ('~' || window_level || '.' || upper_window);
+                    older := terms || ('~' || window_level || '.' || (upper_window - 1));
+                END IF;
+                SELECT coalesce(array_agg(w.poster_id ORDER BY w.poster_id DESC), '{}') INTO hits FROM (
+                    SELECT k.poster_id FROM search_key k
+                    WHERE (\(searchTokensExpression) @> newer OR \(searchTokensExpression) @> older)
+                    AND k.poster_id + 0 < below_id ORDER BY k.poster_id + 0 DESC LIMIT wanted - cardinality(ids)) w;
+                ids := ids || hits;
+                IF cardinality(ids) >= wanted THEN
+                    RETURN ids[skip + 1 : wanted];
+                END IF;
+                seen := seen + cardinality(hits);
+                covered := covered + below_id - greatest(0, (upper_window - 1) << window_bits);
+                below_id := greatest(0, (upper_window - 1) << window_bits);
+            END LOOP;
+            IF below_id > 1 THEN
+                SELECT coalesce(array_agg(w.poster_id ORDER BY w.poster_id DESC), '{}') INTO hits FROM (
+                    SELECT k.poster_id FROM search_key k
+                    WHERE \(searchTokensExpression) @> terms AND k.poster_id + 0 < below_id
+                    ORDER BY k.poster_id + 0 DESC LIMIT wanted - cardinality(ids)) w;
+                ids := ids || hits;
+            END IF;
+            RETURN ids[skip + 1 : wanted];
+        END $$
+        """
+
     /// The token naming the window of `1 << level` ids that holds `id`.
     static func windowToken(level: Int, id: Int64) -> String {
         "~\(level).\(id >> level)"

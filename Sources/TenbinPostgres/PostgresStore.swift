@@ -98,6 +98,16 @@ public final class PostgresStore: StoreBackend {
         }
     }
 
+    /// A search the index answers exactly, as one statement outside any transaction (it is its
+    /// own snapshot): one round trip (see ``PostgresSession/exactSearchPosters(_:below:offset:limit:)``).
+    public func exactSearchPosters(_ terms: [IndexTerm], below: Int64?, offset: Int, limit: Int) throws -> [Poster]? {
+        try translatingErrors {
+            try pool.withConnection { connection in
+                try PostgresSession(connection, single: true).exactSearchPosters(terms, below: below, offset: offset, limit: limit)
+            }
+        }
+    }
+
     /// Runs `body` in one READ COMMITTED transaction, from the start again (a few times at
     /// most) when it lost a deadlock; the posters it changed are announced after it commits.
     public func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {

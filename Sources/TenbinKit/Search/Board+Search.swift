@@ -38,18 +38,18 @@ extension Board {
     }
 
     /// The posters of a page of matches of `query` (as ``searchIDs(_:order:after:offset:limit:in:)``
-    /// finds them), read through `reading`: newest first, a query the index answers exactly
+    /// finds them), from one snapshot. Newest first, a query the index answers exactly
     /// (``SearchGrams/indexIsExact(for:)``) is asked of the backend whole where it can
     /// (PostgreSQL: one statement), with no candidates to recheck.
-    static func searchPosters(
-        _ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int, in reading: any StoreReading
-    ) throws -> [Poster] {
+    func searchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster] {
         if order == .new, limit > 0, SearchGrams.indexIsExact(for: query),
-            let posters = try reading.exactSearchPosters(SearchGrams.terms(for: query), below: after?.id, offset: offset, limit: limit)
+            let posters = try store.exactSearchPosters(SearchGrams.terms(for: query), below: after?.id, offset: offset, limit: limit)
         {
             return posters
         }
-        return try reading.posters(ids: searchIDs(query, order: order, after: after, offset: offset, limit: limit, in: reading))
+        return try store.read { reading in
+            try reading.posters(ids: Self.searchIDs(query, order: order, after: after, offset: offset, limit: limit, in: reading))
+        }
     }
 
     /// The reference search is measured and tested against: every stored key read and tested

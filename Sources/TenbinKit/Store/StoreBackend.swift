@@ -28,6 +28,14 @@ public protocol StoreBackend: Sendable {
     /// `addVotes` (PostgreSQL: one statement, one round trip, no BEGIN or COMMIT).
     func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster]
 
+    /// A page of the posters whose index holds every term, newest first: below id `below`
+    /// when given, after skipping `offset` of them, at most `limit`, from one snapshot. Asked
+    /// only for terms the index answers exactly (``SearchGrams/indexIsExact(for:)``), so no
+    /// candidate needs a recheck. nil when the backend has no such path: the core then reads
+    /// candidates and rechecks them (``StoreReading/searchCandidates(_:below:visit:)``).
+    /// PostgreSQL answers in one statement, one round trip.
+    func exactSearchPosters(_ terms: [IndexTerm], below: Int64?, offset: Int, limit: Int) throws -> [Poster]?
+
     /// Where live feeds learn that something was committed.
     var changes: any ChangeSource { get }
 
@@ -36,17 +44,15 @@ public protocol StoreBackend: Sendable {
     func integrityProblems() throws -> [String]
 }
 
-extension StoreReading {
-    /// nil: candidates are read and rechecked.
-    public func exactSearchPosters(_ terms: [IndexTerm], below: Int64?, offset: Int, limit: Int) throws -> [Poster]? {
-        nil
-    }
-}
-
 extension StoreBackend {
     /// ``read(_:)``.
     public func readSingle<T>(_ body: (any StoreReading) throws -> T) throws -> T {
         try read(body)
+    }
+
+    /// nil: the core reads candidates and rechecks them.
+    public func exactSearchPosters(_ terms: [IndexTerm], below: Int64?, offset: Int, limit: Int) throws -> [Poster]? {
+        nil
     }
 
     /// `addVotes` in a `write` of its own.
@@ -88,13 +94,6 @@ public protocol StoreReading {
     func searchCandidates(_ terms: [IndexTerm], below: Int64?, visit: (SearchEntry) throws -> Bool) throws
     /// Up to `limit` ids of posters whose index holds every term, in no particular order.
     func searchCandidateIDs(_ terms: [IndexTerm], limit: Int) throws -> [Int64]
-    /// A page of the posters whose index holds every term, newest first: below id `below`
-    /// when given, after skipping `offset` of them, at most `limit` — asked only for terms
-    /// the index answers exactly (``SearchGrams/indexIsExact(for:)``), so nothing needs a
-    /// recheck. nil when the backend has no such path: the core then reads candidates and
-    /// rechecks them (``searchCandidates(_:below:visit:)``). A backend may answer in one
-    /// statement, the posters with their ids.
-    func exactSearchPosters(_ terms: [IndexTerm], below: Int64?, offset: Int, limit: Int) throws -> [Poster]?
     /// The search entries (key and votes) of these posters; ids without one are left out.
     func searchEntries(ids: [Int64]) throws -> [SearchEntry]
     /// Every poster's search entry in popular order (votes, then id, descending), after

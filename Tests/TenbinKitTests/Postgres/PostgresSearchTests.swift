@@ -50,6 +50,11 @@ struct PostgresSearchTests {
                 #expect(below == Array(all.dropFirst(36).prefix(20)), "after a cursor, \(query)")
             }
         }
+        // The words of 1–2 characters went to the exact search function, in one statement.
+        let exact = try store.pool.withConnection { connection in
+            try connection.query("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%tenbin_search_newest%'")
+        }
+        #expect(exact.int(0, 0) == 1)
         // Every search statement was prepared on the pool's one connection and planned once,
         // generically: never for its values.
         let plans = try store.pool.withConnection { connection in
@@ -64,6 +69,53 @@ struct PostgresSearchTests {
         for row in 0..<plans.count {
             #expect(plans.int(row, 0) >= 1 && plans.int(row, 1) == 0)
         }
+    }
+
+    @Test func wordsOfOneOrTwoCharactersAreAnsweredByTheIndexAloneAsSQLiteAnswersThem() throws {
+        let folder = try TemporaryStore()
+        let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        let sqliteFolder = try TemporaryStore()
+        let sqlite = try BackendUnderTest.all[0].board(sqliteFolder)
+        // Width and kana folded (ﾈｺ, ｶﾞ, ＡＢ), a ligature that folds to two letters, a
+        // character whose fold holds a space, words at the boundary between contents and
+        // hashtags (東|京, a contents ending in CR before the separator's LF), and filler.
+        var texts: [(String, [String])] = [
+            ("猫と東", ["京都"]), ("ﾈｺ派", ["ＡＢ"]), ("ｶﾞチャ", []), ("ab\r", ["cd"]), ("x\r\ny", ["z"]), ("ﬀ", ["東京"]),
+            ("a¨b", []), ("🐱 ねこ", ["#ネコ", "b"]), ("", []), ("", ["京"]),
+        ]
+        for number in 0..<400 { texts.append((number % 3 == 0 ? "ねこ \(number)" : "いぬ \(number)", number % 7 == 0 ? ["Tag"] : [])) }
+        let ids = try board.quickPost(texts).map { $0.id }
+        #expect(try sqlite.quickPost(texts).map { $0.id } == ids)
+        let queries = [
+            "猫", "ねこ", "ﾈｺ", "ネ", "ｺ", "が", "か", "ｶﾞ", "ab", "ＡＢ", "b", "東京", "東", "京", "bc", "b\rc", "yz", "y", "ﬀ", "ff",
+            "¨", "🐱", "#ネコ", "ねこ 1", "1 2", "ね こ", "いぬ", "い 9", "tag", "ta", "42 ね", "ない",
+        ]
+        for query in queries {
+            let all = try board.scanSearchIDs(query: query)
+            #expect(try sqlite.search(query: query, limit: 1000).map(\.id) == all, "SQLite, \(query)")
+            #expect(try board.search(query: query, limit: 1000).map(\.id) == all, "query \(query)")
+            #expect(try board.search(query: query).map(\.id) == Array(all.prefix(20)), "first page of \(query)")
+            #expect(try board.search(query: query, limit: 5, offset: 12).map(\.id) == Array(all.dropFirst(12).prefix(5)), "offset \(query)")
+            let fields: (Poster) -> [String] = { [String($0.id), $0.contents] + $0.hashtags }
+            let posters = try board.search(query: query, limit: 3).map(fields)
+            #expect(try posters == sqlite.search(query: query, limit: 3).map(fields), "posters of \(query)")
+            var cursor: PageCursor?
+            var walked: [Int64] = []
+            repeat {
+                let page = try board.searchPage(query: query, limit: 7, after: cursor)
+                walked += page.posters.map { $0.id }
+                cursor = page.next
+            } while cursor != nil
+            #expect(walked == all, "pages of \(query)")
+        }
+        // Those queries were answered by the one statement (and the longer ones were not).
+        #expect(SearchGrams.indexIsExact(for: SearchQuery("ねこ ﬀ ¨")))
+        #expect(!SearchGrams.indexIsExact(for: SearchQuery("ねこ 東京都")) && !SearchGrams.indexIsExact(for: SearchQuery("㍿")))
+        let statements = try store.pool.withConnection { connection in
+            try connection.query("SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%\(PostgresStore.exactSearchFunction)%'")
+        }
+        #expect(statements.count == 1)
     }
 
     @Test func theWalkReadsTheIndexsPiecesBackFromTheirTokens() {

@@ -113,7 +113,8 @@ struct PostgresSearchTests {
         #expect(SearchGrams.indexIsExact(for: SearchQuery("ねこ ﬀ ¨")))
         #expect(!SearchGrams.indexIsExact(for: SearchQuery("ねこ 東京都")) && !SearchGrams.indexIsExact(for: SearchQuery("㍿")))
         let statements = try store.pool.withConnection { connection in
-            try connection.query("SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%\(PostgresStore.exactSearchFunction)%'")
+            try connection.query(
+                "SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%\(PostgresStore.exactSearchFunction)%'")
         }
         #expect(statements.count == 1)
     }

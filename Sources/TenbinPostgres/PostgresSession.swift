@@ -285,13 +285,16 @@ final class PostgresSession: StoreWriting {
     /// One statement: the posters of ``PostgresStore/exactSearchFunctionSQL``'s page, newest
     /// first (the terms are exact, so the ids it finds are the answer). nil for a page reaching
     /// deeper than ``exactSearchReach`` matches: the function gathers the ids in an array.
-    func exactSearchPosters(_ terms: [IndexTerm], below: Int64?, offset: Int, limit: Int) throws -> [Poster]? {
+    func exactSearchPosters(_ query: SearchQuery, below: Int64?, offset: Int, limit: Int) throws -> [Poster]? {
         guard limit > 0 else { return [] }
         guard offset >= 0, offset < Self.exactSearchReach, limit <= Self.exactSearchReach - offset else { return nil }
         let rows = try select(
             PostgresStore.posterColumns
-                + " WHERE p.id = ANY(\(PostgresStore.exactSearchFunction)($1::text[], $2, $3, $4)) ORDER BY p.id DESC",
-            [.textArray(terms.map(\.token)), .int(below ?? Int64.max), .int(Int64(offset)), .int(Int64(limit))])
+                + " WHERE p.id = ANY(\(PostgresStore.exactSearchFunction)($1::text[], $2::text[], $3, $4, $5)) ORDER BY p.id DESC",
+            [
+                .textArray(SearchGrams.terms(for: query).map(\.token)), .textArray(query.words), .int(below ?? Int64.max),
+                .int(Int64(offset)), .int(Int64(limit)),
+            ])
         return try (0..<rows.count).map { try PostgresStore.decodePoster(rows, $0) }
     }
 

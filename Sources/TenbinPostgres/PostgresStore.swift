@@ -100,10 +100,10 @@ public final class PostgresStore: StoreBackend {
 
     /// A search the index answers exactly, as one statement outside any transaction (it is its
     /// own snapshot): one round trip (see ``PostgresSession/exactSearchPosters(_:below:offset:limit:)``).
-    public func exactSearchPosters(_ terms: [IndexTerm], below: Int64?, offset: Int, limit: Int) throws -> [Poster]? {
+    public func exactSearchPosters(_ query: SearchQuery, below: Int64?, offset: Int, limit: Int) throws -> [Poster]? {
         try translatingErrors {
             try pool.withConnection { connection in
-                try PostgresSession(connection, single: true).exactSearchPosters(terms, below: below, offset: offset, limit: limit)
+                try PostgresSession(connection, single: true).exactSearchPosters(query, below: below, offset: offset, limit: limit)
             }
         }
     }

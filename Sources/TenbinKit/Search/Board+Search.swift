@@ -43,7 +43,7 @@ extension Board {
     /// (PostgreSQL: one statement), with no candidates to recheck.
     func searchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster] {
         if order == .new, limit > 0, SearchGrams.indexIsExact(for: query),
-            let posters = try store.exactSearchPosters(SearchGrams.terms(for: query), below: after?.id, offset: offset, limit: limit)
+            let posters = try store.exactSearchPosters(query, below: after?.id, offset: offset, limit: limit)
         {
             return posters
         }

@@ -89,9 +89,12 @@ extension PostgresStore {
             seen double precision;
             covered double precision;
             rate double precision;
-            window_level integer;
+            span double precision;
             window_bits integer;
             upper_window bigint;
+            lower_window bigint;
+            next_below bigint;
+            windows text[];
             newer text[];
             older text[];
         BEGIN
@@ -108,27 +111,51 @@ extension PostgresStore {
             WHILE below_id > 1 LOOP
                 rate := greatest(seen, 0.5) / covered;
                 EXIT WHEN rate * below_id <= 256;
-                window_level := CASE \(searchWindowLevels.map { "WHEN \(1 << $0) * rate >= least(wanted, 256) THEN \($0)" }.joined(separator: " ")) END;
-                window_bits := coalesce(window_level, \(searchPieceWindowLevel));
-                upper_window := (below_id - 1) >> window_bits;
-                IF window_level IS NULL THEN
-                    newer := ARRAY(SELECT t || '~\(searchPieceWindowLevel).' || upper_window FROM unnest(terms) AS t);
-                    older := ARRAY(SELECT t || '~\(searchPieceWindowLevel).' || (upper_window - 1) FROM unnest(terms) AS t);
+                IF cardinality(terms) = 1 THEN
+                    -- The ids below the cursor expected to hold the rest of the page, and half
+                    -- as many again, covered by up to 16 windows of the smallest size that
+                    -- suffices.
+                    span := 1.5 * (wanted - cardinality(ids)) / rate;
+                    window_bits := CASE \(searchWindowLevels.map { "WHEN span <= \(16 << $0) THEN \($0)" }.joined(separator: " ")) ELSE \(searchPieceWindowLevel) END;
+                    upper_window := (below_id - 1) >> window_bits;
+                    lower_window := greatest(0, upper_window - 15, (below_id - 1 - span::bigint) >> window_bits);
+                    IF window_bits = \(searchPieceWindowLevel) THEN
+                        windows := ARRAY(SELECT terms[1] || '~\(searchPieceWindowLevel).' || n FROM generate_series(lower_window, upper_window) AS n);
+                    ELSE
+                        windows := ARRAY(SELECT '~' || window_bits || '.' || n FROM generate_series(lower_window, upper_window) AS n);
+                    END IF;
+                    SELECT coalesce(array_agg(w.poster_id ORDER BY w.poster_id DESC), '{}') INTO hits FROM (
+                        SELECT k.poster_id FROM search_key k
+                        WHERE \(searchTokensExpression) @> terms AND \(searchTokensExpression) && windows
+                        AND k.poster_id + 0 < below_id ORDER BY k.poster_id + 0 DESC LIMIT wanted - cardinality(ids)) w;
+                    next_below := lower_window << window_bits;
                 ELSE
-                    newer := terms || ('~' || window_level || '.' || upper_window);
-                    older := terms || ('~' || window_level || '.' || (upper_window - 1));
+                    -- Two windows, the one holding the id just below the cursor and the next:
+                    -- of the smallest size where a page's worth is expected, with every term
+                    -- (GIN walks the window's token and skips through the terms' lists), or of
+                    -- the terms qualified by their window.
+                    window_bits := CASE \(searchWindowLevels.map { "WHEN \(1 << $0) * rate >= least(wanted, 256) THEN \($0)" }.joined(separator: " ")) ELSE \(searchPieceWindowLevel) END;
+                    upper_window := (below_id - 1) >> window_bits;
+                    IF window_bits = \(searchPieceWindowLevel) THEN
+                        newer := ARRAY(SELECT t || '~\(searchPieceWindowLevel).' || upper_window FROM unnest(terms) AS t);
+                        older := ARRAY(SELECT t || '~\(searchPieceWindowLevel).' || (upper_window - 1) FROM unnest(terms) AS t);
+                    ELSE
+                        newer := terms || ('~' || window_bits || '.' || upper_window);
+                        older := terms || ('~' || window_bits || '.' || (upper_window - 1));
+                    END IF;
+                    SELECT coalesce(array_agg(w.poster_id ORDER BY w.poster_id DESC), '{}') INTO hits FROM (
+                        SELECT k.poster_id FROM search_key k
+                        WHERE (\(searchTokensExpression) @> newer OR \(searchTokensExpression) @> older)
+                        AND k.poster_id + 0 < below_id ORDER BY k.poster_id + 0 DESC LIMIT wanted - cardinality(ids)) w;
+                    next_below := greatest(0, (upper_window - 1) << window_bits);
                 END IF;
-                SELECT coalesce(array_agg(w.poster_id ORDER BY w.poster_id DESC), '{}') INTO hits FROM (
-                    SELECT k.poster_id FROM search_key k
-                    WHERE (\(searchTokensExpression) @> newer OR \(searchTokensExpression) @> older)
-                    AND k.poster_id + 0 < below_id ORDER BY k.poster_id + 0 DESC LIMIT wanted - cardinality(ids)) w;
                 ids := ids || hits;
                 IF cardinality(ids) >= wanted THEN
                     RETURN ids[skip + 1 : wanted];
                 END IF;
                 seen := seen + cardinality(hits);
-                covered := covered + below_id - greatest(0, (upper_window - 1) << window_bits);
-                below_id := greatest(0, (upper_window - 1) << window_bits);
+                covered := covered + below_id - next_below;
+                below_id := next_below;
             END LOOP;
             IF below_id > 1 THEN
                 SELECT coalesce(array_agg(w.poster_id ORDER BY w.poster_id DESC), '{}') INTO hits FROM (

@@ -119,6 +119,47 @@ struct PostgresSearchTests {
         #expect(statements.count == 1)
     }
 
+    @Test func theExactSearchFunctionsWindowsOfEverySizeFindWhatTheScanFinds() throws {
+        let folder = try TemporaryStore()
+        let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        _ = try board.quickPost("")  // the stand-in images' blob rows
+        // 5,000 posters 200 ids apart up to about id 1,000,000, then 1,000 in a row: words of
+        // every frequency, so the function's walk, windows of 256, 2,048 and (terms qualified
+        // by) 16,384 ids, for one term and for several, and its unrestricted rest all serve.
+        var ids: [Int64] = []
+        for number in 0..<6_000 { ids.append(number < 5_000 ? 2 + 200 * Int64(number) : 1_000_000 + Int64(number)) }
+        let texts = (0..<6_000).map { number -> String in
+            let words: [(String, Bool)] = [
+                ("あ", number % 8 == 0), ("い", number % 10 == 3), ("う", number % 16 == 5), ("え", number % 300 == 7), ("お", true),
+                ("か", number % 4 == 1), ("き", number % 5 == 2), ("さ", number % 2 == 0), ("し", number % 5 == 0),
+            ]
+            let present: [String] = words.filter { $0.1 }.map { $0.0 }
+            return present.joined(separator: " ") + " \(number % 10)"
+        }
+        try store.pool.withConnection { connection in
+            try connection.transaction {
+                try connection.query(
+                    """
+                    INSERT INTO poster (id, contents, created_at, image1, image2)
+                    SELECT id, convert_to(t, 'UTF8'), 0, $3, $4 FROM unnest($1::bigint[], $2::text[]) AS u(id, t)
+                    """, [.intArray(ids), .textArray(texts)] + Board.standInImages.map { .text($0.digest.hex) })
+                try PostgresStore.indexSearchKeys(ids: ids, posters: texts.map { ($0, []) }, on: connection)
+                try connection.query("SELECT setval(pg_get_serial_sequence('poster', 'id'), $1)", [.int(ids.last!)])  // 6,000 ids
+            }
+        }
+        for query in ["あ", "い", "う", "え", "お", "か き", "さ し", "あ 3", "え 7", "ない"] {
+            let all = try board.scanSearchIDs(query: query)
+            for (limit, offset) in [(20, 0), (17, 0), (1, 0), (5, 40), (3000, 0)] {
+                let found = try board.search(query: query, limit: limit, offset: offset).map { $0.id }
+                #expect(found == Array(all.dropFirst(offset).prefix(limit)), "\(query), \(limit) after \(offset)")
+            }
+            // Below a cursor in the sparse part, as a later page asks.
+            let deep = try board.searchPosters(SearchQuery(query), order: .new, after: FeedPosition(id: 600_001), offset: 0, limit: 20)
+            #expect(deep.map { $0.id } == Array(all.filter { $0 < 600_001 }.prefix(20)), "below 600,001, \(query)")
+        }
+    }
+
     @Test func theWalkReadsTheIndexsPiecesBackFromTheirTokens() {
         let key = SearchText.key(contents: "ＡＢ東京🐱 cat", hashtags: ["ラーメン"])
         let tokens = SearchGrams.tokens(forKey: key)

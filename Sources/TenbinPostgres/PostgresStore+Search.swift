@@ -65,12 +65,17 @@ extension PostgresStore {
     ///
     /// The steps are those of ``PostgresSession/searchCandidates(_:below:visit:)``, with the
     /// core's recheck done here or not needed: the newest 128 keys, those containing every word
-    /// kept (`LIKE '%word%'`, the core's byte-substring test: a quarter of the time `grams @>`
-    /// took, which unpacks every key's array), their share estimating how common the words
-    /// are; while the estimate promises more than 256 matches below the cursor, the index
-    /// restricted to two windows of ids just below the cursor (by a window token of 256 or
-    /// 2,048 ids when the words are common enough to fill the page there, else by the terms
-    /// qualified by their 16,384-id window); then the index below the cursor, unrestricted.
+    /// kept (`LIKE '%word%'`, the core's byte-substring test: the walk took twice as long with
+    /// `grams @>`, which unpacks every key's array), their share estimating how common the
+    /// words are; while the estimate promises more than 256 matches below the cursor, the
+    /// index restricted to windows of ids just below the cursor — for one term, up to 16
+    /// windows of the smallest size (256 or 2,048 ids by their window tokens, else the term
+    /// qualified by its 16,384-id windows) expected to hold the rest of the page and half as
+    /// many again, as `&&` (GIN walks the windows' tokens and skips through the term's list:
+    /// half the time of two fixed windows); for several, the two windows just below the cursor
+    /// (of 256 or 2,048 ids where a page's worth is expected there, else the terms qualified by
+    /// their window: with `&&`, GIN walked the common terms' whole lists); then the index below
+    /// the cursor, unrestricted.
     /// What the index finds needs no recheck: a key holds a word's one token exactly when it
     /// contains the word. Each statement in it is planned once per session (PL/pgSQL caches its
     /// plans; sessions plan generically, see ``Connection``), and the window statements order

@@ -77,9 +77,11 @@ extension PostgresStore {
     /// their window: with `&&`, GIN walked the common terms' whole lists); then the index below
     /// the cursor, unrestricted.
     /// What the index finds needs no recheck: a key holds a word's one token exactly when it
-    /// contains the word. Each statement in it is planned once per session (PL/pgSQL caches its
-    /// plans; sessions plan generically, see ``Connection``), and the window statements order
-    /// by `poster_id + 0`, so only the search index can serve them.
+    /// contains the word. The function is STABLE, so every statement in it reads the calling
+    /// statement's snapshot: the ids and the posters selected with them are one snapshot's,
+    /// outside any transaction. Each statement in it is planned once per session (PL/pgSQL
+    /// caches its plans; sessions plan generically, see ``Connection``), and the window
+    /// statements order by `poster_id + 0`, so only the search index can serve them.
     static let exactSearchFunctionSQL = """
         CREATE FUNCTION \(exactSearchFunction)(terms text[], words text[], below bigint, skip bigint, take bigint) RETURNS bigint[]
         LANGUAGE plpgsql STABLE AS $$

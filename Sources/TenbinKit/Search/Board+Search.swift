@@ -1,7 +1,9 @@
 /// Search planning and the recheck: the core's half of search. A backend only narrows
 /// candidates with its index of the key's pieces (``SearchGrams``); every candidate is
 /// rechecked here against its stored key, so results are exactly those of a scan whatever the
-/// index returns, and every backend answers the same.
+/// index returns, and every backend answers the same. The one exception is a query the index
+/// answers exactly (``SearchGrams/indexIsExact(for:)``: words of one or two characters), which
+/// a backend may answer whole (``StoreBackend/exactSearchPosters(_:below:offset:limit:)``).
 extension Board {
     /// More index hits than this and popular order walks the posters by votes instead.
     static let popularCandidateLimit = 2_000

@@ -102,7 +102,7 @@ public enum PostgresSchema {
                 + ";\nDROP INDEX search_key_grams;"),
         // 5: a search of words of one or two characters, which the index answers exactly,
         // done whole on the server in one statement (see ``PostgresStore/exactSearchFunctionSQL``).
-        Step(sql: PostgresStore.exactSearchFunctionSQL),
+        Step(sql: PostgresStore.exactSearchFunctionSQL + ";\n" + PostgresStore.exactPopularSearchFunctionSQL),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it

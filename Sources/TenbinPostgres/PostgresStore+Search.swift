@@ -175,6 +175,76 @@ extension PostgresStore {
         END $$
         """
 
+    /// The name of the exact search in popular order (schema step 5,
+    /// ``exactPopularSearchFunctionSQL``).
+    static let exactPopularSearchFunction = "tenbin_search_popular"
+
+    /// Schema step 5: a search the index answers exactly, in popular order (votes, then id,
+    /// descending), after the position (`after_votes`, `after_id`), done whole on the server as
+    /// the core does it (``Board``'s `searchIDs`): the newest 128 keys estimate how many posters
+    /// match; when few might (under 8,000), ``exactSearchFunctionSQL`` gathers up to 2,001 of
+    /// them, and up to 2,000 are ranked here; otherwise (or when more than 2,000 match) the
+    /// posters are walked by votes over the popular index, their keys tested with `LIKE`, in
+    /// batches of 256 and then 4,096 (each batch's limit written into its statement, so the
+    /// plan walks the index). Returns the page's ids, skipping `skip`, at most `take`.
+    static let exactPopularSearchFunctionSQL = """
+        CREATE FUNCTION \(exactPopularSearchFunction)(terms text[], words text[], after_votes bigint, after_id bigint, skip bigint, take bigint)
+        RETURNS bigint[] LANGUAGE plpgsql STABLE AS $$
+        DECLARE
+            wanted bigint := skip + take;
+            patterns text[] := ARRAY(
+                SELECT '%' || replace(replace(replace(word, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' FROM unnest(words) AS word);
+            ids bigint[] := '{}';
+            hits bigint[];
+            batch_ids bigint[];
+            batch_votes bigint[];
+            sampled bigint;
+            lowest bigint;
+            highest bigint;
+            last_votes bigint := after_votes;
+            last_id bigint := after_id;
+            large boolean := false;
+        BEGIN
+            SELECT count(*) FILTER (WHERE w.key LIKE ALL (patterns)), min(w.poster_id), max(w.poster_id) INTO sampled, lowest, highest
+            FROM (SELECT k.poster_id, k.key FROM search_key k ORDER BY k.poster_id DESC LIMIT 128) w;
+            IF highest IS NULL THEN
+                RETURN ids;
+            END IF;
+            IF sampled * highest / (highest - lowest + 1) < 8000 THEN
+                hits := \(exactSearchFunction)(terms, words, 9223372036854775807, 0, 2001);
+                IF cardinality(hits) <= 2000 THEN
+                    RETURN ARRAY(
+                        SELECT p.id FROM poster p WHERE p.id = ANY(hits) AND ((p.good1 + p.good2), p.id) < (after_votes, after_id)
+                        ORDER BY (p.good1 + p.good2) DESC, p.id DESC OFFSET skip LIMIT take);
+                END IF;
+            END IF;
+            LOOP
+                IF large THEN
+                    SELECT array_agg(w.id ORDER BY w.votes DESC, w.id DESC), array_agg(w.votes ORDER BY w.votes DESC, w.id DESC),
+                        coalesce(array_agg(w.id ORDER BY w.votes DESC, w.id DESC) FILTER (WHERE k.key LIKE ALL (patterns)), '{}')
+                    INTO batch_ids, batch_votes, hits
+                    FROM (SELECT p.id, p.good1 + p.good2 AS votes FROM poster p WHERE ((p.good1 + p.good2), p.id) < (last_votes, last_id)
+                        ORDER BY (p.good1 + p.good2) DESC, p.id DESC LIMIT 4096) w
+                    LEFT JOIN search_key k ON k.poster_id = w.id;
+                ELSE
+                    SELECT array_agg(w.id ORDER BY w.votes DESC, w.id DESC), array_agg(w.votes ORDER BY w.votes DESC, w.id DESC),
+                        coalesce(array_agg(w.id ORDER BY w.votes DESC, w.id DESC) FILTER (WHERE k.key LIKE ALL (patterns)), '{}')
+                    INTO batch_ids, batch_votes, hits
+                    FROM (SELECT p.id, p.good1 + p.good2 AS votes FROM poster p WHERE ((p.good1 + p.good2), p.id) < (last_votes, last_id)
+                        ORDER BY (p.good1 + p.good2) DESC, p.id DESC LIMIT 256) w
+                    LEFT JOIN search_key k ON k.poster_id = w.id;
+                END IF;
+                ids := ids || hits;
+                IF cardinality(ids) >= wanted OR coalesce(cardinality(batch_ids), 0) < (CASE WHEN large THEN 4096 ELSE 256 END) THEN
+                    RETURN ids[skip + 1 : wanted];
+                END IF;
+                last_votes := batch_votes[cardinality(batch_votes)];
+                last_id := batch_ids[cardinality(batch_ids)];
+                large := true;
+            END LOOP;
+        END $$
+        """
+
     /// The token naming the window of `1 << level` ids that holds `id`.
     static func windowToken(level: Int, id: Int64) -> String {
         "~\(level).\(id >> level)"

@@ -99,11 +99,14 @@ public final class PostgresStore: StoreBackend {
     }
 
     /// A search the index answers exactly, as one statement outside any transaction (it is its
-    /// own snapshot): one round trip (see ``PostgresSession/exactSearchPosters(_:below:offset:limit:)``).
-    public func exactSearchPosters(_ query: SearchQuery, below: Int64?, offset: Int, limit: Int) throws -> [Poster]? {
+    /// own snapshot): one round trip (see ``PostgresSession/exactSearchPosters(_:order:after:offset:limit:)``).
+    public func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
+        -> [Poster]?
+    {
         try translatingErrors {
             try pool.withConnection { connection in
-                try PostgresSession(connection, single: true).exactSearchPosters(query, below: below, offset: offset, limit: limit)
+                try PostgresSession(connection, single: true).exactSearchPosters(
+                    query, order: order, after: after, offset: offset, limit: limit)
             }
         }
     }

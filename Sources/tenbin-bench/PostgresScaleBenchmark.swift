@@ -73,6 +73,18 @@ enum PostgresScaleBenchmark {
                     { board, times in try queries.flatMap { query in try timed(&times) { try board.search(query: query).map(\.id) } } }
                 ))
         }
+        // Popular order for the kinds a backend may answer whole (fewer queries: a common word
+        // ranks by votes over the popular index).
+        for kind in [SearchBenchmark.QueryKind.one, .two] {
+            let queries = (0..<(queriesPerKind / 2)).map { _ in kind.query(&random) }
+            rows.append(
+                (
+                    "search, popular, words of \(kind.label)",
+                    { board, times in
+                        try queries.flatMap { query in try timed(&times) { try board.search(query: query, order: .popular).map(\.id) } }
+                    }
+                ))
+        }
         for (name, run) in rows {
             var answers: [[Int64]] = []
             var samples: [Samples] = []

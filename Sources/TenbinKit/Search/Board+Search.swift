@@ -40,12 +40,12 @@ extension Board {
     }
 
     /// The posters of a page of matches of `query` (as ``searchIDs(_:order:after:offset:limit:in:)``
-    /// finds them), from one snapshot. Newest first, a query the index answers exactly
+    /// finds them), from one snapshot. A query the index answers exactly
     /// (``SearchGrams/indexIsExact(for:)``) is asked of the backend whole where it can
     /// (PostgreSQL: one statement), with no candidates to recheck.
     func searchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster] {
-        if order == .new, limit > 0, SearchGrams.indexIsExact(for: query),
-            let posters = try store.exactSearchPosters(query, below: after?.id, offset: offset, limit: limit)
+        if limit > 0, SearchGrams.indexIsExact(for: query),
+            let posters = try store.exactSearchPosters(query, order: order, after: after, offset: offset, limit: limit)
         {
             return posters
         }

@@ -28,14 +28,14 @@ public protocol StoreBackend: Sendable {
     /// `addVotes` (PostgreSQL: one statement, one round trip, no BEGIN or COMMIT).
     func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster]
 
-    /// A page of the posters matching `query`, newest first: below id `below` when given,
-    /// after skipping `offset` of them, at most `limit`, from one snapshot. Asked only for a
+    /// A page of the posters matching `query` in `order`, after `after` when given, skipping
+    /// `offset` of them, at most `limit`, from one snapshot. Asked only for a
     /// query the index answers exactly (``SearchGrams/indexIsExact(for:)``: a key holds every
     /// one of its terms exactly when it matches), so no candidate needs a recheck. nil when the
     /// backend has no such path: the core then reads candidates and rechecks them
     /// (``StoreReading/searchCandidates(_:below:visit:)``). PostgreSQL answers in one
     /// statement, one round trip.
-    func exactSearchPosters(_ query: SearchQuery, below: Int64?, offset: Int, limit: Int) throws -> [Poster]?
+    func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster]?
 
     /// Where live feeds learn that something was committed.
     var changes: any ChangeSource { get }
@@ -52,7 +52,9 @@ extension StoreBackend {
     }
 
     /// nil: the core reads candidates and rechecks them.
-    public func exactSearchPosters(_ query: SearchQuery, below: Int64?, offset: Int, limit: Int) throws -> [Poster]? {
+    public func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
+        -> [Poster]?
+    {
         nil
     }
 

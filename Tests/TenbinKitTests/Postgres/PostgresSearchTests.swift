@@ -136,6 +136,9 @@ struct PostgresSearchTests {
             let words: [(String, Bool)] = [
                 ("あ", number % 8 == 0), ("い", number % 10 == 3), ("う", number % 16 == 5), ("え", number % 300 == 7), ("お", true),
                 ("か", number % 4 == 1), ("き", number % 5 == 2), ("さ", number % 2 == 0), ("し", number % 5 == 0),
+                // Common, but only among the older posters: popular order's estimate from the
+                // newest keys says few, and more than 2,000 are found.
+                ("そ", number < 5_000 && number % 2 == 0),
             ]
             let present: [String] = words.filter { $0.1 }.map { $0.0 }
             return present.joined(separator: " ") + " \(number % 10)"
@@ -149,13 +152,25 @@ struct PostgresSearchTests {
                     """, [.intArray(ids), .textArray(texts)] + Board.standInImages.map { .text($0.digest.hex) })
                 try PostgresStore.indexSearchKeys(ids: ids, posters: texts.map { ($0, []) }, on: connection)
                 try connection.query("SELECT setval(pg_get_serial_sequence('poster', 'id'), $1)", [.int(ids.last!)])  // 6,000 ids
+                // Votes, many tied, so popular order ranks by votes and then by id.
+                try connection.execute("UPDATE poster SET good1 = id % 7, good2 = (id / 7) % 3")
             }
         }
-        for query in ["あ", "い", "う", "え", "お", "か き", "さ し", "あ 3", "え 7", "ない"] {
+        for query in ["あ", "い", "う", "え", "お", "か き", "さ し", "あ 3", "え 7", "そ", "そ 4", "ない"] {
             let all = try board.scanSearchIDs(query: query)
             for (limit, offset) in [(20, 0), (17, 0), (1, 0), (5, 40), (3000, 0)] {
                 let found = try board.search(query: query, limit: limit, offset: offset).map { $0.id }
                 #expect(found == Array(all.dropFirst(offset).prefix(limit)), "\(query), \(limit) after \(offset)")
+            }
+            let popular = try board.scanSearchIDs(query: query, order: .popular)
+            for (limit, offset) in [(20, 0), (5, 40), (3000, 0)] {
+                let found = try board.search(query: query, order: .popular, limit: limit, offset: offset).map { $0.id }
+                #expect(found == Array(popular.dropFirst(offset).prefix(limit)), "popular \(query), \(limit) after \(offset)")
+            }
+            if popular.count > 30 {
+                let after = try board.poster(id: popular[29])
+                let page = try board.searchPosters(SearchQuery(query), order: .popular, after: FeedPosition(after), offset: 0, limit: 20)
+                #expect(page.map { $0.id } == Array(popular.dropFirst(30).prefix(20)), "popular after a cursor, \(query)")
             }
             // Below a cursor in the sparse part, as a later page asks.
             let deep = try board.searchPosters(SearchQuery(query), order: .new, after: FeedPosition(id: 600_001), offset: 0, limit: 20)

@@ -87,8 +87,7 @@ extension PostgresStore {
         LANGUAGE plpgsql STABLE AS $$
         DECLARE
             wanted bigint := skip + take;
-            patterns text[] := ARRAY(
-                SELECT '%' || replace(replace(replace(word, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' FROM unnest(words) AS word);
+            patterns text[] := \(likePatternsSQL);
             ids bigint[];
             walked bigint[];
             hits bigint[];
@@ -192,8 +191,7 @@ extension PostgresStore {
         RETURNS bigint[] LANGUAGE plpgsql STABLE AS $$
         DECLARE
             wanted bigint := skip + take;
-            patterns text[] := ARRAY(
-                SELECT '%' || replace(replace(replace(word, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' FROM unnest(words) AS word);
+            patterns text[] := \(likePatternsSQL);
             ids bigint[] := '{}';
             hits bigint[];
             batch_ids bigint[];
@@ -220,19 +218,9 @@ extension PostgresStore {
             END IF;
             LOOP
                 IF large THEN
-                    SELECT array_agg(w.id ORDER BY w.votes DESC, w.id DESC), array_agg(w.votes ORDER BY w.votes DESC, w.id DESC),
-                        coalesce(array_agg(w.id ORDER BY w.votes DESC, w.id DESC) FILTER (WHERE k.key LIKE ALL (patterns)), '{}')
-                    INTO batch_ids, batch_votes, hits
-                    FROM (SELECT p.id, p.good1 + p.good2 AS votes FROM poster p WHERE ((p.good1 + p.good2), p.id) < (last_votes, last_id)
-                        ORDER BY (p.good1 + p.good2) DESC, p.id DESC LIMIT 4096) w
-                    LEFT JOIN search_key k ON k.poster_id = w.id;
+        \(popularBatchSQL(limit: 4096))
                 ELSE
-                    SELECT array_agg(w.id ORDER BY w.votes DESC, w.id DESC), array_agg(w.votes ORDER BY w.votes DESC, w.id DESC),
-                        coalesce(array_agg(w.id ORDER BY w.votes DESC, w.id DESC) FILTER (WHERE k.key LIKE ALL (patterns)), '{}')
-                    INTO batch_ids, batch_votes, hits
-                    FROM (SELECT p.id, p.good1 + p.good2 AS votes FROM poster p WHERE ((p.good1 + p.good2), p.id) < (last_votes, last_id)
-                        ORDER BY (p.good1 + p.good2) DESC, p.id DESC LIMIT 256) w
-                    LEFT JOIN search_key k ON k.poster_id = w.id;
+        \(popularBatchSQL(limit: 256))
                 END IF;
                 ids := ids || hits;
                 IF cardinality(ids) >= wanted OR coalesce(cardinality(batch_ids), 0) < (CASE WHEN large THEN 4096 ELSE 256 END) THEN
@@ -244,6 +232,27 @@ extension PostgresStore {
             END LOOP;
         END $$
         """
+
+    /// `words` as `LIKE` patterns matching any text that contains the word (`\`, `%` and `_`
+    /// escaped), in PL/pgSQL.
+    private static let likePatternsSQL = """
+        ARRAY(SELECT '%' || replace(replace(replace(word, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' FROM unnest(words) AS word)
+        """
+
+    /// One batch of ``exactPopularSearchFunctionSQL``'s walk by votes: the next `limit` posters
+    /// after (`last_votes`, `last_id`) over the popular index (the limit written into the text,
+    /// so the plan walks the index), their ids and votes in order, and the ids of those whose
+    /// key contains every word.
+    private static func popularBatchSQL(limit: Int) -> String {
+        """
+                    SELECT array_agg(w.id ORDER BY w.votes DESC, w.id DESC), array_agg(w.votes ORDER BY w.votes DESC, w.id DESC),
+                        coalesce(array_agg(w.id ORDER BY w.votes DESC, w.id DESC) FILTER (WHERE k.key LIKE ALL (patterns)), '{}')
+                    INTO batch_ids, batch_votes, hits
+                    FROM (SELECT p.id, p.good1 + p.good2 AS votes FROM poster p WHERE ((p.good1 + p.good2), p.id) < (last_votes, last_id)
+                        ORDER BY (p.good1 + p.good2) DESC, p.id DESC LIMIT \(limit)) w
+                    LEFT JOIN search_key k ON k.poster_id = w.id;
+        """
+    }
 
     /// The token naming the window of `1 << level` ids that holds `id`.
     static func windowToken(level: Int, id: Int64) -> String {

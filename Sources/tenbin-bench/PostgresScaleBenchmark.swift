@@ -125,8 +125,9 @@ enum PostgresScaleBenchmark {
 
             In-process Board calls on each backend, PostgreSQL through libpq over TCP to 127.0.0.1 (a
             pool of 2). Pages: 200 timed calls each; searches: \(queriesPerKind) queries per kind (the search
-            section's generator), 20 newest matches with hashtags, each timed once. "answers" compares
-            every id returned by both. Aim: PostgreSQL within 2× of SQLite. The last rows are floors: one
+            section's generator; half as many in popular order), 20 newest (or most voted) matches with
+            hashtags, each timed once. "answers" compares every id returned by both. Aim: PostgreSQL
+            within 2× of SQLite. The last rows are floors: one
             round trip through libpq to the same server, no table touched; and the newest page's
             statement run by pgbench (the server's work and a round trip, no decoding).
             """)

@@ -12,7 +12,8 @@ let package = Package(
     targets: [
         // C libraries, each behind its own module. Only the wrapper folder imports it.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
-        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ"),
+        // libpq's headers, and its functions loaded with dlopen on first use (see libpq.c).
+        .target(name: "CLibPQ", path: "Sources/CLibPQ"),
         // SHA-256 from libcrypto, loaded with dlopen on first use (see sha256.c).
         .target(name: "CCrypto", path: "Sources/CCrypto"),
         // libjpeg and libpng report errors with setjmp/longjmp, which must never cross a

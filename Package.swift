@@ -28,13 +28,10 @@ let package = Package(
         // Terminal pictures (kitty, sixel, iTerm2, symbol mosaics) through libchafa, loaded with
         // dlopen on first use (see chafa.c); only the command line's TerminalPicture uses it.
         .target(name: "CChafa", path: "Sources/CChafa"),
-        // libmicrohttpd for `tenbin serve`; a C target because MHD_start_daemon and the info
-        // getters are variadic, which Swift cannot call (see CMicroHTTPD.h).
-        .target(
-            name: "CMicroHTTPD",
-            path: "Sources/CMicroHTTPD",
-            linkerSettings: [.linkedLibrary("microhttpd")]
-        ),
+        // libmicrohttpd for `tenbin serve`, loaded with dlopen when a server starts (see
+        // library.c); a C target because MHD_start_daemon and the info getters are variadic,
+        // which Swift cannot call (see CMicroHTTPD.h).
+        .target(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD"),
         // The backend-neutral core: no SQL, no database library.
         .target(
             name: "TenbinKit",

@@ -12,29 +12,16 @@ import Testing
         #expect(posted.status == 0, "\(posted.stderr)")
         // `tenbin watch` keeps running after its first line, with the store open: its mappings
         // are every library it loaded, linked or opened since.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Tenbin.binary)
-        process.arguments = ["--store", store.path, "watch", "--json"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Deadline(process, what: "tenbin watch --json")
-        defer {
-            process.terminate()
-            process.waitUntilExit()
-        }
-        let first = output.fileHandleForReading.availableData
-        try deadline.check()
-        try #require(String(decoding: first, as: UTF8.self).contains("\"snapshot\""), "no snapshot from tenbin watch")
+        let watch = try WatchProcess(["watch", "--json"], store: store)
+        #expect(try watch.nextObject()["type"] as? String == "snapshot")
         // Read to its end: the kernel writes /proc files in pieces and reports their size as 0.
-        let file = try #require(FileHandle(forReadingAtPath: "/proc/\(process.processIdentifier)/maps"))
+        let file = try #require(FileHandle(forReadingAtPath: "/proc/\(watch.processIdentifier)/maps"))
         let maps = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
         #expect(maps.contains("libsqlite3.so"), "the maps were not read from the running process")
         for library in ["libpq.so", "libgnutls.so", "libkrb5.so", "libldap", "libssl.so", "libtasn1.so", "libmicrohttpd.so"] {
             #expect(!maps.contains(library), "tenbin watch on SQLite mapped \(library)")
         }
+        #expect(try watch.interrupt().status == 130)
     }
 
     @Test func aPostgreSQLCommandWithoutLibpqIsOneErrorNamingTheLibraryAndTheReason() throws {

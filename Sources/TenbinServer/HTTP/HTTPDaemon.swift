@@ -45,8 +45,10 @@ final class HTTPDaemon: Sendable {
 
     /// libmicrohttpd cannot be loaded (see Sources/CMicroHTTPD/library.c): the library's name
     /// and the loader's reason.
-    struct LibraryError: Error, CustomStringConvertible {
+    struct LibraryError: KindedError {
         let description: String
+        /// Nothing about the request is wrong: the machine lacks the library.
+        var kind: ErrorKind { .unavailable }
     }
 
     /// A daemon that will hand requests to `handler` once started.

@@ -3,7 +3,7 @@ import Testing
 
 /// libpq and libmicrohttpd (with GnuTLS) are loaded on first use, not linked: a command on a
 /// SQLite store never maps them, and a PostgreSQL command without libpq fails with one line.
-@Suite(.timeLimit(.minutes(10))) struct LibraryLoadingTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct LibraryLoadingTests {
     static let images = [Tenbin.root + "/SampleImages/01-cats-or-dogs/1-cat.jpg", Tenbin.root + "/SampleImages/01-cats-or-dogs/2-dog.jpg"]
 
     @Test func aCommandOnASQLiteStoreMapsNeitherLibpqNorGnuTLS() throws {

@@ -4,7 +4,7 @@ import Testing
 /// A command closes its store before tenbin exits, so SQLite copies the write-ahead log into
 /// the database and removes it: the database file alone holds every commit, as a reader that
 /// ignores the log (a read-only copy of the folder, opened immutable) needs.
-@Suite(.timeLimit(.minutes(10))) struct StoreCloseTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct StoreCloseTests {
     @Test func anImportLeavesNoWriteAheadLogAndTheDatabaseFileHoldsEveryPoster() throws {
         // Before the fix about half of the imports exited while another thread still held the
         // store (it then never closed); five runs would all have closed by chance 1 time in 32.

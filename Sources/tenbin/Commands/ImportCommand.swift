@@ -51,7 +51,13 @@ enum ImportCommand: Command {
         // Loading libcrypto and OpenSSL's set-up for its first digest (≈ 1.7 ms, CCrypto loads it on
         // first use) would come before the first image's hash, with both jobs waiting; begun
         // here on another core, it overlaps creating and opening the store, which wait on the disk.
-        DispatchQueue.global().async { _ = Digest(of: []) }
+        let hashReady = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = Digest(of: [])
+            hashReady.signal()
+        }
+        // Never exit while that thread is still in OpenSSL's set-up, which races its exit handler.
+        defer { hashReady.wait() }
         var board: Board? = try context.board(create: !dryRun, limits: limits, encoding: encoding)
         // The store closes (and checkpoints) here, before tenbin exits, not on a thread that held it.
         defer { Blocking.release(&board) }

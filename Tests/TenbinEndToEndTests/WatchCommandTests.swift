@@ -204,6 +204,9 @@ final class WatchProcess {
         if process.isRunning { process.terminate() }
     }
 
+    /// The running tenbin's process id.
+    var processIdentifier: Int32 { process.processIdentifier }
+
     /// The next line, waiting up to `seconds` for it.
     func nextLine(within seconds: Double = 20) throws -> String {
         guard buffer.arrived.wait(timeout: .now() + seconds) == .success else {

@@ -12,7 +12,8 @@ let package = Package(
     targets: [
         // C libraries, each behind its own module. Only the wrapper folder imports it.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
-        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ"),
+        // libpq's headers, and its functions loaded with dlopen on first use (see libpq.c).
+        .target(name: "CLibPQ", path: "Sources/CLibPQ"),
         // SHA-256 from libcrypto, loaded with dlopen on first use (see sha256.c).
         .target(name: "CCrypto", path: "Sources/CCrypto"),
         // libjpeg and libpng report errors with setjmp/longjmp, which must never cross a
@@ -27,13 +28,10 @@ let package = Package(
         // Terminal pictures (kitty, sixel, iTerm2, symbol mosaics) through libchafa, loaded with
         // dlopen on first use (see chafa.c); only the command line's TerminalPicture uses it.
         .target(name: "CChafa", path: "Sources/CChafa"),
-        // libmicrohttpd for `tenbin serve`; a C target because MHD_start_daemon and the info
-        // getters are variadic, which Swift cannot call (see CMicroHTTPD.h).
-        .target(
-            name: "CMicroHTTPD",
-            path: "Sources/CMicroHTTPD",
-            linkerSettings: [.linkedLibrary("microhttpd")]
-        ),
+        // libmicrohttpd for `tenbin serve`, loaded with dlopen when a server starts (see
+        // library.c); a C target because MHD_start_daemon and the info getters are variadic,
+        // which Swift cannot call (see CMicroHTTPD.h).
+        .target(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD"),
         // The backend-neutral core: no SQL, no database library.
         .target(
             name: "TenbinKit",

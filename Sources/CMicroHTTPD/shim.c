@@ -1,5 +1,6 @@
-// Shims for libmicrohttpd's variadic functions, which Swift cannot call (see CMicroHTTPD.h).
-#include "CMicroHTTPD.h"
+// Shims for libmicrohttpd's variadic functions, which Swift cannot call (see CMicroHTTPD.h),
+// called through the pointers library.c looks up.
+#include "library.h"
 
 #include <netinet/in.h>
 
@@ -20,16 +21,17 @@ struct MHD_Daemon *tb_http_start(const struct tb_http_options *options) {
         {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)options->uri_logger, options->uri_logger_context},
         {MHD_OPTION_END, 0, NULL},
     };
-    return MHD_start_daemon(flags, 0, NULL, NULL, options->handler, options->handler_context, MHD_OPTION_ARRAY, items,
+    tb_mhd_require("MHD_start_daemon");
+    return tb_MHD_start_daemon(flags, 0, NULL, NULL, options->handler, options->handler_context, MHD_OPTION_ARRAY, items,
                             MHD_OPTION_END);
 }
 
 uint16_t tb_http_bound_port(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    const union MHD_DaemonInfo *info = tb_MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
 }
 
 const struct sockaddr *tb_http_client_address(struct MHD_Connection *connection) {
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const union MHD_ConnectionInfo *info = tb_MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info == NULL ? NULL : info->client_addr;
 }

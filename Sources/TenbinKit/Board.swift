@@ -91,9 +91,7 @@ public final class Board: Sendable {
     public func search(query: String, order: FeedOrder = .new, limit: Int = 20, offset: Int = 0) throws -> [Poster] {
         let parsed = SearchQuery(query)
         guard !parsed.isEmpty, limit > 0 else { return [] }
-        return try store.read { reading in
-            try reading.posters(ids: Self.searchIDs(parsed, order: order, after: nil, offset: max(0, offset), limit: limit, in: reading))
-        }
+        return try searchPosters(parsed, order: order, after: nil, offset: max(0, offset), limit: limit)
     }
 
     /// ``search(query:order:limit:offset:)`` continuing after `cursor`, from one snapshot.
@@ -101,9 +99,7 @@ public final class Board: Sendable {
         let parsed = SearchQuery(query)
         let position = try cursor?.position(for: order, query: parsed)
         guard !parsed.isEmpty, limit > 0 else { return Page(posters: [], next: nil) }
-        let posters = try store.read { reading in
-            try reading.posters(ids: Self.searchIDs(parsed, order: order, after: position, offset: 0, limit: limit, in: reading))
-        }
+        let posters = try searchPosters(parsed, order: order, after: position, offset: 0, limit: limit)
         return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: parsed))
     }
 

@@ -14,8 +14,10 @@ public struct ConnectionTarget: Sendable, Hashable, CustomStringConvertible {
     /// `user@host:port/dbname`, from the fields the string sets; no password.
     public let description: String
 
-    /// Parses `conninfo`; throws a ``PostgresError`` when libpq cannot parse it.
+    /// Parses `conninfo`; throws a ``PostgresError`` when libpq cannot parse it, and a
+    /// ``LibPQUnavailableError`` when libpq cannot be loaded (this is its first use).
     public init(_ conninfo: String) throws {
+        try LibPQ.load()
         var message: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(conninfo, &message) else {
             let reason = message.map { String(cString: $0) } ?? "out of memory"

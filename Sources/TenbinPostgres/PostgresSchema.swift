@@ -100,6 +100,9 @@ public enum PostgresSchema {
         Step(
             sql: PostgresStore.searchWindowSchemaSQL + ";\nSET LOCAL maintenance_work_mem = '256MB';\n" + PostgresStore.searchIndexSQL
                 + ";\nDROP INDEX search_key_grams;"),
+        // 5: a search of words of one or two characters, which the index answers exactly,
+        // done whole on the server in one statement (see ``PostgresStore/exactSearchFunctionSQL``).
+        Step(sql: PostgresStore.exactSearchFunctionSQL + ";\n" + PostgresStore.exactPopularSearchFunctionSQL),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it

@@ -282,6 +282,35 @@ final class PostgresSession: StoreWriting {
         return ids
     }
 
+    /// One statement: the posters of the page schema step 5's functions find
+    /// (``PostgresStore/exactSearchFunctionSQL``, ``PostgresStore/exactPopularSearchFunctionSQL``),
+    /// in `order` (the terms are exact, so the ids they find are the answer). nil for a page
+    /// reaching deeper than ``exactSearchReach`` matches: the functions gather ids in an array.
+    func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
+        -> [Poster]?
+    {
+        guard limit > 0 else { return [] }
+        guard offset >= 0, offset < Self.exactSearchReach, limit <= Self.exactSearchReach - offset else { return nil }
+        var parameters: [SQLParameter] = [.textArray(SearchGrams.terms(for: query).map(\.token)), .textArray(query.words)]
+        let function: String
+        switch order {
+        case .new:
+            function = "\(PostgresStore.exactSearchFunction)($1::text[], $2::text[], $3, $4, $5)"
+            parameters.append(.int(after?.id ?? Int64.max))
+        case .popular:
+            function = "\(PostgresStore.exactPopularSearchFunction)($1::text[], $2::text[], $3, $4, $5, $6)"
+            parameters += [.int(after.map { Int64($0.votes) } ?? Int64.max), .int(after?.id ?? Int64.max)]
+        }
+        parameters += [.int(Int64(offset)), .int(Int64(limit))]
+        let rows = try select(
+            PostgresStore.posterColumns + " WHERE p.id = ANY(\(function)) ORDER BY \(PostgresStore.orderBy(order))", parameters)
+        return try (0..<rows.count).map { try PostgresStore.decodePoster(rows, $0) }
+    }
+
+    /// The deepest match an exact search answers in one statement (see
+    /// ``exactSearchPosters(_:order:after:offset:limit:)``).
+    static let exactSearchReach = 4096
+
     func searchEntries(ids: [Int64]) throws -> [SearchEntry] {
         guard !ids.isEmpty else { return [] }
         let rows = try select(

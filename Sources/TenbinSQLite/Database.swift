@@ -19,6 +19,9 @@ final class Database {
         /// Read an existing file that cannot be written (a read-only mount): SQLite is told
         /// the file cannot change, so it needs no lock or shared-memory file beside it.
         case immutable
+        /// Create a file no other connection sees yet (a new store's database, built before it
+        /// is linked into place): no journal, no flushes (see ``Migrations/create(at:folder:)``).
+        case staging
     }
 
     private let handle: OpaquePointer
@@ -35,7 +38,7 @@ final class Database {
     /// being lost.
     init(path: String, mode: Mode, busyTimeout: Int32 = 10_000) throws {
         var flags = (mode == .immutable ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
-        if mode == .create { flags |= SQLITE_OPEN_CREATE }
+        if mode == .create || mode == .staging { flags |= SQLITE_OPEN_CREATE }
         if mode == .memory { flags |= SQLITE_OPEN_MEMORY }
         let name =
             switch mode {
@@ -55,7 +58,11 @@ final class Database {
         self.path = path
         _ = sqlite3_extended_result_codes(connection, 1)  // always succeeds on an open handle
         _ = sqlite3_busy_timeout(connection, busyTimeout)  // always succeeds on an open handle
-        if mode != .memory && mode != .immutable {
+        if mode == .staging {
+            // A crash leaves a file nobody uses: nothing to roll back, nothing to flush yet.
+            try execute("PRAGMA journal_mode = OFF")
+            try execute("PRAGMA synchronous = OFF")
+        } else if mode != .memory && mode != .immutable {
             try execute("PRAGMA journal_mode = WAL")
             // In WAL mode NORMAL survives any process crash; only a power cut can drop the
             // last commits, never tear one. It makes each commit about ten times cheaper.

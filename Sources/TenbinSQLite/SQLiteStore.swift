@@ -68,7 +68,8 @@ public final class SQLiteStore: StoreBackend {
             var readOnly = false
             var database: Database
             do {
-                database = try Database(path: path, mode: FileSystem.exists(path) ? .readWrite : .create)
+                if !FileSystem.exists(path) { try Migrations.create(at: path, folder: folder) }
+                database = try Database(path: path, mode: .readWrite)
             } catch let error as SQLiteError where FileSystem.exists(path) && !FileSystem.isWritable(path) {
                 // A store on a read-only mount can still be read; any write then fails with a
                 // "read-only" error naming the store.

@@ -1,6 +1,7 @@
 import Foundation
 
-/// `tenbin vote` as a whole process against one `sqlite3 DB "UPDATE …"` process.
+/// `tenbin vote` as a whole process against one `sqlite3 DB "UPDATE …"` process, and what
+/// starting a tenbin process costs against starting small C programs.
 enum VoteBenchmark {
     static func run(_ context: BenchContext) throws {
         let store = try context.freshFolder("vote-store")
@@ -24,6 +25,38 @@ enum VoteBenchmark {
         table.add(
             "tenbin vote ID 1", Format.ms(tenbin.median), Format.ms(tenbin.percentile(90)), Format.ratio(tenbin.median / sqlite.median))
         table.print()
-        print("\n\(rounds) runs each, interleaved. Aim: tenbin within 2.00× of sqlite3.")
+        print("\n\(rounds) runs each, interleaved. Aim: tenbin within 2.00× of sqlite3.\n")
+        try processStart(context, store: store)
+    }
+
+    /// Whole processes that start and end at once, spawned directly and interleaved: the fixed
+    /// cost every tenbin command pays (the dynamic loader, the Swift runtime) before its work.
+    static func processStart(_ context: BenchContext, store: String) throws {
+        let commands: [(label: String, arguments: [String])] = [
+            ("/bin/true", ["/bin/true"]),
+            ("sqlite3 -version", ["sqlite3", "-version"]),
+            ("tenbin --version", [context.tenbin, "--version"]),
+            ("tenbin vote ID 1 (no GNU time around it)", [context.tenbin, "--store", store, "vote", "1", "1"]),
+        ]
+        let rounds = 60
+        var samples = Array(repeating: Samples(), count: commands.count)
+        for _ in 0..<rounds {
+            for (index, command) in commands.enumerated() {
+                let run = try Shell.measureStart(command.arguments)
+                guard run.status == 0 else { throw BenchError("\(command.label) exited \(run.status)") }
+                samples[index].add(run.seconds)
+            }
+        }
+        let reference = samples[1].median
+        var table = Table("process start", "median", "p90", "ratio against sqlite3 -version")
+        for (index, command) in commands.enumerated() {
+            table.add(
+                command.label, Format.ms(samples[index].median), Format.ms(samples[index].percentile(90)),
+                Format.ratio(samples[index].median / reference))
+        }
+        table.print()
+        print(
+            "\n\(rounds) runs each, interleaved; load average \(ImportBenchmark.loadAverage()). libpq and libmicrohttpd are "
+                + "loaded only when used, so neither the loader nor GnuTLS's constructors run here.")
     }
 }

@@ -4,7 +4,7 @@ import Testing
 /// The web page in a real browser: a real `tenbin serve` on a free loopback port over a store
 /// holding the sample posters, driven by headless chromium through selenium
 /// (Tests/Browser/board_test.py). Its screenshot and logs land in the test output folder.
-@Suite(.serialized) struct BrowserTests {
+@Suite(.ownThreads, .serialized) struct BrowserTests {
     /// The programs the browser test needs (Debian `chromium`, `chromium-driver`,
     /// `python3-selenium`); `make test` installs them.
     static let missing: [String] = {

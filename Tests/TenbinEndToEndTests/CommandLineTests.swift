@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite(.timeLimit(.minutes(10))) struct CommandLineTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct CommandLineTests {
     @Test func versionPrintsTheVersionAlone() throws {
         let run = try Tenbin.run(["--version"])
         #expect(run.status == 0)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite(.timeLimit(.minutes(10))) struct ConcurrencyTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct ConcurrencyTests {
     @Test func fourProcessesCasting250VotesEachCountExactly1000() throws {
         let store = try ScratchFolder()
         let images = [Tenbin.root + "/SampleImages/10-no-question/left.jpg", Tenbin.root + "/SampleImages/10-no-question/right.jpg"]

@@ -3,7 +3,7 @@ import Testing
 
 /// `tenbin copy` run as a user runs it: SQLite to PostgreSQL and back, then every way it can be
 /// refused. The PostgreSQL half needs the server `make test` starts.
-@Suite(.enabled(if: TestDatabase.serverURL != nil), .timeLimit(.minutes(10)))
+@Suite(.ownThreads, .enabled(if: TestDatabase.serverURL != nil), .timeLimit(.minutes(10)))
 struct CopyCommandTests {
     static let queries = ["猫", "ネコ", "ｷﾉｺ", "東京 タワー", "#犬", "a", "ー", "１"]
 
@@ -136,7 +136,7 @@ struct CopyCommandTests {
 }
 
 /// `tenbin copy`'s refusals that need no database.
-@Suite struct CopyCommandUsageTests {
+@Suite(.ownThreads) struct CopyCommandUsageTests {
     @Test func missingStoresAndMisplacedOptionsAreRefusedWithOneLine() throws {
         let folder = try ScratchFolder()
         let file = folder.path + "/file"

@@ -3,7 +3,7 @@ import Testing
 
 /// Vote counts as people read them: "no votes yet" rather than two 0% sides, compact counts
 /// in lists, exact ones in `show`, `vote` and `--json`.
-@Suite struct CountsForPeopleTests {
+@Suite(.ownThreads) struct CountsForPeopleTests {
     static func store(posters: Int) throws -> ScratchFolder {
         let folder = try ScratchFolder()
         let sample = SampleFiles.sampleFolders[0]

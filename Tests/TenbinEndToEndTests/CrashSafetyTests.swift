@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `kill -9` inside a post leaves a store `tenbin check` passes, and posting again works.
-@Suite(.timeLimit(.minutes(10))) struct CrashSafetyTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct CrashSafetyTests {
     @Test func killingPostInsideTheOperationLeavesAStoreThatChecksAndAcceptsTheRerun() throws {
         let store = try ScratchFolder()
         let images = [Tenbin.root + "/SampleImages/03-phone-portrait/a-rotated.jpg", Tenbin.root + "/SampleImages/07-tokyo/tower.JPG"]

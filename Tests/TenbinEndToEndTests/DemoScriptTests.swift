@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `make demo` (scripts/demo.sh) may be run again: the second run adds no poster and no vote.
-@Suite struct DemoScriptTests {
+@Suite(.ownThreads) struct DemoScriptTests {
     static func demo(store: String) throws -> (status: Int32, stdout: String, stderr: String) {
         try Shell.capture(["/usr/bin/env", "TENBIN_STORE=\(store)", "NO_COLOR=1", "\(Tenbin.root)/scripts/demo.sh", Tenbin.binary])
     }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `tenbin edit` changes text and hashtags, keeps id, images and votes, and search follows.
-@Suite(.timeLimit(.minutes(10))) struct EditCommandTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct EditCommandTests {
     static let images = [Tenbin.root + "/SampleImages/01-cats-or-dogs/1-cat.jpg", Tenbin.root + "/SampleImages/01-cats-or-dogs/2-dog.jpg"]
 
     @Test func editKeepsIdImagesAndVotesAndSearchFindsTheNewText() throws {

@@ -3,7 +3,7 @@ import Testing
 
 /// How failures end a run: one `Error:` line, the command line's own hint for the error's
 /// kind, and the documented exit status.
-@Suite(.timeLimit(.minutes(10))) struct ExitStatusTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct ExitStatusTests {
     static let images = [Tenbin.root + "/SampleImages/01-cats-or-dogs/1-cat.jpg", Tenbin.root + "/SampleImages/01-cats-or-dogs/2-dog.jpg"]
 
     @Test func aBlobFileMissingFromTheStoreIsDamageAndTheHintSaysToRunCheck() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite(.timeLimit(.minutes(10))) struct HostileUploadTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct HostileUploadTests {
     static let good = Tenbin.root + "/SampleImages/09-sea-or-mountain/sea.jpg"
 
     @Test(arguments: [

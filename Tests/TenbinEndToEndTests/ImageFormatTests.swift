@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The built binary with the formats and orientations a phone or a browser produces.
-@Suite struct ImageFormatTests {
+@Suite(.ownThreads) struct ImageFormatTests {
     func images(_ run: TenbinRun) throws -> [[String: Any]] {
         let poster = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         return try #require(poster["images"] as? [[String: Any]])

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Each image limit refuses an upload on its own, from the command line.
-@Suite(.timeLimit(.minutes(10))) struct ImageLimitTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct ImageLimitTests {
     static let photo = Tenbin.root + "/SampleImages/03-phone-portrait/a-rotated.jpg"  // 2400×1800, 4.32 MP
     static let other = Tenbin.root + "/SampleImages/01-cats-or-dogs/1-cat.jpg"
 

@@ -3,7 +3,7 @@ import Testing
 
 @testable import tenbin
 
-@Suite(.timeLimit(.minutes(10))) struct ImagesOnScreenTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct ImagesOnScreenTests {
     static let escape = "\u{1B}[38;2;"
 
     /// A store with the first `count` sample posters, some votes on the first.

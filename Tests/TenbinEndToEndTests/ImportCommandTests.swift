@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite(.timeLimit(.minutes(10))) struct ImportCommandTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct ImportCommandTests {
     private let samples = "\(Tenbin.root)/SampleImages"
 
     private func json(_ text: String) throws -> [String: Any] {

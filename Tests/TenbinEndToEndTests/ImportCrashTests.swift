@@ -3,7 +3,7 @@ import Testing
 
 /// `kill -9` at any moment of an import leaves a store `tenbin check` passes, and running the
 /// import again finishes the job without adding anything twice.
-@Suite(.serialized, .timeLimit(.minutes(15))) struct ImportCrashTests {
+@Suite(.ownThreads, .serialized, .timeLimit(.minutes(15))) struct ImportCrashTests {
     private let samples = "\(Tenbin.root)/SampleImages"
 
     /// Starts `tenbin import`, kills it with SIGKILL once it reports `done` entries or more,

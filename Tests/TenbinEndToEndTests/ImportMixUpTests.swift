@@ -3,7 +3,7 @@ import Testing
 
 /// What `tenbin import` says when it is pointed at the wrong thing: a photo, a README, a
 /// single poster folder, a folder of empty folders, an empty folder.
-@Suite struct ImportMixUpTests {
+@Suite(.ownThreads) struct ImportMixUpTests {
     private let samples = "\(Tenbin.root)/SampleImages"
 
     @Test func aFileThatIsNotAManifestIsOneUsageLine() throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `tenbin search -i` driven in a real pseudo-terminal (tmux): keys in, screen out.
-@Suite(.enabled(if: TmuxSession.isAvailable, "needs tmux"), .timeLimit(.minutes(10)))
+@Suite(.ownThreads, .enabled(if: TmuxSession.isAvailable, "needs tmux"), .timeLimit(.minutes(10)))
 struct InteractiveSearchTests {
     /// Starts interactive search in tmux; its stdout, exit status and the terminal settings
     /// before and after go to files in `folder`.

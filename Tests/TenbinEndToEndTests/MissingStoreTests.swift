@@ -3,7 +3,7 @@ import Testing
 
 /// A reading command on a store that does not exist says, on stderr, which folder it looked at
 /// and how to choose another; the board it shows is empty as before.
-@Suite struct MissingStoreTests {
+@Suite(.ownThreads) struct MissingStoreTests {
     /// Runs tenbin in `folder` with only `environment` deciding the store.
     static func run(_ arguments: [String], in folder: String, environment: [String] = []) throws -> (
         status: Int32, stdout: String, stderr: String

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `tenbin post - b.jpg`: one image piped in, as `curl … | tenbin post - b.jpg` does.
-@Suite struct PostFromStandardInputTests {
+@Suite(.ownThreads) struct PostFromStandardInputTests {
     static let cat = "\(Tenbin.root)/SampleImages/01-cats-or-dogs/1-cat.jpg"
     static let dog = "\(Tenbin.root)/SampleImages/01-cats-or-dogs/2-dog.jpg"
 

@@ -4,7 +4,7 @@ import Testing
 /// The command line on a PostgreSQL database (`--database`, `TENBIN_DATABASE_URL`), against the
 /// throwaway server `make test` starts. Without one the suite is skipped (the TenbinKit suite
 /// says so loudly, and fails under CI).
-@Suite(.enabled(if: TestDatabase.serverURL != nil), .timeLimit(.minutes(10)))
+@Suite(.ownThreads, .enabled(if: TestDatabase.serverURL != nil), .timeLimit(.minutes(10)))
 struct PostgresCommandTests {
     static let images = [Tenbin.root + "/SampleImages/01-cats-or-dogs/1-cat.jpg", Tenbin.root + "/SampleImages/01-cats-or-dogs/2-dog.jpg"]
 

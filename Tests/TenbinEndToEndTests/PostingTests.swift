@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite(.timeLimit(.minutes(10))) struct PostingTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct PostingTests {
     static var sampleFolders: [(name: String, images: [String], question: String, tags: [String])] {
         let base = Tenbin.root + "/SampleImages"
         return ((try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []).sorted().map { name in

@@ -9,7 +9,7 @@ import Testing
 /// with its newest poster deleted) by rewriting its database with `sqlite3` into the tables
 /// each released schema had: the CREATE statements below are those versions' own, kept here
 /// as fixtures because a released schema never changes.
-@Suite(.timeLimit(.minutes(10))) struct SchemaUpgradeCommandTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct SchemaUpgradeCommandTests {
     private let samples = "\(Tenbin.root)/SampleImages"
 
     /// Schemas 1–3 referenced blobs by their hex digest: today's tables turned back into those.

@@ -18,7 +18,7 @@ func makeSearchStore() throws -> ScratchFolder {
     return folder
 }
 
-@Suite(.timeLimit(.minutes(10))) struct SearchCommandTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct SearchCommandTests {
     func ids(_ json: String) throws -> [Int] {
         let array = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
         return array.compactMap { $0["id"] as? Int }

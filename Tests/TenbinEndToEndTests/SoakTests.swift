@@ -3,7 +3,7 @@ import Testing
 
 /// Many processes at once on one store: voters, an importer and a watcher. Every vote must
 /// be counted exactly once and the store must check clean at the end.
-@Suite(.timeLimit(.minutes(15))) struct SoakTests {
+@Suite(.ownThreads, .timeLimit(.minutes(15))) struct SoakTests {
     static let voters = 3
     static let votesPerVoter = 120
 

@@ -3,7 +3,7 @@ import Testing
 
 /// Posting into a store that runs out of space, or that cannot be written, fails with one
 /// clear line and leaves a store `tenbin check` passes.
-@Suite(.timeLimit(.minutes(10))) struct StorageFailureTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct StorageFailureTests {
     static let small = [Tenbin.root + "/SampleImages/01-cats-or-dogs/1-cat.jpg", Tenbin.root + "/SampleImages/01-cats-or-dogs/2-dog.jpg"]
     static let large = [Tenbin.root + "/SampleImages/03-phone-portrait/a-rotated.jpg", Tenbin.root + "/SampleImages/07-tokyo/tower.JPG"]
 

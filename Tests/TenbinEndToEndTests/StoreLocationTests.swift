@@ -3,7 +3,7 @@ import Testing
 
 /// A `--store` that is not a store is an error naming it, for every command; `check` of a
 /// store that does not exist says so.
-@Suite(.timeLimit(.minutes(10))) struct StoreLocationTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct StoreLocationTests {
     static let commands: [[String]] = [
         ["list"], ["search", "猫"], ["check"], ["gc"], ["vote", "1", "1"], ["show", "1"], ["delete", "1"], ["image", "1", "1"],
         ["watch", "--json"],

@@ -4,7 +4,7 @@ import Testing
 @testable import TenbinKit
 @testable import tenbin
 
-@Suite(.timeLimit(.minutes(10))) struct TerminalImageTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct TerminalImageTests {
     static let red: [UInt8] = [255, 0, 0]
     static let green: [UInt8] = [0, 255, 0]
     static let blue: [UInt8] = [0, 0, 255]

@@ -7,7 +7,7 @@ import Testing
 /// Pictures drawn by libchafa: each `--image-mode`, the choice `auto` makes, and the bytes of
 /// kitty, sixel and iTerm2 images compared with what the `chafa` program prints for the same
 /// pixels.
-@Suite struct TerminalPictureTests {
+@Suite(.ownThreads) struct TerminalPictureTests {
     static let chafaProgram = "/usr/bin/chafa"
     static var chafaReady: Bool {
         TerminalPicture.chafaUnavailableReason == nil && FileManager.default.isExecutableFile(atPath: chafaProgram)

@@ -3,7 +3,7 @@ import Testing
 
 /// Text someone posted never reaches another person's terminal as control sequences: every
 /// command that draws posters shows them visibly, and `--json` keeps them exact.
-@Suite struct TerminalSafetyTests {
+@Suite(.ownThreads) struct TerminalSafetyTests {
     /// Sets the window title, clears the screen, turns text red and reverses what follows.
     static let hostile = "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{1B}[31mred\u{202E}cba\r\nnext"
     /// How it is shown on one line.

@@ -3,7 +3,7 @@ import Testing
 
 /// The helpers the end-to-end tests wait with fail the test, with what they saw, instead of
 /// passing late or hanging the suite.
-@Suite(.timeLimit(.minutes(10))) struct TestHarnessTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct TestHarnessTests {
     @Test func aTenbinStillRunningAtItsDeadlineIsKilledAndFailsWithWhatItPrinted() throws {
         let store = try ScratchFolder()
         // `watch` never ends on its own: it stands in for a hung tenbin.
@@ -22,6 +22,15 @@ import Testing
         #expect(timeout.description.hasPrefix("waited 0 s for a screen that never comes; saw:\n"))
         #expect(timeout.description.contains("hello from the pane"))
     }
+
+    @Test func endToEndTestsRunOnTheirOwnThreadsNotTheSharedPool() async throws {
+        // A blocking test and a task it starts (a child task inherits the preference).
+        #expect(Self.onOwnThread())
+        async let child = Self.onOwnThread()
+        #expect(await child)
+    }
+
+    private static func onOwnThread() -> Bool { EndToEndThreads.shared.isCurrent }
 
     @Test func aFileThatNeverAppearsFailsTheWait() throws {
         let folder = try ScratchFolder()

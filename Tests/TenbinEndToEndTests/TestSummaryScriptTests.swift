@@ -3,7 +3,7 @@ import Testing
 
 /// `make test` runs `swift test` through scripts/test-summary.sh: failures in full, passing
 /// tests as one count, and the exit status of `swift test` itself.
-@Suite struct TestSummaryScriptTests {
+@Suite(.ownThreads) struct TestSummaryScriptTests {
     static let sample = """
         Test Suite 'Selected tests' started at 2026-11-30 21:14:14.562
         Test Suite 'Selected tests' passed at 2026-11-30 21:14:14.565

@@ -4,7 +4,7 @@ import Testing
 
 /// `tenbin watch --json` as a child process while other `tenbin` processes post, vote and
 /// delete. Waits for lines have generous time-outs; nothing here asserts on timing.
-@Suite(.timeLimit(.minutes(10))) struct WatchCommandTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct WatchCommandTests {
     static let cats = ["\(Tenbin.root)/SampleImages/01-cats-or-dogs/1-cat.jpg", "\(Tenbin.root)/SampleImages/01-cats-or-dogs/2-dog.jpg"]
     static let sea = [
         "\(Tenbin.root)/SampleImages/09-sea-or-mountain/sea.jpg", "\(Tenbin.root)/SampleImages/09-sea-or-mountain/mountain.jpg",
@@ -203,6 +203,9 @@ final class WatchProcess {
     deinit {
         if process.isRunning { process.terminate() }
     }
+
+    /// The running tenbin's process id.
+    var processIdentifier: Int32 { process.processIdentifier }
 
     /// The next line, waiting up to `seconds` for it.
     func nextLine(within seconds: Double = 20) throws -> String {

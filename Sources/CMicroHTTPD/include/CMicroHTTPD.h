@@ -4,12 +4,22 @@
 // libmicrohttpd for tenbin serve. Swift calls most of libmicrohttpd directly through this
 // module; the few calls below are C shims because the library's functions for them are
 // variadic (MHD_start_daemon, MHD_get_connection_info, MHD_get_daemon_info), and Swift cannot
-// call a C variadic function.
+// call a C variadic function. tenbin does not link libmicrohttpd: library.c loads it on first
+// use and defines the functions declared in microhttpd.h that tenbin calls. Call tb_http_load
+// before any of them.
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+
+/// Capacity of the reason tb_http_load writes, terminating NUL included.
+#define TB_HTTP_ERROR_CAPACITY 300
+
+/// Loads libmicrohttpd (once per process) and looks up every function tenbin calls. Returns 0
+/// when they are ready; -1 with a NUL-terminated reason in `error` (TB_HTTP_ERROR_CAPACITY
+/// bytes) naming the library and dlerror's reason. Thread-safe.
+int tb_http_load(char *error);
 
 /// Everything tb_http_start passes to MHD_start_daemon.
 struct tb_http_options {

@@ -1,7 +1,9 @@
 /// Search planning and the recheck: the core's half of search. A backend only narrows
 /// candidates with its index of the key's pieces (``SearchGrams``); every candidate is
 /// rechecked here against its stored key, so results are exactly those of a scan whatever the
-/// index returns, and every backend answers the same.
+/// index returns, and every backend answers the same. The one exception is a query the index
+/// answers exactly (``SearchGrams/indexIsExact(for:)``: words of one or two characters), which
+/// a backend may answer whole (``StoreBackend/exactSearchPosters(_:below:offset:limit:)``).
 extension Board {
     /// More index hits than this and popular order walks the posters by votes instead.
     static let popularCandidateLimit = 2_000
@@ -35,6 +37,21 @@ extension Board {
             try reading.searchEntriesByVotes(after: after) { try page.take($0) }
         }
         return page.ids
+    }
+
+    /// The posters of a page of matches of `query` (as ``searchIDs(_:order:after:offset:limit:in:)``
+    /// finds them), from one snapshot. A query the index answers exactly
+    /// (``SearchGrams/indexIsExact(for:)``) is asked of the backend whole where it can
+    /// (PostgreSQL: one statement), with no candidates to recheck.
+    func searchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster] {
+        if limit > 0, SearchGrams.indexIsExact(for: query),
+            let posters = try store.exactSearchPosters(query, order: order, after: after, offset: offset, limit: limit)
+        {
+            return posters
+        }
+        return try store.read { reading in
+            try reading.posters(ids: Self.searchIDs(query, order: order, after: after, offset: offset, limit: limit, in: reading))
+        }
     }
 
     /// The reference search is measured and tested against: every stored key read and tested

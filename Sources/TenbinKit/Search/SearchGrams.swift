@@ -131,6 +131,16 @@ public enum SearchGrams {
         return terms
     }
 
+    /// Whether the index alone answers `query` exactly: every word has at most two
+    /// characters, so each is one index token (``terms(for:)``), and a key holds that token
+    /// exactly when it contains the word — the key's tokens are all its one- and
+    /// two-character pieces, none spanning the separator between contents and hashtags, and no
+    /// query word holds the separator (it is white space). Candidates of such a query need no
+    /// recheck.
+    public static func indexIsExact(for query: SearchQuery) -> Bool {
+        !query.isEmpty && query.words.allSatisfy { $0.unicodeScalars.count <= 2 }
+    }
+
     /// The piece an index token names, as UTF-8 (the inverse of how tokens are written: four
     /// base-36 digits a scalar); nil for text that names no piece.
     public static func piece(ofToken token: String) -> [UInt8]? {

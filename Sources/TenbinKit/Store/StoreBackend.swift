@@ -28,6 +28,15 @@ public protocol StoreBackend: Sendable {
     /// `addVotes` (PostgreSQL: one statement, one round trip, no BEGIN or COMMIT).
     func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster]
 
+    /// A page of the posters matching `query` in `order`, after `after` when given, skipping
+    /// `offset` of them, at most `limit`, from one snapshot. Asked only for a
+    /// query the index answers exactly (``SearchGrams/indexIsExact(for:)``: a key holds every
+    /// one of its terms exactly when it matches), so no candidate needs a recheck. nil when the
+    /// backend has no such path: the core then reads candidates and rechecks them
+    /// (``StoreReading/searchCandidates(_:below:visit:)``). PostgreSQL answers in one
+    /// statement, one round trip.
+    func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster]?
+
     /// Where live feeds learn that something was committed.
     var changes: any ChangeSource { get }
 
@@ -40,6 +49,13 @@ extension StoreBackend {
     /// ``read(_:)``.
     public func readSingle<T>(_ body: (any StoreReading) throws -> T) throws -> T {
         try read(body)
+    }
+
+    /// nil: the core reads candidates and rechecks them.
+    public func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
+        -> [Poster]?
+    {
+        nil
     }
 
     /// `addVotes` in a `write` of its own.

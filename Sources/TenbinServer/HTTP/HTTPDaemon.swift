@@ -43,6 +43,14 @@ final class HTTPDaemon: Sendable {
         var description: String { "cannot listen on \(address): \(reason)" }
     }
 
+    /// libmicrohttpd cannot be loaded (see Sources/CMicroHTTPD/library.c): the library's name
+    /// and the loader's reason.
+    struct LibraryError: KindedError {
+        let description: String
+        /// Nothing about the request is wrong: the machine lacks the library.
+        var kind: ErrorKind { .unavailable }
+    }
+
     /// A daemon that will hand requests to `handler` once started.
     init(handler: any HTTPHandling) {
         self.handler = handler
@@ -55,7 +63,11 @@ final class HTTPDaemon: Sendable {
     /// Starts listening and returns the port bound (the system chooses one for port 0).
     /// The daemon must stay alive (it is the callbacks' context) until `stop` returns.
     func start(_ options: HTTPDaemonOptions) throws -> UInt16 {
-        try daemon.withLock { daemon in
+        var reason = [CChar](repeating: 0, count: Int(TB_HTTP_ERROR_CAPACITY))
+        guard tb_http_load(&reason) == 0 else {
+            throw LibraryError(description: String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return try daemon.withLock { daemon in
             precondition(daemon == nil, "a daemon is started once")
             let context = Unmanaged.passUnretained(self).toOpaque()
             let started = try options.address.withSocketAddress { address in

@@ -48,12 +48,25 @@ enum ImportCommand: Command {
         var manifest = false
         if case .manifest = source { manifest = true }
         returnLargeBuffersPromptly(oneArena: manifest)
-        let board = try context.board(create: !dryRun, limits: limits, encoding: encoding)
+        // Loading libcrypto and OpenSSL's set-up for its first digest (≈ 1.7 ms, CCrypto loads it on
+        // first use) would come before the first image's hash, with both jobs waiting; begun
+        // here on another core, it overlaps creating and opening the store, which wait on the disk.
+        let hashReady = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = Digest(of: [])
+            hashReady.signal()
+        }
+        // Never exit while that thread is still in OpenSSL's set-up, which races its exit handler.
+        defer { hashReady.wait() }
+        var board: Board? = try context.board(create: !dryRun, limits: limits, encoding: encoding)
+        // The store closes (and checkpoints) here, before tenbin exits, not on a thread that held it.
+        defer { Blocking.release(&board) }
         let line = ProgressLine(enabled: isatty(STDERR_FILENO) == 1, environment: context.environment)
         let markers = context.markers
         markers.reach("import:begin")
-        let report = try Blocking.run {
-            try await Importer(board: board, options: options).run(source) { progress in
+        let report = try Blocking.run { [board] in
+            // Opened just above; set to nil only by the release when this command returns.
+            try await Importer(board: board!, options: options).run(source) { progress in
                 line.show(progress)
                 markers.reach("import:progress \(progress.done)/\(progress.total)")
             }

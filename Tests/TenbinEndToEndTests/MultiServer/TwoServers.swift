@@ -7,7 +7,7 @@ import Testing
 /// shared with the rest of the suite. Needs the throwaway server `make test` starts
 /// (scripts/postgres.sh run); without one the suite is skipped, except under `CI=true`, where
 /// it must run and fails instead.
-@Suite(.serialized, .enabled(if: TestDatabase.serverURL != nil || ProcessInfo.processInfo.environment["CI"] == "true"))
+@Suite(.ownThreads, .serialized, .enabled(if: TestDatabase.serverURL != nil || ProcessInfo.processInfo.environment["CI"] == "true"))
 struct MultiServerTests {}
 
 /// A database of its own on the test PostgreSQL server for one test, dropped when released.

@@ -5,7 +5,7 @@ import Testing
 /// Every end-to-end test of `tenbin serve`, one at a time: each starts a server (some post
 /// images, open thousands of connections or vote from many threads), and the machine's few
 /// cores are shared with the rest of the suite.
-@Suite(.serialized) struct ServeEndToEndTests {}
+@Suite(.ownThreads, .serialized) struct ServeEndToEndTests {}
 
 /// A `tenbin serve` running on a free loopback port for one test, over its own scratch store
 /// (or a given one). Stopped (SIGTERM, then SIGKILL if it hangs) when released.

@@ -45,6 +45,9 @@ struct PostgresMigrationTests {
             #expect(try board.posters().map(\.hashtags) == tagged.reversed().map(\.1), "version \(version)")
             #expect(try board.search(query: "ab東").map(\.id) == [3, 2, 1])
             #expect(try board.search(query: "tag").map(\.id) == [1])
+            // Words of 1–2 characters: step 5's search function, on every upgraded database.
+            #expect(try board.search(query: "東").map(\.id) == [3, 2, 1])
+            #expect(try board.search(query: "ＢＥ ｔ").isEmpty && board.search(query: "b ｔ").map(\.id) == [1])
             #expect(try upgraded.integrityProblems().isEmpty)
             // The upgraded store goes on working: an edit, an import batch, a new poster.
             #expect(try board.edit(id: 2, hashtags: ["z", "y"]).hashtags == ["z", "y"])

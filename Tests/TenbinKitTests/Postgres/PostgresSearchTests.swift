@@ -50,6 +50,11 @@ struct PostgresSearchTests {
                 #expect(below == Array(all.dropFirst(36).prefix(20)), "after a cursor, \(query)")
             }
         }
+        // The words of 1–2 characters went to the exact search function, in one statement.
+        let exact = try store.pool.withConnection { connection in
+            try connection.query("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%tenbin_search_newest%'")
+        }
+        #expect(exact.int(0, 0) == 1)
         // Every search statement was prepared on the pool's one connection and planned once,
         // generically: never for its values.
         let plans = try store.pool.withConnection { connection in
@@ -63,6 +68,113 @@ struct PostgresSearchTests {
         #expect(statements.contains { $0.contains("LIMIT \(PostgresSession.rareBelow)") })
         for row in 0..<plans.count {
             #expect(plans.int(row, 0) >= 1 && plans.int(row, 1) == 0)
+        }
+    }
+
+    @Test func wordsOfOneOrTwoCharactersAreAnsweredByTheIndexAloneAsSQLiteAnswersThem() throws {
+        let folder = try TemporaryStore()
+        let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        let sqliteFolder = try TemporaryStore()
+        let sqlite = try BackendUnderTest.all[0].board(sqliteFolder)
+        // Width and kana folded (ﾈｺ, ｶﾞ, ＡＢ), a ligature that folds to two letters, a
+        // character whose fold holds a space, words at the boundary between contents and
+        // hashtags (東|京, a contents ending in CR before the separator's LF), and filler.
+        var texts: [(String, [String])] = [
+            ("猫と東", ["京都"]), ("ﾈｺ派", ["ＡＢ"]), ("ｶﾞチャ", []), ("ab\r", ["cd"]), ("x\r\ny", ["z"]), ("ﬀ", ["東京"]),
+            ("a¨b", []), ("🐱 ねこ", ["#ネコ", "b"]), ("", []), ("", ["京"]),
+        ]
+        for number in 0..<400 { texts.append((number % 3 == 0 ? "ねこ \(number)" : "いぬ \(number)", number % 7 == 0 ? ["Tag"] : [])) }
+        // LIKE's own characters, among the newest keys, which the server tests with LIKE.
+        texts += [("100%", ["a_b"]), ("c\\d", ["%_"]), ("a%b", [])]
+        let ids = try board.quickPost(texts).map { $0.id }
+        #expect(try sqlite.quickPost(texts).map { $0.id } == ids)
+        let queries = [
+            "猫", "ねこ", "ﾈｺ", "ネ", "ｺ", "が", "か", "ｶﾞ", "ab", "ＡＢ", "b", "東京", "東", "京", "bc", "b\rc", "yz", "y", "ﬀ", "ff",
+            "¨", "🐱", "#ネコ", "ねこ 1", "1 2", "ね こ", "いぬ", "い 9", "tag", "ta", "42 ね", "ない",
+            "%", "0%", "_", "a_", "\\", "c\\", "%_", "a%", "\\d",
+        ]
+        for query in queries {
+            let all = try board.scanSearchIDs(query: query)
+            #expect(try sqlite.search(query: query, limit: 1000).map(\.id) == all, "SQLite, \(query)")
+            #expect(try board.search(query: query, limit: 1000).map(\.id) == all, "query \(query)")
+            #expect(try board.search(query: query).map(\.id) == Array(all.prefix(20)), "first page of \(query)")
+            #expect(try board.search(query: query, limit: 5, offset: 12).map(\.id) == Array(all.dropFirst(12).prefix(5)), "offset \(query)")
+            let fields: (Poster) -> [String] = { [String($0.id), $0.contents] + $0.hashtags }
+            let posters = try board.search(query: query, limit: 3).map(fields)
+            #expect(try posters == sqlite.search(query: query, limit: 3).map(fields), "posters of \(query)")
+            var cursor: PageCursor?
+            var walked: [Int64] = []
+            repeat {
+                let page = try board.searchPage(query: query, limit: 7, after: cursor)
+                walked += page.posters.map { $0.id }
+                cursor = page.next
+            } while cursor != nil
+            #expect(walked == all, "pages of \(query)")
+        }
+        // Those queries were answered by the one statement (and the longer ones were not).
+        #expect(SearchGrams.indexIsExact(for: SearchQuery("ねこ ﬀ ¨")))
+        #expect(!SearchGrams.indexIsExact(for: SearchQuery("ねこ 東京都")) && !SearchGrams.indexIsExact(for: SearchQuery("㍿")))
+        let statements = try store.pool.withConnection { connection in
+            try connection.query(
+                "SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%\(PostgresStore.exactSearchFunction)%'")
+        }
+        #expect(statements.count == 1)
+    }
+
+    @Test func theExactSearchFunctionsWindowsOfEverySizeFindWhatTheScanFinds() throws {
+        let folder = try TemporaryStore()
+        let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        _ = try board.quickPost("")  // the stand-in images' blob rows
+        // 5,000 posters 200 ids apart up to about id 1,000,000, then 1,000 in a row: words of
+        // every frequency, so the function's walk, windows of 256, 2,048 and (terms qualified
+        // by) 16,384 ids, for one term and for several, and its unrestricted rest all serve.
+        var ids: [Int64] = []
+        for number in 0..<6_000 { ids.append(number < 5_000 ? 2 + 200 * Int64(number) : 1_000_000 + Int64(number)) }
+        let texts = (0..<6_000).map { number -> String in
+            let words: [(String, Bool)] = [
+                ("あ", number % 8 == 0), ("い", number % 10 == 3), ("う", number % 16 == 5), ("え", number % 300 == 7), ("お", true),
+                ("か", number % 4 == 1), ("き", number % 5 == 2), ("さ", number % 2 == 0), ("し", number % 5 == 0),
+                // Common, but only among the older posters: popular order's estimate from the
+                // newest keys says few, and more than 2,000 are found.
+                ("そ", number < 5_000 && number % 2 == 0),
+            ]
+            let present: [String] = words.filter { $0.1 }.map { $0.0 }
+            return present.joined(separator: " ") + " \(number % 10)"
+        }
+        try store.pool.withConnection { connection in
+            try connection.transaction {
+                try connection.query(
+                    """
+                    INSERT INTO poster (id, contents, created_at, image1, image2)
+                    SELECT id, convert_to(t, 'UTF8'), 0, $3, $4 FROM unnest($1::bigint[], $2::text[]) AS u(id, t)
+                    """, [.intArray(ids), .textArray(texts)] + Board.standInImages.map { .text($0.digest.hex) })
+                try PostgresStore.indexSearchKeys(ids: ids, posters: texts.map { ($0, []) }, on: connection)
+                try connection.query("SELECT setval(pg_get_serial_sequence('poster', 'id'), $1)", [.int(ids.last!)])  // 6,000 ids
+                // Votes, many tied, so popular order ranks by votes and then by id.
+                try connection.execute("UPDATE poster SET good1 = id % 7, good2 = (id / 7) % 3")
+            }
+        }
+        for query in ["あ", "い", "う", "え", "お", "か き", "さ し", "あ 3", "え 7", "そ", "そ 4", "ない"] {
+            let all = try board.scanSearchIDs(query: query)
+            for (limit, offset) in [(20, 0), (17, 0), (1, 0), (5, 40), (3000, 0)] {
+                let found = try board.search(query: query, limit: limit, offset: offset).map { $0.id }
+                #expect(found == Array(all.dropFirst(offset).prefix(limit)), "\(query), \(limit) after \(offset)")
+            }
+            let popular = try board.scanSearchIDs(query: query, order: .popular)
+            for (limit, offset) in [(20, 0), (5, 40), (3000, 0)] {
+                let found = try board.search(query: query, order: .popular, limit: limit, offset: offset).map { $0.id }
+                #expect(found == Array(popular.dropFirst(offset).prefix(limit)), "popular \(query), \(limit) after \(offset)")
+            }
+            if popular.count > 30 {
+                let after = try board.poster(id: popular[29])
+                let page = try board.searchPosters(SearchQuery(query), order: .popular, after: FeedPosition(after), offset: 0, limit: 20)
+                #expect(page.map { $0.id } == Array(popular.dropFirst(30).prefix(20)), "popular after a cursor, \(query)")
+            }
+            // Below a cursor in the sparse part, as a later page asks.
+            let deep = try board.searchPosters(SearchQuery(query), order: .new, after: FeedPosition(id: 600_001), offset: 0, limit: 20)
+            #expect(deep.map { $0.id } == Array(all.filter { $0 < 600_001 }.prefix(20)), "below 600,001, \(query)")
         }
     }
 

@@ -114,7 +114,9 @@ import Testing
 
     @Test func aNewStoreGetsTheSchemaThatUpgradingFromSchema1Builds() throws {
         let fresh = try TemporaryStore()
-        let freshDB = try Database(path: "\(fresh.path)/tenbin.sqlite", mode: .create)
+        // As a new store is made: built aside, then linked into place.
+        try Migrations.create(at: "\(fresh.path)/tenbin.sqlite", folder: fresh.path)
+        let freshDB = try Database(path: "\(fresh.path)/tenbin.sqlite", mode: .readWrite)
         try Migrations.migrate(freshDB)
         let old = try TemporaryStore()
         let oldDB = try Database(path: "\(old.path)/tenbin.sqlite", mode: .create)

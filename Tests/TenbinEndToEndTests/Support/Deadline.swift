@@ -20,12 +20,16 @@ final class Deadline: Sendable {
         self.what = what
         self.seconds = seconds
         let state = state
-        let watched = process
         let pid = process.processIdentifier
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+        // The watch holds the process weakly: holding it would keep its pipes open until the
+        // deadline (four minutes), and a full run used to pile up 2,000 descriptors that way,
+        // which made every later `Process.run` slower (it closes each one in the child) and is
+        // where Foundation's `Process.run` was seen to crash.
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak process] in
             state.withLock { state in
-                // Once the process has ended its id may belong to another: never kill then.
-                guard !state.over, watched.isRunning else { return }
+                // Once the process has ended (or the test let go of it) its id may belong to
+                // another: never kill then.
+                guard !state.over, let process, process.isRunning else { return }
                 state.killed = true
                 kill(pid, SIGKILL)
             }

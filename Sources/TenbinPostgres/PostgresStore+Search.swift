@@ -58,7 +58,7 @@ extension PostgresStore {
     /// Schema step 5: a search the index answers exactly (``SearchGrams/indexIsExact(for:)``:
     /// every word at most two characters, one index token each) done whole on the server, so a
     /// search is one statement and one round trip
-    /// (``PostgresSession/exactSearchPosters(_:below:offset:limit:)`` selects the posters of the
+    /// (``PostgresSession/exactSearchPosters(_:order:after:offset:limit:)`` selects the posters of the
     /// ids it returns). `terms` are the query's tokens and `words` its normalised words; it
     /// returns the ids of the matches below `below`, newest first, after skipping `skip`, at
     /// most `take`.

@@ -257,9 +257,6 @@ public final class LiveFeeds: Sendable {
         guard let query = feed.searchQuery else {
             return try store.readSingle { try $0.page(order: feed.order, after: nil, offset: 0, limit: feed.limit) }
         }
-        return try store.read { reading in
-            let ids = try Board.searchIDs(query, order: feed.order, after: nil, offset: 0, limit: feed.limit, in: reading)
-            return try reading.posters(ids: ids)
-        }
+        return try Board.searchPosters(query, order: feed.order, after: nil, offset: 0, limit: feed.limit, in: store)
     }
 }

@@ -3,7 +3,7 @@
 /// rechecked here against its stored key, so results are exactly those of a scan whatever the
 /// index returns, and every backend answers the same. The one exception is a query the index
 /// answers exactly (``SearchGrams/indexIsExact(for:)``: words of one or two characters), which
-/// a backend may answer whole (``StoreBackend/exactSearchPosters(_:below:offset:limit:)``).
+/// a backend may answer whole (``StoreBackend/exactSearchPosters(_:order:after:offset:limit:)``).
 extension Board {
     /// More index hits than this and popular order walks the posters by votes instead.
     static let popularCandidateLimit = 2_000
@@ -44,13 +44,21 @@ extension Board {
     /// (``SearchGrams/indexIsExact(for:)``) is asked of the backend whole where it can
     /// (PostgreSQL: one statement), with no candidates to recheck.
     func searchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster] {
+        try Self.searchPosters(query, order: order, after: after, offset: offset, limit: limit, in: store)
+    }
+
+    /// ``searchPosters(_:order:after:offset:limit:)`` on `store`: also how a live feed of a
+    /// search is read (``LiveFeeds``).
+    static func searchPosters(
+        _ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int, in store: any StoreBackend
+    ) throws -> [Poster] {
         if limit > 0, SearchGrams.indexIsExact(for: query),
             let posters = try store.exactSearchPosters(query, order: order, after: after, offset: offset, limit: limit)
         {
             return posters
         }
         return try store.read { reading in
-            try reading.posters(ids: Self.searchIDs(query, order: order, after: after, offset: offset, limit: limit, in: reading))
+            try reading.posters(ids: searchIDs(query, order: order, after: after, offset: offset, limit: limit, in: reading))
         }
     }
 

@@ -51,9 +51,9 @@ extension PostgresSession {
         let rows = try connection.query(
             """
             WITH inserted AS (
-                INSERT INTO poster (id, contents, created_at, image1, image2, hashtags)
-                SELECT i, decode(c, 'hex'), $2, a, b, h::text[]
-                FROM unnest($1::bigint[], $3::text[], $4::text[], $5::text[], $6::text[]) AS u(i, c, a, b, h))
+                INSERT INTO poster (id, contents, created_at, image1, image2, hashtags, walk_key)
+                SELECT i, decode(c, 'hex'), $2, a, b, h::text[], \(PostgresStore.walkKeySQL("k"))
+                FROM unnest($1::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS u(i, c, a, b, h, k))
             INSERT INTO search_key (poster_id, key, grams)
             SELECT i, k, string_to_array(d, ' ') FROM unnest($1::bigint[], $7::text[], $8::text[]) AS u(i, k, d)
             """,

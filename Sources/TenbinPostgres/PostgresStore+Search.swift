@@ -235,7 +235,7 @@ extension PostgresStore {
 
     /// `words` as `LIKE` patterns matching any text that contains the word (`\`, `%` and `_`
     /// escaped), in PL/pgSQL.
-    private static let likePatternsSQL = """
+    static let likePatternsSQL = """
         ARRAY(SELECT '%' || replace(replace(replace(word, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' FROM unnest(words) AS word)
         """
 

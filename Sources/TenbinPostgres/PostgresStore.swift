@@ -248,7 +248,7 @@ public final class PostgresStore: StoreBackend {
 
     /// The ORDER BY of a feed order; popular's expression matches the `poster_popular` index.
     static func orderBy(_ order: FeedOrder) -> String {
-        order == .new ? "p.id DESC" : "(p.good1 + p.good2) DESC, p.id DESC"
+        order == .new ? "p.id DESC" : "p.votes DESC, p.id DESC"
     }
 
     static func decodePoster(_ rows: Rows, _ row: Int) throws -> Poster {

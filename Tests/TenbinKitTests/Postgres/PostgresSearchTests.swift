@@ -154,6 +154,9 @@ struct PostgresSearchTests {
                 try connection.query("SELECT setval(pg_get_serial_sequence('poster', 'id'), $1)", [.int(ids.last!)])  // 6,000 ids
                 // Votes, many tied, so popular order ranks by votes and then by id.
                 try connection.execute("UPDATE poster SET good1 = id % 7, good2 = (id / 7) % 3")
+                // Half the keys beside the votes, half left to be looked up (as a long key is),
+                // so the walk by votes takes both ways.
+                try connection.execute("UPDATE poster p SET walk_key = k.key FROM search_key k WHERE k.poster_id = p.id AND p.id % 2 = 0")
             }
         }
         for query in ["あ", "い", "う", "え", "お", "か き", "さ し", "あ 3", "え 7", "そ", "そ 4", "ない"] {
@@ -176,6 +179,56 @@ struct PostgresSearchTests {
             let deep = try board.searchPosters(SearchQuery(query), order: .new, after: FeedPosition(id: 600_001), offset: 0, limit: 20)
             #expect(deep.map { $0.id } == Array(all.filter { $0 < 600_001 }.prefix(20)), "below 600,001, \(query)")
         }
+    }
+
+    @Test func theWalkByVotesFindsLongKeysEditedKeysAndCursorsAsTheScanFindsThem() throws {
+        let folder = try TemporaryStore()
+        let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        // Ids from 100,001: the newest keys, all holding ね, promise far more than 8,000
+        // matches, so popular order walks the posters by votes rather than gathering them.
+        _ = try board.quickPost("")
+        _ = try store.pool.withConnection { try $0.query("SELECT setval(pg_get_serial_sequence('poster', 'id'), 100000)") }
+        let long = String(repeating: "長い文章", count: 60)  // 720 bytes: too long for the index
+        var texts: [(String, [String])] = []
+        for number in 0..<300 {
+            let word = number % 3 == 0 ? "ねこ" : "ネコ派"
+            texts.append((number % 10 == 4 ? long + word : "\(word) \(number)", number % 7 == 0 ? ["犬"] : []))
+        }
+        let posters = try board.quickPost(texts)
+        for (index, poster) in posters.enumerated() where index % 4 != 0 {
+            _ = try board.vote(id: poster.id, side: index % 2 == 0 ? .first : .second, times: 1 + index % 5)
+        }
+        let missing = try store.pool.withConnection { connection in
+            try connection.query("SELECT count(*) FROM poster WHERE walk_key IS NULL AND id > 100000").int(0, 0)
+        }
+        #expect(missing == 30)
+        // A short key made long by an edit, and a long one made short.
+        _ = try board.edit(id: posters[1].id, contents: long + "ねこ")
+        _ = try board.edit(id: posters[4].id, contents: "ねこ 4")
+        func expectScan(_ query: String) throws {
+            let popular = try board.scanSearchIDs(query: query, order: .popular)
+            for (limit, offset) in [(20, 0), (7, 3), (500, 0)] {
+                let found = try board.search(query: query, order: .popular, limit: limit, offset: offset).map { $0.id }
+                #expect(found == Array(popular.dropFirst(offset).prefix(limit)), "popular \(query), \(limit) after \(offset)")
+            }
+            if popular.count > 30 {
+                let after = try board.poster(id: popular[29])
+                let page = try board.searchPosters(SearchQuery(query), order: .popular, after: FeedPosition(after), offset: 0, limit: 20)
+                #expect(page.map { $0.id } == Array(popular.dropFirst(30).prefix(20)), "popular after a cursor, \(query)")
+            }
+        }
+        for query in ["ね", "ねこ", "こ 犬", "長", "ね 長", "派 1", "ない"] { try expectScan(query) }
+        #expect(try store.integrityProblems().isEmpty)
+        // Votes move posters in the walk.
+        _ = try board.vote(id: posters[299].id, side: .first, times: 50)
+        #expect(try board.search(query: "ね", order: .popular, limit: 1).map { $0.id } == [posters[299].id])
+        try expectScan("ね")
+        // A key beside the votes that is not the poster's key is named by check.
+        _ = try store.pool.withConnection { connection in
+            try connection.query("UPDATE poster SET walk_key = 'x' WHERE id = $1", [.int(posters[2].id)])
+        }
+        #expect(try store.integrityProblems() == ["poster \(posters[2].id)'s key in the popular index does not match its search key"])
     }
 
     @Test func theWalkReadsTheIndexsPiecesBackFromTheirTokens() {

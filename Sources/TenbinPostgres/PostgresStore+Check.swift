@@ -5,7 +5,8 @@ import TenbinKit
 /// PostgreSQL enforces the foreign keys and checks its own pages; what is left is tenbin's
 /// meaning: every poster has a search key that is the normal form of its text and pieces
 /// that are the core's pieces of that key, whose copy beside the votes (`walk_key`, when
-/// there is one) is the same key, and hashtags are a flat list of tags.
+/// there is one) is the same key, whose copies of its images' blob rows match them, and
+/// hashtags are a flat list of tags.
 extension PostgresStore {
     /// One line per problem; empty when the database is sound.
     func databaseProblems() throws -> [String] {
@@ -17,6 +18,13 @@ extension PostgresStore {
             let missing = try connection.query(
                 "SELECT p.id FROM poster p WHERE NOT EXISTS (SELECT 1 FROM search_key k WHERE k.poster_id = p.id) ORDER BY p.id")
             problems += (0..<missing.count).map { "poster \(missing.int64($0, 0)) has no search key; search cannot find it" }
+            let images = try connection.query(
+                """
+                SELECT p.id FROM poster p JOIN blob b1 ON b1.digest = p.image1 JOIN blob b2 ON b2.digest = p.image2
+                WHERE (\(Self.imageColumnNames)) IS DISTINCT FROM
+                    (\(Self.imageColumns.map { "b\($0.side).\($0.blobColumn)" }.joined(separator: ", "))) ORDER BY p.id
+                """)
+            problems += (0..<images.count).map { "poster \(images.int64($0, 0))'s copies of its images' rows do not match them" }
             let malformed = try connection.query(
                 "SELECT id FROM poster WHERE array_ndims(hashtags) > 1 OR array_position(hashtags, NULL) IS NOT NULL ORDER BY id")
             problems += (0..<malformed.count).map { "poster \(malformed.int64($0, 0))'s hashtags are not a list of tags" }

@@ -150,8 +150,10 @@ struct PostgresSearchTests {
             try connection.transaction {
                 try connection.query(
                     """
-                    INSERT INTO poster (id, contents, created_at, image1, image2)
-                    SELECT id, convert_to(t, 'UTF8'), 0, $3, $4 FROM unnest($1::bigint[], $2::text[]) AS u(id, t)
+                    INSERT INTO poster (id, contents, created_at, image1, image2, \(PostgresStore.imageColumnNames))
+                    SELECT id, convert_to(t, 'UTF8'), 0, b1.digest, b2.digest,
+                        \(PostgresStore.imageColumns.map { "b\($0.side).\($0.blobColumn)" }.joined(separator: ", "))
+                    FROM unnest($1::bigint[], $2::text[]) AS u(id, t), blob b1, blob b2 WHERE b1.digest = $3 AND b2.digest = $4
                     """, [.intArray(ids), .textArray(texts)] + Board.standInImages.map { .text($0.digest.hex) })
                 try PostgresStore.indexSearchKeys(ids: ids, posters: texts.map { ($0, []) }, on: connection)
                 try connection.query("SELECT setval(pg_get_serial_sequence('poster', 'id'), $1)", [.int(ids.last!)])  // 6,000 ids
@@ -231,7 +233,14 @@ struct PostgresSearchTests {
         _ = try store.pool.withConnection { connection in
             try connection.query("UPDATE poster SET walk_key = 'x' WHERE id = $1", [.int(posters[2].id)])
         }
-        #expect(try store.integrityProblems() == ["poster \(posters[2].id)'s key in the popular index does not match its search key"])
+        _ = try store.pool.withConnection { connection in
+            try connection.query("UPDATE poster SET image2_width = image2_width + 1 WHERE id = $1", [.int(posters[3].id)])
+        }
+        #expect(
+            try store.integrityProblems() == [
+                "poster \(posters[3].id)'s copies of its images' rows do not match them",
+                "poster \(posters[2].id)'s key in the popular index does not match its search key",
+            ])
     }
 
     @Test func theWalkReadsTheIndexsPiecesBackFromTheirTokens() {

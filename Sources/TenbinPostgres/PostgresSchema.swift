@@ -17,10 +17,12 @@ public enum PostgresSchema {
     /// a reader paging newest first never sees a lower id appear behind a higher one.
     static let insertLock: Int32 = 1
 
-    /// One schema change: SQL, then optionally Swift code filling what SQL cannot compute.
+    /// One schema change: SQL, then optionally Swift code filling what SQL cannot compute;
+    /// `afterCommit`, SQL run once the step has committed, outside any transaction (`VACUUM`).
     struct Step: Sendable {
         let sql: String
         var then: (@Sendable (Connection) throws -> Void)?
+        var afterCommit: String?
     }
 
     static let steps: [Step] = [
@@ -103,6 +105,13 @@ public enum PostgresSchema {
         // 5: a search of words of one or two characters, which the index answers exactly,
         // done whole on the server in one statement (see ``PostgresStore/exactSearchFunctionSQL``).
         Step(sql: PostgresStore.exactSearchFunctionSQL + ";\n" + PostgresStore.exactPopularSearchFunctionSQL),
+        // 6: popular order from one index — votes as a stored column and each key beside them
+        // in the popular index, so a search walking posters by votes is an index-only scan
+        // (see ``PostgresStore/popularWalkSchemaSQL``); step 5's popular search replaced. The
+        // rewritten table is vacuumed after, so that scan need not visit it.
+        Step(
+            sql: PostgresStore.popularWalkSchemaSQL + ";\n" + PostgresStore.popularWalkFunctionSQL,
+            afterCommit: "VACUUM poster"),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it
@@ -131,6 +140,7 @@ public enum PostgresSchema {
         guard current < target else { return [] }
         var applied: [Int] = []
         while true {
+            let before = applied.count
             let done = try connection.transaction { () -> Bool in
                 try connection.query("SELECT pg_advisory_xact_lock($1, $2)", [.integer(lockSpace), .integer(migrationLock)])
                 try connection.execute(
@@ -146,6 +156,9 @@ public enum PostgresSchema {
                 try connection.query("INSERT INTO tenbin_schema (version) VALUES ($1)", [.integer(now + 1)])
                 applied.append(now + 1)
                 return false
+            }
+            if applied.count > before, let after = steps[applied[applied.count - 1] - 1].afterCommit {
+                try connection.execute(after)
             }
             if done { return applied }
         }

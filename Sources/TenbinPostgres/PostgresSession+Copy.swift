@@ -74,17 +74,18 @@ extension PostgresSession {
         let ids = posters.map(\.id)
         try connection.query(
             """
-            INSERT INTO poster (id, contents, good1, good2, created_at, image1, image2, hashtags)
-            SELECT i, decode(c, 'hex'), g1, g2, t, a, b, h::text[]
-            FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[])
-                AS u(i, c, g1, g2, t, a, b, h)
+            INSERT INTO poster (id, contents, good1, good2, created_at, image1, image2, hashtags, walk_key, \(PostgresStore.imageColumnNames))
+            SELECT i, decode(c, 'hex'), g1, g2, t, a, b, h::text[], \(PostgresStore.walkKeySQL("k")), f1, w1, h1, n1, f2, w2, h2, n2
+            FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[],
+                \(PostgresStore.imageColumnUnnest(from: 10)))
+                AS u(i, c, g1, g2, t, a, b, h, k, f1, w1, h1, n1, f2, w2, h2, n2)
             """,
             [
                 .intArray(ids), .textArray(posters.map { Self.hex($0.contents) }), .intArray(posters.map(\.good1)),
                 .intArray(posters.map(\.good2)), .intArray(posters.map(\.createdAt.secondsSince1970)),
                 .textArray(posters.map(\.images[0].digest.hex)), .textArray(posters.map(\.images[1].digest.hex)),
-                .textArray(posters.map { SQLParameter.textArrayLiteral($0.hashtags) }),
-            ])
+                .textArray(posters.map { SQLParameter.textArrayLiteral($0.hashtags) }), .textArray(records.map(\.search.key)),
+            ] + PostgresStore.imageColumnArrays(posters.map(\.images)))
         try connection.query(
             """
             INSERT INTO search_key (poster_id, key, grams)

@@ -51,9 +51,10 @@ extension PostgresSession {
         let rows = try connection.query(
             """
             WITH inserted AS (
-                INSERT INTO poster (id, contents, created_at, image1, image2, hashtags)
-                SELECT i, decode(c, 'hex'), $2, a, b, h::text[]
-                FROM unnest($1::bigint[], $3::text[], $4::text[], $5::text[], $6::text[]) AS u(i, c, a, b, h))
+                INSERT INTO poster (id, contents, created_at, image1, image2, hashtags, walk_key, \(PostgresStore.imageColumnNames))
+                SELECT i, decode(c, 'hex'), $2, a, b, h::text[], \(PostgresStore.walkKeySQL("k")), f1, w1, h1, n1, f2, w2, h2, n2
+                FROM unnest($1::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], \(PostgresStore.imageColumnUnnest(from: 9)))
+                    AS u(i, c, a, b, h, k, f1, w1, h1, n1, f2, w2, h2, n2))
             INSERT INTO search_key (poster_id, key, grams)
             SELECT i, k, string_to_array(d, ' ') FROM unnest($1::bigint[], $7::text[], $8::text[]) AS u(i, k, d)
             """,
@@ -62,7 +63,7 @@ extension PostgresSession {
                 .textArray(posters.map(\.images[0].digest.hex)), .textArray(posters.map(\.images[1].digest.hex)),
                 .textArray(posters.map { SQLParameter.textArrayLiteral($0.hashtags) }), .textArray(search.map(\.key)),
                 .textArray(search.map(\.document)),
-            ])
+            ] + PostgresStore.imageColumnArrays(posters.map(\.images)))
         guard ids.count == posters.count, rows.changes == posters.count else {
             throw PostgresError(
                 kind: .internal, sqlState: nil, message: "inserting \(posters.count) posters wrote \(rows.changes)",

@@ -74,7 +74,7 @@ final class PostgresSession: StoreWriting {
                 condition = " WHERE p.id < $1"
                 parameters.append(.int(after.id))
             case .popular:
-                condition = " WHERE ((p.good1 + p.good2), p.id) < ($1, $2)"
+                condition = " WHERE (p.votes, p.id) < ($1, $2)"
                 parameters += [.integer(after.votes), .int(after.id)]
             }
         }
@@ -330,17 +330,18 @@ final class PostgresSession: StoreWriting {
         var batch = 256
         while true {
             // The limit is written into the text (one plan per batch size, sized for it); the
-            // first batch, without a cursor, reads the popular index from its start.
+            // first batch, without a cursor, reads the popular index from its start. The keys
+            // come from that index (schema step 6: an index-only scan), a long one looked up.
             var parameters: [SQLParameter] = []
             var condition = ""
             if let cursor {
-                condition = " WHERE ((p.good1 + p.good2), p.id) < ($1, $2)"
+                condition = " WHERE (p.votes, p.id) < ($1, $2)"
                 parameters += [.integer(cursor.votes), .int(cursor.id)]
             }
             let rows = try select(
                 """
-                SELECT p.id, k.key, p.good1 + p.good2 FROM poster p JOIN search_key k ON k.poster_id = p.id\(condition)
-                ORDER BY (p.good1 + p.good2) DESC, p.id DESC LIMIT \(batch)
+                SELECT p.id, coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)), p.votes
+                FROM poster p\(condition) ORDER BY p.votes DESC, p.id DESC LIMIT \(batch)
                 """, parameters)
             guard try visitAll(rows, visit), rows.count == batch else { return }
             cursor = FeedPosition(id: rows.int64(rows.count - 1, 0), votes: rows.int(rows.count - 1, 2))
@@ -394,8 +395,8 @@ final class PostgresSession: StoreWriting {
 
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool {
         let updated = try connection.query(
-            "UPDATE poster SET contents = $2::bytea, hashtags = $3::text[] WHERE id = $1",
-            [.int(id), .utf8(contents), .textArray(hashtags)])
+            "UPDATE poster SET contents = $2::bytea, hashtags = $3::text[], walk_key = \(PostgresStore.walkKeySQL("$4::text")) WHERE id = $1",
+            [.int(id), .utf8(contents), .textArray(hashtags), .text(search.key)])
         guard updated.changes == 1 else { return false }
         try connection.query(
             """

@@ -4,7 +4,9 @@ import TenbinKit
 ///
 /// PostgreSQL enforces the foreign keys and checks its own pages; what is left is tenbin's
 /// meaning: every poster has a search key that is the normal form of its text and pieces
-/// that are the core's pieces of that key, and hashtags are a flat list of tags.
+/// that are the core's pieces of that key, whose copy beside the votes (`walk_key`, when
+/// there is one) is the same key, whose copies of its images' blob rows match them, and
+/// hashtags are a flat list of tags.
 extension PostgresStore {
     /// One line per problem; empty when the database is sound.
     func databaseProblems() throws -> [String] {
@@ -16,6 +18,13 @@ extension PostgresStore {
             let missing = try connection.query(
                 "SELECT p.id FROM poster p WHERE NOT EXISTS (SELECT 1 FROM search_key k WHERE k.poster_id = p.id) ORDER BY p.id")
             problems += (0..<missing.count).map { "poster \(missing.int64($0, 0)) has no search key; search cannot find it" }
+            let images = try connection.query(
+                """
+                SELECT p.id FROM poster p JOIN blob b1 ON b1.digest = p.image1 JOIN blob b2 ON b2.digest = p.image2
+                WHERE (\(Self.imageColumnNames)) IS DISTINCT FROM
+                    (\(Self.imageColumns.map { "b\($0.side).\($0.blobColumn)" }.joined(separator: ", "))) ORDER BY p.id
+                """)
+            problems += (0..<images.count).map { "poster \(images.int64($0, 0))'s copies of its images' rows do not match them" }
             let malformed = try connection.query(
                 "SELECT id FROM poster WHERE array_ndims(hashtags) > 1 OR array_position(hashtags, NULL) IS NOT NULL ORDER BY id")
             problems += (0..<malformed.count).map { "poster \(malformed.int64($0, 0))'s hashtags are not a list of tags" }
@@ -23,7 +32,7 @@ extension PostgresStore {
             while true {
                 let rows = try connection.query(
                     """
-                    SELECT p.id, p.contents, p.hashtags, k.key, k.grams
+                    SELECT p.id, p.contents, p.hashtags, k.key, k.grams, p.walk_key IS NULL OR p.walk_key = k.key
                     FROM poster p JOIN search_key k ON k.poster_id = p.id WHERE p.id > $1 ORDER BY p.id LIMIT 2000
                     """, [.int(after)])
                 guard rows.count > 0 else { break }
@@ -35,6 +44,8 @@ extension PostgresStore {
                         problems.append("poster \(id)'s search key does not match its text")
                     } else if Set(ArrayLiteral.parse(rows.text(row, 4))) != Set(SearchGrams.tokens(forKey: key)) {
                         problems.append("poster \(id)'s search pieces do not match its key")
+                    } else if !rows.bool(row, 5) {
+                        problems.append("poster \(id)'s key in the popular index does not match its search key")
                     }
                 }
                 after = rows.int64(rows.count - 1, 0)

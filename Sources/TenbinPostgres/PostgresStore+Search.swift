@@ -186,6 +186,8 @@ extension PostgresStore {
     /// posters are walked by votes over the popular index, their keys tested with `LIKE`, in
     /// batches of 256 and then 4,096 (each batch's limit written into its statement, so the
     /// plan walks the index). Returns the page's ids, skipping `skip`, at most `take`.
+    /// Schema step 6 replaces it (``popularWalkFunctionSQL``); this text is step 5's, as
+    /// released.
     static let exactPopularSearchFunctionSQL = """
         CREATE FUNCTION \(exactPopularSearchFunction)(terms text[], words text[], after_votes bigint, after_id bigint, skip bigint, take bigint)
         RETURNS bigint[] LANGUAGE plpgsql STABLE AS $$
@@ -235,7 +237,7 @@ extension PostgresStore {
 
     /// `words` as `LIKE` patterns matching any text that contains the word (`\`, `%` and `_`
     /// escaped), in PL/pgSQL.
-    private static let likePatternsSQL = """
+    static let likePatternsSQL = """
         ARRAY(SELECT '%' || replace(replace(replace(word, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' FROM unnest(words) AS word)
         """
 

@@ -220,17 +220,17 @@ public final class PostgresStore: StoreBackend {
 
     // MARK: Decoding
 
-    /// The columns a poster is decoded from (``decodePoster(_:_:)``): one poster row (hashtags
-    /// included) and its two blob rows.
+    /// The columns a poster is decoded from (``decodePoster(_:_:)``): one poster row, its
+    /// hashtags and its images' copies of their blob rows included (schema step 6).
     static let posterColumns = posterColumns(from: "poster")
 
     /// ``posterColumns`` over `table` (a table or a CTE with the poster table's columns).
     static func posterColumns(from table: String) -> String {
         """
         SELECT p.id, p.contents, p.good1, p.good2, p.created_at,
-               b1.digest, b1.format, b1.width, b1.height, b1.bytes,
-               b2.digest, b2.format, b2.width, b2.height, b2.bytes, p.hashtags
-        FROM \(table) p JOIN blob b1 ON b1.digest = p.image1 JOIN blob b2 ON b2.digest = p.image2
+               p.image1, p.image1_format, p.image1_width, p.image1_height, p.image1_bytes,
+               p.image2, p.image2_format, p.image2_width, p.image2_height, p.image2_bytes, p.hashtags
+        FROM \(table) p
         """
     }
 
@@ -248,7 +248,7 @@ public final class PostgresStore: StoreBackend {
 
     /// The ORDER BY of a feed order; popular's expression matches the `poster_popular` index.
     static func orderBy(_ order: FeedOrder) -> String {
-        order == .new ? "p.id DESC" : "(p.good1 + p.good2) DESC, p.id DESC"
+        order == .new ? "p.id DESC" : "p.votes DESC, p.id DESC"
     }
 
     static func decodePoster(_ rows: Rows, _ row: Int) throws -> Poster {

@@ -48,6 +48,15 @@ struct PostgresMigrationTests {
             // Words of 1–2 characters: step 5's search function, on every upgraded database.
             #expect(try board.search(query: "東").map(\.id) == [3, 2, 1])
             #expect(try board.search(query: "ＢＥ ｔ").isEmpty && board.search(query: "b ｔ").map(\.id) == [1])
+            // Popular order (step 6: votes and keys in the popular index, filled on upgrade).
+            _ = try board.vote(id: 1, side: .second, times: 2)
+            _ = try board.vote(id: 2, side: .first)
+            #expect(try board.search(query: "東", order: .popular).map(\.id) == [1, 2, 3])
+            #expect(try board.posters(order: .popular).map(\.id) == [1, 2, 3])
+            let unfilled = try upgraded.pool.withConnection { connection in
+                try connection.query("SELECT count(*) FROM poster WHERE walk_key IS NULL OR votes <> good1 + good2").int(0, 0)
+            }
+            #expect(unfilled == 0, "version \(version)")
             #expect(try upgraded.integrityProblems().isEmpty)
             // The upgraded store goes on working: an edit, an import batch, a new poster.
             #expect(try board.edit(id: 2, hashtags: ["z", "y"]).hashtags == ["z", "y"])

@@ -139,6 +139,9 @@ struct PostgresSearchTests {
                 // Common, but only among the older posters: popular order's estimate from the
                 // newest keys says few, and more than 2,000 are found.
                 ("そ", number < 5_000 && number % 2 == 0),
+                // Rare: in popular order, gathered from the index and ranked (none among the
+                // posters with most votes: votes as set below) or walked on past them (six).
+                ("た", number < 5_000 && number % 40 == 0 && ids[number] % 7 + (ids[number] / 7) % 3 <= 2), ("せ", number % 1_000 == 11),
             ]
             let present: [String] = words.filter { $0.1 }.map { $0.0 }
             return present.joined(separator: " ") + " \(number % 10)"
@@ -147,16 +150,21 @@ struct PostgresSearchTests {
             try connection.transaction {
                 try connection.query(
                     """
-                    INSERT INTO poster (id, contents, created_at, image1, image2)
-                    SELECT id, convert_to(t, 'UTF8'), 0, $3, $4 FROM unnest($1::bigint[], $2::text[]) AS u(id, t)
+                    INSERT INTO poster (id, contents, created_at, image1, image2, \(PostgresStore.imageColumnNames))
+                    SELECT id, convert_to(t, 'UTF8'), 0, b1.digest, b2.digest,
+                        \(PostgresStore.imageColumns.map { "b\($0.side).\($0.blobColumn)" }.joined(separator: ", "))
+                    FROM unnest($1::bigint[], $2::text[]) AS u(id, t), blob b1, blob b2 WHERE b1.digest = $3 AND b2.digest = $4
                     """, [.intArray(ids), .textArray(texts)] + Board.standInImages.map { .text($0.digest.hex) })
                 try PostgresStore.indexSearchKeys(ids: ids, posters: texts.map { ($0, []) }, on: connection)
                 try connection.query("SELECT setval(pg_get_serial_sequence('poster', 'id'), $1)", [.int(ids.last!)])  // 6,000 ids
                 // Votes, many tied, so popular order ranks by votes and then by id.
                 try connection.execute("UPDATE poster SET good1 = id % 7, good2 = (id / 7) % 3")
+                // Half the keys beside the votes, half left to be looked up (as a long key is),
+                // so the walk by votes takes both ways.
+                try connection.execute("UPDATE poster p SET walk_key = k.key FROM search_key k WHERE k.poster_id = p.id AND p.id % 2 = 0")
             }
         }
-        for query in ["あ", "い", "う", "え", "お", "か き", "さ し", "あ 3", "え 7", "そ", "そ 4", "ない"] {
+        for query in ["あ", "い", "う", "え", "お", "か き", "さ し", "あ 3", "え 7", "そ", "そ 4", "た", "せ", "せ 1", "ない"] {
             let all = try board.scanSearchIDs(query: query)
             for (limit, offset) in [(20, 0), (17, 0), (1, 0), (5, 40), (3000, 0)] {
                 let found = try board.search(query: query, limit: limit, offset: offset).map { $0.id }
@@ -176,6 +184,63 @@ struct PostgresSearchTests {
             let deep = try board.searchPosters(SearchQuery(query), order: .new, after: FeedPosition(id: 600_001), offset: 0, limit: 20)
             #expect(deep.map { $0.id } == Array(all.filter { $0 < 600_001 }.prefix(20)), "below 600,001, \(query)")
         }
+    }
+
+    @Test func theWalkByVotesFindsLongKeysEditedKeysAndCursorsAsTheScanFindsThem() throws {
+        let folder = try TemporaryStore()
+        let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        // Ids from 100,001: the newest keys, all holding ね, promise far more than 8,000
+        // matches, so popular order walks the posters by votes rather than gathering them.
+        _ = try board.quickPost("")
+        _ = try store.pool.withConnection { try $0.query("SELECT setval(pg_get_serial_sequence('poster', 'id'), 100000)") }
+        let long = String(repeating: "長い文章", count: 60)  // 720 bytes: too long for the index
+        var texts: [(String, [String])] = []
+        for number in 0..<300 {
+            let word = number % 3 == 0 ? "ねこ" : "ネコ派"
+            texts.append((number % 10 == 4 ? long + word : "\(word) \(number)", number % 7 == 0 ? ["犬"] : []))
+        }
+        let posters = try board.quickPost(texts)
+        for (index, poster) in posters.enumerated() where index % 4 != 0 {
+            _ = try board.vote(id: poster.id, side: index % 2 == 0 ? .first : .second, times: 1 + index % 5)
+        }
+        let missing = try store.pool.withConnection { connection in
+            try connection.query("SELECT count(*) FROM poster WHERE walk_key IS NULL AND id > 100000").int(0, 0)
+        }
+        #expect(missing == 30)
+        // A short key made long by an edit, and a long one made short.
+        _ = try board.edit(id: posters[1].id, contents: long + "ねこ")
+        _ = try board.edit(id: posters[4].id, contents: "ねこ 4")
+        func expectScan(_ query: String) throws {
+            let popular = try board.scanSearchIDs(query: query, order: .popular)
+            for (limit, offset) in [(20, 0), (7, 3), (500, 0)] {
+                let found = try board.search(query: query, order: .popular, limit: limit, offset: offset).map { $0.id }
+                #expect(found == Array(popular.dropFirst(offset).prefix(limit)), "popular \(query), \(limit) after \(offset)")
+            }
+            if popular.count > 30 {
+                let after = try board.poster(id: popular[29])
+                let page = try board.searchPosters(SearchQuery(query), order: .popular, after: FeedPosition(after), offset: 0, limit: 20)
+                #expect(page.map { $0.id } == Array(popular.dropFirst(30).prefix(20)), "popular after a cursor, \(query)")
+            }
+        }
+        for query in ["ね", "ねこ", "こ 犬", "長", "ね 長", "派 1", "ない"] { try expectScan(query) }
+        #expect(try store.integrityProblems().isEmpty)
+        // Votes move posters in the walk.
+        _ = try board.vote(id: posters[299].id, side: .first, times: 50)
+        #expect(try board.search(query: "ね", order: .popular, limit: 1).map { $0.id } == [posters[299].id])
+        try expectScan("ね")
+        // A key beside the votes that is not the poster's key is named by check.
+        _ = try store.pool.withConnection { connection in
+            try connection.query("UPDATE poster SET walk_key = 'x' WHERE id = $1", [.int(posters[2].id)])
+        }
+        _ = try store.pool.withConnection { connection in
+            try connection.query("UPDATE poster SET image2_width = image2_width + 1 WHERE id = $1", [.int(posters[3].id)])
+        }
+        #expect(
+            try store.integrityProblems() == [
+                "poster \(posters[3].id)'s copies of its images' rows do not match them",
+                "poster \(posters[2].id)'s key in the popular index does not match its search key",
+            ])
     }
 
     @Test func theWalkReadsTheIndexsPiecesBackFromTheirTokens() {

@@ -52,6 +52,10 @@ public final class Connection {
         // running it. Unnamed statements with parameters are planned generically too. A
         // server without the setting (before 12) just plans more.
         _ = try? execute("SET plan_cache_mode = force_generic_plan")
+        // Debian's server compiles any statement whose estimated cost passes `jit_above_cost`,
+        // on every execution: 25–80 ms for a walk that runs in under one, and tenbin's
+        // statements are short ones (docs/postgres.md). Compiling never pays for them.
+        _ = try? execute("SET jit = off")
     }
 
     deinit {

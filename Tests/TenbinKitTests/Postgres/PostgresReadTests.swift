@@ -87,4 +87,9 @@ struct PostgresReadTests {
         let plans = try connection.query("SELECT sum(generic_plans), sum(custom_plans) FROM pg_prepared_statements")
         #expect(plans.int(0, 0) == 3 && plans.int(0, 1) == 0)
     }
+
+    @Test func noStatementOfTheSessionIsCompiledByJIT() throws {
+        let connection = try Connection(ConnectionTarget(TestPostgres.freshDatabase()))
+        #expect(try connection.query("SELECT current_setting('jit')").text(0, 0) == "off")
+    }
 }

@@ -171,6 +171,20 @@ import Testing
         await board.close()
     }
 
+    @Test func closingRightAfterTheLastObserverLeftWaitsForTheCancelledSourceToo() async throws {
+        let store = try TemporaryStore()
+        let (clock, recorder) = (VirtualClock(), LiveRecorder())
+        let board = try liveBoard(store, clock, recorder)
+        try board.quickPost()
+        let task = try await start(Feed(), on: board, clock: clock, recorder: recorder)
+        task.cancel()
+        try await task.value
+        // The last observer left: the source was cancelled but may not have ended yet.
+        await board.close()
+        #expect(recorder.sourceEvents.last == .stopped)
+        #expect(clock.pendingSleepers == 0)
+    }
+
     @Test func manyObserversOfOneFeedShareOneReadPerChange() async throws {
         let store = try TemporaryStore()
         let (clock, recorder) = (VirtualClock(), LiveRecorder())

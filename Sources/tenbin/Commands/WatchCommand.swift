@@ -71,7 +71,7 @@ struct WatchSession {
     }
 
     /// How long closing the live feeds may take before tenbin exits without it.
-    static let closingBound: DispatchTimeInterval = .seconds(5)
+    static let closingSeconds = 5
 
     /// Blocks until the watch ends; returns its exit status or throws its failure.
     func run() throws -> Int32 {
@@ -134,8 +134,8 @@ struct WatchSession {
             await board.close()
             closed.signal()
         }
-        if closed.wait(timeout: .now() + Self.closingBound) == .timedOut {
-            Errors.write("Error: the live feed did not stop within 5 s; exiting without closing the store")
+        if closed.wait(timeout: .now() + .seconds(Self.closingSeconds)) == .timedOut {
+            Errors.write("Error: the live feed did not stop within \(Self.closingSeconds) s; exiting without closing the store")
         }
     }
 

@@ -9,7 +9,7 @@ BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libcha
 # Tools the tests and benchmarks use (sample images, reference pipelines, terminals, a headless
 # browser with Japanese fonts for the web page, wrk and nginx for the serve benchmark).
 TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time chafa webp libheif-examples \
-	chromium chromium-driver python3-selenium fonts-ipafont-gothic wrk nginx-light postgresql
+	chromium chromium-driver python3-selenium fonts-ipafont-gothic wrk nginx-light postgresql dosfstools exfatprogs exfat-fuse
 
 .PHONY: all build deps tool-deps demo serve-demo test lint bench install clean sample-images fuzz sanitize
 

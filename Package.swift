@@ -12,26 +12,30 @@ let package = Package(
     targets: [
         // C libraries, each behind its own module. Only the wrapper folder imports it.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        // The one dlopen loader the wrappers below share: a library loaded on first use, its
+        // functions looked up once, one clear error (see CLibraryLoader.h).
+        .target(name: "CLibraryLoader", path: "Sources/CLibraryLoader"),
         // libpq's headers, and its functions loaded with dlopen on first use (see libpq.c).
-        .target(name: "CLibPQ", path: "Sources/CLibPQ"),
+        .target(name: "CLibPQ", dependencies: ["CLibraryLoader"], path: "Sources/CLibPQ"),
         // SHA-256 from libcrypto, loaded with dlopen on first use (see sha256.c).
-        .target(name: "CCrypto", path: "Sources/CCrypto"),
+        .target(name: "CCrypto", dependencies: ["CLibraryLoader"], path: "Sources/CCrypto"),
         // libjpeg and libpng report errors with setjmp/longjmp, which must never cross a
         // Swift frame, so every call into them lives in this C target; libwebp and libheif
         // (loaded with dlopen on first use, see heif.c) sit beside them behind the same rows.
         .target(
             name: "CImageCodec",
+            dependencies: ["CLibraryLoader"],
             path: "Sources/CImageCodec",
             cSettings: [.unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp")]
         ),
         // Terminal pictures (kitty, sixel, iTerm2, symbol mosaics) through libchafa, loaded with
         // dlopen on first use (see chafa.c); only the command line's TerminalPicture uses it.
-        .target(name: "CChafa", path: "Sources/CChafa"),
+        .target(name: "CChafa", dependencies: ["CLibraryLoader"], path: "Sources/CChafa"),
         // libmicrohttpd for `tenbin serve`, loaded with dlopen when a server starts (see
         // library.c); a C target because MHD_start_daemon and the info getters are variadic,
         // which Swift cannot call (see CMicroHTTPD.h).
-        .target(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD"),
+        .target(name: "CMicroHTTPD", dependencies: ["CLibraryLoader"], path: "Sources/CMicroHTTPD"),
         // The backend-neutral core: no SQL, no database library.
         .target(
             name: "TenbinKit",

@@ -3,16 +3,15 @@
 // libchafa brings GLib with it: linked, the dynamic loader would map and relocate both when
 // any tenbin process starts, which `tenbin vote` would pay for without drawing anything. And
 // a machine without libchafa should still run tenbin, drawing half blocks. So the library is
-// opened with dlopen the first time a picture is drawn and every call goes through a looked-up
-// pointer; all of that, and every libchafa type, stays in this file. The declarations below
+// opened with dlopen (CLibraryLoader) the first time a picture is drawn and every call goes
+// through a looked-up pointer; all of that, and every libchafa type, stays in this file. The declarations below
 // follow libchafa 1.x's public headers (chafa-canvas.h, chafa-canvas-config.h, chafa-common.h,
 // chafa-symbol-map.h); its ABI is stable across 1.x.
 
 #include "CChafa.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
+#include "CLibraryLoader.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,53 +51,39 @@ static struct {
     char *(*g_string_free)(tb_gstring *string, int free_segment);
 } tb_chafa;
 
-static pthread_once_t tb_chafa_once = PTHREAD_ONCE_INIT;
-static int tb_chafa_loaded;
-static char tb_chafa_error[200];
-
-#define TB_LOOK_UP(field, name)                                                                            \
-    do {                                                                                                   \
-        *(void **)&tb_chafa.field = dlsym(library, name);                                                  \
-        if (tb_chafa.field == NULL) {                                                                      \
-            snprintf(tb_chafa_error, sizeof tb_chafa_error, "libchafa has no %s", name);                  \
-            return;                                                                                        \
-        }                                                                                                  \
-    } while (0)
-
-static void tb_chafa_load(void) {
-    // Debian 12 ships libchafa.so.0 (package libchafa0); the unversioned name covers others.
-    void *library = dlopen("libchafa.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) library = dlopen("libchafa.so", RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(tb_chafa_error, sizeof tb_chafa_error, "cannot load libchafa: %s", reason ? reason : "unknown error");
-        return;
-    }
-    TB_LOOK_UP(config_new, "chafa_canvas_config_new");
-    TB_LOOK_UP(config_unref, "chafa_canvas_config_unref");
-    TB_LOOK_UP(config_set_geometry, "chafa_canvas_config_set_geometry");
-    TB_LOOK_UP(config_set_cell_geometry, "chafa_canvas_config_set_cell_geometry");
-    TB_LOOK_UP(config_set_canvas_mode, "chafa_canvas_config_set_canvas_mode");
-    TB_LOOK_UP(config_set_pixel_mode, "chafa_canvas_config_set_pixel_mode");
-    TB_LOOK_UP(config_set_symbol_map, "chafa_canvas_config_set_symbol_map");
-    TB_LOOK_UP(symbol_map_new, "chafa_symbol_map_new");
-    TB_LOOK_UP(symbol_map_unref, "chafa_symbol_map_unref");
-    TB_LOOK_UP(symbol_map_add_by_tags, "chafa_symbol_map_add_by_tags");
-    TB_LOOK_UP(symbol_map_remove_by_tags, "chafa_symbol_map_remove_by_tags");
-    TB_LOOK_UP(canvas_new, "chafa_canvas_new");
-    TB_LOOK_UP(canvas_unref, "chafa_canvas_unref");
-    TB_LOOK_UP(canvas_draw_all_pixels, "chafa_canvas_draw_all_pixels");
-    TB_LOOK_UP(canvas_print, "chafa_canvas_print");
+#define TB_CHAFA_SYMBOL(field, name) {name, (void **)&tb_chafa.field},
+static const tb_library_symbol tb_chafa_symbols[] = {
+    TB_CHAFA_SYMBOL(config_new, "chafa_canvas_config_new")
+    TB_CHAFA_SYMBOL(config_unref, "chafa_canvas_config_unref")
+    TB_CHAFA_SYMBOL(config_set_geometry, "chafa_canvas_config_set_geometry")
+    TB_CHAFA_SYMBOL(config_set_cell_geometry, "chafa_canvas_config_set_cell_geometry")
+    TB_CHAFA_SYMBOL(config_set_canvas_mode, "chafa_canvas_config_set_canvas_mode")
+    TB_CHAFA_SYMBOL(config_set_pixel_mode, "chafa_canvas_config_set_pixel_mode")
+    TB_CHAFA_SYMBOL(config_set_symbol_map, "chafa_canvas_config_set_symbol_map")
+    TB_CHAFA_SYMBOL(symbol_map_new, "chafa_symbol_map_new")
+    TB_CHAFA_SYMBOL(symbol_map_unref, "chafa_symbol_map_unref")
+    TB_CHAFA_SYMBOL(symbol_map_add_by_tags, "chafa_symbol_map_add_by_tags")
+    TB_CHAFA_SYMBOL(symbol_map_remove_by_tags, "chafa_symbol_map_remove_by_tags")
+    TB_CHAFA_SYMBOL(canvas_new, "chafa_canvas_new")
+    TB_CHAFA_SYMBOL(canvas_unref, "chafa_canvas_unref")
+    TB_CHAFA_SYMBOL(canvas_draw_all_pixels, "chafa_canvas_draw_all_pixels")
+    TB_CHAFA_SYMBOL(canvas_print, "chafa_canvas_print")
     // GLib is libchafa's dependency: dlsym on libchafa's handle searches it too.
-    TB_LOOK_UP(g_string_free, "g_string_free");
-    tb_chafa_loaded = 1;
-}
+    TB_CHAFA_SYMBOL(g_string_free, "g_string_free")
+};
+
+static tb_library tb_chafa_library = {
+    .title = "libchafa",
+    // Debian 12 ships libchafa.so.0 (package libchafa0); the unversioned name covers others.
+    .names = {"libchafa.so.0", "libchafa.so"},
+    .unloadable = "cannot load libchafa: {reason}",
+    .no_reason = "unknown error",
+    .missing = "libchafa has no {function}",
+    TB_LIBRARY_FUNCTIONS(tb_chafa_symbols),
+};
 
 int tb_chafa_available(char *error) {
-    // pthread_once cannot fail with a valid once control and routine.
-    (void)pthread_once(&tb_chafa_once, tb_chafa_load);
-    if (!tb_chafa_loaded && error != NULL) snprintf(error, 200, "%s", tb_chafa_error);
-    return tb_chafa_loaded;
+    return tb_library_load(&tb_chafa_library, error, 200) == 0;
 }
 
 char *tb_chafa_render(const unsigned char *rgba, int width, int height, int stride, tb_chafa_mode mode, int columns, int rows,

@@ -3,13 +3,13 @@
 // libheif pulls in its HEVC and AV1 codecs (libde265, libx265, libaom, libdav1d: a dozen
 // shared libraries, several megabytes); linking it would make the dynamic loader map and
 // relocate them when any tenbin process starts, `tenbin vote` included, and Debian ships no
-// static libheif to link into the release build. dlopen defers that to the first HEIF
-// upload. The header gives the types; every call goes through a pointer looked up here.
+// static libheif to link into the release build. dlopen (CLibraryLoader) defers that to the
+// first HEIF upload. The header gives the types; every call goes through a pointer looked up here.
 
 #include "CImageCodec.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
+#include "CLibraryLoader.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -32,42 +32,23 @@
     X(heif_image_get_plane_readonly)                                                          \
     X(heif_image_release)
 
-#define TB_HEIF_POINTER(name) static __typeof__(&name) tb_##name;
-TB_HEIF_FUNCTIONS(TB_HEIF_POINTER)
+TB_HEIF_FUNCTIONS(TB_LIBRARY_POINTER)
 
-static pthread_once_t tb_heif_once = PTHREAD_ONCE_INIT;
-static int tb_heif_loaded;
-static char tb_heif_error[TB_ERROR_CAPACITY];
+static const tb_library_symbol tb_heif_symbols[] = {TB_HEIF_FUNCTIONS(TB_LIBRARY_SYMBOL)};
 
-static void tb_heif_load(void) {
+static tb_library tb_heif = {
+    .title = "libheif",
     // Debian 12 ships libheif.so.1 (package libheif1); the unversioned name covers others.
-    void *library = dlopen("libheif.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) library = dlopen("libheif.so", RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(tb_heif_error, sizeof tb_heif_error, "HEIC/AVIF needs libheif (Debian package libheif1): %s",
-                 reason ? reason : "cannot load it");
-        return;
-    }
-#define TB_HEIF_LOOKUP(name)                                                                  \
-    tb_##name = (__typeof__(&name))dlsym(library, #name);                                     \
-    if (tb_##name == NULL) {                                                                  \
-        snprintf(tb_heif_error, sizeof tb_heif_error, "libheif has no %s", #name);            \
-        return;                                                                               \
-    }
-    TB_HEIF_FUNCTIONS(TB_HEIF_LOOKUP)
-    tb_heif_loaded = 1;
-}
+    .names = {"libheif.so.1", "libheif.so"},
+    .unloadable = "HEIC/AVIF needs libheif (Debian package libheif1): {reason}",
+    .no_reason = "cannot load it",
+    .missing = "libheif has no {function}",
+    TB_LIBRARY_FUNCTIONS(tb_heif_symbols),
+};
 
 // Loads libheif once; -1 with the reason in `error` when it cannot be used.
 static int tb_heif_ready(char *error) {
-    // pthread_once only fails on invalid arguments, which these are not.
-    (void)pthread_once(&tb_heif_once, tb_heif_load);
-    if (!tb_heif_loaded) {
-        snprintf(error, TB_ERROR_CAPACITY, "%s", tb_heif_error);
-        return -1;
-    }
-    return 0;
+    return tb_library_load(&tb_heif, error, TB_ERROR_CAPACITY);
 }
 
 static int tb_heif_failed(struct heif_error result, char *error) {

@@ -1,14 +1,12 @@
-// libpq, loaded with dlopen on the first PostgreSQL use rather than linked.
+// libpq, loaded with dlopen on the first PostgreSQL use rather than linked (CLibraryLoader).
 //
 // libpq pulls in about twenty shared libraries (libssl, libcrypto, Kerberos, LDAP and through
 // it GnuTLS, libsasl2, libp11-kit, libidn2, libunistring …), and several run constructors when
 // loaded (GnuTLS initialises itself, libtasn1 parses its tables): linking libpq made every
 // tenbin process, `tenbin vote` on SQLite included, spend about 2.5 ms of its start in the
-// dynamic loader for a database it does not use. Here libpq is loaded on first use, RTLD_LOCAL,
-// and each libpq function tenbin calls is defined under its own name as a trampoline through a
-// pointer looked up once, so the Swift code calls PQexec and friends as declared in
-// libpq-fe.h. The trampolines are hidden: an executable exports its symbols, and libpq's own
-// calls between its functions must not resolve to them.
+// dynamic loader for a database it does not use. Here libpq is loaded on first use, and each
+// libpq function tenbin calls is defined under its own name as a trampoline through a pointer
+// looked up once, so the Swift code calls PQexec and friends as declared in libpq-fe.h.
 //
 // TENBIN_LIBPQ, when set, names the library to load instead of libpq.so.5 (a path, or a
 // name the loader searches for): for a libpq installed outside the loader's path, and for the
@@ -16,10 +14,7 @@
 
 #include "CLibPQ.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "CLibraryLoader.h"
 
 // Every libpq function tenbin calls, the one list: X(return type, name, parameters, arguments)
 // for functions returning a value, V(name, parameters, arguments) for those returning nothing.
@@ -75,66 +70,31 @@
     X(int, PQgetlength, (const PGresult *res, int row, int field), (res, row, field))                   \
     X(int, PQgetisnull, (const PGresult *res, int row, int field), (res, row, field))
 
-#define TB_LIBPQ_POINTER(name) static __typeof__(&name) tb_##name;
-#define TB_LIBPQ_POINTER_X(type, name, parameters, arguments) TB_LIBPQ_POINTER(name)
-#define TB_LIBPQ_POINTER_V(name, parameters, arguments) TB_LIBPQ_POINTER(name)
+#define TB_LIBPQ_POINTER_X(type, name, parameters, arguments) TB_LIBRARY_POINTER(name)
+#define TB_LIBPQ_POINTER_V(name, parameters, arguments) TB_LIBRARY_POINTER(name)
 TB_LIBPQ_FUNCTIONS(TB_LIBPQ_POINTER_X, TB_LIBPQ_POINTER_V)
 
-static pthread_once_t tb_libpq_once = PTHREAD_ONCE_INIT;
-static int tb_libpq_loaded;
-static char tb_libpq_error[TB_LIBPQ_ERROR_CAPACITY];
+#define TB_LIBPQ_SYMBOL_X(type, name, parameters, arguments) TB_LIBRARY_SYMBOL(name)
+#define TB_LIBPQ_SYMBOL_V(name, parameters, arguments) TB_LIBRARY_SYMBOL(name)
+static const tb_library_symbol tb_libpq_symbols[] = {TB_LIBPQ_FUNCTIONS(TB_LIBPQ_SYMBOL_X, TB_LIBPQ_SYMBOL_V)};
 
-static void tb_libpq_open(void) {
-    const char *override = getenv("TENBIN_LIBPQ");
+static tb_library tb_libpq = {
+    .title = "libpq",
     // Debian 12 ships libpq.so.5 (package libpq5), the soname every libpq since 2006 has had.
-    const char *library_name = override != NULL && override[0] != '\0' ? override : "libpq.so.5";
-    void *library = dlopen(library_name, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(tb_libpq_error, sizeof tb_libpq_error, "PostgreSQL needs %s (Debian package libpq5), which cannot be loaded: %s",
-                 library_name, reason != NULL ? reason : "unknown reason");
-        return;
-    }
-#define TB_LIBPQ_LOOKUP(name)                                                                           \
-    tb_##name = (__typeof__(&name))dlsym(library, #name);                                               \
-    if (tb_##name == NULL) {                                                                            \
-        snprintf(tb_libpq_error, sizeof tb_libpq_error, "the library loaded as libpq from %s has no %s (tenbin needs libpq 14 or newer)", library_name, #name); \
-        return;                                                                                         \
-    }
-#define TB_LIBPQ_LOOKUP_X(type, name, parameters, arguments) TB_LIBPQ_LOOKUP(name)
-#define TB_LIBPQ_LOOKUP_V(name, parameters, arguments) TB_LIBPQ_LOOKUP(name)
-    TB_LIBPQ_FUNCTIONS(TB_LIBPQ_LOOKUP_X, TB_LIBPQ_LOOKUP_V)
-    tb_libpq_loaded = 1;
-}
+    .names = {"libpq.so.5"},
+    .override = "TENBIN_LIBPQ",
+    .unloadable = "PostgreSQL needs {library} (Debian package libpq5), which cannot be loaded: {reason}",
+    .no_reason = "unknown reason",
+    .missing = "the library loaded as libpq from {library} has no {function} (tenbin needs libpq 14 or newer)",
+    TB_LIBRARY_FUNCTIONS(tb_libpq_symbols),
+};
 
 int tb_libpq_load(char *error) {
-    // pthread_once only fails on invalid arguments, which these are not.
-    (void)pthread_once(&tb_libpq_once, tb_libpq_open);
-    if (!tb_libpq_loaded) {
-        snprintf(error, TB_LIBPQ_ERROR_CAPACITY, "%s", tb_libpq_error);
-        return -1;
-    }
-    return 0;
+    return tb_library_load(&tb_libpq, error, TB_LIBPQ_ERROR_CAPACITY);
 }
 
-// Calling a trampoline before tb_libpq_load succeeded would jump through a null pointer. The
-// Swift side loads libpq before it parses a connection string, and every other call needs a
-// connection or a result made after that, so this stops only a broken invariant.
-static void tb_libpq_require(const char *function) {
-    if (!tb_libpq_loaded) {
-        fprintf(stderr, "tenbin: internal error: %s called before libpq was loaded\n", function);
-        abort();
-    }
-}
-
-#define TB_LIBPQ_TRAMPOLINE_X(type, name, parameters, arguments)                                        \
-    __attribute__((visibility("hidden"))) type name parameters {                                        \
-        tb_libpq_require(#name);                                                                        \
-        return tb_##name arguments;                                                                     \
-    }
-#define TB_LIBPQ_TRAMPOLINE_V(name, parameters, arguments)                                              \
-    __attribute__((visibility("hidden"))) void name parameters {                                        \
-        tb_libpq_require(#name);                                                                        \
-        tb_##name arguments;                                                                            \
-    }
+// The Swift side loads libpq before it parses a connection string, and every other call needs
+// a connection or a result made after that (see tb_library_require).
+#define TB_LIBPQ_TRAMPOLINE_X(type, name, parameters, arguments) TB_LIBRARY_TRAMPOLINE(tb_libpq, type, name, parameters, arguments)
+#define TB_LIBPQ_TRAMPOLINE_V(name, parameters, arguments) TB_LIBRARY_TRAMPOLINE_VOID(tb_libpq, name, parameters, arguments)
 TB_LIBPQ_FUNCTIONS(TB_LIBPQ_TRAMPOLINE_X, TB_LIBPQ_TRAMPOLINE_V)

@@ -1,20 +1,15 @@
-// libmicrohttpd, loaded with dlopen when `tenbin serve` starts rather than linked.
+// libmicrohttpd, loaded with dlopen when `tenbin serve` starts rather than linked (CLibraryLoader).
 //
 // Debian's libmicrohttpd needs GnuTLS, which needs libp11-kit, libidn2, libunistring,
 // libtasn1, libnettle, libhogweed and libgmp; GnuTLS and libtasn1 run constructors when loaded.
 // Linked, that cost every tenbin process about 1.5 ms of its start (`tenbin vote` included),
-// for a server most commands never start. Here the library is loaded on first use, RTLD_LOCAL,
-// and each function tenbin calls is defined under its own name as a trampoline through a
-// pointer looked up once, so the Swift code calls MHD_queue_response and the rest as
-// microhttpd.h declares them. The trampolines are hidden: an executable exports its symbols,
-// and libmicrohttpd's own calls between its functions must not resolve to them.
+// for a server most commands never start. Here the library is loaded on first use, and each
+// function tenbin calls is defined under its own name as a trampoline through a pointer looked
+// up once, so the Swift code calls MHD_queue_response and the rest as microhttpd.h declares them.
 
 #include "library.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "CLibraryLoader.h"
 
 // Every libmicrohttpd function tenbin calls, the one list: X(return type, name, parameters,
 // arguments) for functions returning a value, V(name, parameters, arguments) for those returning
@@ -55,65 +50,35 @@
     X(enum MHD_Result, MHD_destroy_post_processor, (struct MHD_PostProcessor * processor), (processor))
 
 #define TB_MHD_POINTER(name) __typeof__(&name) tb_##name;
-#define TB_MHD_POINTER_X(type, name, parameters, arguments) static TB_MHD_POINTER(name)
-#define TB_MHD_POINTER_V(name, parameters, arguments) static TB_MHD_POINTER(name)
+#define TB_MHD_POINTER_X(type, name, parameters, arguments) TB_LIBRARY_POINTER(name)
+#define TB_MHD_POINTER_V(name, parameters, arguments) TB_LIBRARY_POINTER(name)
 TB_MHD_FUNCTIONS(TB_MHD_POINTER_X, TB_MHD_POINTER_V, TB_MHD_POINTER)
 
-static pthread_once_t tb_mhd_once = PTHREAD_ONCE_INIT;
-static int tb_mhd_loaded;
-static char tb_mhd_error[TB_HTTP_ERROR_CAPACITY];
+#define TB_MHD_SYMBOL_X(type, name, parameters, arguments) TB_LIBRARY_SYMBOL(name)
+#define TB_MHD_SYMBOL_V(name, parameters, arguments) TB_LIBRARY_SYMBOL(name)
+static const tb_library_symbol tb_mhd_symbols[] = {TB_MHD_FUNCTIONS(TB_MHD_SYMBOL_X, TB_MHD_SYMBOL_V, TB_LIBRARY_SYMBOL)};
 
-static void tb_mhd_open(void) {
+static tb_library tb_mhd = {
+    .title = "libmicrohttpd",
     // Debian 12 ships libmicrohttpd.so.12 (package libmicrohttpd12).
-    const char *library_name = "libmicrohttpd.so.12";
-    void *library = dlopen(library_name, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(tb_mhd_error, sizeof tb_mhd_error, "tenbin serve needs %s (Debian package libmicrohttpd12), which cannot be loaded: %s",
-                 library_name, reason != NULL ? reason : "unknown reason");
-        return;
-    }
-#define TB_MHD_LOOKUP(name)                                                                             \
-    tb_##name = (__typeof__(&name))dlsym(library, #name);                                               \
-    if (tb_##name == NULL) {                                                                            \
-        snprintf(tb_mhd_error, sizeof tb_mhd_error, "the %s loaded has no %s", library_name, #name);   \
-        return;                                                                                         \
-    }
-#define TB_MHD_LOOKUP_X(type, name, parameters, arguments) TB_MHD_LOOKUP(name)
-#define TB_MHD_LOOKUP_V(name, parameters, arguments) TB_MHD_LOOKUP(name)
-    TB_MHD_FUNCTIONS(TB_MHD_LOOKUP_X, TB_MHD_LOOKUP_V, TB_MHD_LOOKUP)
-    tb_mhd_loaded = 1;
-}
+    .names = {"libmicrohttpd.so.12"},
+    .unloadable = "tenbin serve needs {library} (Debian package libmicrohttpd12), which cannot be loaded: {reason}",
+    .no_reason = "unknown reason",
+    .missing = "the {library} loaded has no {function}",
+    TB_LIBRARY_FUNCTIONS(tb_mhd_symbols),
+};
 
 int tb_http_load(char *error) {
-    // pthread_once only fails on invalid arguments, which these are not.
-    (void)pthread_once(&tb_mhd_once, tb_mhd_open);
-    if (!tb_mhd_loaded) {
-        snprintf(error, TB_HTTP_ERROR_CAPACITY, "%s", tb_mhd_error);
-        return -1;
-    }
-    return 0;
+    return tb_library_load(&tb_mhd, error, TB_HTTP_ERROR_CAPACITY);
 }
 
-// Calling a trampoline before tb_http_load succeeded would jump through a null pointer. The
-// Swift side loads the library before it starts a daemon, and every other call needs a daemon,
-// a connection or a response made after that, so this stops only a broken invariant.
+// The Swift side loads the library before it starts a daemon, and every other call needs a
+// daemon, a connection or a response made after that (see tb_library_require).
 void tb_mhd_require(const char *function) {
-    if (!tb_mhd_loaded) {
-        fprintf(stderr, "tenbin: internal error: %s called before libmicrohttpd was loaded\n", function);
-        abort();
-    }
+    tb_library_require(&tb_mhd, function);
 }
 
-#define TB_MHD_TRAMPOLINE_X(type, name, parameters, arguments)                                          \
-    __attribute__((visibility("hidden"))) type name parameters {                                        \
-        tb_mhd_require(#name);                                                                          \
-        return tb_##name arguments;                                                                     \
-    }
-#define TB_MHD_TRAMPOLINE_V(name, parameters, arguments)                                                \
-    __attribute__((visibility("hidden"))) void name parameters {                                        \
-        tb_mhd_require(#name);                                                                          \
-        tb_##name arguments;                                                                            \
-    }
+#define TB_MHD_TRAMPOLINE_X(type, name, parameters, arguments) TB_LIBRARY_TRAMPOLINE(tb_mhd, type, name, parameters, arguments)
+#define TB_MHD_TRAMPOLINE_V(name, parameters, arguments) TB_LIBRARY_TRAMPOLINE_VOID(tb_mhd, name, parameters, arguments)
 #define TB_MHD_TRAMPOLINE_P(name)
 TB_MHD_FUNCTIONS(TB_MHD_TRAMPOLINE_X, TB_MHD_TRAMPOLINE_V, TB_MHD_TRAMPOLINE_P)

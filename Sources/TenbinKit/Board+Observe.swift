@@ -19,3 +19,14 @@ extension Board {
         try store.changes.currentVersion()
     }
 }
+
+extension Board {
+    /// Ends the work the board runs in the background and returns once it has ended: every
+    /// live feed's observation ends (its next update is nil) and the task that waits for
+    /// changes stops. Call it last: the board is then the only holder of its store, so letting
+    /// go of the board closes the store (SQLite moves its write-ahead log into the database
+    /// and removes it). Reads and writes still work; observing throws ``FeedError/closed``.
+    public func close() async {
+        await live.close()
+    }
+}

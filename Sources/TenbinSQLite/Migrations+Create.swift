@@ -6,8 +6,9 @@ extension Migrations {
     /// (another process may have made it meanwhile: that one is kept).
     ///
     /// The database is built in a file of its own beside `path` without a journal and without
-    /// a flush (nothing else can see that file), then flushed once and linked into place, and the
-    /// folder flushed: two flushes where opening `path` in WAL mode and migrating it took eight
+    /// a flush (nothing else can see that file), then flushed once and linked into place (on a
+    /// file system without hard links, renamed in a way that never replaces a database another
+    /// process placed: see ``FileSystem/place(_:at:folder:ways:)``), and the folder flushed: two flushes where opening `path` in WAL mode and migrating it took eight
     /// (the switch to WAL through a rollback journal, then the checkpoint at close), and a
     /// process that opens `path` finds either nothing or the whole schema, never a half-made
     /// one. A failure removes the file it was building.
@@ -18,8 +19,14 @@ extension Migrations {
         do {
             try build(staging)
             try flush(staging, at: folder)
-            if link(staging, path) != 0 && errno != EEXIST { throw creationError(errno, at: folder) }
-            // The name stays `path`'s either way (linked here, or made by another process).
+            do {
+                _ = try FileSystem.place(staging, at: path, folder: folder)
+            } catch .failed(let code) {
+                throw creationError(code, at: folder)
+            } catch .unsupported {
+                throw StoreError(.unavailable(Self.noWayToPlace), at: folder)
+            }
+            // Linked, renamed, or made by another process: the name is `path`'s either way.
             _ = unlink(staging)
             try flush(folder, at: folder)
         } catch {
@@ -46,6 +53,9 @@ extension Migrations {
         defer { _ = close(descriptor) }  // read-only: nothing to lose at close
         guard fsync(descriptor) == 0 else { throw creationError(errno, at: folder) }
     }
+
+    static let noWayToPlace =
+        "cannot create its database: the file system supports neither hard links, nor a rename that never replaces, nor file locks"
 
     private static func creationError(_ code: Int32, at folder: String) -> StoreError {
         switch code {

@@ -22,4 +22,30 @@ import Testing
             #expect(read.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(imported)", "\(read.stderr)")
         }
     }
+
+    /// The database file alone, read as a read-only mount's reader reads it.
+    static func votesInTheDatabaseFileAlone(_ store: ScratchFolder) throws -> String {
+        let read = try Shell.capture(["sqlite3", "file:\(store.path)/tenbin.sqlite?immutable=1", "SELECT sum(good1 + good2) FROM poster"])
+        return read.stdout.trimmingCharacters(in: .whitespacesAndNewlines) + read.stderr
+    }
+
+    @Test func aWatchEndedByCtrlCClosesTheStoreItWatchedAfterAnotherProcessVoted() throws {
+        // Before the fix the watch exited while its live feed's task still held the store: the
+        // log stayed beside the database, and the database file alone lacked the votes.
+        let store = try ScratchFolder()
+        let cats = ["\(Tenbin.root)/SampleImages/01-cats-or-dogs/1-cat.jpg", "\(Tenbin.root)/SampleImages/01-cats-or-dogs/2-dog.jpg"]
+        #expect(try Tenbin.run(["post", cats[0], cats[1]], store: store.path).status == 0)
+        for round in 1...3 {
+            let watch = try WatchProcess(["watch", "--json"], store: store)
+            #expect(try watch.nextObject()["type"] as? String == "snapshot")
+            let vote = try Tenbin.run(["vote", "1", "1"], store: store.path)
+            #expect(vote.status == 0, "\(vote.stderr)")
+            #expect(try watch.nextObject()["type"] as? String == "modified")
+            let ended = try watch.interrupt()
+            #expect(ended.status == 130)
+            #expect(ended.stderr == "")
+            #expect(!store.files().contains { $0.hasPrefix("tenbin.sqlite-") }, "\(store.files())")
+            #expect(try Self.votesInTheDatabaseFileAlone(store) == "\(round)")
+        }
+    }
 }

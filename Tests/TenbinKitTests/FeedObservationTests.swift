@@ -148,6 +148,43 @@ import Testing
         #expect(clock.pendingSleepers == 0)
     }
 
+    @Test func closingTheBoardEndsEveryObservationAndWaitsForTheSourceToStop() async throws {
+        let store = try TemporaryStore()
+        let (clock, recorder) = (VirtualClock(), LiveRecorder())
+        let board = try liveBoard(store, clock, recorder)
+        try board.quickPost()
+        let tasks = [
+            try await start(Feed(), on: board, clock: clock, recorder: recorder),
+            try await start(Feed(order: .popular), on: board, clock: clock, recorder: recorder),
+        ]
+        while board.live.waitingObserverCount < 2 { await Task.yield() }
+        await board.close()
+        // Returned only once the waiting task had ended.
+        #expect(recorder.sourceEvents.last == .stopped)
+        for task in tasks { try await task.value }  // each sequence simply ended
+        #expect(board.live.observerCount == 0)
+        var iterator = try board.observe(Feed()).makeAsyncIterator()
+        await #expect(throws: FeedError.closed) { try await iterator.next() }
+        // Reads and writes still work; a second close does nothing more.
+        try board.vote(id: 1, side: .first)
+        #expect(try board.poster(id: 1).good1 == 1)
+        await board.close()
+    }
+
+    @Test func closingRightAfterTheLastObserverLeftWaitsForTheCancelledSourceToo() async throws {
+        let store = try TemporaryStore()
+        let (clock, recorder) = (VirtualClock(), LiveRecorder())
+        let board = try liveBoard(store, clock, recorder)
+        try board.quickPost()
+        let task = try await start(Feed(), on: board, clock: clock, recorder: recorder)
+        task.cancel()
+        try await task.value
+        // The last observer left: the source was cancelled but may not have ended yet.
+        await board.close()
+        #expect(recorder.sourceEvents.last == .stopped)
+        #expect(clock.pendingSleepers == 0)
+    }
+
     @Test func manyObserversOfOneFeedShareOneReadPerChange() async throws {
         let store = try TemporaryStore()
         let (clock, recorder) = (VirtualClock(), LiveRecorder())

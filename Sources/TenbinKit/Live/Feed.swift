@@ -27,14 +27,22 @@ public struct Feed: Sendable, Hashable {
 public enum FeedError: KindedError, Sendable, Equatable {
     case invalidLimit(Int)
     case invalidInterval(Duration)
+    /// The board's live feeds were closed (``Board/close()``): it observes nothing more.
+    case closed
 
-    /// Always `invalidInput`: the feed was asked for with a bad value.
-    public var kind: ErrorKind { .invalidInput }
+    /// `invalidInput` when the feed was asked for with a bad value; `unavailable` once closed.
+    public var kind: ErrorKind {
+        switch self {
+        case .invalidLimit, .invalidInterval: .invalidInput
+        case .closed: .unavailable
+        }
+    }
 
     public var description: String {
         switch self {
         case .invalidLimit(let limit): "cannot observe a feed of \(limit) posters: the limit must be at least 1"
         case .invalidInterval(let interval): "cannot poll for changes every \(interval): the interval must be longer than zero"
+        case .closed: "cannot observe a feed: the board's live feeds are closed"
         }
     }
 }

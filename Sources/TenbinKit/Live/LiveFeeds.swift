@@ -1,7 +1,12 @@
+import Dispatch
+
 /// The one live-feed source of a board: however many feeds are observed, one task waits on
 /// the store's ``ChangeSource`` and, after each change, each distinct feed is re-read once
 /// and its diff handed to every observer of that feed. A server with a thousand open feeds
 /// of the board's front page costs what one costs.
+///
+/// ``close()`` ends every observer and waits for the task: after it the source holds the
+/// store no more, so a process that lets go of its board closes the store before it exits.
 public final class LiveFeeds: Sendable {
     /// How the source waits for changes.
     public struct Options: Sendable {
@@ -67,19 +72,29 @@ public final class LiveFeeds: Sendable {
         var task: Task<Void, Never>?
         var version: StoreVersion?
         var failure: (any Error)?
+        /// The store the feeds are read from, until ``close()`` lets go of it.
+        var store: (any StoreBackend)?
     }
 
-    private let store: any StoreBackend
     private let options: Options
-    private let state = Locked(State())
+    private let state: Locked<State>
+    /// Entered for each waiting task while it runs (a task cancelled by the last observer
+    /// leaving may still be ending when the next one starts): ``close()`` waits for all of them.
+    private let running = DispatchGroup()
     /// Held while feeds are read, so an observer joining takes a snapshot that no refresh is
     /// being computed against.
     /// (Its value counts the refreshes.)
     private let reading = Locked(0)
 
     init(store: any StoreBackend, options: Options) {
-        self.store = store
+        self.state = Locked(State(store: store))
         self.options = options
+    }
+
+    /// The store, or `closed` once ``close()`` let go of it.
+    private func store(or closed: @autoclosure () -> any Error) throws -> any StoreBackend {
+        guard let store = state.withLock({ $0.store }) else { throw closed() }
+        return store
     }
 
     /// How many observers are open.
@@ -96,7 +111,7 @@ public final class LiveFeeds: Sendable {
     func subscribe(_ feed: Feed) throws -> (id: Int, snapshot: [Poster]) {
         let opened = try reading.withLock { _ -> (Int, [Poster]) in
             // The version is read before the snapshot, so a commit in between is seen again.
-            let version = try store.changes.currentVersion()
+            let version = try store(or: FeedError.closed).changes.currentVersion()
             let existing = state.withLock { $0.groups[feed]?.snapshot }
             let snapshot = try existing ?? read(feed)
             return state.withLock { state in
@@ -119,6 +134,7 @@ public final class LiveFeeds: Sendable {
             try await withCheckedThrowingContinuation { continuation in
                 let answer = state.withLock { state -> Result<FeedUpdate?, any Error>? in
                     if let failure = state.failure { return .failure(failure) }
+                    if state.store == nil { return .success(nil) }  // closed
                     guard var group = state.groups[feed], var observer = group.observers[id] else { return .success(nil) }
                     if observer.generation < group.generation {
                         let changes = Self.changes(for: observer, in: group)
@@ -165,10 +181,33 @@ public final class LiveFeeds: Sendable {
 
     private func startIfNeeded() {
         state.withLock { state in
-            guard state.task == nil, !state.groups.isEmpty else { return }
+            guard state.task == nil, !state.groups.isEmpty, state.store != nil else { return }
             state.failure = nil
             options.monitor?(.started)
-            state.task = Task.detached { [weak self] in await self?.run() }
+            running.enter()
+            state.task = Task.detached { [weak self, running] in
+                await self?.run()
+                running.leave()
+            }
+        }
+    }
+
+    /// Ends every observer (their `next()` answers nil), stops the waiting task and returns
+    /// once it has ended, letting go of the store: after this the board is the store's only
+    /// holder here, and observing throws ``FeedError/closed``. Closing again does nothing more.
+    func close() async {
+        let (waiting, task) = state.withLock { state -> ([CheckedContinuation<FeedUpdate?, any Error>], Task<Void, Never>?) in
+            let waiting = state.groups.values.flatMap { $0.observers.values.compactMap(\.waiting) }
+            state.groups = [:]
+            state.store = nil
+            state.version = nil
+            defer { state.task = nil }
+            return (waiting, state.task)
+        }
+        for continuation in waiting { continuation.resume(returning: nil) }
+        task?.cancel()
+        await withCheckedContinuation { (ended: CheckedContinuation<Void, Never>) in
+            running.notify(queue: .global()) { ended.resume() }
         }
     }
 
@@ -181,7 +220,9 @@ public final class LiveFeeds: Sendable {
         while !Task.isCancelled {
             guard let version = state.withLock({ $0.version }) else { return }
             do {
-                let next = try await store.changes.nextChange(after: version, interval: options.interval, clock: options.clock)
+                // Taken each round: once closed, the task holds the store no more than a round.
+                let next = try await store(or: CancellationError()).changes.nextChange(
+                    after: version, interval: options.interval, clock: options.clock)
                 if realTime, let lastRefresh, ContinuousClock.now < lastRefresh + options.spacing {
                     // The read after the pause sees every commit made meanwhile too.
                     try await ContinuousClock().sleep(until: lastRefresh + options.spacing)
@@ -191,7 +232,7 @@ public final class LiveFeeds: Sendable {
                 lastRefresh = ContinuousClock.now
                 try refresh(version: next)
             } catch {
-                if Task.isCancelled || error is CancellationError { return }
+                if Task.isCancelled || error is CancellationError || error as? FeedError == .closed { return }
                 fail(error)
                 return
             }
@@ -254,6 +295,7 @@ public final class LiveFeeds: Sendable {
     /// The posters of `feed` now, from one snapshot.
     private func read(_ feed: Feed) throws -> [Poster] {
         options.monitor?(.read(feed))
+        let store = try store(or: FeedError.closed)
         guard let query = feed.searchQuery else {
             return try store.readSingle { try $0.page(order: feed.order, after: nil, offset: 0, limit: feed.limit) }
         }

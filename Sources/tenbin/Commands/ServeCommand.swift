@@ -66,8 +66,11 @@ enum ServeCommand: Command {
         // The signal handlers are in place before the URL is printed: a SIGTERM sent as soon as
         // the URL appears must not be lost.
         let stop = StopSignal()
-        let server = try Server(configuration, board: try context.board(create: true, limits: limits, encoding: encoding))
-        Output.line("Serving \(context.storePath) at \(server.url)")
+        var board: Board? = try context.board(create: true, limits: limits, encoding: encoding)
+        // The store closes (and checkpoints) here, before tenbin exits, not on a thread that held it.
+        defer { Blocking.release(&board) }
+        var server: Server? = try Server(configuration, board: board!)  // opened just above
+        Output.line("Serving \(context.storePath) at \(server!.url)")  // made just above
         _ = fflush(nil)  // the URL must reach a pipe's reader now, not at exit
         stop.wait()
         // Stopping waits at most 3 s for requests in flight; should anything still hold it up,
@@ -76,7 +79,10 @@ enum ServeCommand: Command {
             Errors.write("Error: stopping the server took longer than 15 s; exiting without waiting further")
             _exit(1)
         }
-        server.stop()
+        server?.stop()
+        server = nil
+        // Every live feed ends, and the task that waited for changes: it held the store too.
+        try Blocking.run { [board] in await board?.close() }
         return 0
     }
 }

@@ -38,15 +38,21 @@ enum WatchCommand: Command {
             order: try arguments.sort,
             limit: try arguments.limit,
             query: query)
-        let observation = try context.board(create: false).observe(feed)
+        var board: Board? = try context.board(create: false)
+        // The store closes (and checkpoints) here, before tenbin exits, once the session has
+        // closed the board's live feeds (which held it too).
+        defer { Blocking.release(&board) }
+        let observation = try board!.observe(feed)  // opened just above
         let screen = arguments.json || !context.stdoutIsTerminal ? nil : FeedScreen(feed: feed, color: context.useColor)
-        return try WatchSession(observation: observation, screen: screen).run()
+        return try WatchSession(board: board!, observation: observation, screen: screen).run()
     }
 }
 
 /// One `tenbin watch` run: iterates the observation in a task while the main thread waits,
-/// and turns SIGINT and SIGTERM into cancelling that task.
+/// turns SIGINT and SIGTERM into cancelling that task, and then closes the board's live feeds.
 struct WatchSession {
+    /// The board observed, closed when the watch ends.
+    let board: Board
     let observation: FeedObservation
     /// The terminal view, or nil for JSON lines.
     let screen: FeedScreen?
@@ -59,7 +65,13 @@ struct WatchSession {
     final class Ending: Sendable {
         let outcome = Locked<Result<Void, any Error>?>(nil)
         let signal = Locked<Int32?>(nil)
+        /// The exit a signal scheduled in case the task cannot end, and whether it has ended
+        /// (then no exit is scheduled any more: the store is closed first).
+        let forcedExit = Locked<(item: DispatchWorkItem?, taskEnded: Bool)>((nil, false))
     }
+
+    /// How long closing the live feeds may take before tenbin exits without it.
+    static let closingSeconds = 5
 
     /// Blocks until the watch ends; returns its exit status or throws its failure.
     func run() throws -> Int32 {
@@ -80,9 +92,14 @@ struct WatchSession {
                 task.cancel()
                 // A watch blocked writing to a reader that stopped reading (a full pipe) cannot
                 // notice the cancellation; it must still end promptly when asked to.
-                DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
-                    screen?.end()
-                    _exit(128 + number)
+                ending.forcedExit.withLock { forced in
+                    guard !forced.taskEnded, forced.item == nil else { return }
+                    let item = DispatchWorkItem {
+                        screen?.end()
+                        _exit(128 + number)
+                    }
+                    forced.item = item
+                    DispatchQueue.global().asyncAfter(deadline: .now() + 1, execute: item)
                 }
             }
         }
@@ -93,13 +110,32 @@ struct WatchSession {
         // the next change: look once a second.
         let hangUp = screen == nil ? Self.every(.seconds(1)) { if Self.readerLeft() { task.cancel() } } : nil
         finished.wait()
+        ending.forcedExit.withLock { forced in
+            forced.taskEnded = true
+            forced.item?.cancel()
+        }
         for source in sources { source.cancel() }
         hangUp?.cancel()
+        closeBoard()
         if let number = ending.signal.withLock({ $0 }) { return 128 + number }
         switch ending.outcome.withLock({ $0 }) {
         case .failure(is OutputClosed): return 0
         case .failure(let error): throw error
         case .success, .none: return 0
+        }
+    }
+
+    /// Closes the board's live feeds and waits (boundedly) for their task to end, so that the
+    /// command's release of the board closes the store: the store would otherwise stay open
+    /// in that task while tenbin exits, leaving SQLite's write-ahead log beside the database.
+    private func closeBoard() {
+        let closed = DispatchSemaphore(value: 0)
+        Task.detached { [board] in
+            await board.close()
+            closed.signal()
+        }
+        if closed.wait(timeout: .now() + .seconds(Self.closingSeconds)) == .timedOut {
+            Errors.write("Error: the live feed did not stop within \(Self.closingSeconds) s; exiting without closing the store")
         }
     }
 

@@ -95,6 +95,19 @@ extension ServeEndToEndTests {
             #expect(log.contains("GET /api/v1/feed 200"))
         }
 
+        @Test func stoppingTheServerWithAFeedOpenClosesTheStoreAfterAnotherProcessVoted() throws {
+            let folder = try ScratchFolder()
+            let server = try ServeProcess(["--no-rate-limit"], store: folder.path)
+            try ServeAPITests.post(server, contents: "first")
+            let feed = try Self.open(server)
+            #expect(try Self.nextEvent(feed).name == "snapshot")
+            #expect(try Tenbin.run(["vote", "1", "2"], store: server.store).status == 0)
+            #expect(try Self.nextEvent(feed).name == "modified")
+            #expect(server.stop().status == 0)
+            #expect(!folder.files().contains { $0.hasPrefix("tenbin.sqlite-") }, "\(folder.files())")
+            #expect(try StoreCloseTests.votesInTheDatabaseFileAlone(folder) == "1")
+        }
+
         @Test func badFeedParametersAreAnsweredAsJSONErrors() throws {
             let server = try ServeProcess()
             let reply = try server.request("GET", "/api/v1/feed?sort=sideways")

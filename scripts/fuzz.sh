@@ -12,8 +12,9 @@ mkdir -p "$build"
 
 # The C shims, instrumented for coverage and AddressSanitizer.
 rm -f "$build"/*.o
-for source in Sources/CImageCodec/*.c Sources/CCrypto/*.c; do
+for source in Sources/CImageCodec/*.c Sources/CCrypto/*.c Sources/CLibraryLoader/*.c; do
     clang -fsanitize=fuzzer-no-link,address -O1 -g -I Sources/CImageCodec/include -I Sources/CCrypto/include \
+        -I Sources/CLibraryLoader/include \
         -c "$source" -o "$build/$(basename "$source" .c).o"
 done
 

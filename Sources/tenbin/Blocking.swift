@@ -12,7 +12,10 @@ enum Blocking {
     /// `body` is released before the wait ends: tenbin exits right after its command returns,
     /// and a store that `body` held, released by a pool thread only after that, would never
     /// close (SQLite would leave its write-ahead log uncheckpointed beside the database).
-    static func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    ///
+    /// With a `limit`, the wait ends after it whether `body` has finished or not, throwing
+    /// ``TimedOut``: `body` keeps running (and holding what it holds) until tenbin exits.
+    static func run<T: Sendable>(within limit: Duration? = nil, _ body: @escaping @Sendable () async throws -> T) throws -> T {
         let outcome = Locked<Result<T, any Error>?>(nil)
         let finished = DispatchSemaphore(value: 0)
         let handedOver = Locked<(@Sendable () async throws -> T)?>(body)
@@ -27,9 +30,20 @@ enum Blocking {
             outcome.withLock { $0 = result }
             finished.signal()
         }
-        finished.wait()
+        if let limit {
+            let (seconds, attoseconds) = limit.components
+            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+            guard finished.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success else { throw TimedOut(limit: limit) }
+        } else {
+            finished.wait()
+        }
         // Set before the signal that ended the wait.
         return try outcome.withLock { $0! }.get()
+    }
+
+    /// ``run(within:_:)``'s work did not finish within its limit.
+    struct TimedOut: Error {
+        let limit: Duration
     }
 
     /// Waits until `reference` is the only one left to its object, then lets go of it here.

@@ -71,7 +71,7 @@ struct WatchSession {
     }
 
     /// How long closing the live feeds may take before tenbin exits without it.
-    static let closingSeconds = 5
+    static let closingLimit = Duration.seconds(5)
 
     /// Blocks until the watch ends; returns its exit status or throws its failure.
     func run() throws -> Int32 {
@@ -129,13 +129,11 @@ struct WatchSession {
     /// command's release of the board closes the store: the store would otherwise stay open
     /// in that task while tenbin exits, leaving SQLite's write-ahead log beside the database.
     private func closeBoard() {
-        let closed = DispatchSemaphore(value: 0)
-        Task.detached { [board] in
-            await board.close()
-            closed.signal()
-        }
-        if closed.wait(timeout: .now() + .seconds(Self.closingSeconds)) == .timedOut {
-            Errors.write("Error: the live feed did not stop within \(Self.closingSeconds) s; exiting without closing the store")
+        do {
+            try Blocking.run(within: Self.closingLimit) { [board] in await board.close() }
+        } catch {
+            Errors.write(
+                "Error: the live feed did not stop within \(Self.closingLimit.components.seconds) s; exiting without closing the store")
         }
     }
 

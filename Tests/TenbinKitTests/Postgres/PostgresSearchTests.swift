@@ -170,16 +170,7 @@ struct PostgresSearchTests {
                 let found = try board.search(query: query, limit: limit, offset: offset).map { $0.id }
                 #expect(found == Array(all.dropFirst(offset).prefix(limit)), "\(query), \(limit) after \(offset)")
             }
-            let popular = try board.scanSearchIDs(query: query, order: .popular)
-            for (limit, offset) in [(20, 0), (5, 40), (3000, 0)] {
-                let found = try board.search(query: query, order: .popular, limit: limit, offset: offset).map { $0.id }
-                #expect(found == Array(popular.dropFirst(offset).prefix(limit)), "popular \(query), \(limit) after \(offset)")
-            }
-            if popular.count > 30 {
-                let after = try board.poster(id: popular[29])
-                let page = try board.searchPosters(SearchQuery(query), order: .popular, after: FeedPosition(after), offset: 0, limit: 20)
-                #expect(page.map { $0.id } == Array(popular.dropFirst(30).prefix(20)), "popular after a cursor, \(query)")
-            }
+            try expectPopularAsScanned(query, on: board, pages: [(20, 0), (5, 40), (3000, 0)])
             // Below a cursor in the sparse part, as a later page asks.
             let deep = try board.searchPosters(SearchQuery(query), order: .new, after: FeedPosition(id: 600_001), offset: 0, limit: 20)
             #expect(deep.map { $0.id } == Array(all.filter { $0 < 600_001 }.prefix(20)), "below 600,001, \(query)")
@@ -212,16 +203,7 @@ struct PostgresSearchTests {
         _ = try board.edit(id: posters[1].id, contents: long + "ねこ")
         _ = try board.edit(id: posters[4].id, contents: "ねこ 4")
         func expectScan(_ query: String) throws {
-            let popular = try board.scanSearchIDs(query: query, order: .popular)
-            for (limit, offset) in [(20, 0), (7, 3), (500, 0)] {
-                let found = try board.search(query: query, order: .popular, limit: limit, offset: offset).map { $0.id }
-                #expect(found == Array(popular.dropFirst(offset).prefix(limit)), "popular \(query), \(limit) after \(offset)")
-            }
-            if popular.count > 30 {
-                let after = try board.poster(id: popular[29])
-                let page = try board.searchPosters(SearchQuery(query), order: .popular, after: FeedPosition(after), offset: 0, limit: 20)
-                #expect(page.map { $0.id } == Array(popular.dropFirst(30).prefix(20)), "popular after a cursor, \(query)")
-            }
+            try expectPopularAsScanned(query, on: board, pages: [(20, 0), (7, 3), (500, 0)])
         }
         for query in ["ね", "ねこ", "こ 犬", "長", "ね 長", "派 1", "ない"] { try expectScan(query) }
         #expect(try store.integrityProblems().isEmpty)
@@ -258,5 +240,20 @@ struct PostgresSearchTests {
         #expect(!SearchGrams.key(key, holdsEvery: spanning))
         #expect(!SearchGrams.key(key, holdsEvery: [Array("犬".utf8)]))
         #expect(SearchGrams.piece(ofToken: "~11.3") == nil && SearchGrams.piece(ofToken: "zzzzzzzz") == nil)
+    }
+
+    /// A search of `query` in popular order answers each page (`limit` after `offset`) and the
+    /// page after a cursor at the 30th poster as the scan of every key orders them.
+    private func expectPopularAsScanned(_ query: String, on board: Board, pages: [(limit: Int, offset: Int)]) throws {
+        let popular = try board.scanSearchIDs(query: query, order: .popular)
+        for (limit, offset) in pages {
+            let found = try board.search(query: query, order: .popular, limit: limit, offset: offset).map { $0.id }
+            #expect(found == Array(popular.dropFirst(offset).prefix(limit)), "popular \(query), \(limit) after \(offset)")
+        }
+        if popular.count > 30 {
+            let after = try board.poster(id: popular[29])
+            let page = try board.searchPosters(SearchQuery(query), order: .popular, after: FeedPosition(after), offset: 0, limit: 20)
+            #expect(page.map { $0.id } == Array(popular.dropFirst(30).prefix(20)), "popular after a cursor, \(query)")
+        }
     }
 }

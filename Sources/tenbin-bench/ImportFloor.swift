@@ -7,7 +7,15 @@ import TenbinKit
 /// importing them into a table defined as tenbin's, committing in batches as an import does).
 /// The two run on different threads of an import, so on two cores the slower of them bounds
 /// the import's rate even with everything else (JSON, rows, identity probes) free.
+///
+/// A third part is the committing thread's whole SQL alone: the identity probes and every row
+/// a poster is made of (poster, hashtags, search key, index document) inserted by the `sqlite3`
+/// shell into a copy of a real store, a batch per transaction as an import commits. One
+/// SQLite writer must do all of it in order, so this is the committing thread's floor.
 enum ImportFloor {
+    /// Posters a transaction as an import commits them (`ImportOptions.batchSize`).
+    static let importBatch = 20_000
+
     static func run(_ context: BenchContext, manifest: String, lines: Int) throws {
         let sample = min(lines, 200_000)
         let texts = try readTexts(manifest, limit: sample)
@@ -19,7 +27,7 @@ enum ImportFloor {
             records.removeAll(keepingCapacity: true)
             // CPU time of this thread, not wall time: other processes on the machine do not count.
             let start = ReencodeBenchmark.threadCPU()
-            for (contents, hashtags) in texts {
+            for (contents, hashtags, _) in texts {
                 records.append(SearchRecord(contents: contents, hashtags: Hashtags.normalize(hashtags)))
             }
             coreSeconds.add(ReencodeBenchmark.threadCPU() - start)
@@ -43,21 +51,104 @@ enum ImportFloor {
                 Format.number(Double(texts.count) / seconds, digits: 0), Format.number(seconds * 1e6 / Double(tokens), digits: 3),
                 Format.number(Double(tokens) / Double(texts.count)))
         }
+        let writer = try writerAlone(texts, records: records, manifest: manifest, context: context, folder: folder)
+        table.add(
+            "the committing thread's SQL alone: identity probes, poster, hashtag, search key and index rows "
+                + "(sqlite3, \(importBatch) posters per commit)", Format.ms(writer), Format.number(Double(texts.count) / writer, digits: 0),
+            Format.number(writer * 1e6 / Double(tokens), digits: 3), Format.number(Double(tokens) / Double(texts.count)))
         table.print()
         let ceiling = min(Double(texts.count) / coreSeconds.median, best)
         print(
-            "\nOn two cores these two parts run side by side (reading thread, committing thread): whatever else an import does, "
-                + "it cannot pass \(Format.number(ceiling, digits: 0)) posters/s here, the slower of them. Median of 3 (core), one run each (FTS5)."
+            "\nOn two cores the core's text work and FTS5 run side by side (reading thread, committing thread): whatever else an "
+                + "import does, it cannot pass \(Format.number(ceiling, digits: 0)) posters/s here, the slower of them. "
+                + "The committing thread also writes the rows, in one SQLite writer: its SQL alone allows "
+                + "\(Format.number(Double(texts.count) / writer, digits: 0)) posters/s. Median of 3 (core), one run each (sqlite3)."
         )
     }
 
-    /// Each line's contents and hashtags (the benchmark's manifest holds nothing else of text).
-    private static func readTexts(_ manifest: String, limit: Int) throws -> [(String, [String])] {
+    /// CPU seconds of the `sqlite3` shell doing the committing thread's SQL for `texts`, in
+    /// batches of ``importBatch``: a store made by tenbin (its schema, pragmas and the
+    /// manifest's 300 images stored) receives, per batch, the identity probe of every poster
+    /// and then its rows, selected from a file the texts were loaded into untimed. The WAL is
+    /// not copied back during the run (an import leaves that to another thread).
+    private static func writerAlone(
+        _ texts: [(contents: String, hashtags: [String], images: (Int, Int))], records: [SearchRecord], manifest: String,
+        context: BenchContext, folder: String
+    ) throws -> Double {
+        let store = "\(folder)/writer-store"
+        let pairs = URL(fileURLWithPath: manifest).deletingLastPathComponent().appendingPathComponent("pairs.jsonl").path
+        let setup = try Shell.measure([context.tenbin, "--store", store, "import", pairs])
+        guard setup.status == 0 else { throw BenchError("storing the manifest's images exited \(setup.status)") }
+        // Every field quoted, quotes doubled: keys hold line feeds (contents, then hashtags).
+        func field(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        var posters = ""
+        var tags = ""
+        for (index, ((contents, hashtags, images), record)) in zip(texts, records).enumerated() {
+            let hash = Int64(bitPattern: FNV1a.hash(contents.utf8))
+            // The pairs import stored the images as blobs 1…300; any mapping keeps the spread.
+            posters += "\(index + 1),\(field(contents)),\(hash),\(images.0 % 300 + 1),\(images.1 % 300 + 1),"
+            posters += "\(field(record.key)),\(field(record.document))\n"
+            for (position, tag) in Hashtags.normalize(hashtags).enumerated() { tags += "\(index + 1),\(position),\(field(tag))\n" }
+        }
+        let documents = "\(folder)/writer-documents.sqlite"
+        try Data(posters.utf8).write(to: URL(fileURLWithPath: "\(folder)/writer-posters.csv"))
+        try Data(tags.utf8).write(to: URL(fileURLWithPath: "\(folder)/writer-tags.csv"))
+        let load = try Shell.shell(
+            "sqlite3 '\(documents)' 'CREATE TABLE document (id INTEGER PRIMARY KEY, contents TEXT, hash INTEGER, image1 INTEGER, "
+                + "image2 INTEGER, key TEXT, grams TEXT)' 'CREATE TABLE tag (poster INTEGER, position INTEGER, tag TEXT)' "
+                + "'.import --csv \(folder)/writer-posters.csv document' '.import --csv \(folder)/writer-tags.csv tag' "
+                + "'CREATE INDEX tag_poster ON tag (poster)'")
+        guard load.status == 0 else { throw BenchError("sqlite3 loading the writer's rows exited \(load.status)") }
+        // Poster ids continue after the pairs' posters, as an import's would.
+        let first = 150
+        var script = """
+            PRAGMA journal_mode = WAL;
+            PRAGMA synchronous = NORMAL;
+            PRAGMA foreign_keys = ON;
+            PRAGMA cache_size = -65536;
+            PRAGMA wal_autocheckpoint = 0;
+            ATTACH '\(documents)' AS d;
+
+            """
+        for start in stride(from: 0, to: texts.count, by: importBatch) {
+            let range = "> \(start) AND %@ <= \(start + importBatch)"
+            let documents = "WHERE n.id " + range.replacingOccurrences(of: "%@", with: "n.id")
+            script += """
+                BEGIN;
+                SELECT count(*) FROM d.document AS n \(documents) AND EXISTS (SELECT 1 FROM poster AS p WHERE p.image1 = n.image1
+                    AND p.image2 = n.image2 AND p.contents_hash = n.hash AND p.contents = n.contents);
+                INSERT INTO poster (id, contents, contents_hash, created_at, image1, image2)
+                    SELECT n.id + \(first), n.contents, n.hash, 1700000000, n.image1, n.image2 FROM d.document AS n \(documents) ORDER BY n.id;
+                INSERT INTO hashtag (poster_id, position, tag) SELECT t.poster + \(first), t.position, t.tag FROM d.tag AS t
+                    WHERE t.poster \(range.replacingOccurrences(of: "%@", with: "t.poster"));
+                INSERT INTO search_key (poster_id, key) SELECT n.id + \(first), n.key FROM d.document AS n \(documents) ORDER BY n.id;
+                INSERT INTO search_gram (rowid, grams) SELECT n.id + \(first), n.grams FROM d.document AS n \(documents) ORDER BY n.id;
+                COMMIT;
+
+                """
+        }
+        let scriptFile = "\(folder)/writer.sql"
+        try Data(script.utf8).write(to: URL(fileURLWithPath: scriptFile))
+        let run = try Shell.shell("sqlite3 '\(store)/tenbin.sqlite' < '\(scriptFile)' > /dev/null")
+        guard run.status == 0 else { throw BenchError("sqlite3 doing the committing thread's SQL exited \(run.status)") }
+        return run.cpuSeconds
+    }
+
+    /// Each line's contents, hashtags and image numbers (`images/N.jpg`; the benchmark's
+    /// manifest holds nothing else).
+    private static func readTexts(_ manifest: String, limit: Int) throws -> [(contents: String, hashtags: [String], images: (Int, Int))] {
         let data = try Data(contentsOf: URL(fileURLWithPath: manifest))
-        var texts: [(String, [String])] = []
+        var texts: [(contents: String, hashtags: [String], images: (Int, Int))] = []
+        func number(_ value: Any?) -> Int {
+            Int((value as? String ?? "").split(whereSeparator: { !$0.isNumber }).first ?? "") ?? 0
+        }
         for line in data.split(separator: UInt8(ascii: "\n")).prefix(limit) {
             guard let object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { continue }
-            texts.append((object["contents"] as? String ?? "", object["hashtags"] as? [String] ?? []))
+            texts.append(
+                (
+                    object["contents"] as? String ?? "", object["hashtags"] as? [String] ?? [],
+                    (number(object["image1"]), number(object["image2"]))
+                ))
         }
         return texts
     }

@@ -103,7 +103,7 @@ extension Routes {
         {
             [self] body throws(APIError) in
             guard case .form(let parts) = body else { throw .badRequest("the body is not a form") }
-            let form = try APIInput.posterForm(parts)
+            let form = try APIInput.posterForm(parts, oneHashtagBox: page)
             let admitted = postsInProgress.withLock { count in
                 guard count < configuration.maximumPostsInProgress else { return false }
                 count += 1

@@ -89,6 +89,32 @@ extension ServeEndToEndTests {
             #expect(!refused.text.contains("<b>x</b>"))
         }
 
+        @Test func thePostFormsHashtagBoxWithoutScriptGivesOneHashtagPerWord() throws {
+            let server = try ServeProcess(["--no-rate-limit"])
+            let own = "http://127.0.0.1:\(server.port)"
+            // The page has one hashtag box, "separated by spaces or commas". Its script splits it;
+            // a browser without the script (or before it arrived) sends the box as it is. Before,
+            // that stored one hashtag "cats #dogs, 猫、犬".
+            var form = Multipart()
+            try form.file("image1", path: ServeAPITests.cat)
+            try form.file("image2", path: ServeAPITests.dog)
+            form.field("contents", "")
+            form.field("hashtags", " #cats #dogs, 猫、犬　＃ペット ")
+            let posted = try server.request(
+                "POST", "/api/v1/posters", headers: [("Content-Type", form.contentType), ("Origin", own), Self.browserAccept],
+                body: form.body)
+            #expect(posted.status == 303, "\(posted.text)")
+            #expect(try server.request("GET", "/api/v1/posters/1").json["hashtags"] as? [String] == ["cats", "dogs", "猫", "犬", "ペット"])
+            // A program's form names each hashtag in a field of its own: kept as sent.
+            var api = Multipart()
+            try api.file("image1", path: ServeAPITests.cat)
+            try api.file("image2", path: ServeAPITests.dog)
+            api.field("hashtags", "New York")
+            let created = try server.request("POST", "/api/v1/posters", headers: [("Content-Type", api.contentType)], body: api.body)
+            #expect(created.status == 201, "\(created.text)")
+            #expect(created.json["hashtags"] as? [String] == ["New York"])
+        }
+
         @Test func thePostFormWithoutScriptRedirectsToTheNewPosterOrShowsTheProblem() throws {
             let server = try ServeProcess(["--no-rate-limit"])
             let own = "http://127.0.0.1:\(server.port)"

@@ -27,7 +27,9 @@ final class Routes: HTTPHandling {
         self.configuration = configuration
         self.gateway = gateway
         policy = RequestPolicy(adminToken: configuration.adminToken.map { Array($0.utf8) }, trustProxy: configuration.trustProxy)
-        log = configuration.log.map { RequestLogWriter(format: RequestLog(json: configuration.logJSON), sink: $0) }
+        log = configuration.log.map {
+            RequestLogWriter(format: RequestLog(json: configuration.logJSON, trustProxy: configuration.trustProxy), sink: $0)
+        }
         feeds = FeedHub(maximumFeeds: configuration.maximumFeeds, heartbeat: configuration.heartbeat)
         thumbnails = Thumbnails(
             pipeline: gateway.imagePipeline(cacheLimits: CacheLimits(bytes: 32 << 20, count: 64)),

@@ -132,6 +132,16 @@ extension Routes {
         // origin, is answered with 303 back to the page at the poster once committed, and a
         // failure with a page naming the problem.
         let form = head.header("content-type")?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+        // A urlencoded body that no browser sent (no page asked for, no Origin or Referer) is a
+        // program's JSON vote sent without its type, as `curl -d '{"side": 1}'` sends it: say
+        // so in JSON, rather than answer with a page about forms.
+        if form, !head.wantsPage, head.header("origin") == nil, head.header("referer") == nil {
+            return .reply(
+                "POST /api/v1/posters/{id}/votes",
+                .now(
+                    HTTPResponse.error(
+                        .unsupportedMediaType("a vote is JSON sent with Content-Type: application/json, like {\"side\": 1}"))))
+        }
         let back = form ? head.returnPath : "/"
         let failure: @Sendable (APIError) -> HTTPResponse
         if form {

@@ -66,6 +66,21 @@ extension ServeEndToEndTests {
             #expect(try Self.counts(server) == [0, 0])
         }
 
+        @Test func aScriptsJSONVoteSentAsCurlDashDSendsItIsToldToSayJSON() throws {
+            let server = try ServeProcess(["--no-rate-limit"])
+            try ServeAPITests.post(server)
+            // `curl -d '{"side": 1}' URL` without -H: urlencoded, Accept */*, no Origin or Referer.
+            // Before, the script got an HTML page saying a form must come from the server's page.
+            let reply = try server.request(
+                "POST", "/api/v1/posters/1/votes", headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "*/*")],
+                body: Array(#"{"side": 1}"#.utf8))
+            #expect(reply.status == 415, "\(reply.text)")
+            #expect(reply.headers["content-type"] == "application/json; charset=utf-8")
+            #expect(reply.errorKind == "unsupported_media_type")
+            #expect(reply.errorMessage?.contains("Content-Type: application/json") == true, "\(reply.text)")
+            #expect(try Self.counts(server) == [0, 0])
+        }
+
         @Test func aFormVoteForAMissingPosterIsANotFoundPage() throws {
             let server = try ServeProcess(["--no-rate-limit"])
             let own = "http://127.0.0.1:\(server.port)"

@@ -131,13 +131,22 @@ extension Routes {
         HTTPResponse(status: 200, headers: htmlHeaders, body: .bytes(Array(text.utf8)))
     }
 
-    /// `GET /static/{name}`: the page's script, style sheet and icons.
-    func staticFile(_ name: String) throws -> Reply {
+    /// `GET /static/{name}`: the page's script, style sheet and icons. Under the URL the page
+    /// names (`?v=` its version, which changes with its bytes) a file is cached for a year and
+    /// never asked for again, so a phone on a slow network fetches it once; under any other URL
+    /// it is kept but asked for again. Either way its `ETag` (the version) answers 304.
+    func staticFile(_ name: String, _ head: RequestHead) throws -> Reply {
         guard let asset = WebPage.asset(named: name) else { throw APIError.notFound("no static file \(name.prefix(80))") }
+        let etag = "\"" + asset.version + "\""
+        let versioned = head.rawQuery.split(separator: "&").contains { $0 == "v=" + asset.version }
         var headers: [(name: String, value: String)] = [
-            ("Content-Type", asset.contentType), ("Cache-Control", "public, max-age=3600"), ("X-Content-Type-Options", "nosniff"),
+            ("Content-Type", asset.contentType), ("ETag", etag), ("Cache-Control", versioned ? Self.immutableCaching : "no-cache"),
+            ("X-Content-Type-Options", "nosniff"),
         ]
         if asset.contentType.hasPrefix("text/html") { headers = Self.htmlHeaders }
+        if Self.notModified(head, etag: etag) {
+            return .now(HTTPResponse(status: 304, headers: headers.filter { $0.name == "ETag" || $0.name == "Cache-Control" }))
+        }
         return .now(HTTPResponse(status: 200, headers: headers, body: .bytes(asset.body)))
     }
 }

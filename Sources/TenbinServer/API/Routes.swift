@@ -55,7 +55,7 @@ final class Routes: HTTPHandling {
         case (1, ""):
             return get("GET /", head) { try self.webPage(head) }
         case (2, "static"):
-            return get("GET /static/{name}", head) { try self.staticFile(String(p[1])) }
+            return get("GET /static/{name}", head) { try self.staticFile(String(p[1]), head) }
         case (1, "healthz"):
             return get("GET /healthz", head) { .later { await self.health() } }
         case (1, "metrics"):

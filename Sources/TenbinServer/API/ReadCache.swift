@@ -33,6 +33,14 @@ final class ReadCache: Sendable {
         var body: [UInt8]
         /// A strong validator of the body: `"` + the first 32 hex digits of its SHA-256 + `"`.
         var etag: String
+        /// The body gzipped, for the web page (made once, when the entry is stored), else nil.
+        var gzipped: [UInt8]? = nil
+
+        /// The validator of the gzipped body: a representation of its own.
+        var gzipETag: String { String(etag.dropLast()) + "-gz\"" }
+
+        /// Bytes this entry holds.
+        var size: Int { body.count + (gzipped?.count ?? 0) }
     }
 
     /// Hit and miss counts, for the metrics.
@@ -72,20 +80,22 @@ final class ReadCache: Sendable {
     /// the next newer one: versions are only compared for equality, never served across.
     @discardableResult
     func store(_ body: [UInt8], for key: Key, version: StoreVersion) -> Entry {
-        let entry = Entry(body: body, etag: Self.etag(of: body))
-        guard maximumBytes > 0, body.count <= maximumBytes / 4 else { return entry }
+        var entry = Entry(body: body, etag: Self.etag(of: body))
+        // The web page is what a phone loads first; its HTML shrinks about tenfold.
+        if case .webPage = key.route { entry.gzipped = Gzip.compress(body) }
+        guard maximumBytes > 0, entry.size <= maximumBytes / 4 else { return entry }
         state.withLock { state in
             if state.version != version {
                 state.version = version
                 state.entries.removeAll(keepingCapacity: true)
                 state.statistics.bytes = 0
             }
-            if let old = state.entries.updateValue(entry, forKey: key) { state.statistics.bytes -= old.body.count }
-            state.statistics.bytes += body.count
+            if let old = state.entries.updateValue(entry, forKey: key) { state.statistics.bytes -= old.size }
+            state.statistics.bytes += entry.size
             // Over a bound (many cursors or queries under one version): drop arbitrary others.
             while state.statistics.bytes > maximumBytes || state.entries.count > maximumEntries {
                 guard let victim = state.entries.keys.first(where: { $0 != key }) else { break }
-                state.statistics.bytes -= state.entries.removeValue(forKey: victim)?.body.count ?? 0
+                state.statistics.bytes -= state.entries.removeValue(forKey: victim)?.size ?? 0
             }
         }
         return entry

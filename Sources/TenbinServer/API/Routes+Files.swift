@@ -137,16 +137,18 @@ extension Routes {
     /// it is kept but asked for again. Either way its `ETag` (the version) answers 304.
     func staticFile(_ name: String, _ head: RequestHead) throws -> Reply {
         guard let asset = WebPage.asset(named: name) else { throw APIError.notFound("no static file \(name.prefix(80))") }
-        let etag = "\"" + asset.version + "\""
+        // gzip (about a third of the script's bytes, a third of the style sheet's) for a client
+        // that takes it: a representation of its own, with its own validator.
+        let gzipped = Gzip.accepted(by: head.header("accept-encoding")) ? asset.gzipped : nil
+        let etag = "\"" + asset.version + (gzipped == nil ? "" : "-gz") + "\""
         let versioned = head.rawQuery.split(separator: "&").contains { $0 == "v=" + asset.version }
-        var headers: [(name: String, value: String)] = [
-            ("Content-Type", asset.contentType), ("ETag", etag), ("Cache-Control", versioned ? Self.immutableCaching : "no-cache"),
-            ("X-Content-Type-Options", "nosniff"),
+        var validators: [(name: String, value: String)] = [
+            ("ETag", etag), ("Cache-Control", versioned ? Self.immutableCaching : "no-cache"),
         ]
-        if asset.contentType.hasPrefix("text/html") { headers = Self.htmlHeaders }
-        if Self.notModified(head, etag: etag) {
-            return .now(HTTPResponse(status: 304, headers: headers.filter { $0.name == "ETag" || $0.name == "Cache-Control" }))
-        }
-        return .now(HTTPResponse(status: 200, headers: headers, body: .bytes(asset.body)))
+        if asset.gzipped != nil { validators.append(("Vary", "Accept-Encoding")) }
+        if Self.notModified(head, etag: etag) { return .now(HTTPResponse(status: 304, headers: validators)) }
+        var headers: [(name: String, value: String)] = [("Content-Type", asset.contentType), ("X-Content-Type-Options", "nosniff")]
+        if gzipped != nil { headers.append(("Content-Encoding", "gzip")) }
+        return .now(HTTPResponse(status: 200, headers: headers + validators, body: .bytes(gzipped ?? asset.body)))
     }
 }

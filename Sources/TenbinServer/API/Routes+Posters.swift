@@ -66,9 +66,18 @@ extension Routes {
     static func readAnswer(
         _ entry: ReadCache.Entry, _ head: RequestHead, headers: [(name: String, value: String)] = jsonReadHeaders
     ) -> HTTPResponse {
-        let validators = [("ETag", entry.etag), ("Cache-Control", "no-cache")]
-        if notModified(head, etag: entry.etag) { return HTTPResponse(status: 304, headers: validators) }
-        return HTTPResponse(status: 200, headers: headers + validators, body: .bytes(entry.body))
+        guard let gzipped = entry.gzipped else {
+            let validators = [("ETag", entry.etag), ("Cache-Control", "no-cache")]
+            if notModified(head, etag: entry.etag) { return HTTPResponse(status: 304, headers: validators) }
+            return HTTPResponse(status: 200, headers: headers + validators, body: .bytes(entry.body))
+        }
+        // Two representations: gzip for a client that takes it, each with its own validator.
+        let compressed = Gzip.accepted(by: head.header("accept-encoding"))
+        let etag = compressed ? entry.gzipETag : entry.etag
+        let validators = [("ETag", etag), ("Cache-Control", "no-cache"), ("Vary", "Accept-Encoding")]
+        if notModified(head, etag: etag) { return HTTPResponse(status: 304, headers: validators) }
+        let encoding = compressed ? [("Content-Encoding", "gzip")] : []
+        return HTTPResponse(status: 200, headers: headers + encoding + validators, body: .bytes(compressed ? gzipped : entry.body))
     }
 
     static let jsonReadHeaders: [(name: String, value: String)] = [("Content-Type", "application/json; charset=utf-8")]

@@ -72,9 +72,8 @@ enum WebPage {
     }
 
     /// The built-in file `GET /static/{name}` serves, or nil for any other name.
-    static func asset(named name: String) -> (contentType: String, body: [UInt8], version: String)? {
-        guard let asset = WebAsset.all[name] else { return nil }
-        return (asset.contentType, asset.body, asset.version)
+    static func asset(named name: String) -> WebAsset? {
+        WebAsset.all[name]
     }
 
     /// `/static/NAME?v=VERSION`: the version changes with the content, so a browser may cache

@@ -122,7 +122,16 @@ final class Routes: HTTPHandling {
         try policy.checkSameOrigin(head, required: originRequired)
         if admin { try policy.checkAdmin(head) }
         if json { try policy.checkJSONContentType(head) }
-        if let limiter, let wait = limiter.take(policy.clientAddress(head)) { throw .rateLimited(what, retryAfter: wait) }
+        if let limiter, let wait = limiter.take(policy.clientAddress(head)) {
+            var error = APIError.rateLimited(what, retryAfter: wait)
+            // Behind a proxy started without --trust-proxy every visitor is the proxy's address:
+            // the log says so where the operator looks (the client reads the usual sentence).
+            if !policy.trustProxy, head.header("x-forwarded-for") != nil {
+                error.cause =
+                    "the request names X-Forwarded-For (a proxy in front?) but --trust-proxy is off: every client behind that proxy shares one address's rate limits"
+            }
+            throw error
+        }
     }
 
     func write(

@@ -49,5 +49,27 @@ extension ServeEndToEndTests {
             #expect(line.contains(" ?1.2.3.4?2J GET /x?]0;??31m?gnp.exe 404 "), "\(log)")
             #expect(!line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{202E}" })
         }
+
+        @Test func aRateLimitHitBehindAProxyWithoutTrustProxySaysWhyInTheLog() throws {
+            // nginx in front, tenbin started without --trust-proxy: every visitor is the proxy's
+            // address, so the whole site shares one client's vote rate, and nothing said so.
+            let server = try ServeProcess(["--vote-rate", "0.01/1"])
+            try ServeAPITests.post(server)
+            let forwarded = [("X-Forwarded-For", "203.0.113.7")]
+            #expect(try server.postJSON("/api/v1/posters/1/votes", #"{"side": 1}"#, headers: forwarded).status == 200)
+            let limited = try server.postJSON("/api/v1/posters/1/votes", #"{"side": 1}"#, headers: forwarded)
+            #expect(limited.status == 429)
+            #expect(limited.errorMessage == "too many votes from this address; try again in 100 s", "the client reads no more than before")
+            let plain = try server.postJSON("/api/v1/posters/1/votes", #"{"side": 1}"#)
+            #expect(plain.status == 429)
+            let (_, log) = server.stop()
+            let lines = log.split(separator: "\n").filter { $0.contains(" 429 ") }
+            #expect(lines.count == 2, "\(log)")
+            #expect(
+                lines.first?.hasSuffix(
+                    "error: the request names X-Forwarded-For (a proxy in front?) but --trust-proxy is off: every client behind that proxy shares one address's rate limits"
+                ) == true, "\(log)")
+            #expect(lines.last?.contains("error:") == false, "a client of its own, with no proxy: \(log)")
+        }
     }
 }

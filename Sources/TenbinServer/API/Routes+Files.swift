@@ -110,10 +110,14 @@ extension Routes {
         let words = query["q"].flatMap { $0.trimmingCharacters.isEmpty ? nil : $0 }
         let key = ReadCache.Key(route: .webPage(words), order: order, limit: WebPage.pageSize, cursor: APIInput.cursor(query))
         let version = try gateway.changeVersion()
-        if let entry = readCache.entry(key, version: version) { return .now(Self.readAnswer(entry, head, headers: Self.cachedHTMLHeaders)) }
+        if let entry = readCache.entry(key, version: version) {
+            return .now(Self.readAnswer(entry, head, cache: readCache, key: key, version: version, headers: Self.cachedHTMLHeaders))
+        }
         let render: @Sendable (BoardGateway.Page) -> HTTPResponse = { [readCache] page in
             let html = WebPage.board(posters: page.posters, order: order, query: words, next: page.next)
-            return Self.readAnswer(readCache.store(Array(html.utf8), for: key, version: version), head, headers: Self.cachedHTMLHeaders)
+            return Self.readAnswer(
+                readCache.store(Array(html.utf8), for: key, version: version), head, cache: readCache, key: key, version: version,
+                headers: Self.cachedHTMLHeaders)
         }
         if let words {
             return Self.later { [gateway] in

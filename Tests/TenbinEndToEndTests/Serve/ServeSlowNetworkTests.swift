@@ -81,5 +81,35 @@ extension ServeEndToEndTests {
                 #expect(refused.body == plain.body)
             }
         }
+
+        @Test func pagesAndSearchesOfTheAPIGoGzippedToAClientThatTakesItAndSmallAnswersAsTheyAre() throws {
+            let server = try ServeProcess(["--no-rate-limit"])
+            for index in 1...20 { try ServeAPITests.post(server, contents: "猫か犬か \(index)", hashtags: ["ねこ", "いぬ"]) }
+            let browser = ("Accept-Encoding", "gzip")
+            for path in ["/api/v1/posters?limit=20", "/api/v1/search?q=%E3%83%8D%E3%82%B3&limit=20&sort=popular"] {
+                let plain = try server.request("GET", path)
+                #expect(plain.status == 200)
+                #expect(plain.headers["content-encoding"] == nil)
+                // Asked twice: compressed the first time, kept with the cached page the second.
+                for _ in 0..<2 {
+                    let zipped = try server.request("GET", path, headers: [browser])
+                    #expect(zipped.headers["content-encoding"] == "gzip", "\(path)")
+                    #expect(zipped.headers["vary"] == "Accept-Encoding")
+                    #expect(zipped.body.count * 4 < plain.body.count, "\(path): \(zipped.body.count) of \(plain.body.count) bytes")
+                    #expect(try Self.gunzip(zipped.body) == plain.body, "\(path)")
+                    let etag = try #require(zipped.headers["etag"])
+                    #expect(try server.request("GET", path, headers: [browser, ("If-None-Match", etag)]).status == 304)
+                }
+            }
+            // One poster (about 400 bytes) is one packet either way: as it is, and no Vary.
+            let one = try server.request("GET", "/api/v1/posters/1", headers: [browser])
+            #expect(one.status == 200)
+            #expect(one.headers["content-encoding"] == nil)
+            #expect(one.headers["vary"] == nil)
+            // A vote moves the version: the new page is compressed anew and says the new count.
+            #expect(try server.postJSON("/api/v1/posters/20/votes", #"{"side": 2}"#).status == 200)
+            let after = try server.request("GET", "/api/v1/posters?limit=20", headers: [browser])
+            #expect(String(decoding: try Self.gunzip(after.body), as: UTF8.self).contains(#""good2": 1"#))
+        }
     }
 }

@@ -122,7 +122,7 @@ final class Routes: HTTPHandling {
         try policy.checkSameOrigin(head, required: originRequired)
         if admin { try policy.checkAdmin(head) }
         if json { try policy.checkJSONContentType(head) }
-        if let limiter, let wait = limiter.take(policy.clientAddress(head)) {
+        if let limiter, !policy.holdsAdminToken(head), let wait = limiter.take(policy.clientAddress(head)) {
             var error = APIError.rateLimited(what, retryAfter: wait)
             // Behind a proxy started without --trust-proxy every visitor is the proxy's address:
             // the log says so where the operator looks (the client reads the usual sentence).

@@ -64,6 +64,16 @@ struct RequestPolicy: Sendable {
         }
     }
 
+    /// Whether the request carries the admin token (`Authorization: Bearer`), compared in
+    /// constant time; false when no token is set. Such requests are the operator's own (a script
+    /// posting a thousand photos) and are not rate limited.
+    func holdsAdminToken(_ head: RequestHead) -> Bool {
+        guard let adminToken, let authorization = head.header("authorization"), authorization.hasPrefix("Bearer ") else {
+            return false
+        }
+        return Self.constantTimeEqual(Array(authorization.dropFirst(7).trimmingCharacters.utf8), adminToken)
+    }
+
     /// Requires `Authorization: Bearer <admin token>`; refuses everything when no token is set.
     func checkAdmin(_ head: RequestHead) throws(APIError) {
         guard let adminToken else {

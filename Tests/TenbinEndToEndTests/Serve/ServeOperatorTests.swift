@@ -71,5 +71,11 @@ extension ServeEndToEndTests {
                 ) == true, "\(log)")
             #expect(lines.last?.contains("error:") == false, "a client of its own, with no proxy: \(log)")
         }
+
+        @Test func theServingLineShowsAStorePathsControlCharactersVisibly() throws {
+            let folder = try ScratchFolder()
+            let server = try ServeProcess(store: folder.path + "/board\u{1B}]0;owned\u{07}")
+            #expect(server.banner == "Serving \(folder.path)/board␛]0;owned␇ at http://127.0.0.1:\(server.port)/")
+        }
     }
 }

@@ -318,7 +318,7 @@ extension WebAsset {
               }
             } catch (error) {
               entry.pending[side - 1] -= 1;
-              say("Your vote was not counted: the server cannot be reached.");
+              say("The server could not be reached; your vote may not have counted.");
             }
             showCounts(id);
           }
@@ -487,7 +487,7 @@ extension WebAsset {
                 updateStatus();
               }
             } catch (error) {
-              fieldError("form", "The poster was not sent: the server cannot be reached.");
+              fieldError("form", "The server could not be reached; the poster may have been stored: look for it on the board before posting again.");
             } finally {
               submit.disabled = false;
             }

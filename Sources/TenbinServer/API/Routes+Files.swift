@@ -113,8 +113,9 @@ extension Routes {
         if let entry = readCache.entry(key, version: version) {
             return .now(Self.readAnswer(entry, head, cache: readCache, key: key, version: version, headers: Self.cachedHTMLHeaders))
         }
+        let upload = configuration.maximumUploadBytes
         let render: @Sendable (BoardGateway.Page) -> HTTPResponse = { [readCache] page in
-            let html = WebPage.board(posters: page.posters, order: order, query: words, next: page.next)
+            let html = WebPage.board(posters: page.posters, order: order, query: words, next: page.next, maximumUploadBytes: upload)
             return Self.readAnswer(
                 readCache.store(Array(html.utf8), for: key, version: version), head, cache: readCache, key: key, version: version,
                 headers: Self.cachedHTMLHeaders)

@@ -460,6 +460,19 @@ extension WebAsset {
               }
             }
             if (firstBad) { document.getElementById(firstBad).focus(); return; }
+            // The server refuses a body over its limit before reading it: say so before a phone
+            // spends minutes sending it. The form's other fields and its framing take at most
+            // 16 KiB more.
+            const maxUpload = Number(body.dataset.maxUpload) || 0;
+            const total = files[0].size + files[1].size;
+            if (maxUpload > 0 && total + 16384 > maxUpload) {
+              const larger = files[0].size >= files[1].size ? "image1" : "image2";
+              const mb = (bytes) => (bytes / 1048576).toFixed(1) + " MB";
+              fieldError(larger, "The two images are " + mb(total) + " together; this server takes at most " +
+                mb(maxUpload) + ". Choose smaller images.");
+              document.getElementById(larger).focus();
+              return;
+            }
             const data = new FormData();
             data.append("image1", files[0]);
             data.append("image2", files[1]);

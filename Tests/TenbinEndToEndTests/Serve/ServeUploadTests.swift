@@ -61,6 +61,8 @@ extension ServeEndToEndTests {
             let noBoundary = try server.request(
                 "POST", "/api/v1/posters", headers: [("Content-Type", "multipart/form-data")], body: Array("garbage".utf8))
             #expect(noBoundary.status == 415 || noBoundary.status == 400, "\(noBoundary.text)")
+            // It is multipart: what is missing is the boundary (it said "must be multipart").
+            #expect(noBoundary.errorMessage?.contains("boundary") == true, "\(noBoundary.text)")
             let garbage = try server.request(
                 "POST", "/api/v1/posters", headers: [("Content-Type", "multipart/form-data; boundary=xyz")], body: Array("garbage".utf8))
             #expect(garbage.status == 400, "\(garbage.text)")

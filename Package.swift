@@ -36,6 +36,9 @@ let package = Package(
         // library.c); a C target because MHD_start_daemon and the info getters are variadic,
         // which Swift cannot call (see CMicroHTTPD.h).
         .target(name: "CMicroHTTPD", dependencies: ["CLibraryLoader"], path: "Sources/CMicroHTTPD"),
+        // gzip for `tenbin serve`'s text answers; a C target because deflateInit2 is a macro
+        // (see gzip.c).
+        .target(name: "CZlib", path: "Sources/CZlib", linkerSettings: [.linkedLibrary("z")]),
         // The backend-neutral core: no SQL, no database library.
         .target(
             name: "TenbinKit",
@@ -57,7 +60,7 @@ let package = Package(
         // `tenbin serve`: HTTP on libmicrohttpd over any backend's Board.
         .target(
             name: "TenbinServer",
-            dependencies: ["TenbinKit", "CMicroHTTPD"],
+            dependencies: ["TenbinKit", "CMicroHTTPD", "CZlib"],
             path: "Sources/TenbinServer"
         ),
         .executableTarget(

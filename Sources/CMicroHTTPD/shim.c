@@ -16,7 +16,10 @@ struct MHD_Daemon *tb_http_start(const struct tb_http_options *options) {
         {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)options->timeout_seconds, NULL},
         {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)options->memory_limit, NULL},
         {MHD_OPTION_LISTEN_BACKLOG_SIZE, (intptr_t)options->backlog, NULL},
-        {MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL},
+        // 0: SO_REUSEADDR only (a restart binds at once past TIME_WAIT). Never 1, which adds
+        // SO_REUSEPORT: a second server on a port in use would then start and take half of the
+        // first one's connections instead of failing with "Address already in use".
+        {MHD_OPTION_LISTENING_ADDRESS_REUSE, 0, NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)options->completed, options->completed_context},
         {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)options->uri_logger, options->uri_logger_context},
         {MHD_OPTION_END, 0, NULL},

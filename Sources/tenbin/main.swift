@@ -154,4 +154,22 @@ func finish(_ status: Int32) -> Never {
     exit(status)
 }
 
+/// The first argument that is not UTF-8 (Swift's `CommandLine.arguments` would have replaced
+/// its bad bytes with U+FFFD, so a Latin-1 or Shift_JIS file name named a file that does not
+/// exist), shown with those replacements.
+func argumentNotUTF8() -> String? {
+    for index in 1..<Int(CommandLine.argc) {
+        guard let raw = CommandLine.unsafeArgv[index], String(validatingCString: raw) == nil else { continue }
+        return String(cString: raw)
+    }
+    return nil
+}
+
+if let bad = argumentNotUTF8() {
+    finish(
+        usageFailure(
+            UsageError(
+                "the argument '\(bad)' is not UTF-8 text (a file name in another encoding? rename it to UTF-8, for example with convmv)"
+            )))
+}
 finish(runTenbin(Array(CommandLine.arguments.dropFirst()), environment: environment))

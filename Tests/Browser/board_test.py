@@ -230,6 +230,30 @@ class BoardTest:
             raise Failure("the left picker is not marked invalid")
         if len(self.driver.find_elements(By.CSS_SELECTOR, "#board .card")) != before:
             raise Failure("a refused poster appeared on the board")
+        # Two photos over the server's upload limit (25 MB): said before a byte is sent, since a
+        # phone on a slow network would spend minutes uploading them to be refused.
+        for name in ("big-left.jpg", "big-right.jpg"):
+            with open(os.path.join(self.args.fixtures, name), "wb") as big:
+                big.write(b"\xff\xd8\xff\xe0" + bytes(13 * 1024 * 1024))
+        posts = self.posts_seen()
+        for side, name in (("image1", "big-left.jpg"), ("image2", "big-right.jpg")):
+            self.driver.find_element(By.ID, side).clear()
+            self.driver.find_element(By.ID, side).send_keys(os.path.join(self.args.fixtures, name))
+        self.wait("the left error to clear", lambda: not self.driver.find_element(By.ID, "image1-error").text)
+        self.driver.find_element(By.ID, "post-submit").click()
+        message = self.wait("the size error next to an image picker",
+                            lambda: self.driver.find_element(By.ID, "image1-error").text
+                            or self.driver.find_element(By.ID, "image2-error").text)
+        if "26.0 MB together" not in message or "at most 25.0 MB" not in message:
+            raise Failure(f"the error does not say the sizes: {message!r}")
+        if self.posts_seen() != posts:
+            raise Failure("the images were sent to the server anyway")
+
+    def posts_seen(self):
+        with urllib.request.urlopen(self.args.url + "/metrics", timeout=WAIT_SECONDS) as response:
+            text = response.read().decode()
+        prefix = 'tenbin_http_requests_total{route="POST /api/v1/posters"'
+        return sum(int(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(prefix))
 
     def hostile_text_is_shown_as_text(self):
         self.open_board()

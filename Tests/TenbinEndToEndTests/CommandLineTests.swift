@@ -2,6 +2,22 @@ import Foundation
 import Testing
 
 @Suite(.ownThreads, .timeLimit(.minutes(10))) struct CommandLineTests {
+    @Test func aFileNameThatIsNotUTF8IsSaidToBeSoNotToBeMissing() throws {
+        let folder = try ScratchFolder()
+        let cat = "\(Tenbin.root)/SampleImages/01-cats-or-dogs/1-cat.jpg"
+        // A Latin-1 name, as old archives unpack: "café.jpg" with é as the byte 0xE9. Before,
+        // tenbin looked for "caf\u{FFFD}.jpg" and said the file did not exist, beside `ls`
+        // showing it.
+        let script = #"cd "$1" && name=$(printf 'caf\351.jpg') && cp "$2" "$name" && exec "$3" --store s post "$name" "$2""#
+        let run = try Shell.capture(["/bin/sh", "-c", script, "sh", folder.path, cat, Tenbin.binary])
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(
+            run.stderr.hasPrefix(
+                "Error: the argument 'caf\u{FFFD}.jpg' is not UTF-8 text (a file name in another encoding? rename it to UTF-8, for example with convmv)\n"
+            ), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/s"), "nothing written")
+    }
+
     @Test func versionPrintsTheVersionAlone() throws {
         let run = try Tenbin.run(["--version"])
         #expect(run.status == 0)

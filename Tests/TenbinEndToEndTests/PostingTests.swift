@@ -94,6 +94,14 @@ import Testing
         let file = store.path + "/out.png"
         #expect(try Tenbin.run(["image", "1", "1", "-o", file], store: store.path).status == 0)
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == stored)
+        // `-o -` is standard output, as `-` is standard input to `post`; it wrote a file named
+        // "-" in the current folder (tenbin runs in the package root here).
+        let dash = Tenbin.root + "/-"
+        defer { try? FileManager.default.removeItem(atPath: dash) }
+        let dashed = try Tenbin.run(["image", "1", "1", "-o", "-"], store: store.path)
+        #expect(dashed.status == 0)
+        #expect(dashed.stdoutBytes == stored)
+        #expect(!FileManager.default.fileExists(atPath: dash))
     }
 
     @Test func gcRemovesWhatDeleteLeftAndCheckPasses() throws {

@@ -75,6 +75,7 @@ import Testing
         let error = try #require(throws: ImageError.self) { try codec.probe(try Fixtures.bytes(path), source: path) }
         #expect(error.stage == .limits)
         #expect(error.description == "\(path): is an animated WebP; tenbin stores still images")
+        #expect(error.kind == .invalidInput, "not over a limit: a kind of image tenbin does not store")
     }
 
     @Test func oversizedDimensionsAreRefusedFromTheHeaderAlone() throws {

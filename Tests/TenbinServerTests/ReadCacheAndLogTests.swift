@@ -35,6 +35,35 @@ import Testing
         #expect(ReadCache.etag(of: [1, 2]) == ReadCache.etag(of: [1, 2]))
     }
 
+    @Test func aGzippedBodyIsMadeOnceKeptWithItsEntryAndCountedInTheBytes() {
+        let cache = ReadCache(maximumBytes: 1 << 20)
+        let body = Array(String(repeating: "{\"id\": 1, \"contents\": \"猫か犬か\"}\n", count: 100).utf8)
+        let stored = cache.store(body, for: page, version: StoreVersion(3))
+        #expect(stored.gzipped == nil, "nothing is compressed before a client asks for gzip")
+        #expect(cache.statistics.bytes == body.count)
+        let zipped = cache.gzipped(stored, for: page, version: StoreVersion(3))
+        let gzip = zipped.gzipped ?? []
+        #expect(gzip.count > 0 && gzip.count < body.count / 10)
+        #expect(zipped.gzipETag != stored.etag)
+        #expect(cache.entry(page, version: StoreVersion(3))?.gzipped == gzip, "kept with the entry")
+        #expect(cache.statistics.bytes == body.count + gzip.count)
+        // A body gzip cannot shrink is marked as tried (empty), not compressed on every request.
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let noise = (0..<2000).map { _ in
+            seed ^= seed << 13
+            seed ^= seed >> 7
+            seed ^= seed << 17
+            return UInt8(truncatingIfNeeded: seed >> 32)
+        }
+        let key = ReadCache.Key(route: .page, limit: 2)
+        let tried = cache.gzipped(cache.store(noise, for: key, version: StoreVersion(3)), for: key, version: StoreVersion(3))
+        #expect(tried.gzipped == [])
+        // An entry of an older version is compressed for its caller but not kept.
+        cache.store(body, for: page, version: StoreVersion(4))
+        #expect(cache.gzipped(stored, for: page, version: StoreVersion(3)).gzipped == gzip)
+        #expect(cache.entry(page, version: StoreVersion(4))?.gzipped == nil)
+    }
+
     @Test func aBlockedLogDropsAndCountsWhatItCannotQueueAndNeverBlocksTheCaller() {
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)

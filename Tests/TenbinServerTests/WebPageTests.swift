@@ -94,4 +94,17 @@ import Testing
         let style = String(decoding: WebPage.asset(named: "app.css")?.body ?? [], as: UTF8.self)
         #expect(style.contains("unicode-bidi: isolate"))
     }
+
+    @Test func aLostAnswerIsNotCalledALostVoteOrALostPoster() {
+        // On a phone's flaky link the request may reach the server and the answer be lost: the
+        // vote is then counted (the live feed shows it) and the poster stored. The script said
+        // "was not counted" and "was not sent", and a person posted the same poster again.
+        let script = String(decoding: WebPage.asset(named: "app.js")?.body ?? [], as: UTF8.self)
+        #expect(!script.contains("Your vote was not counted: the server cannot be reached."))
+        #expect(!script.contains("The poster was not sent: the server cannot be reached."))
+        #expect(script.contains("The server could not be reached; your vote may not have counted."))
+        #expect(
+            script.contains(
+                "The server could not be reached; the poster may have been stored: look for it on the board before posting again."))
+    }
 }

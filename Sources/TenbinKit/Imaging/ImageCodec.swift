@@ -93,7 +93,9 @@ public struct ImageCodec: Sendable {
                 ? tb_webp_read_header(bytes, bytes.count, &info, &error) : tb_heif_read_header(bytes, bytes.count, &info, &error)
             guard status == 0 else { throw Self.failure(source, .header, format, error) }
             if info.animated != 0 {
-                throw ImageError(source: source, stage: .limits, format: format, reason: "is an animated WebP; tenbin stores still images")
+                throw ImageError(
+                    source: source, stage: .limits, format: format, reason: "is an animated WebP; tenbin stores still images",
+                    kind: .invalidInput)
             }
             // libheif gives the size with the file's rotation applied, and decodes upright.
             header = ImageHeader(format: format, width: Int(info.width), height: Int(info.height), orientation: .up)

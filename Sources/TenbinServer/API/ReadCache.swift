@@ -33,6 +33,16 @@ final class ReadCache: Sendable {
         var body: [UInt8]
         /// A strong validator of the body: `"` + the first 32 hex digits of its SHA-256 + `"`.
         var etag: String
+        /// The body gzipped, made the first time a client that takes gzip asks (see
+        /// ``ReadCache/gzipped(_:for:version:)``): nil until then, empty when gzip would not
+        /// shrink it.
+        var gzipped: [UInt8]? = nil
+
+        /// The validator of the gzipped body: a representation of its own.
+        var gzipETag: String { String(etag.dropLast()) + "-gz\"" }
+
+        /// Bytes this entry holds.
+        var size: Int { body.count + (gzipped?.count ?? 0) }
     }
 
     /// Hit and miss counts, for the metrics.
@@ -73,22 +83,45 @@ final class ReadCache: Sendable {
     @discardableResult
     func store(_ body: [UInt8], for key: Key, version: StoreVersion) -> Entry {
         let entry = Entry(body: body, etag: Self.etag(of: body))
-        guard maximumBytes > 0, body.count <= maximumBytes / 4 else { return entry }
+        guard maximumBytes > 0, entry.size <= maximumBytes / 4 else { return entry }
         state.withLock { state in
             if state.version != version {
                 state.version = version
                 state.entries.removeAll(keepingCapacity: true)
                 state.statistics.bytes = 0
             }
-            if let old = state.entries.updateValue(entry, forKey: key) { state.statistics.bytes -= old.body.count }
-            state.statistics.bytes += body.count
-            // Over a bound (many cursors or queries under one version): drop arbitrary others.
-            while state.statistics.bytes > maximumBytes || state.entries.count > maximumEntries {
-                guard let victim = state.entries.keys.first(where: { $0 != key }) else { break }
-                state.statistics.bytes -= state.entries.removeValue(forKey: victim)?.body.count ?? 0
-            }
+            if let old = state.entries.updateValue(entry, forKey: key) { state.statistics.bytes -= old.size }
+            state.statistics.bytes += entry.size
+            trim(&state, keeping: key)
         }
         return entry
+    }
+
+    /// `entry` (made for `key` under `version`) with its gzipped body: compressed the first
+    /// time a client that takes gzip asks for it, outside the lock, and kept with the entry
+    /// while that is still the one cached, so a page is compressed once per version and never
+    /// for clients that do not take gzip (scripts, benchmarks).
+    func gzipped(_ entry: Entry, for key: Key, version: StoreVersion) -> Entry {
+        guard entry.gzipped == nil else { return entry }
+        var made = entry
+        made.gzipped = Gzip.compress(entry.body) ?? []
+        state.withLock { state in
+            guard state.version == version, let held = state.entries[key], held.etag == entry.etag, held.gzipped == nil else {
+                return
+            }
+            state.entries[key] = made
+            state.statistics.bytes += made.size - held.size
+            trim(&state, keeping: key)
+        }
+        return made
+    }
+
+    /// Over a bound (many cursors or queries under one version): drops arbitrary others.
+    private func trim(_ state: inout State, keeping key: Key) {
+        while state.statistics.bytes > maximumBytes || state.entries.count > maximumEntries {
+            guard let victim = state.entries.keys.first(where: { $0 != key }) else { break }
+            state.statistics.bytes -= state.entries.removeValue(forKey: victim)?.size ?? 0
+        }
     }
 
     /// Counts so far.

@@ -110,10 +110,15 @@ extension Routes {
         let words = query["q"].flatMap { $0.trimmingCharacters.isEmpty ? nil : $0 }
         let key = ReadCache.Key(route: .webPage(words), order: order, limit: WebPage.pageSize, cursor: APIInput.cursor(query))
         let version = try gateway.changeVersion()
-        if let entry = readCache.entry(key, version: version) { return .now(Self.readAnswer(entry, head, headers: Self.cachedHTMLHeaders)) }
+        if let entry = readCache.entry(key, version: version) {
+            return .now(Self.readAnswer(entry, head, cache: readCache, key: key, version: version, headers: Self.cachedHTMLHeaders))
+        }
+        let upload = configuration.maximumUploadBytes
         let render: @Sendable (BoardGateway.Page) -> HTTPResponse = { [readCache] page in
-            let html = WebPage.board(posters: page.posters, order: order, query: words, next: page.next)
-            return Self.readAnswer(readCache.store(Array(html.utf8), for: key, version: version), head, headers: Self.cachedHTMLHeaders)
+            let html = WebPage.board(posters: page.posters, order: order, query: words, next: page.next, maximumUploadBytes: upload)
+            return Self.readAnswer(
+                readCache.store(Array(html.utf8), for: key, version: version), head, cache: readCache, key: key, version: version,
+                headers: Self.cachedHTMLHeaders)
         }
         if let words {
             return Self.later { [gateway] in
@@ -131,13 +136,24 @@ extension Routes {
         HTTPResponse(status: 200, headers: htmlHeaders, body: .bytes(Array(text.utf8)))
     }
 
-    /// `GET /static/{name}`: the page's script, style sheet and icons.
-    func staticFile(_ name: String) throws -> Reply {
+    /// `GET /static/{name}`: the page's script, style sheet and icons. Under the URL the page
+    /// names (`?v=` its version, which changes with its bytes) a file is cached for a year and
+    /// never asked for again, so a phone on a slow network fetches it once; under any other URL
+    /// it is kept but asked for again. Either way its `ETag` (the version) answers 304.
+    func staticFile(_ name: String, _ head: RequestHead) throws -> Reply {
         guard let asset = WebPage.asset(named: name) else { throw APIError.notFound("no static file \(name.prefix(80))") }
-        var headers: [(name: String, value: String)] = [
-            ("Content-Type", asset.contentType), ("Cache-Control", "public, max-age=3600"), ("X-Content-Type-Options", "nosniff"),
+        // gzip (about a third of the script's bytes, a third of the style sheet's) for a client
+        // that takes it: a representation of its own, with its own validator.
+        let gzipped = Gzip.accepted(by: head.header("accept-encoding")) ? asset.gzipped : nil
+        let etag = "\"" + asset.version + (gzipped == nil ? "" : "-gz") + "\""
+        let versioned = head.rawQuery.split(separator: "&").contains { $0 == "v=" + asset.version }
+        var validators: [(name: String, value: String)] = [
+            ("ETag", etag), ("Cache-Control", versioned ? Self.immutableCaching : "no-cache"),
         ]
-        if asset.contentType.hasPrefix("text/html") { headers = Self.htmlHeaders }
-        return .now(HTTPResponse(status: 200, headers: headers, body: .bytes(asset.body)))
+        if asset.gzipped != nil { validators.append(("Vary", "Accept-Encoding")) }
+        if Self.notModified(head, etag: etag) { return .now(HTTPResponse(status: 304, headers: validators)) }
+        var headers: [(name: String, value: String)] = [("Content-Type", asset.contentType), ("X-Content-Type-Options", "nosniff")]
+        if gzipped != nil { headers.append(("Content-Encoding", "gzip")) }
+        return .now(HTTPResponse(status: 200, headers: headers + validators, body: .bytes(gzipped ?? asset.body)))
     }
 }

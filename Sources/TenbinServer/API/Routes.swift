@@ -27,7 +27,9 @@ final class Routes: HTTPHandling {
         self.configuration = configuration
         self.gateway = gateway
         policy = RequestPolicy(adminToken: configuration.adminToken.map { Array($0.utf8) }, trustProxy: configuration.trustProxy)
-        log = configuration.log.map { RequestLogWriter(format: RequestLog(json: configuration.logJSON), sink: $0) }
+        log = configuration.log.map {
+            RequestLogWriter(format: RequestLog(json: configuration.logJSON, trustProxy: configuration.trustProxy), sink: $0)
+        }
         feeds = FeedHub(maximumFeeds: configuration.maximumFeeds, heartbeat: configuration.heartbeat)
         thumbnails = Thumbnails(
             pipeline: gateway.imagePipeline(cacheLimits: CacheLimits(bytes: 32 << 20, count: 64)),
@@ -53,7 +55,7 @@ final class Routes: HTTPHandling {
         case (1, ""):
             return get("GET /", head) { try self.webPage(head) }
         case (2, "static"):
-            return get("GET /static/{name}", head) { try self.staticFile(String(p[1])) }
+            return get("GET /static/{name}", head) { try self.staticFile(String(p[1]), head) }
         case (1, "healthz"):
             return get("GET /healthz", head) { .later { await self.health() } }
         case (1, "metrics"):
@@ -120,7 +122,16 @@ final class Routes: HTTPHandling {
         try policy.checkSameOrigin(head, required: originRequired)
         if admin { try policy.checkAdmin(head) }
         if json { try policy.checkJSONContentType(head) }
-        if let limiter, let wait = limiter.take(policy.clientAddress(head)) { throw .rateLimited(what, retryAfter: wait) }
+        if let limiter, !policy.holdsAdminToken(head), let wait = limiter.take(policy.clientAddress(head)) {
+            var error = APIError.rateLimited(what, retryAfter: wait)
+            // Behind a proxy started without --trust-proxy every visitor is the proxy's address:
+            // the log says so where the operator looks (the client reads the usual sentence).
+            if !policy.trustProxy, head.header("x-forwarded-for") != nil {
+                error.cause =
+                    "the request names X-Forwarded-For (a proxy in front?) but --trust-proxy is off: every client behind that proxy shares one address's rate limits"
+            }
+            throw error
+        }
     }
 
     func write(

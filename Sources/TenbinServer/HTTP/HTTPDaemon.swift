@@ -156,7 +156,12 @@ final class HTTPDaemon: Sendable {
                     let processor = MHD_create_post_processor(
                         connection, 16 * 1024, Callbacks.formPart, Unmanaged.passUnretained(exchange).toOpaque())
                     guard let processor else {
-                        return queue(.error(.unsupportedMediaType("the body must be multipart/form-data")), exchange)
+                        return queue(
+                            .error(
+                                .unsupportedMediaType(
+                                    "the body must be multipart/form-data with its boundary (Content-Type: multipart/form-data; boundary=…)"
+                                )),
+                            exchange)
                     }
                     exchange.postProcessor = processor
                 }

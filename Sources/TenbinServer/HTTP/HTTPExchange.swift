@@ -110,6 +110,7 @@ final class HTTPExchange: @unchecked Sendable {
     var record: ExchangeRecord {
         ExchangeRecord(
             method: head?.method ?? "-", path: String(RequestHead.path(of: target)), route: route.isEmpty ? "unmatched" : route,
-            status: status, bytes: bytesSent, duration: .now - started, client: head?.peerAddress ?? "-", cause: cause)
+            status: status, bytes: bytesSent, duration: .now - started, client: head?.peerAddress ?? "-", cause: cause,
+            forwardedFor: head?.header("x-forwarded-for"))
     }
 }

@@ -110,4 +110,6 @@ struct ExchangeRecord: Sendable {
     var client: String
     /// What failed behind a 500 or 503 (the client got a fixed sentence), or nil.
     var cause: String? = nil
+    /// The request's `X-Forwarded-For`, which the log believes only behind a trusted proxy.
+    var forwardedFor: String? = nil
 }

@@ -161,6 +161,12 @@ enum APIInput {
         return Int(number)
     }
 
+    /// The words of the page's hashtag box, "separated by spaces or commas": split on white
+    /// space (U+3000 included) and on `,`, `、` and `，`, as app.js's `splitTags` does.
+    static func splitHashtagBox(_ text: String) -> [String] {
+        text.split { character in character.isWhitespace || character == "," || character == "、" || character == "，" }.map(String.init)
+    }
+
     /// The fields of a new poster's form: `image1`, `image2` (files), `contents`, `hashtags`
     /// (repeated). Anything else, a missing image or an image given twice is refused.
     struct PosterForm: Sendable, Equatable {
@@ -170,8 +176,11 @@ enum APIInput {
         var hashtags: [String]
     }
 
-    /// Reads a poster form's parts.
-    static func posterForm(_ form: FormParts) throws(APIError) -> PosterForm {
+    /// Reads a poster form's parts. With `oneHashtagBox` (the page's own form, sent by a
+    /// browser without its script), each `hashtags` field is the page's one hashtag box and is
+    /// split into words as the script splits it (``splitHashtagBox(_:)``); a program's form
+    /// names one hashtag per field, kept as sent.
+    static func posterForm(_ form: FormParts, oneHashtagBox: Bool = false) throws(APIError) -> PosterForm {
         let known: Set<String> = ["image1", "image2", "contents", "hashtags"]
         if let unknown = form.parts.first(where: { !known.contains($0.name) }) {
             throw .badRequest("unexpected form field \"\(unknown.name.prefix(40))\"; a poster has image1, image2, contents and hashtags")
@@ -196,7 +205,10 @@ enum APIInput {
         }
         let contents = try contentsParts.first.map { (part) throws(APIError) in try text(part) } ?? ""
         var hashtags: [String] = []
-        for part in form.all("hashtags") { hashtags.append(try text(part)) }
+        for part in form.all("hashtags") {
+            let field = try text(part)
+            if oneHashtagBox { hashtags += splitHashtagBox(field) } else { hashtags.append(field) }
+        }
         return PosterForm(
             image1: image1, image2: image2, contents: try checkedContents(contents), hashtags: try checkedHashtags(hashtags))
     }

@@ -40,7 +40,9 @@ struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     }
     static func methodNotAllowed(_ method: String, allowed: [String]) -> APIError {
         APIError(
-            status: 405, kind: "method_not_allowed", message: "\(method) is not allowed here; use \(allowed.joined(separator: " or "))",
+            status: 405, kind: "method_not_allowed",
+            message:
+                "\(method) is not allowed here; use \(allowed.dropLast().joined(separator: ", "))\(allowed.count > 1 ? " or " : "")\(allowed.last ?? "")",
             headers: [Header(name: "Allow", value: allowed.joined(separator: ", "))])
     }
     static func rateLimited(_ what: String, retryAfter: Int) -> APIError {

@@ -9,9 +9,16 @@ struct RequestPolicy: Sendable {
     /// The client's address: the peer's, or behind a trusted proxy the last address the
     /// proxy appended to `X-Forwarded-For`.
     func clientAddress(_ head: RequestHead) -> String {
-        guard trustProxy, let forwarded = head.header("x-forwarded-for") else { return head.peerAddress }
-        let last = forwarded.split(separator: ",").last.map { String($0.trimmingCharacters) } ?? ""
-        return last.isEmpty ? head.peerAddress : last
+        guard trustProxy, let forwarded = Self.lastForwarded(head.header("x-forwarded-for")) else { return head.peerAddress }
+        return forwarded
+    }
+
+    /// The last address of an `X-Forwarded-For` value (the one the proxy in front appended);
+    /// nil when there is none.
+    static func lastForwarded(_ header: String?) -> String? {
+        guard let header, let last = header.split(separator: ",").last.map({ String($0.trimmingCharacters) }), !last.isEmpty
+        else { return nil }
+        return last
     }
 
     /// Refuses a state-changing request whose `Origin` (or, without one, `Referer`) names
@@ -55,6 +62,16 @@ struct RequestPolicy: Sendable {
         guard type == "application/json" else {
             throw .unsupportedMediaType("the body must be JSON sent with Content-Type: application/json")
         }
+    }
+
+    /// Whether the request carries the admin token (`Authorization: Bearer`), compared in
+    /// constant time; false when no token is set. Such requests are the operator's own (a script
+    /// posting a thousand photos) and are not rate limited.
+    func holdsAdminToken(_ head: RequestHead) -> Bool {
+        guard let adminToken, let authorization = head.header("authorization"), authorization.hasPrefix("Bearer ") else {
+            return false
+        }
+        return Self.constantTimeEqual(Array(authorization.dropFirst(7).trimmingCharacters.utf8), adminToken)
     }
 
     /// Requires `Authorization: Bearer <admin token>`; refuses everything when no token is set.

@@ -318,7 +318,7 @@ extension WebAsset {
               }
             } catch (error) {
               entry.pending[side - 1] -= 1;
-              say("Your vote was not counted: the server cannot be reached.");
+              say("The server could not be reached; your vote may not have counted.");
             }
             showCounts(id);
           }
@@ -460,6 +460,19 @@ extension WebAsset {
               }
             }
             if (firstBad) { document.getElementById(firstBad).focus(); return; }
+            // The server refuses a body over its limit before reading it: say so before a phone
+            // spends minutes sending it. The form's other fields and its framing take at most
+            // 16 KiB more.
+            const maxUpload = Number(body.dataset.maxUpload) || 0;
+            const total = files[0].size + files[1].size;
+            if (maxUpload > 0 && total + 16384 > maxUpload) {
+              const larger = files[0].size >= files[1].size ? "image1" : "image2";
+              const mb = (bytes) => (bytes / 1048576).toFixed(1) + " MB";
+              fieldError(larger, "The two images are " + mb(total) + " together; this server takes at most " +
+                mb(maxUpload) + ". Choose smaller images.");
+              document.getElementById(larger).focus();
+              return;
+            }
             const data = new FormData();
             data.append("image1", files[0]);
             data.append("image2", files[1]);
@@ -487,7 +500,7 @@ extension WebAsset {
                 updateStatus();
               }
             } catch (error) {
-              fieldError("form", "The poster was not sent: the server cannot be reached.");
+              fieldError("form", "The server could not be reached; the poster may have been stored: look for it on the board before posting again.");
             } finally {
               submit.disabled = false;
             }

@@ -9,10 +9,13 @@ struct WebAsset: Sendable {
     let body: [UInt8]
     /// A short hash of the bytes, put in the page's URLs so a changed file gets a new URL.
     let version: String
+    /// The bytes gzipped, made once (nil when too small to gain).
+    let gzipped: [UInt8]?
 
     init(contentType: String, text: String) {
         self.contentType = contentType
         body = Array(text.utf8)
+        gzipped = Gzip.compress(body)
         // A cache key, not a security measure.
         version = String(String(FNV1a.hash(body), radix: 16).prefix(10))
     }

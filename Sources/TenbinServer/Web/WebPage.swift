@@ -16,11 +16,16 @@ enum WebPage {
 
     /// The whole page for `GET /`: `posters` is the first page in `order` (the results of
     /// `query` when there is one), `next` the cursor of the page after it (nil at the end).
-    static func board(posters: [Poster], order: FeedOrder, query: String?, next: String?) -> String {
+    /// `maximumUploadBytes`, the server's `--max-upload-mb`, goes to the script, which refuses
+    /// two images over it before a byte is sent (a phone on a slow network would otherwise
+    /// upload them all to be refused).
+    static func board(posters: [Poster], order: FeedOrder, query: String?, next: String?, maximumUploadBytes: Int = 25 << 20)
+        -> String
+    {
         let query = query ?? ""
         var html = documentHead(title: query.isEmpty ? "tenbin" : "\(query) – tenbin", script: true)
         html += """
-            <body data-sort="\(order.rawValue)" data-query="\(html: query)" data-next="\(html: next ?? "")" data-page-size="\(pageSize)">
+            <body data-sort="\(order.rawValue)" data-query="\(html: query)" data-next="\(html: next ?? "")" data-page-size="\(pageSize)" data-max-upload="\(maximumUploadBytes)">
             <header class="top">
             <div class="bar-row">
             <h1 class="brand"><a href="/">tenbin</a></h1>
@@ -72,9 +77,8 @@ enum WebPage {
     }
 
     /// The built-in file `GET /static/{name}` serves, or nil for any other name.
-    static func asset(named name: String) -> (contentType: String, body: [UInt8])? {
-        guard let asset = WebAsset.all[name] else { return nil }
-        return (asset.contentType, asset.body)
+    static func asset(named name: String) -> WebAsset? {
+        WebAsset.all[name]
     }
 
     /// `/static/NAME?v=VERSION`: the version changes with the content, so a browser may cache

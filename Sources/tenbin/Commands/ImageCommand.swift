@@ -11,14 +11,16 @@ enum ImageCommand: Command {
     )
 
     struct Options: OptionGroup {
-        var output = Option.text(["-o", "--output"], value: "FILE", help: "Write to FILE instead of standard output.")
+        var output = Option.text(
+            ["-o", "--output"], value: "FILE", help: "Write to FILE instead of standard output (- is standard output).")
     }
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals(2...2)
         let id = try arguments.posterID(at: 0)
         let side = try arguments.side(at: 1, what: "the image")
-        let output = try arguments.output
+        // `-o -` is standard output, as `-` is standard input to `post`.
+        let output = try arguments.output.flatMap { $0 == "-" ? nil : $0 }
         if output == nil && context.stdoutIsTerminal {
             throw UsageError("refusing to write image bytes to a terminal; use -o FILE or a redirect", command: spec)
         }

@@ -8,8 +8,8 @@ enum PostCommand: Command {
         abstract: "Post two images as a new poster.",
         usage: "IMAGE1 IMAGE2 [--text TEXT] [--tag TAG]... [--json]",
         arguments: [
-            ("IMAGE1", "The first image (JPEG or PNG), or - for standard input."),
-            ("IMAGE2", "The second image (JPEG or PNG), or - for standard input."),
+            ("IMAGE1", "The first image (JPEG, PNG, WebP, HEIC or AVIF), or - for standard input."),
+            ("IMAGE2", "The second image (JPEG, PNG, WebP, HEIC or AVIF), or - for standard input."),
         ],
         discussion: """
             Both images are checked and re-encoded before anything is written: scaled to fit the

@@ -70,7 +70,7 @@ enum ServeCommand: Command {
         // The store closes (and checkpoints) here, before tenbin exits, not on a thread that held it.
         defer { Blocking.release(&board) }
         var server: Server? = try Server(configuration, board: board!)  // opened just above
-        Output.line("Serving \(context.storePath) at \(server!.url)")  // made just above
+        Output.line("Serving \(SafeText.terminal(context.storePath)) at \(server!.url)")  // made just above
         _ = fflush(nil)  // the URL must reach a pipe's reader now, not at exit
         stop.wait()
         // Stopping waits at most 3 s for requests in flight; should anything still hold it up,

@@ -103,9 +103,11 @@ extension ServeEndToEndTests {
             #expect(put.status == 405)
             #expect(put.errorKind == "method_not_allowed")
             #expect(put.headers["allow"] == "GET, HEAD, PATCH, DELETE")
+            #expect(put.errorMessage == "PUT is not allowed here; use GET, HEAD, PATCH or DELETE", "\(put.text)")
             let getVotes = try server.request("GET", "/api/v1/posters/1/votes")
             #expect(getVotes.status == 405)
             #expect(getVotes.headers["allow"] == "POST")
+            #expect(getVotes.errorMessage == "GET is not allowed here; use POST")
             let postFeed = try server.request("POST", "/api/v1/feed", body: [])
             #expect(postFeed.status == 405)
         }

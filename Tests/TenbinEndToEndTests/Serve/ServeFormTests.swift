@@ -66,6 +66,21 @@ extension ServeEndToEndTests {
             #expect(try Self.counts(server) == [0, 0])
         }
 
+        @Test func aScriptsJSONVoteSentAsCurlDashDSendsItIsToldToSayJSON() throws {
+            let server = try ServeProcess(["--no-rate-limit"])
+            try ServeAPITests.post(server)
+            // `curl -d '{"side": 1}' URL` without -H: urlencoded, Accept */*, no Origin or Referer.
+            // Before, the script got an HTML page saying a form must come from the server's page.
+            let reply = try server.request(
+                "POST", "/api/v1/posters/1/votes", headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "*/*")],
+                body: Array(#"{"side": 1}"#.utf8))
+            #expect(reply.status == 415, "\(reply.text)")
+            #expect(reply.headers["content-type"] == "application/json; charset=utf-8")
+            #expect(reply.errorKind == "unsupported_media_type")
+            #expect(reply.errorMessage?.contains("Content-Type: application/json") == true, "\(reply.text)")
+            #expect(try Self.counts(server) == [0, 0])
+        }
+
         @Test func aFormVoteForAMissingPosterIsANotFoundPage() throws {
             let server = try ServeProcess(["--no-rate-limit"])
             let own = "http://127.0.0.1:\(server.port)"
@@ -87,6 +102,32 @@ extension ServeEndToEndTests {
             let refused = try Self.formVote(server, body: "side=9", headers: [("Referer", own + "/?q=\"><b>x</b>")])
             #expect(refused.status == 422)
             #expect(!refused.text.contains("<b>x</b>"))
+        }
+
+        @Test func thePostFormsHashtagBoxWithoutScriptGivesOneHashtagPerWord() throws {
+            let server = try ServeProcess(["--no-rate-limit"])
+            let own = "http://127.0.0.1:\(server.port)"
+            // The page has one hashtag box, "separated by spaces or commas". Its script splits it;
+            // a browser without the script (or before it arrived) sends the box as it is. Before,
+            // that stored one hashtag "cats #dogs, 猫、犬".
+            var form = Multipart()
+            try form.file("image1", path: ServeAPITests.cat)
+            try form.file("image2", path: ServeAPITests.dog)
+            form.field("contents", "")
+            form.field("hashtags", " #cats #dogs, 猫、犬　＃ペット ")
+            let posted = try server.request(
+                "POST", "/api/v1/posters", headers: [("Content-Type", form.contentType), ("Origin", own), Self.browserAccept],
+                body: form.body)
+            #expect(posted.status == 303, "\(posted.text)")
+            #expect(try server.request("GET", "/api/v1/posters/1").json["hashtags"] as? [String] == ["cats", "dogs", "猫", "犬", "ペット"])
+            // A program's form names each hashtag in a field of its own: kept as sent.
+            var api = Multipart()
+            try api.file("image1", path: ServeAPITests.cat)
+            try api.file("image2", path: ServeAPITests.dog)
+            api.field("hashtags", "New York")
+            let created = try server.request("POST", "/api/v1/posters", headers: [("Content-Type", api.contentType)], body: api.body)
+            #expect(created.status == 201, "\(created.text)")
+            #expect(created.json["hashtags"] as? [String] == ["New York"])
         }
 
         @Test func thePostFormWithoutScriptRedirectsToTheNewPosterOrShowsTheProblem() throws {

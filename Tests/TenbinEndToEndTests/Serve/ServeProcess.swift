@@ -15,6 +15,8 @@ final class ServeProcess: @unchecked Sendable {
     let scratch: ScratchFolder?
     let process = Process()
     let port: UInt16
+    /// The first line the server printed: `Serving STORE at http://127.0.0.1:PORT/`.
+    let banner: String
     private let errors = ErrorCollector()
     /// Standard error, kept open and never read (for tests of a log nobody reads).
     private var unreadErrors: Pipe?
@@ -68,6 +70,7 @@ final class ServeProcess: @unchecked Sendable {
             throw ServeError("tenbin serve did not print its URL: \(String(decoding: line, as: UTF8.self))")
         }
         self.port = port
+        banner = String(text.prefix { $0 != "\n" })
     }
 
     deinit {

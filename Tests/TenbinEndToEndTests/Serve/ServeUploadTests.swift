@@ -61,6 +61,8 @@ extension ServeEndToEndTests {
             let noBoundary = try server.request(
                 "POST", "/api/v1/posters", headers: [("Content-Type", "multipart/form-data")], body: Array("garbage".utf8))
             #expect(noBoundary.status == 415 || noBoundary.status == 400, "\(noBoundary.text)")
+            // It is multipart: what is missing is the boundary (it said "must be multipart").
+            #expect(noBoundary.errorMessage?.contains("boundary") == true, "\(noBoundary.text)")
             let garbage = try server.request(
                 "POST", "/api/v1/posters", headers: [("Content-Type", "multipart/form-data; boundary=xyz")], body: Array("garbage".utf8))
             #expect(garbage.status == 400, "\(garbage.text)")
@@ -71,6 +73,8 @@ extension ServeEndToEndTests {
             ("empty.jpg", 422), ("text-named.jpg", 422), ("animation.jpg", 422), ("truncated.jpg", 422),
             ("truncated.png", 422), ("bad-crc.png", 422), ("zero-size.png", 422), ("huge-30000x30000.png", 413),
             ("huge-65000x65000.jpg", 413),
+            // An animated WebP is not an image over a limit (the page said "too large"): 422.
+            ("../formats/animated.webp", 422),
         ])
         func hostileImagesAreRefusedNamingTheFieldAndLeaveNothing(name: String, status: Int) throws {
             let server = try ServeProcess(["--no-rate-limit"])

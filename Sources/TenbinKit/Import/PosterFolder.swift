@@ -32,6 +32,10 @@ enum PosterFolder {
         var problems: [String] = []
         var text: PostText?
         for entry in entries where !entry.isHidden {
+            if !entry.isUTF8 {
+                if entry.kind != .folder { problems.append("\(entry.name) \(notUTF8)") }
+                continue
+            }
             let file = "\(path)/\(entry.name)"
             if entry.name == textName {
                 switch readText(file, kind: entry.kind) {
@@ -63,7 +67,7 @@ enum PosterFolder {
         if !problems.isEmpty { return .failed(source: source, reason: problems.joined(separator: "; ")) }
         guard images.count == 2 else {
             let names = images.joined(separator: ", ")
-            let listed = images.isEmpty ? "no JPEG or PNG image" : "\(Plural.count(images.count, "image")) (\(names))"
+            let listed = images.isEmpty ? "no image (JPEG, PNG, WebP, HEIC or AVIF)" : "\(Plural.count(images.count, "image")) (\(names))"
             return .failed(source: source, reason: "holds \(listed); a poster needs exactly 2")
         }
         return .poster(
@@ -71,6 +75,10 @@ enum PosterFolder {
                 source: source, images: images.map { ImportImage(path: "\(path)/\($0)", label: $0) },
                 contents: text?.contents ?? "", hashtags: text?.hashtags ?? []))
     }
+
+    /// Why a file or folder whose name is not UTF-8 is not imported: tenbin's names, sources
+    /// and reports are text, and the name could not be shown or opened as it is.
+    static let notUTF8 = "has a name that is not UTF-8 text (another encoding?); rename it to UTF-8, for example with convmv"
 
     static func looksLikeImage(_ name: String) -> Bool {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }
@@ -98,6 +106,8 @@ struct FolderReader: ImportReader {
     let root: String
     /// Names of the subfolders, sorted by their bytes; hidden ones are left out.
     let folders: [String]
+    /// Positions in `folders` of names that are not UTF-8 (each a failed entry).
+    private let foldersNotUTF8: Set<Int>
     private var index = 0
 
     init(root given: String) throws {
@@ -109,7 +119,9 @@ struct FolderReader: ImportReader {
         case .success(let list): entries = list
         case .failure(let error): throw ImportError.unreadable(given, code: error.code)
         }
-        folders = entries.filter { !$0.isHidden && $0.kind == .folder }.map(\.name)
+        let subfolders = entries.filter { !$0.isHidden && $0.kind == .folder }
+        folders = subfolders.map(\.name)
+        foldersNotUTF8 = Set(subfolders.indices.filter { !subfolders[$0].isUTF8 })
         // An empty folder is simply nothing to import; one holding files but no subfolders was
         // most likely meant as a poster folder itself.
         if folders.isEmpty && entries.contains(where: { !$0.isHidden }) {
@@ -144,6 +156,7 @@ struct FolderReader: ImportReader {
         guard index < folders.count else { return nil }
         defer { index += 1 }
         let path = root == "/" ? "/\(folders[index])" : "\(root)/\(folders[index])"
+        if foldersNotUTF8.contains(index) { return .failed(source: path, reason: PosterFolder.notUTF8) }
         return PosterFolder.read(path, source: path)
     }
 }

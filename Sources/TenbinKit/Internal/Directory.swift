@@ -13,8 +13,12 @@ enum Directory {
             case unreadable(Int32)
         }
 
+        /// The name; a name that is not UTF-8 holds U+FFFD where its bad bytes were.
         let name: String
         let kind: Kind
+        /// Whether the name is UTF-8 text (else `name` cannot open it, and a poster's source
+        /// could not name it truthfully).
+        var isUTF8 = true
 
         /// Names starting with a dot are hidden.
         var isHidden: Bool { name.hasPrefix(".") }
@@ -31,8 +35,15 @@ enum Directory {
                 if errno != 0 { return .failure(SystemErrno(errno)) }
                 break
             }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)  // d_name is NUL-terminated
+            // d_name is NUL-terminated.
+            let raw = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.bindMemory(to: CChar.self).prefix { $0 != 0 }) }
+            guard let name = raw.withUnsafeBufferPointer({ String(validating: $0.lazy.map { UInt8(bitPattern: $0) }, as: UTF8.self) })
+            else {
+                // Another encoding (a Latin-1 or Shift_JIS name): looked at through its own bytes.
+                let shown = String(decoding: raw.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                let full = Array(path.utf8CString.dropLast()) + [CChar(UInt8(ascii: "/"))] + raw + [0]
+                entries.append(Entry(name: shown, kind: full.withUnsafeBufferPointer { kind(atC: $0.baseAddress!) }, isUTF8: false))
+                continue
             }
             if name == "." || name == ".." { continue }
             entries.append(Entry(name: name, kind: kind(of: "\(path)/\(name)")))
@@ -42,6 +53,10 @@ enum Directory {
 
     /// What is at `path`, following symbolic links.
     static func kind(of path: String) -> Entry.Kind {
+        path.withCString { kind(atC: $0) }
+    }
+
+    private static func kind(atC path: UnsafePointer<CChar>) -> Entry.Kind {
         var info = stat()
         guard stat(path, &info) == 0 else { return .unreadable(errno) }
         switch info.st_mode & S_IFMT {

@@ -50,7 +50,7 @@ import Testing
         #expect(
             try read(folder.path) == [
                 "one: failed: holds 1 image (a.jpg); a poster needs exactly 2",
-                "text-only: failed: holds no JPEG or PNG image; a poster needs exactly 2",
+                "text-only: failed: holds no image (JPEG, PNG, WebP, HEIC or AVIF); a poster needs exactly 2",
                 "three: failed: holds 3 images (a.jpg, b.jpg, c.png); a poster needs exactly 2",
             ])
     }
@@ -68,6 +68,32 @@ import Testing
                 "empty: failed: b.png is empty, not a JPEG, PNG, WebP, HEIC or AVIF image",
                 "gif: failed: b.gif is a GIF image, not a JPEG, PNG, WebP, HEIC or AVIF image",
                 "text: failed: b.jpg is text, not a JPEG, PNG, WebP, HEIC or AVIF image",
+            ])
+    }
+
+    @Test func namesThatAreNotUTF8FailTheirPosterNotSilently() throws {
+        let folder = try ImportFolder()
+        try folder.copy(sample: "01-cats-or-dogs/1-cat.jpg", to: "good/a.jpg")
+        try folder.copy(sample: "01-cats-or-dogs/2-dog.jpg", to: "good/b.jpg")
+        try folder.copy(sample: "01-cats-or-dogs/1-cat.jpg", to: "latin/a.jpg")
+        // "caf\xE9" (Latin-1) as a folder, and a Shift_JIS file name in "latin".
+        let latin = "\(folder.path)/latin/"
+        let rawFolder = Array(folder.path.utf8) + Array("/caf".utf8) + [0xE9]
+        let rawFile = Array(latin.utf8) + [0x83, 0x6E, 0x83, 0x67] + Array(".jpg".utf8)
+        #expect(mkdir(rawFolder.map { CChar(bitPattern: $0) } + [0], 0o755) == 0)
+        let image = try Data(contentsOf: URL(fileURLWithPath: "\(folder.path)/good/b.jpg"))
+        for raw in [rawFolder + Array("/1.jpg".utf8), rawFolder + Array("/2.jpg".utf8), rawFile] {
+            let fd = open(raw.map { CChar(bitPattern: $0) } + [0], O_WRONLY | O_CREAT | O_EXCL, 0o644)
+            #expect(fd >= 0)
+            _ = image.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+        }
+        let reason = "has a name that is not UTF-8 text (another encoding?); rename it to UTF-8, for example with convmv"
+        #expect(
+            try read(folder.path) == [
+                "caf\u{FFFD}: failed: \(reason)",
+                #"good: a.jpg | b.jpg "" []"#,
+                "latin: failed: \u{FFFD}n\u{FFFD}g.jpg \(reason)",
             ])
     }
 

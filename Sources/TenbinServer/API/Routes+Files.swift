@@ -147,13 +147,9 @@ extension Routes {
         let gzipped = Gzip.accepted(by: head.header("accept-encoding")) ? asset.gzipped : nil
         let etag = "\"" + asset.version + (gzipped == nil ? "" : "-gz") + "\""
         let versioned = head.rawQuery.split(separator: "&").contains { $0 == "v=" + asset.version }
-        var validators: [(name: String, value: String)] = [
-            ("ETag", etag), ("Cache-Control", versioned ? Self.immutableCaching : "no-cache"),
-        ]
-        if asset.gzipped != nil { validators.append(("Vary", "Accept-Encoding")) }
-        if Self.notModified(head, etag: etag) { return .now(HTTPResponse(status: 304, headers: validators)) }
-        var headers: [(name: String, value: String)] = [("Content-Type", asset.contentType), ("X-Content-Type-Options", "nosniff")]
-        if gzipped != nil { headers.append(("Content-Encoding", "gzip")) }
-        return .now(HTTPResponse(status: 200, headers: headers + validators, body: .bytes(gzipped ?? asset.body)))
+        return .now(
+            Self.representation(
+                head, body: asset.body, gzipped: gzipped, etag: etag, caching: versioned ? Self.immutableCaching : "no-cache",
+                varies: asset.gzipped != nil, headers: [("Content-Type", asset.contentType), ("X-Content-Type-Options", "nosniff")]))
     }
 }

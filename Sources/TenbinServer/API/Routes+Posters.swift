@@ -72,19 +72,27 @@ extension Routes {
         _ entry: ReadCache.Entry, _ head: RequestHead, cache: ReadCache, key: ReadCache.Key, version: StoreVersion,
         headers: [(name: String, value: String)] = jsonReadHeaders
     ) -> HTTPResponse {
-        guard entry.body.count >= Gzip.smallest else {
-            let validators = [("ETag", entry.etag), ("Cache-Control", "no-cache")]
-            if notModified(head, etag: entry.etag) { return HTTPResponse(status: 304, headers: validators) }
-            return HTTPResponse(status: 200, headers: headers + validators, body: .bytes(entry.body))
-        }
+        let compressible = entry.body.count >= Gzip.smallest
         let gzipped =
-            Gzip.accepted(by: head.header("accept-encoding"))
+            compressible && Gzip.accepted(by: head.header("accept-encoding"))
             ? cache.gzipped(entry, for: key, version: version).gzipped.flatMap { $0.isEmpty ? nil : $0 } : nil
-        let etag = gzipped == nil ? entry.etag : entry.gzipETag
-        let validators = [("ETag", etag), ("Cache-Control", "no-cache"), ("Vary", "Accept-Encoding")]
+        return representation(
+            head, body: entry.body, gzipped: gzipped, etag: gzipped == nil ? entry.etag : entry.gzipETag, caching: "no-cache",
+            varies: compressible, headers: headers)
+    }
+
+    /// A 200 with `body`, or with `gzipped` instead (`Content-Encoding: gzip`; `etag` must then
+    /// name the gzipped bytes), or 304 when `If-None-Match` names `etag`. `varies`: whether the
+    /// answer depends on `Accept-Encoding` (a body gzip could shrink), which caches must know.
+    static func representation(
+        _ head: RequestHead, body: [UInt8], gzipped: [UInt8]?, etag: String, caching: String, varies: Bool,
+        headers: [(name: String, value: String)]
+    ) -> HTTPResponse {
+        var validators: [(name: String, value: String)] = [("ETag", etag), ("Cache-Control", caching)]
+        if varies { validators.append(("Vary", "Accept-Encoding")) }
         if notModified(head, etag: etag) { return HTTPResponse(status: 304, headers: validators) }
-        let encoding = gzipped == nil ? [] : [("Content-Encoding", "gzip")]
-        return HTTPResponse(status: 200, headers: headers + encoding + validators, body: .bytes(gzipped ?? entry.body))
+        let encoding: [(name: String, value: String)] = gzipped == nil ? [] : [("Content-Encoding", "gzip")]
+        return HTTPResponse(status: 200, headers: headers + encoding + validators, body: .bytes(gzipped ?? body))
     }
 
     static let jsonReadHeaders: [(name: String, value: String)] = [("Content-Type", "application/json; charset=utf-8")]

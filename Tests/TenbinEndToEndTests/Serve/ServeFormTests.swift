@@ -16,6 +16,24 @@ extension ServeEndToEndTests {
                 headers: [("Content-Type", "application/x-www-form-urlencoded"), browserAccept] + headers, body: Array(body.utf8))
         }
 
+        /// Sends `form` as the page's post form does without its script: from the page's own
+        /// origin, by a browser asking for HTML.
+        static func formPost(_ server: ServeProcess, _ form: Multipart) throws -> HTTPReply {
+            try server.request(
+                "POST", "/api/v1/posters",
+                headers: [("Content-Type", form.contentType), ("Origin", "http://127.0.0.1:\(server.port)"), browserAccept],
+                body: form.body)
+        }
+
+        /// A post form with the cat and the dog and `fields` (name, value) after them.
+        static func catAndDog(_ fields: [(String, String)]) throws -> Multipart {
+            var form = Multipart()
+            try form.file("image1", path: ServeAPITests.cat)
+            try form.file("image2", path: ServeAPITests.dog)
+            for (name, value) in fields { form.field(name, value) }
+            return form
+        }
+
         static func counts(_ server: ServeProcess, id: Int = 1) throws -> [Int] {
             let poster = try server.request("GET", "/api/v1/posters/\(id)").json
             return [poster["good1"] as? Int ?? -1, poster["good2"] as? Int ?? -1]
@@ -106,25 +124,14 @@ extension ServeEndToEndTests {
 
         @Test func thePostFormsHashtagBoxWithoutScriptGivesOneHashtagPerWord() throws {
             let server = try ServeProcess(["--no-rate-limit"])
-            let own = "http://127.0.0.1:\(server.port)"
             // The page has one hashtag box, "separated by spaces or commas". Its script splits it;
             // a browser without the script (or before it arrived) sends the box as it is. Before,
             // that stored one hashtag "cats #dogs, 猫、犬".
-            var form = Multipart()
-            try form.file("image1", path: ServeAPITests.cat)
-            try form.file("image2", path: ServeAPITests.dog)
-            form.field("contents", "")
-            form.field("hashtags", " #cats #dogs, 猫、犬　＃ペット ")
-            let posted = try server.request(
-                "POST", "/api/v1/posters", headers: [("Content-Type", form.contentType), ("Origin", own), Self.browserAccept],
-                body: form.body)
+            let posted = try Self.formPost(server, Self.catAndDog([("contents", ""), ("hashtags", " #cats #dogs, 猫、犬　＃ペット ")]))
             #expect(posted.status == 303, "\(posted.text)")
             #expect(try server.request("GET", "/api/v1/posters/1").json["hashtags"] as? [String] == ["cats", "dogs", "猫", "犬", "ペット"])
             // A program's form names each hashtag in a field of its own: kept as sent.
-            var api = Multipart()
-            try api.file("image1", path: ServeAPITests.cat)
-            try api.file("image2", path: ServeAPITests.dog)
-            api.field("hashtags", "New York")
+            let api = try Self.catAndDog([("hashtags", "New York")])
             let created = try server.request("POST", "/api/v1/posters", headers: [("Content-Type", api.contentType)], body: api.body)
             #expect(created.status == 201, "\(created.text)")
             #expect(created.json["hashtags"] as? [String] == ["New York"])
@@ -132,14 +139,7 @@ extension ServeEndToEndTests {
 
         @Test func thePostFormWithoutScriptRedirectsToTheNewPosterOrShowsTheProblem() throws {
             let server = try ServeProcess(["--no-rate-limit"])
-            let own = "http://127.0.0.1:\(server.port)"
-            var form = Multipart()
-            try form.file("image1", path: ServeAPITests.cat)
-            try form.file("image2", path: ServeAPITests.dog)
-            form.field("contents", "<i>猫</i>か犬か")
-            let posted = try server.request(
-                "POST", "/api/v1/posters", headers: [("Content-Type", form.contentType), ("Origin", own), Self.browserAccept],
-                body: form.body)
+            let posted = try Self.formPost(server, Self.catAndDog([("contents", "<i>猫</i>か犬か")]))
             #expect(posted.status == 303, "\(posted.text)")
             #expect(posted.headers["location"] == "/#poster-1")
             let page = try server.request("GET", "/")
@@ -147,9 +147,7 @@ extension ServeEndToEndTests {
             var bad = Multipart()
             bad.field("image1", "<script>not an image</script>")
             try bad.file("image2", path: ServeAPITests.dog)
-            let refused = try server.request(
-                "POST", "/api/v1/posters", headers: [("Content-Type", bad.contentType), ("Origin", own), Self.browserAccept], body: bad.body
-            )
+            let refused = try Self.formPost(server, bad)
             #expect((400..<500).contains(refused.status), "\(refused.text)")
             #expect(refused.headers["content-type"] == "text/html; charset=utf-8")
             #expect(refused.text.contains("Back to the board") && !refused.text.contains("<script>"))

@@ -158,7 +158,8 @@ func finish(_ status: Int32) -> Never {
 /// its bad bytes with U+FFFD, so a Latin-1 or Shift_JIS file name named a file that does not
 /// exist), shown with those replacements.
 func argumentNotUTF8() -> String? {
-    for index in 1..<Int(CommandLine.argc) {
+    // A program may start tenbin with no arguments at all, not even its name.
+    for index in 1..<max(1, Int(CommandLine.argc)) {
         guard let raw = CommandLine.unsafeArgv[index], String(validatingCString: raw) == nil else { continue }
         return String(cString: raw)
     }

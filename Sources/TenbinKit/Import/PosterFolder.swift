@@ -104,10 +104,8 @@ enum PosterFolder {
 struct FolderReader: ImportReader {
     /// The import folder as given (without trailing slashes), prefixed to every source.
     let root: String
-    /// Names of the subfolders, sorted by their bytes; hidden ones are left out.
-    let folders: [String]
-    /// Positions in `folders` of names that are not UTF-8 (each a failed entry).
-    private let foldersNotUTF8: Set<Int>
+    /// The subfolders, sorted by the bytes of their names; hidden ones are left out.
+    let folders: [Directory.Entry]
     private var index = 0
 
     init(root given: String) throws {
@@ -119,9 +117,7 @@ struct FolderReader: ImportReader {
         case .success(let list): entries = list
         case .failure(let error): throw ImportError.unreadable(given, code: error.code)
         }
-        let subfolders = entries.filter { !$0.isHidden && $0.kind == .folder }
-        folders = subfolders.map(\.name)
-        foldersNotUTF8 = Set(subfolders.indices.filter { !subfolders[$0].isUTF8 })
+        folders = entries.filter { !$0.isHidden && $0.kind == .folder }
         // An empty folder is simply nothing to import; one holding files but no subfolders was
         // most likely meant as a poster folder itself.
         if folders.isEmpty && entries.contains(where: { !$0.isHidden }) {
@@ -155,8 +151,9 @@ struct FolderReader: ImportReader {
     mutating func next() -> ImportEntry? {
         guard index < folders.count else { return nil }
         defer { index += 1 }
-        let path = root == "/" ? "/\(folders[index])" : "\(root)/\(folders[index])"
-        if foldersNotUTF8.contains(index) { return .failed(source: path, reason: PosterFolder.notUTF8) }
+        let folder = folders[index]
+        let path = root == "/" ? "/\(folder.name)" : "\(root)/\(folder.name)"
+        if !folder.isUTF8 { return .failed(source: path, reason: PosterFolder.notUTF8) }
         return PosterFolder.read(path, source: path)
     }
 }

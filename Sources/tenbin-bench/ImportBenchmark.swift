@@ -149,7 +149,7 @@ enum ImportBenchmark {
             "\nOne run each (whole processes). Texts: 20–80 characters (uniform) of hiragana, katakana, kanji, ASCII and "
                 + "full-width words, ASCII and ideographic spaces, 0–5 hashtags (uniform). Aim: ≥ 20,000 posters/s on two cores.")
         print()
-        try ImportFloor.run(context, manifest: manifest, lines: lines)
+        try ImportFloor.run(context, manifest: manifest, lines: lines, importRate: first.map { Double(lines) / $0.seconds })
     }
 
     /// A manifest of `lines` generated posters over 300 small images, and `pairs.jsonl` (one

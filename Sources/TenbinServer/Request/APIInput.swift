@@ -57,14 +57,16 @@ enum APIInput {
     /// one); a key given twice is refused, since either value could be the one meant.
     static func object(_ body: [UInt8]) throws(APIError) -> [String: JSONValue] {
         guard body.count <= maximumJSONBytes else { throw .tooLarge("the JSON body is larger than \(maximumJSONBytes) bytes") }
-        let text = body.starts(with: [0xEF, 0xBB, 0xBF]) ? body[3...] : body[...]
+        let mark = body.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        let parsed = body[mark...].withUnsafeBufferPointer { buffer in
+            Result { () throws(JSONValue.SyntaxError) in try JSONValue.parse(buffer, rejectingDuplicateKeys: true) }
+        }
         let value: JSONValue
-        do {
-            value = try text.withUnsafeBufferPointer { buffer in
-                try Result { () throws(JSONValue.SyntaxError) in try JSONValue.parse(buffer, rejectingDuplicateKeys: true) }.get()
-            }
-        } catch {
-            throw .badRequest("the body is not valid JSON: \(error)")
+        switch parsed {
+        case .success(let parsed): value = parsed
+        case .failure(let error):
+            // Columns count the body's bytes, the mark's too.
+            throw .badRequest("the body is not valid JSON: \(error.reason) at column \(error.column + mark)")
         }
         guard case .object(let fields) = value else { throw .badRequest("the body must be a JSON object") }
         return fields

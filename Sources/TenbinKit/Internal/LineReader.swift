@@ -18,6 +18,9 @@ final class LineReader {
     private var atEnd = false
     private var atStart = true
 
+    /// The most the buffer holds: the longest line, a byte-order mark before it, and a CRLF.
+    private var largestBuffer: Int { maximumLine + 5 }
+
     /// The longest line read by default, in bytes (16 MiB).
     static let defaultMaximumLine = 16 << 20
 
@@ -28,7 +31,7 @@ final class LineReader {
         self.fd = fd
         self.path = path
         self.maximumLine = maximumLine
-        self.buffer = [UInt8](repeating: 0, count: min(max(bufferSize, 4096), maximumLine + 2))
+        self.buffer = [UInt8](repeating: 0, count: min(max(bufferSize, 4096), maximumLine + 5))  // see largestBuffer
     }
 
     deinit {
@@ -50,8 +53,8 @@ final class LineReader {
                 start = end
                 return try yield(line, body, tooLong)
             }
-            if start == 0 && end == buffer.count && buffer.count >= maximumLine + 2 {
-                // The buffer at its largest holds no line end: more than a line, a CR and its LF.
+            if start == 0 && end == buffer.count && buffer.count >= largestBuffer {
+                // The buffer at its largest holds no line end: the line is too long.
                 try skipLine()
                 atStart = false
                 return try tooLong()
@@ -86,7 +89,7 @@ final class LineReader {
     }
 
     /// Moves the unread bytes to the front, grows the buffer when one line fills it (up to
-    /// ``maximumLine`` and a CRLF, a bound a hostile file cannot pass), and reads more.
+    /// ``largestBuffer``, a bound a hostile file cannot pass), and reads more.
     private func fill() throws(SystemErrno) {
         if start > 0 {
             buffer.withUnsafeMutableBufferPointer { bytes in
@@ -97,8 +100,8 @@ final class LineReader {
         }
         if end == buffer.count {
             // `next` skips a line that fills the largest buffer instead of filling it further.
-            precondition(buffer.count < maximumLine + 2, "a full buffer at its largest is skipped, not grown")
-            buffer += [UInt8](repeating: 0, count: min(buffer.count, maximumLine + 2 - buffer.count))
+            precondition(buffer.count < largestBuffer, "a full buffer at its largest is skipped, not grown")
+            buffer += [UInt8](repeating: 0, count: min(buffer.count, largestBuffer - buffer.count))
         }
         end += try read(into: end)
     }

@@ -99,10 +99,11 @@ import Testing
         let folder = try TemporaryStore()
         let path = "\(folder.path)/long.jsonl"
         let lines = [
-            "\u{FEFF}" + String(repeating: "a", count: 5001),  // too long after its byte-order mark
+            "\u{FEFF}" + String(repeating: "a", count: 5000) + "\r",  // the maximum after its byte-order mark
             String(repeating: "b", count: 5000),  // exactly the maximum
             String(repeating: "c", count: 5000) + "\r",  // the maximum and a CR
             String(repeating: "d", count: 5001) + "\r",  // too long, and fits the largest buffer
+            String(repeating: "d", count: 5005),  // too long, and fills the largest buffer without its LF
             String(repeating: "e", count: 100_000),  // too long, skipped over many reads
             "f",
             String(repeating: "g", count: 200_000),  // too long, and the last line has no LF
@@ -113,7 +114,7 @@ import Testing
         while let line = try reader.next({ "\($0.count) \(Character(UnicodeScalar($0.first ?? 0x20)))" }, tooLong: { "too long" }) {
             seen.append(line)
         }
-        #expect(seen == ["too long", "5000 b", "5000 c", "too long", "too long", "1 f", "too long"])
+        #expect(seen == ["5000 a", "5000 b", "5000 c", "too long", "too long", "too long", "1 f", "too long"])
     }
 
     @Test func aManifestLineOverSixteenMebibytesFailsAloneWithItsLineNumber() throws {

@@ -68,15 +68,25 @@ import Testing
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         var reader = try ManifestReader(path: path)
         #expect(reader.total == 3)
-        var sources: [String] = []
+        #expect(
+            try Self.entries(&reader) == [
+                "poster \(path):1 a.jpg",
+                "failed \(path):4: line is not valid JSON: unexpected character where a value was expected at column 1",
+                "poster \(path):5 c.jpg",
+            ])
+    }
+
+    /// Every entry a reader gives, as one line each.
+    static func entries(_ reader: inout ManifestReader) throws -> [String] {
+        var entries: [String] = []
         while let entry = try reader.next() {
             switch entry {
-            case .poster(let poster): sources.append("poster \(poster.source) \(poster.images[0].label)")
-            case .failed(let source, _): sources.append("failed \(source)")
-            case .ignored: sources.append("ignored")
+            case .poster(let poster): entries.append("poster \(poster.source) \(poster.images[0].label)")
+            case .failed(let source, let reason): entries.append("failed \(source): \(reason)")
+            case .ignored: entries.append("ignored")
             }
         }
-        #expect(sources == ["poster \(path):1 a.jpg", "failed \(path):4", "poster \(path):5 c.jpg"])
+        return entries
     }
 
     @Test func aMissingManifestCannotStart() {
@@ -127,14 +137,9 @@ import Testing
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         var reader = try ManifestReader(path: path)
         #expect(reader.total == 3)
-        var entries: [String] = []
-        while let entry = try reader.next() {
-            switch entry {
-            case .poster(let poster): entries.append("poster \(poster.source) \(poster.images[0].label)")
-            case .failed(let source, let reason): entries.append("failed \(source): \(reason)")
-            case .ignored: entries.append("ignored")
-            }
-        }
-        #expect(entries == ["poster \(path):1 a.jpg", "failed \(path):2: line is longer than 16 MiB", "poster \(path):3 c.jpg"])
+        #expect(
+            try Self.entries(&reader) == [
+                "poster \(path):1 a.jpg", "failed \(path):2: line is longer than 16 MiB", "poster \(path):3 c.jpg",
+            ])
     }
 }

@@ -99,6 +99,9 @@ import Testing
         }
         let lines = [line("first", ["a"])] + Self.overLimits.map { line($0.contents, $0.hashtags) } + [line("last", ["b"])]
         let manifest = try folder.write("posters.jsonl", text: lines.joined(separator: "\n"))
+        let dryRun = try await Importer(board: board, options: ImportOptions(jobs: 2, dryRun: true)).run(.manifest(manifest)) { _ in }
+        #expect((dryRun.imported, dryRun.skipped, dryRun.failed) == (2, 0, 3))
+        #expect(try board.count() == 0)
         let report = try await Importer(board: board, options: ImportOptions(jobs: 2)).run(.manifest(manifest)) { _ in }
         #expect((report.imported, report.skipped, report.failed) == (2, 0, 3))
         #expect(report.items.map(\.source) == (1...5).map { "\(manifest):\($0)" })

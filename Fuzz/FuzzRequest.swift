@@ -93,6 +93,6 @@ private func fuzzForm(_ script: [UInt8]) {
     if let poster = try? APIInput.posterForm(form) {
         precondition(
             form.all("image1").count == 1 && form.all("image2").count == 1, "a poster form without exactly two images was accepted")
-        precondition(poster.hashtags.count <= APIInput.maximumHashtags, "too many hashtags were accepted")
+        precondition(Hashtags.normalize(poster.hashtags).count <= PosterTextLimits.maximumHashtags, "too many hashtags were accepted")
     }
 }

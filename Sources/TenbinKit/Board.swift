@@ -162,8 +162,9 @@ public final class Board: Sendable {
     /// Validates and re-encodes both images in memory, and only when both are good writes
     /// their blobs, then commits the poster and its blob rows in one transaction. A bad
     /// image leaves nothing behind; a failure after the blobs are written leaves only whole,
-    /// unreferenced files that `gc` removes.
+    /// unreferenced files that `gc` removes. Text over ``PosterTextLimits`` is refused first.
     public func post(_ draft: PosterDraft) throws -> Poster {
+        try PosterTextLimits.check(contents: draft.contents, hashtags: draft.hashtags)
         let uploads = draft.images
         let slots = Locked([Result<PreparedImage, any Error>?](repeating: nil, count: uploads.count))
         // The two images are independent: prepare them on both cores at once.
@@ -272,9 +273,13 @@ public final class Board: Sendable {
 
     /// Changes a poster's question and hashtags, keeping its id, images and votes; what is
     /// nil stays as it is. Its search record changes in the same transaction, and live feeds
-    /// report the poster as modified.
+    /// report the poster as modified. New text over ``PosterTextLimits`` is refused; text
+    /// kept as it is is not checked (a poster stored over the limits by an older version can
+    /// still have its other field edited).
     @discardableResult
     public func edit(id: Int64, contents: String? = nil, hashtags: [String]? = nil) throws -> Poster {
+        if let contents { try PosterTextLimits.check(contents: contents) }
+        if let hashtags { try PosterTextLimits.check(hashtags: hashtags) }
         let poster = try store.write { writing -> Poster? in
             guard let current = try writing.posters(ids: [id]).first else { return nil }
             let text = contents ?? current.contents

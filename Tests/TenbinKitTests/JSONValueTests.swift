@@ -37,4 +37,16 @@ import Testing
             }
         }
     }
+
+    @Test func aRepeatedKeyKeepsItsLastValueUnlessRefused() throws {
+        let text = Array(#"{"a": 1, "b": {"a": 2}, "a": 3}"#.utf8)
+        let parsed = try text.withUnsafeBufferPointer { buffer in
+            try Result { () throws(JSONValue.SyntaxError) in try JSONValue.parse(buffer) }.get()
+        }
+        #expect(parsed == .object(["a": .number(3), "b": .object(["a": .number(2)])]))
+        let refused = text.withUnsafeBufferPointer { buffer in
+            Result { () throws(JSONValue.SyntaxError) in try JSONValue.parse(buffer, rejectingDuplicateKeys: true) }
+        }
+        #expect(refused == .failure(JSONValue.SyntaxError(reason: #"the key "a" appears twice"#, column: 25)))
+    }
 }

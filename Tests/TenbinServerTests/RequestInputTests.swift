@@ -98,6 +98,60 @@ import Testing
         #expect(throws: APIError.self) { try APIInput.edit(Array(long.utf8)) }
     }
 
+    @Test func aJSONBodyMayStartWithAByteOrderMark() throws {
+        let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        #expect(try APIInput.vote(mark + Array(#"{"side":2,"times":3}"#.utf8)) == (.second, 3))
+        #expect(try APIInput.vote(mark + Array(#" {"side": 1.0}"#.utf8)) == (.first, 1))
+        #expect(try APIInput.edit(mark + Array(#"{"contents": "q"}"#.utf8)).contents == "q")
+        // One mark only, and the column of an error counts it.
+        let twice = try #require(throws: APIError.self) { try APIInput.vote(mark + mark + Array(#"{"side": 1}"#.utf8)) }
+        #expect(twice == .badRequest("the body is not valid JSON: unexpected character where a value was expected at column 4"))
+        let broken = try #require(throws: APIError.self) { try APIInput.vote(mark + Array(#"{"side": }"#.utf8)) }
+        #expect(broken == .badRequest("the body is not valid JSON: unexpected character where a value was expected at column 13"))
+    }
+
+    @Test func aKeyGivenTwiceIsRefusedNamingIt() throws {
+        let vote = try #require(throws: APIError.self) { try APIInput.vote(Array(#"{"side": 1, "side": 2}"#.utf8)) }
+        #expect(vote == .badRequest(#"the body is not valid JSON: the key "side" appears twice at column 13"#))
+        let edit = try #require(throws: APIError.self) {
+            try APIInput.edit(Array(#"{"hashtags": [], "contents": "a", "hashtags": ["x"]}"#.utf8))
+        }
+        #expect(edit == .badRequest(#"the body is not valid JSON: the key "hashtags" appears twice at column 35"#))
+        // A key is quoted by its start, made safe to show.
+        let key = "\u{202E}" + String(repeating: "k", count: 100)
+        let long = try #require(throws: APIError.self) { try APIInput.vote(Array("{\"\(key)\": 1, \"\(key)\": 2}".utf8)) }
+        let quoted = "\u{FFFD}" + String(repeating: "k", count: 39) + "…"
+        #expect(long.message == "the body is not valid JSON: the key \"\(quoted)\" appears twice at column 112")
+        // Keys repeated in different objects are not the same key.
+        #expect(try APIInput.object(Array(#"{"a": {"x": 1}, "b": {"x": 2}}"#.utf8)).count == 2)
+    }
+
+    @Test func editsAndFormsOverThePosterTextLimitsAre422WithTheCoresMessage() throws {
+        let cases: [(String, String)] = [
+            ("{\"contents\": \"" + String(repeating: "a", count: 4097) + "\"}", "the question is longer than 4,096 bytes"),
+            (
+                "{\"hashtags\": [" + (0..<33).map { "\"t\($0)\"" }.joined(separator: ", ") + "]}",
+                "a poster has at most 32 hashtags"
+            ),
+            (
+                "{\"hashtags\": [\"" + String(repeating: "x", count: 201) + "\"]}",
+                "the hashtag \"\(String(repeating: "x", count: 20))…\" is longer than 200 bytes"
+            ),
+        ]
+        for (body, message) in cases {
+            let error = try #require(throws: APIError.self) { try APIInput.edit(Array(body.utf8)) }
+            #expect(error == .unprocessable(message))
+        }
+        // Counted as stored: a repeated tag and a lone # are not hashtags.
+        let tags = (0..<32).map { "\"t\($0)\"" }.joined(separator: ", ")
+        #expect(try APIInput.edit(Array("{\"hashtags\": [\(tags), \"t0\", \"#\"]}".utf8)).hashtags?.count == 34)
+        // The page's one hashtag box, split into words, is held to the same limit.
+        let box = (0..<33).map { "#t\($0)" }.joined(separator: " ")
+        let form = try Self.form([("image1", "a", [1]), ("image2", "b", [2]), ("hashtags", nil, Array(box.utf8))])
+        let error = try #require(throws: APIError.self) { try APIInput.posterForm(form, oneHashtagBox: true) }
+        #expect(error == .unprocessable("a poster has at most 32 hashtags"))
+    }
+
     static func form(_ parts: [(String, String?, [UInt8])]) throws -> FormParts {
         var form = FormParts(
             limits: FormLimits(maximumBytes: 1 << 20, maximumParts: 40, maximumFileBytes: 1 << 19, maximumFieldBytes: 4096))

@@ -50,6 +50,15 @@ public enum SafeText {
         return out
     }
 
+    /// The first `scalars` scalars of `text`, with `…` when there were more, made safe as for
+    /// ``terminal(_:lines:)``: how a message quotes a value that may be megabytes long (one
+    /// character may hold any number of scalars, so the bound counts scalars).
+    static func excerpt(_ text: String, scalars: Int) -> String {
+        var start = String.UnicodeScalarView()
+        start.append(contentsOf: text.unicodeScalars.prefix(scalars))
+        return terminal(String(start)) + (text.unicodeScalars.dropFirst(scalars).isEmpty ? "" : "…")
+    }
+
     /// Whether `scalar` is one this type changes (a control, a line break or a bidi override).
     public static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value

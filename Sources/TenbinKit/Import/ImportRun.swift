@@ -162,10 +162,16 @@ final class ImportRun {
         }
     }
 
-    /// Adds an entry to the window and queues the images it needs that are not known yet.
+    /// Adds an entry to the window and queues the images it needs that are not known yet. A
+    /// poster whose text is over ``PosterTextLimits`` fails here, before its images are read.
     private func admit(_ entry: ImportEntry) {
+        guard case .poster(let candidate) = entry else { return window.append(entry) }
+        do {
+            try PosterTextLimits.check(contents: candidate.contents, hashtags: candidate.hashtags)
+        } catch {
+            return window.append(.failed(source: candidate.source, reason: error.description))
+        }
         window.append(entry)
-        guard case .poster(let candidate) = entry else { return }
         for image in candidate.images where images[image.path] == nil {
             images[image.path] = .waiting
             queue.append(image.path)

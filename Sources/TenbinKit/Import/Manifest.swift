@@ -3,8 +3,9 @@
 ///
 /// `image1` and `image2` are required; `contents` (default empty) and `hashtags` (default
 /// none) may be left out or null; other keys are ignored. A relative path is relative to the
-/// manifest's folder. Blank lines are skipped; a line that is not such an object fails on
-/// its own and the rest goes on. The file may be UTF-8 with a byte-order mark and CRLF ends.
+/// manifest's folder. Blank lines are skipped; a line that is not such an object, or is longer
+/// than 16 MiB, or whose text is over ``PosterTextLimits``, fails on its own and the rest goes
+/// on. The file may be UTF-8 with a byte-order mark and CRLF ends.
 enum Manifest {
     /// Why one line cannot be a poster.
     struct Problem: KindedError, Equatable {
@@ -59,6 +60,11 @@ enum Manifest {
         }
     }
 
+    /// Why a line longer than `maximum` bytes is not read (it is skipped, and the rest goes on).
+    static func tooLong(_ maximum: Int) -> String {
+        "line is longer than \(ByteCount(maximum))"
+    }
+
     /// `path` itself when absolute, else `folder/path`.
     static func resolve(_ path: String, in folder: String) -> String {
         path.hasPrefix("/") || folder.isEmpty ? path : "\(folder)/\(path)"
@@ -100,9 +106,9 @@ struct ManifestReader: ImportReader {
             let folder = self.folder
             let entry: ImportEntry??
             do {
-                entry = try lines.next { line -> ImportEntry? in
-                    Manifest.isBlank(line) ? nil : Manifest.entry(line, source: source, folder: folder)
-                }
+                entry = try lines.next(
+                    { line -> ImportEntry? in Manifest.isBlank(line) ? nil : Manifest.entry(line, source: source, folder: folder) },
+                    tooLong: { .failed(source: source, reason: Manifest.tooLong(lines.maximumLine)) })
             } catch let error as SystemErrno {
                 throw Self.failure(path, error)
             }
@@ -116,7 +122,7 @@ struct ManifestReader: ImportReader {
         let reader = try open(path)
         var count = 0
         do {
-            while let blank = try reader.next(Manifest.isBlank) {
+            while let blank = try reader.next(Manifest.isBlank, tooLong: { false }) {
                 if !blank { count += 1 }
             }
         } catch let error as SystemErrno {
@@ -134,9 +140,6 @@ struct ManifestReader: ImportReader {
     }
 
     private static func failure(_ path: String, _ error: SystemErrno) -> ImportError {
-        if error.code == 7 {  // E2BIG
-            return ImportError(path: path, reason: "a line is longer than \(ByteCount(LineReader.maximumLine)); is it a manifest?")
-        }
-        return ImportError.unreadable(path, code: error.code)
+        ImportError.unreadable(path, code: error.code)
     }
 }

@@ -21,9 +21,10 @@ public enum JSONValue: Sendable, Equatable {
         public var description: String { "\(reason) at column \(column)" }
     }
 
-    /// Parses one complete JSON text; white space may surround it.
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(SyntaxError) -> JSONValue {
-        var parser = Parser(bytes: bytes)
+    /// Parses one complete JSON text; white space may surround it. A key repeated in one
+    /// object keeps its last value, unless `rejectingDuplicateKeys` makes it an error.
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, rejectingDuplicateKeys: Bool = false) throws(SyntaxError) -> JSONValue {
+        var parser = Parser(bytes: bytes, rejectsDuplicateKeys: rejectingDuplicateKeys)
         parser.skipSpace()
         let value = try parser.value(depth: 0)
         parser.skipSpace()
@@ -41,6 +42,7 @@ public enum JSONValue: Sendable, Equatable {
 /// A recursive-descent reader over the bytes of one JSON text.
 private struct Parser {
     let bytes: UnsafeBufferPointer<UInt8>
+    let rejectsDuplicateKeys: Bool
     var index = 0
 
     /// Deeper nesting than this is refused instead of recursing without bound.
@@ -92,7 +94,11 @@ private struct Parser {
         while true {
             skipSpace()
             guard current == UInt8(ascii: "\"") else { throw error("expected a quoted key") }
+            let keyStart = index
             let key = try string()
+            if rejectsDuplicateKeys && fields[key] != nil {
+                throw JSONValue.SyntaxError(reason: "the key \"\(SafeText.excerpt(key, scalars: 40))\" appears twice", column: keyStart + 1)
+            }
             skipSpace()
             guard current == UInt8(ascii: ":") else { throw error("expected ':' after a key") }
             index += 1

@@ -121,8 +121,8 @@ extension Routes {
         }
         let upload = configuration.maximumUploadBytes
         let limits = FormLimits(
-            maximumBytes: upload, maximumParts: 3 + APIInput.maximumHashtags,
-            maximumFileBytes: min(upload, gateway.maximumImageBytes), maximumFieldBytes: APIInput.maximumContentsBytes)
+            maximumBytes: upload, maximumParts: 3 + PosterTextLimits.maximumHashtags,
+            maximumFileBytes: min(upload, gateway.maximumImageBytes), maximumFieldBytes: PosterTextLimits.maximumContentsBytes)
         return write(route, head, allowed: "POST", json: false, limiter: postLimiter, what: "posts", limit: .form(limits), failure: failure)
         {
             [self] body throws(APIError) in

@@ -9,12 +9,6 @@ enum APIInput {
     static let maximumLimit = 100
     /// The most votes one request may add.
     static let maximumTimes = 100
-    /// The most hashtags a poster may have over HTTP.
-    static let maximumHashtags = 32
-    /// The most bytes of a question over HTTP.
-    static let maximumContentsBytes = 4096
-    /// The most bytes of one hashtag over HTTP.
-    static let maximumHashtagBytes = 200
     /// The most bytes of a JSON body.
     static let maximumJSONBytes = 16 * 1024
 
@@ -59,16 +53,20 @@ enum APIInput {
         return id
     }
 
-    /// A JSON object body.
+    /// A JSON object body. A UTF-8 byte-order mark before it is skipped (some clients write
+    /// one); a key given twice is refused, since either value could be the one meant.
     static func object(_ body: [UInt8]) throws(APIError) -> [String: JSONValue] {
         guard body.count <= maximumJSONBytes else { throw .tooLarge("the JSON body is larger than \(maximumJSONBytes) bytes") }
+        let mark = body.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        let parsed = body[mark...].withUnsafeBufferPointer { buffer in
+            Result { () throws(JSONValue.SyntaxError) in try JSONValue.parse(buffer, rejectingDuplicateKeys: true) }
+        }
         let value: JSONValue
-        do {
-            value = try body.withUnsafeBufferPointer { buffer in
-                try Result { () throws(JSONValue.SyntaxError) in try JSONValue.parse(buffer) }.get()
-            }
-        } catch {
-            throw .badRequest("the body is not valid JSON: \(error)")
+        switch parsed {
+        case .success(let parsed): value = parsed
+        case .failure(let error):
+            // Columns count the body's bytes, the mark's too.
+            throw .badRequest("the body is not valid JSON: \(error.reason) at column \(error.column + mark)")
         }
         guard case .object(let fields) = value else { throw .badRequest("the body must be a JSON object") }
         return fields
@@ -140,17 +138,24 @@ enum APIInput {
         return (contents, hashtags)
     }
 
+    /// A question within ``PosterTextLimits`` (the core checks it again; checking here refuses
+    /// the request before any image is read); 422 when it is not.
     static func checkedContents(_ text: String) throws(APIError) -> String {
-        guard text.utf8.count <= maximumContentsBytes else {
-            throw .unprocessable("the question is longer than \(maximumContentsBytes) bytes")
+        do {
+            try PosterTextLimits.check(contents: text)
+        } catch {
+            throw .unprocessable(error.description)
         }
         return text
     }
 
+    /// Hashtags within ``PosterTextLimits``, returned as sent (the board normalises them); 422
+    /// when they are not.
     static func checkedHashtags(_ tags: [String]) throws(APIError) -> [String] {
-        guard tags.count <= maximumHashtags else { throw .unprocessable("a poster has at most \(maximumHashtags) hashtags") }
-        if let long = tags.first(where: { $0.utf8.count > maximumHashtagBytes }) {
-            throw .unprocessable("the hashtag \"\(long.prefix(20))…\" is longer than \(maximumHashtagBytes) bytes")
+        do {
+            try PosterTextLimits.check(hashtags: tags)
+        } catch {
+            throw .unprocessable(error.description)
         }
         return tags
     }

@@ -34,11 +34,13 @@ enum PostCommand: Command {
         if arguments.positionals.contains("-") && isatty(STDIN_FILENO) == 1 {
             throw UsageError("'-' reads the image from standard input, which is a terminal; pipe the image in", command: spec)
         }
+        let contents = try arguments.text ?? ""
+        let hashtags = try arguments.tag
+        // The board checks this too; checked first here, a refused post creates no store.
+        try PosterTextLimits.check(contents: contents, hashtags: hashtags)
         let board = try context.board(create: true, limits: limits, encoding: encoding)
         let images = try arguments.positionals.map { try upload($0, limits: limits) }
-        let draft = PosterDraft(
-            image1: images[0], image2: images[1],
-            contents: try arguments.text ?? "", hashtags: try arguments.tag)
+        let draft = PosterDraft(image1: images[0], image2: images[1], contents: contents, hashtags: hashtags)
         context.markers.reach("post:begin")
         let poster = try board.post(draft)
         context.markers.reach("post:end")

@@ -7,6 +7,22 @@ extension ServeBenchmark {
     static let wireVotes = 50
 
     static func feedCompression(board: Board, port: UInt16, server: Child) throws {
+        try wireBytes(board: board, port: port)
+        var cost = Table("\(feeds) live feeds open", "resident memory", "growth per feed", "server CPU per vote", "per feed event")
+        for compressed in [false, true] {
+            let (rss, growth, cpu) = try feedCost(board: board, port: port, server: server, gzip: compressed)
+            cost.add(
+                compressed ? "gzip" : "plain", Format.mb(rss), String(format: "%.1f KB", Double(growth) / Double(feeds) / 1000),
+                Format.ms(cpu), String(format: "%.1f µs", cpu / Double(feeds) * 1e6))
+        }
+        cost.print()
+        print("\nResident memory of the server with the feeds open, and its growth while they opened (the plain feeds")
+        print("first; each kind opened once the server had let go of every earlier feed, so memory they freed is reused);")
+        print("CPU from /proc/PID/stat over \(latencyVotes) votes, each sent to every feed.\n")
+    }
+
+    /// Bytes per event on one plain and one gzipped feed, both open while the same votes land.
+    private static func wireBytes(board: Board, port: UInt16) throws {
         let path = "/api/v1/feed?sort=new&limit=20"
         let shown = try board.posters(order: .new, limit: 20, offset: 0).map(\.id)
         let plain = try FeedStream(port: port, path: path)
@@ -40,21 +56,25 @@ extension ServeBenchmark {
         table.print()
         print("\nMeans over \(wireVotes) votes, one event each, chunk framing included. One gzip stream per feed: a 2 KiB window and")
         print("memLevel 2 (16 KB of zlib state), each event flushed (Z_SYNC_FLUSH).\n")
-
-        var cost = Table("\(feeds) live feeds open", "resident memory", "server CPU per vote", "per feed event")
-        for compressed in [false, true] {
-            let (rss, cpu) = try feedCost(board: board, port: port, server: server, gzip: compressed)
-            cost.add(
-                compressed ? "gzip" : "plain", Format.mb(rss), Format.ms(cpu), String(format: "%.1f µs", cpu / Double(feeds) * 1e6))
-        }
-        cost.print()
-        print("\nResident memory of the server with the feeds open (the plain feeds first, closed before the gzip ones are")
-        print("opened); CPU from /proc/PID/stat over \(latencyVotes) votes, each sent to every feed.\n")
     }
 
-    /// The server's resident memory with `feeds` feeds open (plus one plain one to watch), and
-    /// its CPU seconds per vote while every feed receives each vote's event.
-    private static func feedCost(board: Board, port: UInt16, server: Child, gzip: Bool) throws -> (rss: Int, cpu: Double) {
+    /// Waits until the server counts no live feed open: a client that left is noticed at the
+    /// next heartbeat (15 s), and its feed's memory is freed then.
+    private static func waitForFeedsClosed(port: UInt16) throws {
+        for _ in 0..<100 {
+            let metrics = String(decoding: try LoopbackHTTP.get(port: port, "/metrics").body, as: UTF8.self)
+            if metrics.split(separator: "\n").contains("tenbin_live_feeds 0") { return }
+            usleep(300_000)
+        }
+        throw BenchError("the server still counts live feeds open 30 s after they were closed")
+    }
+
+    /// The server's resident memory with `feeds` feeds open (plus one plain one to watch), its
+    /// growth while they opened, and its CPU seconds per vote while every feed receives each
+    /// vote's event.
+    private static func feedCost(board: Board, port: UInt16, server: Child, gzip: Bool) throws -> (rss: Int, growth: Int, cpu: Double) {
+        try waitForFeedsClosed(port: port)
+        let start = LiveBenchmark.residentBytes(of: server.pid)
         let path = "/api/v1/feed?sort=new&limit=20"
         var streams: [FeedStream] = []
         for _ in 0..<feeds {
@@ -68,6 +88,6 @@ extension ServeBenchmark {
         let before = try LiveBenchmark.statSeconds(of: server.pid)
         _ = try voteToFeed(board: board, watched: watched, votes: latencyVotes)
         let cpu = (try LiveBenchmark.statSeconds(of: server.pid) - before) / Double(latencyVotes)
-        return (rss, cpu)
+        return (rss, rss - start, cpu)
     }
 }

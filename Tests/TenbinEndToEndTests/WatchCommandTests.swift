@@ -235,6 +235,13 @@ final class WatchProcess {
         return try waitForExit()
     }
 
+    /// Kills the process and waits for it (curl started from the test process was seen to
+    /// ignore SIGINT and SIGTERM).
+    func killNow() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
     /// Waits for the process to end by itself (its deadline ends one that hangs).
     func waitForExit() throws -> (status: Int32, stderr: String, unreadLines: [String]) {
         process.waitUntilExit()

@@ -25,11 +25,12 @@ extension ServeEndToEndTests {
             try WatchProcess(program: "/usr/bin/curl", ["-sSN", "--compressed", "http://127.0.0.1:\(server.port)/api/v1/feed\(query)"])
         }
 
-        /// The next event curl printed (skipping comments and the retry line).
+        /// The next event curl printed (skipping comments and the retry line), within 30 s.
         static func nextEvent(_ curl: WatchProcess) throws -> Event {
+            let deadline = Date().addingTimeInterval(30)
             var event = Event(name: "", data: "")
             while true {
-                let line = try curl.nextLine()
+                let line = try curl.nextLine(within: max(0.1, deadline.timeIntervalSinceNow))
                 if line.isEmpty {
                     if !event.name.isEmpty { return event }
                     event = Event(name: "", data: "")
@@ -77,6 +78,27 @@ extension ServeEndToEndTests {
             #expect(server.stop().status == 0)
             let (status, stderr, _) = try curl.waitForExit()
             #expect(status == 0, "\(stderr)")
+        }
+
+        @Test func aGzippedFeedPassesThroughTheDocumentedNginxUnbuffered() throws {
+            let server = try ServeProcess(["--no-rate-limit", "--trust-proxy"])
+            try ServeAPITests.post(server, contents: "through nginx")
+            // docs/postgres.md's nginx block, both of its upstreams pointing at this one server.
+            let nginx = try LoadBalancer([server.port, server.port])
+            let head = try nginx.connect()
+            try head.send("GET /api/v1/feed HTTP/1.1\r\nHost: 127.0.0.1:\(nginx.port)\r\nAccept-Encoding: gzip\r\n\r\n")
+            let answer = try head.read(until: "\r\n\r\n")
+            #expect(answer.contains("Content-Encoding: gzip") && answer.contains("Vary: Accept-Encoding"), "\(answer)")
+            head.close()
+            let curl = try WatchProcess(program: "/usr/bin/curl", ["-sSN", "--compressed", "http://127.0.0.1:\(nginx.port)/api/v1/feed"])
+            let snapshot = try Self.nextEvent(curl)
+            #expect(snapshot.name == "snapshot" && snapshot.data.contains("through nginx"), "\(snapshot)")
+            #expect(try Tenbin.run(["vote", "1", "2"], store: server.store).status == 0)
+            let vote = try Self.nextEvent(curl)
+            #expect(vote.name == "modified" && vote.data.contains("\"good2\": 1"), "\(vote)")
+            // nginx stops gracefully, waiting for its open connections: curl goes first.
+            curl.killNow()
+            withExtendedLifetime(nginx) {}
         }
 
         @Test func aClientThatDoesNotTakeGzipGetsThePlainStreamUnchanged() throws {

@@ -6,7 +6,7 @@ import CZlib
 ///
 /// The window is small on purpose: a server holds up to thousands of feeds, and zlib's default
 /// state (a 32 KiB window, memLevel 8) costs 268 KB each. `windowBits` 11 and `memLevel` 2 cost
-/// 16 KB and still send a `modified` event in about 140 bytes instead of 567 (see
+/// 16 KB and still send a `modified` event in 40–140 bytes instead of 530 (see
 /// docs/benchmarks.md). Not thread-safe: its owner serialises the calls.
 final class GzipStream {
     /// Bytes of history a piece may refer back to: 2^11.

@@ -110,11 +110,15 @@ enum LoopbackHTTP {
 final class FeedStream {
     let socket: Int32
     private var pending: [UInt8] = []
+    /// Bytes received so far (head and chunk framing included), for the wire-size table.
+    private(set) var received = 0
 
-    init(port: UInt16, path: String) throws {
+    /// Opens the feed at `path`, asking for gzip when `gzip` is set.
+    init(port: UInt16, path: String, gzip: Bool = false) throws {
         socket = LoopbackHTTP.connect(port: port)
         guard socket >= 0 else { throw BenchError("cannot open feed \(pending.count): \(String(cString: strerror(errno)))") }
-        try LoopbackHTTP.send(socket, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        let encoding = gzip ? "Accept-Encoding: gzip\r\n" : ""
+        try LoopbackHTTP.send(socket, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\(encoding)\r\n")
     }
 
     deinit {
@@ -131,17 +135,40 @@ final class FeedStream {
                 pending.removeSubrange(..<found.upperBound)
                 return
             }
+            guard try fill(until: deadline) else { throw BenchError("the feed sent no \(marker) within \(seconds) s") }
+        }
+    }
+
+    /// Reads until `count` bytes in all have been received, waiting at most `seconds`.
+    func read(atLeast count: Int, within seconds: Double) throws {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        while received < count {
+            guard try fill(until: deadline) else { throw BenchError("the feed sent \(received) bytes, not \(count), within \(seconds) s") }
+        }
+    }
+
+    /// Reads whatever arrives for `seconds`.
+    func drain(for seconds: Double) throws {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        while try fill(until: deadline) {}
+    }
+
+    /// Reads once what is there, waiting until `deadline` at most; false at the deadline.
+    private func fill(until deadline: UInt64) throws -> Bool {
+        while true {
             let now = DispatchTime.now().uptimeNanoseconds
-            guard now < deadline else { throw BenchError("the feed sent no \(marker) within \(seconds) s") }
+            guard now < deadline else { return false }
             var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             guard poll(&descriptor, 1, Int32((deadline - now) / 1_000_000) + 1) > 0 else { continue }
             var buffer = [UInt8](repeating: 0, count: 65536)
             let count = Glibc.read(socket, &buffer, buffer.count)
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { throw BenchError("the feed closed") }
+            received += count
             pending += buffer[..<count]
             // Keep only a tail long enough to hold a marker split across reads.
             if pending.count > 1 << 20 { pending.removeFirst(pending.count - (1 << 16)) }
+            return true
         }
     }
 }

@@ -7,7 +7,7 @@ import TenbinKit
 
 /// `tenbin serve` under wrk, next to nginx serving the same bytes from disk on the same
 /// machine with the same connection counts: a page of posters, a blob, votes, 1,000 idle live
-/// feeds, vote-to-feed latency, and the server's peak memory.
+/// feeds, vote-to-feed latency, the server's peak memory, and live feeds gzipped.
 enum ServeBenchmark {
     static let connections = 64
     static let seconds = 10
@@ -95,6 +95,7 @@ enum ServeBenchmark {
         let loadPeak = peakBytes(of: server.pid)
         try thumbnails(context, board: board, port: port, server: server, loadPeak: loadPeak)
         try liveFeeds(board: board, port: port, server: server)
+        try feedCompression(board: board, port: port, server: server)
     }
     /// Votes/s over keep-alive connections, spread over every poster and all on one, with the
     /// store's own count as the proof that none was lost or doubled.

@@ -159,7 +159,8 @@ import Testing
     }
 }
 
-/// A running `tenbin` whose output is read line by line as it comes.
+/// A running `tenbin` (or another program, such as curl) whose output is read line by line as
+/// it comes.
 final class WatchProcess {
     private let process = Process()
     private let errors = Pipe()
@@ -168,9 +169,14 @@ final class WatchProcess {
     private var deadline: Deadline?
 
     /// Starts tenbin with `arguments` (in `store` when given).
-    init(_ arguments: [String], store: ScratchFolder?) throws {
-        process.executableURL = URL(fileURLWithPath: Tenbin.binary)
-        process.arguments = (store.map { ["--store", $0.path] } ?? []) + arguments
+    convenience init(_ arguments: [String], store: ScratchFolder?) throws {
+        try self.init(program: Tenbin.binary, (store.map { ["--store", $0.path] } ?? []) + arguments)
+    }
+
+    /// Starts `program` with `arguments`.
+    init(program: String, _ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "TENBIN_STORE")
         environment["NO_COLOR"] = "1"
@@ -196,7 +202,7 @@ final class WatchProcess {
             buffer.finished.signal()
         }
         try process.run()
-        deadline = Deadline(process, what: "tenbin \(arguments.joined(separator: " "))")
+        deadline = Deadline(process, what: "\(program) \(arguments.joined(separator: " "))")
         reader.start()
     }
 
@@ -210,7 +216,7 @@ final class WatchProcess {
     /// The next line, waiting up to `seconds` for it.
     func nextLine(within seconds: Double = 20) throws -> String {
         guard buffer.arrived.wait(timeout: .now() + seconds) == .success else {
-            throw WatchTimeout(description: "no line from tenbin watch within \(seconds) s")
+            throw WatchTimeout(description: "no line from \(process.executableURL?.lastPathComponent ?? "") within \(seconds) s")
         }
         return buffer.lines.withLock { $0.removeFirst() }
     }
@@ -226,6 +232,18 @@ final class WatchProcess {
     /// Sends SIGINT and waits for the process to end.
     func interrupt() throws -> (status: Int32, stderr: String, unreadLines: [String]) {
         kill(process.processIdentifier, SIGINT)
+        return try waitForExit()
+    }
+
+    /// Kills the process and waits for it (curl started from the test process was seen to
+    /// ignore SIGINT and SIGTERM).
+    func killNow() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Waits for the process to end by itself (its deadline ends one that hangs).
+    func waitForExit() throws -> (status: Int32, stderr: String, unreadLines: [String]) {
         process.waitUntilExit()
         try deadline?.check()
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -42,9 +42,12 @@ final class FeedHub: Sendable {
     /// open. A client that names the last event it received (`lastEventID`, a known one for
     /// the same feed) gets the changes since then instead of a snapshot (none when nothing
     /// changed); otherwise the snapshot. Every event carries an `id:` naming the state the
-    /// client holds once it has applied it.
-    func open(_ observation: FeedObservation, of feed: Feed, lastEventID: String? = nil) throws(APIError) -> EventStream {
-        let stream = EventStream()
+    /// client holds once it has applied it. With `gzip`, the stream is compressed when zlib has
+    /// the memory (see ``EventStream/isCompressed``).
+    func open(_ observation: FeedObservation, of feed: Feed, lastEventID: String? = nil, gzip: Bool = false) throws(APIError)
+        -> EventStream
+    {
+        let stream = EventStream(gzip: gzip)
         let id = ObjectIdentifier(stream)
         let admitted = state.withLock { state in
             guard !state.stopped, state.streams.count < maximumFeeds else { return false }

@@ -4,21 +4,21 @@ import TenbinKit
 extension Routes {
     /// `GET /api/v1/feed?sort=&limit=&q=`: a server-sent event stream. A connection starts with
     /// a snapshot, or, when it names with `Last-Event-ID` an event this server sent for the same
-    /// feed and still remembers, with just the changes since that event.
+    /// feed and still remembers, with just the changes since that event. Compressed (one endless
+    /// gzip member, each event flushed) for a client whose `Accept-Encoding` takes gzip.
     func feed(_ head: RequestHead) throws -> Reply {
         let query = try APIInput.query(head.rawQuery)
         let feed = Feed(order: try APIInput.order(query), limit: try APIInput.limit(query), query: query["q"])
         let lastEventID = head.header("last-event-id").map { String($0.prefix(64)) }
-        let stream = try feeds.open(try gateway.observe(feed), of: feed, lastEventID: lastEventID)
-        return .now(
-            HTTPResponse(
-                status: 200,
-                headers: [
-                    ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"),
-                    ("X-Content-Type-Options", "nosniff"),
-                    // nginx would otherwise hold events back in its buffer.
-                    ("X-Accel-Buffering", "no"),
-                ], body: .events(stream)))
+        let stream = try feeds.open(
+            try gateway.observe(feed), of: feed, lastEventID: lastEventID, gzip: Gzip.accepted(by: head.header("accept-encoding")))
+        var headers = [
+            ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),
+            // nginx would otherwise hold events back in its buffer.
+            ("X-Accel-Buffering", "no"), ("Vary", "Accept-Encoding"),
+        ]
+        if stream.isCompressed { headers.append(("Content-Encoding", "gzip")) }
+        return .now(HTTPResponse(status: 200, headers: headers, body: .events(stream)))
     }
 
     /// `GET /healthz`: 200 when the store answers, else 503.

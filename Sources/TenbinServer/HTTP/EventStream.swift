@@ -8,6 +8,9 @@ import TenbinKit
 /// costs nothing while it waits); `send` resumes it. The `suspended` flag is kept under the
 /// same lock as the buffer, so a connection is resumed exactly once per suspension and never
 /// when it is not suspended (which libmicrohttpd does not allow).
+///
+/// A client that takes gzip gets one endless gzip member instead, each piece compressed and
+/// flushed as it is sent (see ``GzipStream``), so every event still arrives at once.
 final class EventStream: Sendable {
     private struct State {
         var buffer: [UInt8] = []
@@ -28,35 +31,72 @@ final class EventStream: Sendable {
     // Every field is read and written under this lock, which also orders the
     // suspend/resume calls.
     private let state = Locked(State())
+    // The gzip stream of a compressed body; nil for a plain one, and once the body is over
+    // (which frees zlib's memory at once). Held from compressing a piece until it is queued, so
+    // pieces are queued in the order they were compressed; taken before `state`, never inside.
+    private let encoder: Locked<GzipStream?>
     /// The most bytes waiting for a slow reader before the stream gives up on it.
     let maximumBuffered: Int
+    /// Whether the body is gzip: the client asked for it and zlib had the memory.
+    let isCompressed: Bool
 
-    /// An open stream that holds at most `maximumBuffered` unsent bytes.
-    init(maximumBuffered: Int = 1 << 20) {
+    /// An open stream that holds at most `maximumBuffered` unsent bytes, compressed with gzip
+    /// when `gzip` is set (see ``isCompressed``).
+    init(maximumBuffered: Int = 1 << 20, gzip: Bool = false) {
         self.maximumBuffered = maximumBuffered
+        let encoder = gzip ? GzipStream() : nil
+        isCompressed = encoder != nil
+        self.encoder = Locked(encoder)
     }
 
-    /// Queues `text` for the client. Returns false when the stream is over, or when the client
-    /// has fallen so far behind that the stream ends instead of buffering more.
+    /// Queues `text` for the client (compressed and flushed, for a gzip body, so the client can
+    /// read it at once). Returns false when the stream is over, or when the client has fallen so
+    /// far behind that the stream ends instead of buffering more.
     @discardableResult
     func send(_ text: String) -> Bool {
+        guard isCompressed, !text.isEmpty else { return enqueue(text.utf8) }
+        return encoder.withLock { encoder in
+            guard let gzip = encoder, !isOver else { return false }  // no work for a body that is over
+            guard let bytes = gzip.write(text.utf8) else {
+                // zlib failed, which only a bug can cause: end the body (the client reconnects).
+                encoder = nil
+                end()
+                return false
+            }
+            return enqueue(bytes)
+        }
+    }
+
+    /// Ends the stream once what is queued has been sent (a gzip body with its trailer).
+    func finish() {
+        guard isCompressed else { return end() }
+        encoder.withLock { encoder in
+            if let trailer = encoder?.write([], last: true) { enqueue(trailer) }
+            encoder = nil
+            end()
+        }
+    }
+
+    /// Queues bytes of the body; false when the stream is over or the client too far behind.
+    @discardableResult
+    private func enqueue(_ bytes: some Collection<UInt8>) -> Bool {
         state.withLock { state in
             guard !state.closed, !state.finished else { return false }
-            guard state.buffer.count - state.start + text.utf8.count <= maximumBuffered else {
+            guard state.buffer.count - state.start + bytes.count <= maximumBuffered else {
                 state.finished = true
                 state.buffer.removeAll()
                 state.start = 0
                 Self.resume(&state)
                 return false
             }
-            state.buffer.append(contentsOf: text.utf8)
+            state.buffer.append(contentsOf: bytes)
             Self.resume(&state)
             return true
         }
     }
 
-    /// Ends the stream once what is queued has been sent.
-    func finish() {
+    /// Marks the body as ending once what is queued has been sent.
+    private func end() {
         state.withLock { state in
             state.finished = true
             Self.resume(&state)
@@ -75,6 +115,9 @@ final class EventStream: Sendable {
 
     /// Whether the exchange is over.
     var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Whether nothing more is sent: the exchange is over or the body is ending.
+    private var isOver: Bool { state.withLock { $0.closed || $0.finished } }
 
     // MARK: The HTTP side
 
@@ -124,6 +167,7 @@ final class EventStream: Sendable {
             defer { state.onClose = nil }
             return state.onClose
         }
+        if isCompressed { encoder.withLock { $0 = nil } }
         handler?()
     }
 

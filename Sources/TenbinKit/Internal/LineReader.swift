@@ -109,23 +109,14 @@ final class LineReader {
     /// Reads past the end of the line that fills the buffer, a buffer at a time, keeping the
     /// bytes after its LF (none at the end of the file).
     private func skipLine() throws(SystemErrno) {
-        while true {
-            let count = try read(into: 0)
-            let newline = buffer.withUnsafeBufferPointer { bytes -> Int? in
-                guard count > 0, let found = memchr(bytes.baseAddress!, 0x0A, count) else { return nil }
-                return bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
-            }
-            if let newline {
+        repeat {
+            start = 0
+            end = try read(into: 0)
+            if let newline = firstNewline() {
                 start = newline + 1
-                end = count
                 return
             }
-            if count == 0 {
-                start = 0
-                end = 0
-                return
-            }
-        }
+        } while end > 0
     }
 
     /// Reads into `buffer[offset...]` (not empty), retrying when interrupted; 0 at the end of

@@ -25,9 +25,42 @@ struct SQLiteSession: StoreWriting {
         FROM poster p JOIN blob b1 ON b1.id = p.image1 JOIN blob b2 ON b2.id = p.image2
         """
 
-    /// The ORDER BY of each feed order; the `poster_popular` index serves popular order.
-    static func orderBy(_ order: FeedOrder) -> String {
-        order == .new ? "p.id DESC" : "p.good1 + p.good2 DESC, p.id DESC"
+    /// One part of popular order (most votes first, then newest), read from an index of its
+    /// own: posters with votes from `poster_voted` (votes, then id), then posters without from
+    /// `poster_unvoted` (id alone). A new poster has no votes, so it is appended at the right
+    /// edge of `poster_unvoted`, where SQLite splits a page cheaply; the single index of
+    /// schemas 1–6 put it at an interior point, after every voted poster (Migrations, step 7).
+    ///
+    /// Each part's condition repeats its index's own (`> 0`, `<= 0`), so SQLite can use the
+    /// index, and after a cursor each part begins with a seek: the rest of the cursor's vote
+    /// count, then fewer votes, then the unvoted. (A row value `(votes, id) < (?, ?)`, as
+    /// before, is no index bound to SQLite: every page after a cursor scanned popular order
+    /// from its start.)
+    struct PopularPart {
+        /// The WHERE condition, over poster `p`, with `?` for ``bindings``.
+        let condition: String
+        let bindings: [any SQLValue]
+        let orderBy: String
+
+        private static let votes = "p.good1 + p.good2"
+        private static let voted = PopularPart(condition: "\(votes) > 0", bindings: [], orderBy: "\(votes) DESC, p.id DESC")
+        private static let unvoted = PopularPart(condition: "\(votes) <= 0", bindings: [], orderBy: "p.id DESC")
+
+        /// The parts that follow `after` (all of popular order without it), in order.
+        static func following(_ after: FeedPosition?) -> [PopularPart] {
+            guard let after else { return [voted, unvoted] }
+            guard after.votes > 0 else { return [unvoted.narrowed("p.id < ?", after.id)] }
+            return [
+                PopularPart(
+                    condition: voted.condition + " AND \(votes) = ? AND p.id < ?", bindings: [after.votes, after.id], orderBy: "p.id DESC"),
+                voted.narrowed("\(votes) < ?", after.votes),
+                unvoted,
+            ]
+        }
+
+        private func narrowed(_ condition: String, _ value: any SQLValue) -> PopularPart {
+            PopularPart(condition: self.condition + " AND " + condition, bindings: [value], orderBy: orderBy)
+        }
     }
 
     /// A list of ids as one JSON array parameter, so one prepared statement serves any count.
@@ -75,17 +108,38 @@ struct SQLiteSession: StoreWriting {
         guard limit > 0 else { return [] }
         let statement: Statement
         switch (order, after) {
-        case (_, nil):
-            statement = try db.statement(Self.posterColumns + " ORDER BY \(Self.orderBy(order)) LIMIT ? OFFSET ?").bind(limit, offset)
+        case (.new, nil):
+            statement = try db.statement(Self.posterColumns + " ORDER BY p.id DESC LIMIT ? OFFSET ?").bind(limit, offset)
         case (.new, let after?):
             statement = try db.statement(Self.posterColumns + " WHERE p.id < ? ORDER BY p.id DESC LIMIT ? OFFSET ?")
                 .bind(after.id, limit, offset)
-        case (.popular, let after?):
-            statement = try db.statement(
-                Self.posterColumns + " WHERE (p.good1 + p.good2, p.id) < (?, ?) ORDER BY \(Self.orderBy(.popular)) LIMIT ? OFFSET ?"
-            ).bind(after.votes, after.id, limit, offset)
+        case (.popular, _):
+            return try withHashtags(popularPage(after: after, offset: offset, limit: limit))
         }
         return try withHashtags(try statement.map(Self.decodePoster))
+    }
+
+    /// A page of popular order: the voted part, then as much of the unvoted part as the page
+    /// still needs. An offset that passes the whole voted part goes on into the unvoted one.
+    private func popularPage(after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster] {
+        var posters: [Poster] = []
+        var offset = offset
+        for part in PopularPart.following(after) where posters.count < limit {
+            let rows = try db.statement(
+                Self.posterColumns + " WHERE \(part.condition) ORDER BY \(part.orderBy) LIMIT ? OFFSET ?"
+            ).bind(part.bindings + [limit - posters.count, offset]).map(Self.decodePoster)
+            if rows.isEmpty && offset > 0 {
+                // The offset passed this whole part: count it, and skip the rest in the next.
+                let passed =
+                    try db.statement("SELECT count(*) FROM poster p WHERE \(part.condition)").bind(part.bindings)
+                    .first { $0.int(0) } ?? 0
+                offset = max(0, offset - passed)
+            } else {
+                offset = 0
+            }
+            posters += rows
+        }
+        return posters
     }
 
     func count() throws -> Int {

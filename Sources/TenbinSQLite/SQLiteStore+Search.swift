@@ -164,25 +164,19 @@ extension SQLiteSession {
         ).bind(Self.idList(ids)).map { SearchEntry(id: $0.int64(0), key: $0.text(1), votes: $0.int(2)) }
     }
 
+    /// Every poster's key in popular order after `after`, part by part (``SQLiteSession/PopularPart``).
     func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
-        let statement: Statement
-        if let after {
-            statement = try db.statement(
+        for part in PopularPart.following(after) {
+            let statement = try db.statement(
                 """
                 SELECT p.id, k.key, p.good1 + p.good2 FROM poster p JOIN search_key k ON k.poster_id = p.id
-                WHERE (p.good1 + p.good2, p.id) < (?, ?) ORDER BY p.good1 + p.good2 DESC, p.id DESC
+                WHERE \(part.condition) ORDER BY \(part.orderBy)
                 """
-            ).bind(after.votes, after.id)
-        } else {
-            statement = try db.statement(
-                """
-                SELECT p.id, k.key, p.good1 + p.good2 FROM poster p JOIN search_key k ON k.poster_id = p.id
-                ORDER BY p.good1 + p.good2 DESC, p.id DESC
-                """)
-        }
-        defer { statement.reset() }
-        while try statement.step() {
-            guard try visit(SearchEntry(id: statement.int64(0), key: statement.text(1), votes: statement.int(2))) else { return }
+            ).bind(part.bindings)
+            defer { statement.reset() }
+            while try statement.step() {
+                guard try visit(SearchEntry(id: statement.int64(0), key: statement.text(1), votes: statement.int(2))) else { return }
+            }
         }
     }
 

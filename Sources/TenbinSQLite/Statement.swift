@@ -96,7 +96,7 @@ final class Statement {
 }
 
 /// A Swift value that can be bound to a statement parameter.
-protocol SQLValue {
+protocol SQLValue: Sendable {
     func bind(to statement: OpaquePointer, at index: Int32) -> Int32
 }
 

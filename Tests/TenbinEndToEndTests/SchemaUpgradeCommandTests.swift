@@ -72,10 +72,19 @@ import Testing
         INSERT INTO search_gram (search_gram, rank) VALUES ('automerge', 16);
         """
 
+    /// Schemas 1–6 served popular order from one index over all posters: today's two turned
+    /// back into it.
+    static let onePopularIndex = """
+        DROP INDEX poster_voted;
+        DROP INDEX poster_unvoted;
+        CREATE INDEX poster_popular ON poster(good1 + good2 DESC, id DESC);
+        """
+
     /// The SQL that turns today's database into one at `version`.
     static func downgrade(to version: Int) -> String {
-        if version == 5 { return "BEGIN;\n" + sizedIndex + "\nPRAGMA user_version = 5;\nCOMMIT;\n" }
-        if version == 4 { return "BEGIN;\n" + contentsIdentity + "\nPRAGMA user_version = 4;\nCOMMIT;\n" }
+        if version == 6 { return "BEGIN;\n" + onePopularIndex + "\nPRAGMA user_version = 6;\nCOMMIT;\n" }
+        if version == 5 { return "BEGIN;\n" + onePopularIndex + sizedIndex + "\nPRAGMA user_version = 5;\nCOMMIT;\n" }
+        if version == 4 { return "BEGIN;\n" + onePopularIndex + contentsIdentity + "\nPRAGMA user_version = 4;\nCOMMIT;\n" }
         var sql = "PRAGMA foreign_keys = OFF;\nBEGIN;\n" + digestReferences
         if version <= 2 {
             // Schema 2's index had FTS5's default segment buffer (migration 3 empties and
@@ -124,7 +133,7 @@ import Testing
         let expected = try answers(store)
         #expect(expected.count == 27)
 
-        for version in 1...5 {
+        for version in 1...6 {
             let old = "\(reference.path)/schema-\(version)"
             try FileManager.default.copyItem(atPath: store, toPath: old)
             let rewrite = try Shell.capture(["sqlite3", "\(old)/tenbin.sqlite", Self.downgrade(to: version)])
@@ -140,9 +149,12 @@ import Testing
             let after = try Shell.capture([
                 "sqlite3", "\(old)/tenbin.sqlite",
                 "PRAGMA user_version; SELECT typeof(image1) FROM poster LIMIT 1; SELECT count(*) FROM poster WHERE contents_hash = 0;"
-                    + " SELECT count(*) FROM sqlite_schema WHERE name = 'search_gram_docsize';",
+                    + " SELECT count(*) FROM sqlite_schema WHERE name = 'search_gram_docsize';"
+                    + " SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'poster' ORDER BY name);",
             ])
-            #expect(after.stdout == "6\ninteger\n0\n0\n", "schema \(version) upgraded in place")
+            #expect(
+                after.stdout == "7\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n",
+                "schema \(version) upgraded in place")
             #expect(try answers(old) == expected, "schema \(version)")
             let gc = try Tenbin.run(["gc", "--json"], store: old)
             #expect(gc.stdout.contains(#""removedBlobs": 0"#), "schema \(version): \(gc.stdout)")

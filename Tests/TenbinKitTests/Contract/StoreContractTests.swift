@@ -159,6 +159,12 @@ import Testing
         for (order, expected) in [(FeedOrder.new, newest), (.popular, popular)] {
             #expect(try board.posters(order: order, limit: 100) == expected)
             #expect(try board.posters(order: order, limit: 5, offset: 5) == Array(expected[5..<10]))
+            // Every offset, including ones that pass all voted posters (SQLite reads popular
+            // order from two indexes, voted posters' and unvoted ones').
+            for offset in 0...(expected.count + 1) {
+                let page = try board.posters(order: order, limit: 3, offset: offset)
+                #expect(page == Array(expected.dropFirst(offset).prefix(3)), "\(order), offset \(offset)")
+            }
             var cursor: PageCursor?
             var walked: [Poster] = []
             repeat {

@@ -54,11 +54,15 @@ import Testing
             let posters = ["一", "二つ目", "third"].map { NewPoster(contents: $0, hashtags: [], images: images) }
             #expect(try board.commitImport(posters, images: []) == [.inserted(1), .inserted(2), .inserted(3)])
         }
-        // Back to schema 4 as it was released: no hash column, the contents in the index.
+        // Back to schema 4 as it was released: no hash column, the contents in the index, one
+        // index for popular order.
         do {
             let db = try Database(path: "\(store.path)/tenbin.sqlite", mode: .readWrite)
             try db.execute(
                 """
+                DROP INDEX poster_voted;
+                DROP INDEX poster_unvoted;
+                CREATE INDEX poster_popular ON poster(good1 + good2 DESC, id DESC);
                 DROP INDEX poster_identity;
                 ALTER TABLE poster DROP COLUMN contents_hash;
                 CREATE INDEX poster_identity ON poster(image1, image2, contents);

@@ -152,6 +152,16 @@ import Testing
         #expect(try s.ids("猫", order: .popular, limit: 7) == expected({ $0 % 3 == 0 }, limit: 7, offset: 0))
         #expect(try s.ids("猫 写真", order: .popular, limit: 3, offset: 2) == expected({ $0 % 3 == 0 }, limit: 3, offset: 2))
         #expect(try s.ids("写真 \(count - 50)", order: .popular) == [ids[count - 50]])
+        // Pages after cursors, walking the posters by votes: one poster a page across the ties
+        // (two with 9 votes, two with 4) and into the unvoted, then the rest in large pages.
+        var cursor: PageCursor?
+        var walked: [Int64] = []
+        repeat {
+            let page = try s.board.searchPage(query: "写真", order: .popular, limit: walked.count < 8 ? 1 : 500, after: cursor)
+            walked += page.posters.map(\.id)
+            cursor = page.next
+        } while cursor != nil
+        #expect(walked == expected({ _ in true }, limit: count, offset: 0))
     }
 
     @Test func deletingAPosterRemovesItFromTheIndexInTheSameTransaction() throws {

@@ -50,8 +50,9 @@ final class ImportRun {
         )?
     /// Dry run only: posters that would have been added, to skip later identical ones.
     private var wouldAdd: Set<Board.ImportIdentity> = []
-    /// Where batches commit (see `commit(_:on:ended:)`).
-    private let commitQueue = DispatchQueue(label: "tenbin.import-commit")
+    /// Where batches commit (see `commit(_:on:ended:)`): one thread for the whole import, so
+    /// SQLite's memory stays in that thread's malloc arena (see ``SerialThread``).
+    private let committer = SerialThread()
 
     private(set) var report = ImportReport()
     private var done = 0
@@ -91,6 +92,8 @@ final class ImportRun {
 
     /// Runs the whole import from `reader`.
     func execute(_ reader: inout any ImportReader) async throws {
+        // Every commit has ended when this returns (below), so the thread has nothing left.
+        defer { committer.finish() }
         do {
             try await coordinate(&reader)
         } catch {
@@ -285,8 +288,8 @@ final class ImportRun {
             let work: @Sendable () throws -> [PosterImportOutcome] = {
                 posters.isEmpty ? [] : try board.commitImport(posters, records: records, blobRecords: blobRecords, images: images)
             }
-            let queue = commitQueue
-            let task = Task.detached { try await ImportRun.commit(work, on: queue, ended: ended) }
+            let committer = self.committer
+            let task = Task.detached { try await ImportRun.commit(work, on: committer, ended: ended) }
             committing = (entries, task, ended)
         }
     }
@@ -340,14 +343,14 @@ final class ImportRun {
         progress(ImportProgress(done: done, total: total, images: imagesRead, elapsed: now - started))
     }
 
-    /// Runs a batch's commit on `queue`, the import's own serial queue, so that its waits (for
-    /// blob flushes, folder flushes, SQLite's lock) never hold one of the task pool's threads,
+    /// Runs a batch's commit on `thread`, the import's own, so that its waits (for blob
+    /// flushes, folder flushes, SQLite's lock) never hold one of the task pool's threads,
     /// which decode images; `ended` is set once it has returned or thrown.
     private static func commit(
-        _ work: @escaping @Sendable () throws -> [PosterImportOutcome], on queue: DispatchQueue, ended: Locked<Bool>
+        _ work: @escaping @Sendable () throws -> [PosterImportOutcome], on thread: SerialThread, ended: Locked<Bool>
     ) async throws -> [PosterImportOutcome] {
         try await withCheckedThrowingContinuation { continuation in
-            queue.async {
+            thread.async {
                 let outcome = Result { try work() }
                 ended.withLock { $0 = true }
                 continuation.resume(with: outcome)

@@ -45,9 +45,7 @@ enum ImportCommand: Command {
             Errors.write("Error: \(error)")
             return ExitStatus.usage
         }
-        var manifest = false
-        if case .manifest = source { manifest = true }
-        returnLargeBuffersPromptly(oneArena: manifest)
+        returnLargeBuffersPromptly()
         // Loading libcrypto and OpenSSL's set-up for its first digest (≈ 1.7 ms, CCrypto loads it on
         // first use) would come before the first image's hash, with both jobs waiting; begun
         // here on another core, it overlaps creating and opening the store, which wait on the disk.
@@ -98,23 +96,22 @@ enum ImportCommand: Command {
     /// glibc raises its mmap threshold after a large free, after which decoded photos (tens of
     /// MB each) are carved from per-thread heaps that keep their pages: with two jobs that is
     /// ~50 MB more peak memory. A fixed 1 MiB threshold maps every pixel buffer on its own and
-    /// gives it back when freed; and for a manifest, one arena keeps the commits' freed memory
-    /// in one place (photo folders keep an arena per decoding thread).
-    /// `mallopt` is not in Swift's Glibc module, so it is looked up;
+    /// gives it back when freed. `mallopt` is not in Swift's Glibc module, so it is looked up;
     /// without it (another libc) nothing changes.
-    private static func returnLargeBuffersPromptly(oneArena: Bool) {
+    ///
+    /// Every thread keeps its own arena, manifests included: imports once limited the process
+    /// to one, because commits hopped between pool threads and left SQLite's freed memory in
+    /// each one's arena; the reading and the committing thread then waited on each other's
+    /// every allocation (about two lock waits per poster). Commits now run on one thread of
+    /// their own (`SerialThread`), and a million-line manifest imports 10–20 % faster for
+    /// about 75 MB more peak memory (docs/benchmarks.md).
+    private static func returnLargeBuffersPromptly() {
         #if canImport(Glibc)
             typealias MallOpt = @convention(c) (Int32, Int32) -> Int32
             guard let symbol = dlsym(nil, "mallopt") else { return }
             let M_MMAP_THRESHOLD: Int32 = -3  // from glibc's <malloc.h>
-            let M_ARENA_MAX: Int32 = -8
-            // Tuning hints: when glibc refuses one (returns 0), memory is only less tidy.
+            // A tuning hint: when glibc refuses it (returns 0), memory is only less tidy.
             _ = unsafeBitCast(symbol, to: MallOpt.self)(M_MMAP_THRESHOLD, 1 << 20)
-            // One arena for a manifest (whose work is text and SQLite, not parallel decoding):
-            // an import's batches commit on whichever thread the task pool gives them, and with an arena per thread SQLite's freed memory stayed scattered over
-            // all of them (200,000 manifest lines: 173 MB of heap with an arena per thread, 114 MB
-            // with one, at the same CPU time).
-            if oneArena { _ = unsafeBitCast(symbol, to: MallOpt.self)(M_ARENA_MAX, 1) }
         #endif
     }
 }

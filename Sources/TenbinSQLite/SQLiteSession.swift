@@ -119,8 +119,8 @@ struct SQLiteSession: StoreWriting {
         return try withHashtags(try statement.map(Self.decodePoster))
     }
 
-    /// A page of popular order: the voted part, then as much of the unvoted part as the page
-    /// still needs. An offset that passes the whole voted part goes on into the unvoted one.
+    /// A page of popular order, part by part (``PopularPart``) until it is full. An offset
+    /// that passes a whole part goes on into the next.
     private func popularPage(after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster] {
         var posters: [Poster] = []
         var offset = offset

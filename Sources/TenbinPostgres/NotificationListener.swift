@@ -53,20 +53,13 @@ public final class NotificationListener: @unchecked Sendable {
             _ = fcntl(fd, F_SETFL, O_NONBLOCK)
         }
         wake = (fds[0], fds[1])
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let status = pthread_create(
-            &thread, nil,
-            { context in
-                let listener = Unmanaged<NotificationListener>.fromOpaque(context!).takeRetainedValue()
-                listener.run()
-                return nil
-            }, context)
-        guard status == 0 else {
-            Unmanaged<NotificationListener>.fromOpaque(context).release()
+        // The thread keeps the listener until it ends.
+        guard let thread = PosixThread.start({ self.run() }) else {
             close(fds[0])
             close(fds[1])
             throw PostgresError(kind: .unavailable, sqlState: nil, message: "cannot start a thread", target: target.description)
         }
+        self.thread = thread
     }
 
     deinit {

@@ -23,15 +23,9 @@ final class SerialThread: @unchecked Sendable {
     init() {
         // Default attributes: these fail only without memory, after which nothing could run.
         precondition(pthread_mutex_init(mutex, nil) == 0 && pthread_cond_init(condition, nil) == 0, "pthread init failed")
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let status = pthread_create(
-            &thread, nil,
-            { context in
-                let worker = Unmanaged<SerialThread>.fromOpaque(context!).takeRetainedValue()
-                worker.run()
-                return nil
-            }, context)
-        precondition(status == 0, "pthread_create failed: \(status)")
+        // The thread keeps this object until it ends. Without a thread an import cannot commit.
+        guard let thread = PosixThread.start({ self.run() }) else { preconditionFailure("the system refused a thread") }
+        self.thread = thread
     }
 
     deinit {

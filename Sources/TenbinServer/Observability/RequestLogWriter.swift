@@ -46,20 +46,10 @@ final class RequestLogWriter: Sendable {
         self.format = format
         self.capacity = capacity
         self.sink = sink
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let status = pthread_create(
-            &thread, nil,
-            { context in
-                // Retained for the thread: the writer outlives its server until the thread ends.
-                let writer = Unmanaged<RequestLogWriter>.fromOpaque(context!).takeRetainedValue()
-                writer.run()
-                return nil
-            }, context)
-        if status == 0 {
+        // The thread keeps the writer: it outlives its server until the thread ends.
+        if let thread = PosixThread.start({ self.run() }) {
             _ = pthread_detach(thread)  // never joined: a writer stuck on a full pipe must not hold up the exit
         } else {
-            Unmanaged<RequestLogWriter>.fromOpaque(context).release()
             state.withLock { $0.finishing = true }
         }
     }

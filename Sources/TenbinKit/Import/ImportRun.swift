@@ -1,5 +1,3 @@
-import Dispatch
-
 /// The state of one import while it runs: a window of entries in source order, the images
 /// they wait for, the batch about to be committed, and the report so far.
 ///

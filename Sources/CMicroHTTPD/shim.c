@@ -38,3 +38,8 @@ const struct sockaddr *tb_http_client_address(struct MHD_Connection *connection)
     const union MHD_ConnectionInfo *info = tb_MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info == NULL ? NULL : info->client_addr;
 }
+
+int tb_http_client_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = tb_MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}

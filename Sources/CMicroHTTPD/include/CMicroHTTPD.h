@@ -57,4 +57,20 @@ uint16_t tb_http_bound_port(struct MHD_Daemon *daemon);
 /// The client's address of a connection, or NULL.
 const struct sockaddr *tb_http_client_address(struct MHD_Connection *connection);
 
+/// The socket of a connection (libmicrohttpd keeps owning it), or -1.
+int tb_http_client_socket(struct MHD_Connection *connection);
+
+/// An epoll set for peers closing their end of a connection, with an eventfd in it as event
+/// number 0 (stored in `wake`); -1 and errno when either cannot be made.
+int tb_hangup_create(int *wake);
+
+/// Adds `socket` to the set, one-shot, for its peer's hang-up only, as event `number` (not 0).
+int tb_hangup_add(int poll, int socket, uint64_t number);
+
+/// Waits for events (retrying when interrupted) and stores their numbers; the count, or -1.
+int tb_hangup_wait(int poll, uint64_t *numbers, int capacity);
+
+/// Writes to the eventfd, which reports event 0.
+int tb_hangup_wake(int wake);
+
 #endif

@@ -26,6 +26,9 @@ final class EventStream: Sendable {
         var closed = false
         /// Runs once when the exchange is over.
         var onClose: (@Sendable () -> Void)?
+        /// The client closed its end (``peerLeft()``): the connection is closed without
+        /// sending what is queued.
+        var peerGone = false
     }
 
     // Every field is read and written under this lock, which also orders the
@@ -103,6 +106,20 @@ final class EventStream: Sendable {
         }
     }
 
+    /// The client has closed its end of the connection (``HangUpWatch``): what is queued is
+    /// dropped and the connection resumed, so libmicrohttpd closes it now rather than at the
+    /// next heartbeat.
+    func peerLeft() {
+        state.withLock { state in
+            guard !state.closed else { return }
+            state.peerGone = true
+            state.finished = true
+            state.buffer = []
+            state.start = 0
+            Self.resume(&state)
+        }
+    }
+
     /// Runs `handler` once when the exchange is over (at once if it already is).
     func onClose(_ handler: @escaping @Sendable () -> Void) {
         let runNow = state.withLock { state in
@@ -127,9 +144,11 @@ final class EventStream: Sendable {
     }
 
     /// Copies queued bytes into `destination`: the count copied, 0 after suspending the
-    /// connection when there is nothing yet, or -1 at the end of the body.
+    /// connection when there is nothing yet, -1 at the end of the body, or -2 (close without
+    /// ending the body) once the client has left.
     func read(into destination: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
         state.withLock { state in
+            if state.peerGone { return -2 }
             let available = state.buffer.count - state.start
             if available > 0 {
                 let count = min(available, capacity)

@@ -35,6 +35,8 @@ final class HTTPDaemon: Sendable {
     private let daemon = Locked<OpaquePointer?>(nil)
     /// Exchanges in progress, for a graceful stop.
     let exchanges = Locked<[ObjectIdentifier: HTTPExchange]>([:])
+    /// Watches event streams' sockets for clients that leave; set while the daemon runs.
+    private let hangUps = Locked<HangUpWatch?>(nil)
 
     /// The address cannot be listened on.
     struct StartError: Error, CustomStringConvertible {
@@ -87,6 +89,7 @@ final class HTTPDaemon: Sendable {
                 return started
             }
             daemon = started
+            hangUps.withLock { $0 = HangUpWatch() }
             return tb_http_bound_port(started)
         }
     }
@@ -107,6 +110,10 @@ final class HTTPDaemon: Sendable {
             for exchange in exchanges.withLock({ Array($0.values) }) { exchange.abandon() }
             MHD_stop_daemon(running)
             daemon = nil
+            hangUps.withLock { watch in
+                watch?.stop()
+                watch = nil
+            }
         }
     }
 
@@ -121,6 +128,7 @@ final class HTTPDaemon: Sendable {
 
     /// The exchange is over, answered or not.
     fileprivate func completed(_ exchange: HTTPExchange) {
+        if let number = exchange.watched { hangUps.withLock { $0 }?.forget(number) }
         exchange.close()
         exchanges.withLock { $0[ObjectIdentifier(exchange)] = nil }
         handler.finished(exchange.record)
@@ -277,6 +285,7 @@ final class HTTPDaemon: Sendable {
         case .events(let stream):
             exchange.stream = stream
             stream.attach(connection)
+            exchange.watched = hangUps.withLock { $0 }?.watch(tb_http_client_socket(connection), for: stream)
             let context = Unmanaged.passRetained(stream).toOpaque()
             made = MHD_create_response_from_callback(UInt64.max, 4096, Callbacks.readEvents, context, Callbacks.releaseEvents)
             if made == nil { Unmanaged<EventStream>.fromOpaque(context).release() }

@@ -6,7 +6,7 @@ import TenbinKit
 /// runs on the one thread that owns the connection, except `complete(_:)`, which work done
 /// elsewhere calls.
 final class HTTPExchange: @unchecked Sendable {
-    // `phase`, `head`, `connection`, `form`, `postProcessor`, `stream` and the counters are
+    // `phase`, `head`, `connection`, `form`, `postProcessor`, `stream`, `watched` and the counters are
     // touched only by libmicrohttpd's callbacks for this request, which run one at a time on
     // the thread owning the connection. `waiting` is shared with the work that produces a
     // deferred answer and sits behind its own lock.
@@ -54,6 +54,8 @@ final class HTTPExchange: @unchecked Sendable {
     var refusal: APIError?
 
     var stream: EventStream?
+    /// The number ``HangUpWatch`` knows `stream` by, if it watches its socket.
+    var watched: UInt64?
     let waiting = Locked(Waiting())
 
     init(target: String) {

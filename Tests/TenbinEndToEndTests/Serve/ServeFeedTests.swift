@@ -72,17 +72,49 @@ extension ServeEndToEndTests {
             #expect(try server.request("GET", "/metrics").text.contains("tenbin_live_feeds 6"))
             for other in others { other.close() }
             feed.close()
-            // The next heartbeat finds the connections gone.
+            #expect(try Self.feedsOpen(server, settlingAt: 0) == 0)
+            #expect(try server.request("GET", "/healthz").status == 200)
+        }
+
+        /// A client that closes its connection is forgotten at once, not at the next heartbeat
+        /// (here five minutes away): its suspended connection is closed when its socket hangs
+        /// up. Feeds whose clients stay, plain or gzip, go on receiving events.
+        @Test func aClientThatLeavesIsForgottenWithoutWaitingForAHeartbeat() throws {
+            let folder = try ScratchFolder()
+            let server = try ServeProcess(["--heartbeat", "300", "--no-rate-limit"], store: folder.path)
+            try ServeAPITests.post(server, contents: "first")
+            let staying = try Self.open(server)
+            #expect(try Self.nextEvent(staying).name == "snapshot")
+            let leaving = try (0..<4).map { _ in try Self.open(server) }
+            for feed in leaving { #expect(try Self.nextEvent(feed).name == "snapshot") }
+            let zipped = try server.connect()
+            try zipped.send("GET /api/v1/feed HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n")
+            #expect(try zipped.read(until: "\r\n\r\n").contains("Content-Encoding: gzip"))
+            #expect(try Self.feedsOpen(server, settlingAt: 6) == 6)
+
+            for feed in leaving { feed.close() }
+            zipped.close()
+            #expect(try Self.feedsOpen(server, settlingAt: 1) == 1)
+            // The one left is still served.
+            #expect(try Tenbin.run(["vote", "1", "1"], store: server.store).status == 0)
+            #expect(try Self.nextEvent(staying).name == "modified")
+            staying.close()
+            #expect(try Self.feedsOpen(server, settlingAt: 0) == 0)
+            #expect(try server.stop().status == 0)
+        }
+
+        /// The server's count of open feeds (`/metrics`), read until it is `expected` or ten
+        /// seconds have passed.
+        static func feedsOpen(_ server: ServeProcess, settlingAt expected: Int) throws -> Int {
             var open = -1
-            for _ in 0..<50 where open != 0 {
-                usleep(200_000)
+            for _ in 0..<50 where open != expected {
+                if open != -1 { usleep(200_000) }
                 let metrics = try server.request("GET", "/metrics").text
                 open =
                     metrics.split(separator: "\n").first { $0.hasPrefix("tenbin_live_feeds ") }.flatMap { Int($0.split(separator: " ")[1]) }
                     ?? -1
             }
-            #expect(open == 0)
-            #expect(try server.request("GET", "/healthz").status == 200)
+            return open
         }
 
         @Test func stoppingTheServerEndsOpenFeedsAndExitsZero() throws {

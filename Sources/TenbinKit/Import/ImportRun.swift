@@ -350,6 +350,8 @@ final class ImportRun {
         try await withCheckedThrowingContinuation { continuation in
             thread.async {
                 let outcome = Result { try work() }
+                // The batch's rows, records and SQLite's pages for them are freed by now.
+                FreedMemory.giveBack()
                 ended.withLock { $0 = true }
                 continuation.resume(with: outcome)
             }

@@ -104,7 +104,8 @@ enum ImportCommand: Command {
     /// each one's arena; the reading and the committing thread then waited on each other's
     /// every allocation (about two lock waits per poster). Commits now run on one thread of
     /// their own (`SerialThread`), and a million-line manifest imports with 11–16 % less CPU
-    /// for about 75 MB more peak memory (docs/benchmarks.md).
+    /// for about 40 MB more peak memory, the arenas' free pages being given back after each
+    /// commit (`FreedMemory`; docs/benchmarks.md).
     private static func returnLargeBuffersPromptly() {
         #if canImport(Glibc)
             typealias MallOpt = @convention(c) (Int32, Int32) -> Int32

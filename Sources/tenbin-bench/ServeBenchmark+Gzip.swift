@@ -58,8 +58,8 @@ extension ServeBenchmark {
         print("memLevel 2 (16 KB of zlib state), each event flushed (Z_SYNC_FLUSH).\n")
     }
 
-    /// Waits until the server counts no live feed open: a client that left is noticed at the
-    /// next heartbeat (15 s), and its feed's memory is freed then.
+    /// Waits until the server counts no live feed open: a client that left is noticed when its
+    /// socket hangs up, and its feed's memory is freed then.
     private static func waitForFeedsClosed(port: UInt16) throws {
         for _ in 0..<100 {
             let metrics = String(decoding: try LoopbackHTTP.get(port: port, "/metrics").body, as: UTF8.self)

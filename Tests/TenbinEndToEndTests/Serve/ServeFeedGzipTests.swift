@@ -81,7 +81,9 @@ extension ServeEndToEndTests {
         }
 
         @Test func aGzippedFeedPassesThroughTheDocumentedNginxUnbuffered() throws {
-            let server = try ServeProcess(["--no-rate-limit", "--trust-proxy"])
+            // A five-minute heartbeat: only the server's watch on each feed's socket can notice
+            // the clients leaving below.
+            let server = try ServeProcess(["--no-rate-limit", "--trust-proxy", "--heartbeat", "300"])
             try ServeAPITests.post(server, contents: "through nginx")
             // docs/postgres.md's nginx block, both of its upstreams pointing at this one server.
             let nginx = try LoadBalancer([server.port, server.port])
@@ -98,6 +100,9 @@ extension ServeEndToEndTests {
             #expect(vote.name == "modified" && vote.data.contains("\"good2\": 1"), "\(vote)")
             // nginx stops gracefully, waiting for its open connections: curl goes first.
             curl.killNow()
+            // nginx closes its upstream connection when its client leaves, and the server closes
+            // the feed then (both clients above are gone).
+            #expect(try ServeFeedTests.feedsOpen(server, settlingAt: 0) == 0)
             withExtendedLifetime(nginx) {}
         }
 

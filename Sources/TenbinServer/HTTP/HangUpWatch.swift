@@ -11,7 +11,8 @@ import TenbinKit
 /// ``EventStream``), and libmicrohttpd does not poll a suspended connection: a client that
 /// closed its end was only noticed when the next heartbeat failed to reach it, up to 15 s
 /// later, its feed and connection held all that time. Phones leave that way all the time
-/// (a tab closed, a network lost), each reconnect opening a new feed beside the stale one.
+/// (a tab closed, a page reloaded), each reconnect opening a new feed beside the stale one;
+/// a client whose network vanishes without a word is still found by the heartbeat.
 ///
 /// So each stream's socket is also in an epoll set of this watch's own, for the peer's
 /// hang-up only (`EPOLLRDHUP`; an event stream's client never sends after its request, so

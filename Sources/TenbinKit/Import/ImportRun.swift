@@ -370,7 +370,7 @@ final class ImportRun {
             thread.async {
                 let outcome = Result { try work() }
                 // The batch's rows, records and SQLite's pages for them are freed by now.
-                FreedMemory.giveBack()
+                MallocTuning.giveBackFreePages()
                 ended.withLock { $0 = true }
                 continuation.resume(with: outcome)
             }

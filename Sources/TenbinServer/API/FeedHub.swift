@@ -75,8 +75,9 @@ final class FeedHub: Sendable {
         return stream
     }
 
-    /// A comment line on every stream: keeps proxies from closing an idle stream and lets a
-    /// suspended connection notice a client that left.
+    /// A comment line on every stream: keeps proxies from closing an idle stream and finds a
+    /// client that vanished without closing its connection (one that closed it is noticed at
+    /// once, by ``HangUpWatch``).
     private func beat() {
         for stream in state.withLock({ Array($0.streams.values) }) { stream.send(": heartbeat\n\n") }
     }

@@ -96,8 +96,7 @@ enum ImportCommand: Command {
     /// glibc raises its mmap threshold after a large free, after which decoded photos (tens of
     /// MB each) are carved from per-thread heaps that keep their pages: with two jobs that is
     /// ~50 MB more peak memory. A fixed 1 MiB threshold maps every pixel buffer on its own and
-    /// gives it back when freed. `mallopt` is not in Swift's Glibc module, so it is looked up;
-    /// without it (another libc) nothing changes.
+    /// gives it back when freed.
     ///
     /// Every thread keeps its own arena, manifests included: imports once limited the process
     /// to one, because commits hopped between pool threads and left SQLite's freed memory in
@@ -105,14 +104,8 @@ enum ImportCommand: Command {
     /// every allocation (about two lock waits per poster). Commits now run on one thread of
     /// their own (`SerialThread`), and a million-line manifest imports with 11–16 % less CPU
     /// for about 40 MB more peak memory, the arenas' free pages being given back after each
-    /// commit (`FreedMemory`; docs/benchmarks.md).
+    /// commit (`MallocTuning.giveBackFreePages`; docs/benchmarks.md).
     private static func returnLargeBuffersPromptly() {
-        #if canImport(Glibc)
-            typealias MallOpt = @convention(c) (Int32, Int32) -> Int32
-            guard let symbol = dlsym(nil, "mallopt") else { return }
-            let M_MMAP_THRESHOLD: Int32 = -3  // from glibc's <malloc.h>
-            // A tuning hint: when glibc refuses it (returns 0), memory is only less tidy.
-            _ = unsafeBitCast(symbol, to: MallOpt.self)(M_MMAP_THRESHOLD, 1 << 20)
-        #endif
+        MallocTuning.mapLargeBuffersOnTheirOwn()
     }
 }

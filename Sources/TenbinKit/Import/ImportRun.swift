@@ -268,7 +268,7 @@ final class ImportRun {
     /// What this batch's commit needs is prepared before waiting for the commit under way, and
     /// that commit's outcomes are recorded after this batch is handed over: the committing
     /// thread, which bounds a manifest import, waits for neither. (Done in between, they left
-    /// it idle about 60 ms a batch of 20,000, 3 of a million-line import's 50 s.)
+    /// it idle about 60 ms a batch of 20,000: 3 s of a million-line import's 50.)
     private func commit() async throws {
         guard !batch.isEmpty else { return }
         let entries = batch

@@ -3,7 +3,7 @@ import Glibc
 /// Starting a pthread that runs a Swift closure: the one place that passes a closure through
 /// `pthread_create`'s C context pointer. Used where work needs a thread of its own rather than
 /// one of Dispatch's (``SerialThread``, PostgreSQL's notification listener, the server's
-/// request log writer).
+/// request log writer and its watch for feed clients hanging up).
 public enum PosixThread {
     /// Starts a joinable thread running `body`, which it keeps (with whatever `body` captures)
     /// until `body` returns; nil when the system refuses a thread.

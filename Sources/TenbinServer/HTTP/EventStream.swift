@@ -86,10 +86,7 @@ final class EventStream: Sendable {
         state.withLock { state in
             guard !state.closed, !state.finished else { return false }
             guard state.buffer.count - state.start + bytes.count <= maximumBuffered else {
-                state.finished = true
-                state.buffer.removeAll()
-                state.start = 0
-                Self.resume(&state)
+                Self.endWithoutSending(&state)
                 return false
             }
             state.buffer.append(contentsOf: bytes)
@@ -113,11 +110,16 @@ final class EventStream: Sendable {
         state.withLock { state in
             guard !state.closed else { return }
             state.peerGone = true
-            state.finished = true
-            state.buffer = []
-            state.start = 0
-            Self.resume(&state)
+            Self.endWithoutSending(&state)
         }
+    }
+
+    /// Drops what is queued and ends the body (a client too far behind, or gone).
+    private static func endWithoutSending(_ state: inout State) {
+        state.finished = true
+        state.buffer.removeAll()
+        state.start = 0
+        resume(&state)
     }
 
     /// Runs `handler` once when the exchange is over (at once if it already is).

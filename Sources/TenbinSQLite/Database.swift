@@ -112,6 +112,12 @@ final class Database {
         return statement
     }
 
+    /// A prepared statement of its own for `sql`, not cached: for running several of the same
+    /// statement at once (a merge reads each of its segments with one).
+    func freshStatement(_ sql: String) throws -> Statement {
+        try Statement(connection: handle, sql: sql)
+    }
+
     /// Runs `body` inside a transaction, committing when it returns and rolling back when
     /// it throws.
     ///

@@ -100,7 +100,7 @@ extension Migrations {
 
             """ + blobIDIndexes
 
-    /// The newest schema, created at once in a new store: what steps 1–7 would build, without
+    /// The newest schema, created at once in a new store: what steps 1–8 would build, without
     /// building schema 1's tables only to rebuild them (that doubled a new store's first
     /// write, which a nearly full disk may not have room for). `SchemaUpgradeTests` checks
     /// that both give the same tables, columns, indexes and keys.
@@ -114,6 +114,6 @@ extension Migrations {
                 PRIMARY KEY (poster_id, position)
             ) WITHOUT ROWID;
 
-            """ + SQLiteSession.searchKeySchema + SQLiteSession.searchGramSchema + identityHashColumn + identityHashIndex
+            """ + SQLiteSession.searchKeySchema + SQLiteSession.searchIndexSchema + identityHashColumn + identityHashIndex
         + splitPopularIndex
 }

@@ -44,11 +44,11 @@ enum Migrations {
         """,
         // 2: search — each poster's normalised key and the index of its pieces (see
         // SQLiteStore+Search.swift), filled for the posters already stored.
-        Step(sql: SQLiteSession.searchSchema, then: SQLiteSession.indexAllPosters),
+        Step(sql: fts5SearchSchema, then: fts5IndexAllPosters),
         // 3: the leaner index vocabulary (one- and two-character pieces, no three-character
         // ones; see SearchGrams): every poster's tokens are rebuilt from its stored key, and
         // FTS5 keeps up to 16 MB of new tokens in memory before writing a segment.
-        Step(sql: SQLiteSession.leanerIndexSchema, then: SQLiteSession.reindexAllKeys),
+        Step(sql: fts5LeanerIndexSchema, then: fts5ReindexAllKeys),
         // 4: integer blob ids. Poster rows and upload rows reference a blob by its rowid
         // instead of its 64-character digest, so their rows and index entries are short; the
         // digest is stored once, in the blob row. See Migrations+BlobIDs.swift.
@@ -56,13 +56,17 @@ enum Migrations {
         // 5: the identity index holds a 64-bit hash of each poster's contents instead of the
         // contents (a tenth of its size; see Migrations+IdentityHash.swift), and FTS5 merges
         // the index's segments 16 at a time instead of 4 (SQLiteStore+Search.swift).
-        Step(sql: identityHashColumn + SQLiteSession.fewerMergesSchema, then: hashIdentities),
+        Step(sql: identityHashColumn + fts5FewerMergesSchema, then: hashIdentities),
         // 6: the index keeps no per-document sizes (FTS5's `columnsize = 0`): the table is
         // made again and every poster's tokens rebuilt from its stored key.
-        Step(sql: SQLiteSession.sizelessIndexSchema, then: SQLiteSession.reindexAllKeys),
+        Step(sql: fts5SizelessIndexSchema, then: fts5ReindexAllKeys),
         // 7: popular order from two indexes, voted posters and unvoted ones, in place of one
         // over all posters (see SQLiteSession.PopularPart).
         Step(sql: splitPopularIndex),
+        // 8: search's index of tenbin's own in place of FTS5: posting lists a batch builds in
+        // memory and writes as one segment, merged eight at a time (see
+        // SQLiteStore+Search.swift); filled from every stored key.
+        Step(sql: "DROP TABLE search_gram;\n" + SQLiteSession.searchIndexSchema, then: SQLiteSession.indexAllKeys),
     ]
 
     /// Schema 7's indexes for popular order. `poster_popular` (votes, then id, descending) put

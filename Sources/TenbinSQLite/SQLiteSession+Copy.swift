@@ -56,8 +56,9 @@ extension SQLiteSession {
                 image1, image2
             ).run()
             try insertHashtags(poster.hashtags, of: poster.id)
-            try indexSearch(id: poster.id, record.search)
         }
+        // One segment for the whole batch, as an import's.
+        try indexSearch(ids: records.map(\.poster.id), search: records.map(\.search))
     }
 
     func reservePosterIDs(through id: Int64) throws {

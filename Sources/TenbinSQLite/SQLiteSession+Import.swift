@@ -23,10 +23,10 @@ extension SQLiteSession {
         // Invariant of the callers: one search record per poster.
         precondition(posters.count == search.count, "one search record per poster")
         let created = createdAt.secondsSince1970
-        // One table at a time (posters, then hashtags, keys and index documents), not one poster
-        // at a time: each B-tree and FTS5's token hash then stay in the cache while they are
-        // written (a 200,000-line import took 11.6 s instead of 13.6; docs/benchmarks.md). Ids
-        // come from the poster rows, so those go first.
+        // One table at a time (posters, then hashtags, keys and the index's segment), not one
+        // poster at a time: each B-tree then stays in the cache while it is written (a
+        // 200,000-line import took 11.6 s instead of 13.6; docs/benchmarks.md). Ids come from
+        // the poster rows, so those go first.
         let insertPoster = try db.statement(Self.posterInsert)
         var ids: [Int64] = []
         ids.reserveCapacity(posters.count)
@@ -54,20 +54,7 @@ extension SQLiteSession {
                 try insertHashtag.run()
             }
         }
-        let insertKey = try db.statement(Self.searchKeyInsert)
-        for (record, id) in zip(search, ids) {
-            insertKey.reset()
-            try insertKey.bind(id, at: 1)
-            try insertKey.bind(record.key, at: 2)
-            try insertKey.run()
-        }
-        let insertGrams = try db.statement(Self.searchGramInsert)
-        for (record, id) in zip(search, ids) {
-            insertGrams.reset()
-            try insertGrams.bind(id, at: 1)
-            try insertGrams.bind(record.document, at: 2)
-            try insertGrams.run()
-        }
+        try indexSearch(ids: ids, search: search)
         return ids
     }
 }

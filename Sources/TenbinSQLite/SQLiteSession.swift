@@ -213,7 +213,6 @@ struct SQLiteSession: StoreWriting {
     static let posterInsert = "INSERT INTO poster (contents, contents_hash, created_at, image1, image2) VALUES (?, ?, ?, ?, ?)"
     static let hashtagInsert = "INSERT INTO hashtag (poster_id, position, tag) VALUES (?, ?, ?)"
     static let searchKeyInsert = "INSERT INTO search_key (poster_id, key) VALUES (?, ?)"
-    static let searchGramInsert = "INSERT INTO search_gram (rowid, grams) VALUES (?, ?)"
     /// The posters with two images and contents (their hash, then the text itself).
     static let identityLookup =
         "SELECT id FROM poster WHERE image1 = ? AND image2 = ? AND contents_hash = ? AND contents = ? ORDER BY id"

@@ -3,23 +3,25 @@ import TenbinKit
 /// Search in SQLite: each poster's normalised key, and an index of its pieces.
 ///
 /// `search_key` holds the key (``SearchText/key(contents:hashtags:)``), the one exact record
-/// of what a poster can be found by. `search_gram` is a contentless FTS5 table of the key's
-/// tokens (computed by the core, ``SearchGrams``), rowid = poster id, used only to narrow
-/// candidates: the core rechecks every hit against its key, so a stale index row can cost
-/// time but never a wrong result. Both change in the same transaction as the poster.
+/// of what a poster can be found by. The index maps each piece of a key (``SearchGrams``) to
+/// the posters holding it, and is used only to narrow candidates: the core rechecks every hit
+/// against its key, so a stale entry can cost time but never a wrong result. Both change in
+/// the same transaction as the poster.
 ///
-/// No LIKE or GLOB is ever sent to an FTS5 table: on SQLite 3.40.1 that returns wrong rows
-/// and can crash the process.
+/// The index is tenbin's own (schema 8; FTS5 before). Every transaction that indexes posters
+/// — an import's batch, a post, an edit — writes one *segment*: for each piece its batch
+/// holds, the posters' ids (``PostingCoding``), packed in blocks of about 4 KB, one row of
+/// `search_posting` each, keyed by segment and first piece (``PostingBlock``). The lists are
+/// built in memory (``SegmentBuilder``) and written in piece order, so a batch of 20,000
+/// posters appends a few hundred rows at the end of the table where FTS5 inserted two
+/// million tokens into its hash one by one. Segments of a size class (a *level*: 1–7
+/// posters, 8–63, …) are merged into one as soon as there are eight, so a store of a million
+/// posters has a few dozen at most, and a term is a few dozen row lookups.
+///
+/// An edited or deleted poster is recorded in `search_stale` with the newest segment at that
+/// moment: its ids in that segment and older ones are stale (the recheck drops them), and
+/// merges leave them out.
 extension SQLiteSession {
-    static let searchSchema = """
-        CREATE TABLE search_key (
-            poster_id INTEGER PRIMARY KEY REFERENCES poster(id) ON DELETE CASCADE,
-            key TEXT NOT NULL
-        );
-        CREATE VIRTUAL TABLE search_gram USING fts5(grams, tokenize = 'ascii', detail = 'none', content = '');
-        """
-
-    /// The `search_key` table alone (as schema 2 made it; a fresh store adds ``searchGramSchema``).
     static let searchKeySchema = """
         CREATE TABLE search_key (
             poster_id INTEGER PRIMARY KEY REFERENCES poster(id) ON DELETE CASCADE,
@@ -27,131 +29,279 @@ extension SQLiteSession {
         );
         """
 
-    /// Records a poster's key and tokens (inside its transaction).
+    /// The index's tables (schema 8).
+    static let searchIndexSchema = """
+        CREATE TABLE search_segment (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            level INTEGER NOT NULL,
+            posters INTEGER NOT NULL
+        );
+        CREATE TABLE search_posting (
+            segment INTEGER NOT NULL,
+            piece INTEGER NOT NULL,
+            postings BLOB NOT NULL,
+            PRIMARY KEY (segment, piece)
+        ) WITHOUT ROWID;
+        CREATE TABLE search_stale (
+            poster_id INTEGER PRIMARY KEY,
+            segment INTEGER NOT NULL
+        );
+        """
+
+    /// How many segments of one level are merged into one.
+    static let segmentsPerMerge = 8
+
+    /// The level of a segment of `posters` posters: 0 for 1–7, 1 for 8–63, and so on.
+    static func level(posters: Int) -> Int {
+        var level = 0
+        var size = max(1, posters)
+        while size >= segmentsPerMerge {
+            size /= segmentsPerMerge
+            level += 1
+        }
+        return level
+    }
+
+    /// Records a poster's key and pieces (inside its transaction).
     func indexSearch(id: Int64, _ search: SearchRecord) throws {
-        try db.statement(Self.searchKeyInsert).bind(id, search.key).run()
-        try db.statement(Self.searchGramInsert).bind(id, search.document).run()
+        try indexSearch(ids: [id], search: [search])
     }
 
-    /// Removes a poster's key and tokens (inside the transaction that deletes or edits it).
-    ///
-    /// A contentless FTS5 table forgets a row only when told exactly which tokens it had, so
-    /// they are rebuilt from the stored key, with the same function that indexed them.
+    /// Records posters' keys, and their pieces as one new segment (inside their transaction).
+    func indexSearch(ids: [Int64], search: [SearchRecord]) throws {
+        let insertKey = try db.statement(Self.searchKeyInsert)
+        var segment = SegmentBuilder(expectedPieces: min(1 << 20, search.count * 8))
+        for (id, record) in zip(ids, search) {
+            insertKey.reset()
+            try insertKey.bind(id, at: 1)
+            try insertKey.bind(record.key, at: 2)
+            try insertKey.run()
+            segment.add(id, pieces: record.pieces)
+        }
+        try write(segment)
+    }
+
+    /// Forgets a poster's key and marks its index entries stale (inside the transaction that
+    /// deletes or edits it).
     func removeSearch(id: Int64) throws {
-        guard let key = try db.statement("SELECT key FROM search_key WHERE poster_id = ?").bind(id).first({ $0.text(0) }) else {
-            return
-        }
-        try db.statement("INSERT INTO search_gram (search_gram, rowid, grams) VALUES ('delete', ?, ?)")
-            .bind(id, SearchGrams.document(forKey: key)).run()
         try db.statement("DELETE FROM search_key WHERE poster_id = ?").bind(id).run()
+        guard db.changes > 0 else { return }
+        try db.statement(
+            "INSERT OR REPLACE INTO search_stale (poster_id, segment) SELECT ?, coalesce(max(id), 0) FROM search_segment"
+        ).bind(id).run()
     }
 
-    /// Migration 2: indexes every poster stored before search existed.
-    ///
-    /// It reads only columns schema 1 already had, in plain SQL: a later schema (integer blob
-    /// ids, migration 4) changes how posters join their blobs, and this step runs before it.
-    @Sendable static func indexAllPosters(_ db: Database) throws {
-        let session = SQLiteSession(db)
-        var hashtags: [Int64: [String]] = [:]
-        let tags = try db.statement("SELECT poster_id, tag FROM hashtag ORDER BY poster_id, position")
-        while try tags.step() { hashtags[tags.int64(0), default: []].append(tags.text(1)) }
-        let posters = try db.statement("SELECT id, contents FROM poster ORDER BY id").map { ($0.int64(0), $0.text(1)) }
-        for (id, contents) in posters {
-            try session.removeSearch(id: id)
-            try session.indexSearch(id: id, SearchRecord(contents: contents, hashtags: hashtags[id] ?? []))
+    /// Writes a built segment, then merges any level that reached ``segmentsPerMerge``.
+    private func write(_ segment: SegmentBuilder) throws {
+        guard !segment.isEmpty else { return }
+        let id = try newSegment(posters: segment.posters)
+        var blocks = try blockWriter(segment: id)
+        try segment.lists { piece, list in try blocks.append(piece, list: list) }
+        try blocks.finish()
+        while let level = try db.statement(
+            "SELECT level FROM search_segment GROUP BY level HAVING count(*) >= ? ORDER BY level LIMIT 1"
+        ).bind(Self.segmentsPerMerge).first({ $0.int(0) }) {
+            let segments = try db.statement("SELECT id FROM search_segment WHERE level = ? ORDER BY id").bind(level).map { $0.int64(0) }
+            try merge(segments)
         }
     }
 
-    /// Migration 3's SQL: empties the index (a contentless table forgets everything at once
-    /// this way) and sets how much FTS5 buffers before it writes a segment. Fewer, larger
-    /// segments mean less merging while a big import runs; a transaction's tokens are
-    /// written at its commit whatever the size.
-    static let leanerIndexSchema = """
-        INSERT INTO search_gram (search_gram) VALUES ('delete-all');
-        INSERT INTO search_gram (search_gram, rank) VALUES ('hashsize', 16777216);
-        """
-
-    /// Part of migration 5: FTS5 merges a level's segments once 16 of them have gathered
-    /// instead of 4 (the most it allows). Each commit writes its tokens as a new segment, and
-    /// at the default every token was rewritten by a merge about once per four commits'
-    /// worth of growth: inserting a million posters' documents alone took 37.5 CPU-seconds
-    /// at 4 and 27.4 at 16 (docs/benchmarks.md). Queries read a few more segments per term,
-    /// which at a million posters stays well under a millisecond per term.
-    static let fewerMergesSchema = """
-        INSERT INTO search_gram (search_gram, rank) VALUES ('automerge', 16);
-        """
-
-    /// The index as schema 6 defines it: schema 2's table without FTS5's per-document size
-    /// row (`columnsize = 0`), with schema 3's buffer and schema 5's merge settings. Nothing
-    /// reads the sizes (they serve ranking functions, and search ranks by id or votes); not
-    /// writing them made inserting a poster's tokens about 10 % cheaper (docs/benchmarks.md).
-    /// Without the size table FTS5 cannot choose rowids itself: every insert gives the poster id.
-    static let searchGramSchema = """
-        CREATE VIRTUAL TABLE search_gram USING fts5(grams, tokenize = 'ascii', detail = 'none', content = '', columnsize = 0);
-        INSERT INTO search_gram (search_gram, rank) VALUES ('hashsize', 16777216);
-        INSERT INTO search_gram (search_gram, rank) VALUES ('automerge', 16);
-        """
-
-    /// Migration 6's SQL: the index table made again as ``searchGramSchema`` (FTS5 cannot
-    /// change `columnsize` in place), then refilled by ``reindexAllKeys(_:)``.
-    static let sizelessIndexSchema = "DROP TABLE search_gram;\n" + searchGramSchema
-
-    /// Migration 3: indexes every stored key again with the current vocabulary.
-    /// The keys are read `slice` at a time, so a million posters' keys are never all in memory.
-    @Sendable static func reindexAllKeys(_ db: Database) throws {
-        try reindexAllKeys(db, slice: 10_000)
+    private func newSegment(posters: Int) throws -> Int64 {
+        try db.statement("INSERT INTO search_segment (level, posters) VALUES (?, ?)").bind(Self.level(posters: posters), posters).run()
+        return db.lastInsertedRowID
     }
 
-    static func reindexAllKeys(_ db: Database, slice size: Int) throws {
-        let insert = try db.statement("INSERT INTO search_gram (rowid, grams) VALUES (?, ?)")
+    /// A writer of `segment`'s blocks, as rows.
+    private func blockWriter(segment: Int64) throws -> PostingBlock.Writer {
+        let insert = try db.statement("INSERT INTO search_posting (segment, piece, postings) VALUES (?, ?, ?)")
+        return PostingBlock.Writer { piece, block in
+            insert.reset()
+            try insert.bind(segment, at: 1)
+            try insert.bind(Int64(bitPattern: piece), at: 2)
+            try insert.bind(block, at: 3)
+            try insert.run()
+        }
+    }
+
+    /// Merges `segments` (oldest first) into one new segment, leaving out stale ids, and
+    /// forgets the stale marks no remaining segment needs.
+    private func merge(_ segments: [Int64]) throws {
+        guard let oldest = segments.first else { return }
+        var stale: [Int64: Int64] = [:]
+        let marks = try db.statement("SELECT poster_id, segment FROM search_stale WHERE segment >= ?").bind(oldest)
+        while try marks.step() { stale[marks.int64(0)] = marks.int64(1) }
+        let posters = try db.statement(
+            "SELECT coalesce(sum(posters), 0) FROM search_segment WHERE id IN (SELECT value FROM json_each(?))"
+        ).bind(Self.idList(segments)).first { $0.int(0) } ?? 0
+        let merged = try newSegment(posters: posters)
+        var blocks = try blockWriter(segment: merged)
+        // The newest segment first: its ids are usually the highest, so the lists join in order.
+        var readers = try segments.reversed().map { segment in
+            try SegmentEntries(segment: segment, in: db)
+        }
+        var ids: [Int64] = []
+        var bytes: [UInt8] = []
+        while let piece = readers.lazy.compactMap(\.piece).min() {
+            ids.removeAll(keepingCapacity: true)
+            var ordered = true
+            for index in readers.indices where readers[index].piece == piece {
+                let start = ids.count
+                let segment = readers[index].segment
+                try readers[index].withList { block, range in
+                    guard PostingCoding.decode(block, range, appendingTo: &ids) else {
+                        throw SQLiteError(code: 11, message: "the search index is damaged (segment \(segment), piece \(piece))")
+                    }
+                }
+                if !stale.isEmpty {
+                    var kept = start
+                    for at in start..<ids.count where stale[ids[at]].map({ segment > $0 }) ?? true {
+                        ids[kept] = ids[at]
+                        kept += 1
+                    }
+                    ids.removeLast(ids.count - kept)
+                }
+                if start > 0 && start < ids.count && ids[start - 1] <= ids[start] { ordered = false }
+                try readers[index].advance()
+            }
+            if !ordered {
+                ids.sort(by: >)
+                ids.removeDuplicatesInSortedOrder()
+            }
+            guard !ids.isEmpty else { continue }
+            bytes.removeAll(keepingCapacity: true)
+            PostingCoding.encode(descending: ids, into: &bytes)
+            try blocks.append(piece, list: bytes)
+        }
+        try blocks.finish()
+        readers.removeAll()
+        for segment in segments {
+            try db.statement("DELETE FROM search_posting WHERE segment = ?").bind(segment).run()
+            try db.statement("DELETE FROM search_segment WHERE id = ?").bind(segment).run()
+        }
+        try db.execute("DELETE FROM search_stale WHERE segment < (SELECT coalesce(min(id), 9223372036854775807) FROM search_segment)")
+    }
+
+    /// Migration 8: indexes every stored key, 20,000 posters a segment (as an import's batch).
+    @Sendable static func indexAllKeys(_ db: Database) throws {
+        try indexAllKeys(db, slice: 20_000)
+    }
+
+    static func indexAllKeys(_ db: Database, slice size: Int) throws {
+        let session = SQLiteSession(db)
+        try forEachKey(in: db, slice: size) { keys in
+            var segment = SegmentBuilder(expectedPieces: keys.count * 8)
+            for (id, key) in keys { segment.add(id, pieces: SearchGrams.pieces(forKey: key)) }
+            try session.write(segment)
+        }
+    }
+
+    /// Calls `body` with every stored key, `slice` at a time in order of poster id.
+    static func forEachKey(in db: Database, slice size: Int, _ body: ([(Int64, String)]) throws -> Void) throws {
         let slice = try db.statement("SELECT poster_id, key FROM search_key WHERE poster_id > ? ORDER BY poster_id LIMIT ?")
         var last = Int64.min
         while true {
             slice.reset()
             let keys = try slice.bind(last, size).map { ($0.int64(0), $0.text(1)) }
             guard let end = keys.last?.0 else { return }
-            for (id, key) in keys {
-                insert.reset()
-                try insert.bind(id, SearchGrams.document(forKey: key)).run()
-            }
+            try body(keys)
             last = end
         }
     }
 
-    /// The FTS5 expression requiring every term: exact tokens quoted, prefixes starred.
-    static func matchExpression(_ terms: [IndexTerm]) -> String {
-        terms.map { $0.isPrefix ? "\"\($0.token)\"*" : "\"\($0.token)\"" }.joined(separator: " ")
+    // MARK: Reading
+
+    /// The pieces a term matches, as ranges: an exact term its one piece; a prefix term
+    /// (``IndexTerm/isPrefix``) of one character that piece and every pair starting with it;
+    /// nil for a term that names no piece (it matches nothing).
+    static func pieceRanges(_ term: IndexTerm) -> [ClosedRange<Int64>]? {
+        guard let piece = SearchGrams.piece(packedFromToken: term.token).map({ Int64(bitPattern: $0) }) else { return nil }
+        guard term.isPrefix, piece < 1 << 21 else { return [piece...piece] }
+        return [piece...piece, (piece << 21)...((piece << 21) | 0x1F_FFFF)]
+    }
+
+    /// Each term's cursor over every segment; nil when a term matches nothing.
+    private func termCursors(_ terms: [IndexTerm]) throws -> [TermCursor]? {
+        let segments = try db.statement("SELECT id FROM search_segment").map { $0.int64(0) }
+        // The blocks that can hold pieces from ?2 to ?3: the last starting at or before ?2,
+        // and every one starting after it up to ?3.
+        let blocks = try db.statement(
+            """
+            SELECT piece, postings FROM search_posting WHERE segment = ?1 AND piece <= ?3
+            AND piece >= coalesce((SELECT max(piece) FROM search_posting WHERE segment = ?1 AND piece <= ?2), ?2) ORDER BY piece
+            """)
+        var cursors: [TermCursor] = []
+        for term in terms {
+            guard let ranges = Self.pieceRanges(term) else { return nil }
+            var found: [PostingCursor] = []
+            for range in ranges {
+                for segment in segments {
+                    blocks.reset()
+                    try blocks.bind(segment, at: 1)
+                    try blocks.bind(range.lowerBound, at: 2)
+                    try blocks.bind(range.upperBound, at: 3)
+                    while try blocks.step() {
+                        let block = blocks.blob(1)
+                        PostingBlock.forEach(block, firstPiece: UInt64(bitPattern: blocks.int64(0))) { piece, list in
+                            let piece = Int64(bitPattern: piece)
+                            if range.contains(piece) { found.append(PostingCursor(block, list)) }
+                            return piece < range.upperBound
+                        }
+                    }
+                }
+            }
+            let cursor = TermCursor(found)
+            guard cursor.current != nil else { return nil }
+            cursors.append(cursor)
+        }
+        return cursors
+    }
+
+    /// The ids holding every term, highest first, below `below`, until `visit` returns false.
+    private func indexHits(_ terms: [IndexTerm], below: Int64?, visit: (Int64) throws -> Bool) throws {
+        guard let cursors = try termCursors(terms) else { return }
+        var hits = PostingIntersection(cursors, below: below)
+        while let id = hits.next() {
+            guard try visit(id) else { return }
+        }
     }
 
     func searchCandidates(_ terms: [IndexTerm], below: Int64?, visit: (SearchEntry) throws -> Bool) throws {
-        let statement: Statement
-        if terms.isEmpty {
-            statement = try db.statement(
+        guard !terms.isEmpty else {
+            let statement = try db.statement(
                 """
                 SELECT k.poster_id, k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id
                 WHERE k.poster_id < ? ORDER BY k.poster_id DESC
                 """
             ).bind(below ?? Int64.max)
-        } else {
-            statement = try db.statement(
-                """
-                SELECT g.rowid, k.key, p.good1 + p.good2 FROM search_gram g JOIN search_key k ON k.poster_id = g.rowid
-                JOIN poster p ON p.id = g.rowid WHERE search_gram MATCH ? AND g.rowid < ? ORDER BY g.rowid DESC
-                """
-            ).bind(Self.matchExpression(terms), below ?? Int64.max)
+            defer { statement.reset() }
+            while try statement.step() {
+                guard try visit(SearchEntry(id: statement.int64(0), key: statement.text(1), votes: statement.int(2))) else { return }
+            }
+            return
         }
-        defer { statement.reset() }
-        while try statement.step() {
-            guard try visit(SearchEntry(id: statement.int64(0), key: statement.text(1), votes: statement.int(2))) else { return }
+        // A hit whose poster is gone (a stale entry) has no key row and is passed over.
+        let entry = try db.statement(
+            "SELECT k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id WHERE k.poster_id = ?")
+        try indexHits(terms, below: below) { id in
+            entry.reset()
+            try entry.bind(id, at: 1)
+            guard try entry.step() else { return true }
+            return try visit(SearchEntry(id: id, key: entry.text(0), votes: entry.int(1)))
         }
+        entry.reset()
     }
 
     func searchCandidateIDs(_ terms: [IndexTerm], limit: Int) throws -> [Int64] {
         guard !terms.isEmpty else {
             return try db.statement("SELECT poster_id FROM search_key LIMIT ?").bind(limit).map { $0.int64(0) }
         }
-        return try db.statement("SELECT rowid FROM search_gram WHERE search_gram MATCH ? LIMIT ?")
-            .bind(Self.matchExpression(terms), limit).map { $0.int64(0) }
+        var ids: [Int64] = []
+        guard limit > 0 else { return ids }
+        try indexHits(terms, below: nil) { id in
+            ids.append(id)
+            return ids.count < limit
+        }
+        return ids
     }
 
     func searchEntries(ids: [Int64]) throws -> [SearchEntry] {
@@ -180,8 +330,9 @@ extension SQLiteSession {
         }
     }
 
-    /// What `tenbin check` finds wrong with the index's structure: posters without a key,
-    /// keys without a poster, and FTS5's own integrity check (on a writable store).
+    /// What `tenbin check` finds wrong with search: posters without a key, keys without a
+    /// poster, and with `checkIndex`, the index's structure (every list readable, every row
+    /// in a segment that exists).
     func searchProblems(checkIndex: Bool) throws -> [String] {
         var problems = try db.statement(
             "SELECT p.id FROM poster p WHERE NOT EXISTS (SELECT 1 FROM search_key k WHERE k.poster_id = p.id)"
@@ -190,12 +341,29 @@ extension SQLiteSession {
             "SELECT k.poster_id FROM search_key k WHERE NOT EXISTS (SELECT 1 FROM poster p WHERE p.id = k.poster_id)"
         ).map { "a search key remains for deleted poster \($0.int64(0))" }
         guard checkIndex else { return problems }
-        do {
-            // FTS5 takes the check as an INSERT, which a read-only store refuses outright.
-            try db.execute("INSERT INTO search_gram (search_gram, rank) VALUES ('integrity-check', 0)")
-        } catch let error as SQLiteError where !error.isReadOnly {
-            problems.append("the search index is damaged (\(error.message))")
-        } catch is SQLiteError {}
+        let segments = Set(try db.statement("SELECT id FROM search_segment").map { $0.int64(0) })
+        let rows = try db.statement("SELECT segment, piece, postings FROM search_posting")
+        defer { rows.reset() }
+        var damaged = 0
+        var example = ""
+        while try rows.step() {
+            let segment = rows.int64(0)
+            let block = rows.blob(2)
+            var listsRead = true
+            let blockRead = PostingBlock.forEach(block, firstPiece: UInt64(bitPattern: rows.int64(1))) { _, list in
+                listsRead = PostingCoding.decode(block, list) != nil
+                return listsRead
+            }
+            let fault: String? =
+                !segments.contains(segment) ? "it belongs to no segment"
+                : !(blockRead && listsRead) ? "its lists of posters cannot be read" : nil
+            guard let fault else { continue }
+            damaged += 1
+            if damaged == 1 { example = "segment \(segment), piece \(rows.int64(1)): \(fault)" }
+        }
+        if damaged > 0 {
+            problems.append("the search index is damaged (\(damaged) \(damaged == 1 ? "entry" : "entries"), such as \(example))")
+        }
         return problems
     }
 }

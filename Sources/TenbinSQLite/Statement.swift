@@ -88,6 +88,14 @@ final class Statement {
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
+    /// A blob column's bytes (empty for NULL or an empty blob).
+    func blob(_ column: Int32) -> [UInt8] {
+        // The pointer comes first: it may change the value's type, and with it the length.
+        guard let bytes = sqlite3_column_blob(handle, column) else { return [] }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+
     func text(_ column: Int32) -> String {
         guard let bytes = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))
@@ -124,6 +132,15 @@ extension String: SQLValue {
             return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
                 sqlite3_bind_text(statement, index, $0, Int32(bytes.count), tb_sqlite_transient())
             }
+        }
+    }
+}
+
+extension [UInt8]: SQLValue {
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        // SQLite copies the bytes (transient); an empty array is an empty blob, not NULL.
+        withUnsafeBytes { bytes in
+            sqlite3_bind_blob(statement, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), tb_sqlite_transient())
         }
     }
 }

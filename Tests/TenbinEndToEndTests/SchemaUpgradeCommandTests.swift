@@ -72,6 +72,18 @@ import Testing
         INSERT INTO search_gram (search_gram, rank) VALUES ('automerge', 16);
         """
 
+    /// Schemas 2–7's search index was an FTS5 table (schema 6's form here; empty: migration 8
+    /// builds today's index from the stored keys, so an upgrade that did not would find
+    /// nothing).
+    static let fts5Index = """
+        DROP TABLE search_posting;
+        DROP TABLE search_segment;
+        DROP TABLE search_stale;
+        CREATE VIRTUAL TABLE search_gram USING fts5(grams, tokenize = 'ascii', detail = 'none', content = '', columnsize = 0);
+        INSERT INTO search_gram (search_gram, rank) VALUES ('hashsize', 16777216);
+        INSERT INTO search_gram (search_gram, rank) VALUES ('automerge', 16);
+        """
+
     /// Schemas 1–6 served popular order from one index over all posters: today's two turned
     /// back into it.
     static let onePopularIndex = """
@@ -82,10 +94,11 @@ import Testing
 
     /// The SQL that turns today's database into one at `version`.
     static func downgrade(to version: Int) -> String {
-        if version == 6 { return "BEGIN;\n" + onePopularIndex + "\nPRAGMA user_version = 6;\nCOMMIT;\n" }
-        if version == 5 { return "BEGIN;\n" + onePopularIndex + sizedIndex + "\nPRAGMA user_version = 5;\nCOMMIT;\n" }
-        if version == 4 { return "BEGIN;\n" + onePopularIndex + contentsIdentity + "\nPRAGMA user_version = 4;\nCOMMIT;\n" }
-        var sql = "PRAGMA foreign_keys = OFF;\nBEGIN;\n" + digestReferences
+        if version == 7 { return "BEGIN;\n" + fts5Index + "\nPRAGMA user_version = 7;\nCOMMIT;\n" }
+        if version == 6 { return "BEGIN;\n" + fts5Index + onePopularIndex + "\nPRAGMA user_version = 6;\nCOMMIT;\n" }
+        if version == 5 { return "BEGIN;\n" + fts5Index + onePopularIndex + sizedIndex + "\nPRAGMA user_version = 5;\nCOMMIT;\n" }
+        if version == 4 { return "BEGIN;\n" + fts5Index + onePopularIndex + contentsIdentity + "\nPRAGMA user_version = 4;\nCOMMIT;\n" }
+        var sql = "PRAGMA foreign_keys = OFF;\nBEGIN;\n" + fts5Index + digestReferences
         if version <= 2 {
             // Schema 2's index had FTS5's default segment buffer (migration 3 empties and
             // refills the index, so its tokens do not matter here).
@@ -133,7 +146,7 @@ import Testing
         let expected = try answers(store)
         #expect(expected.count == 27)
 
-        for version in 1...6 {
+        for version in 1...7 {
             let old = "\(reference.path)/schema-\(version)"
             try FileManager.default.copyItem(atPath: store, toPath: old)
             let rewrite = try Shell.capture(["sqlite3", "\(old)/tenbin.sqlite", Self.downgrade(to: version)])
@@ -149,11 +162,11 @@ import Testing
             let after = try Shell.capture([
                 "sqlite3", "\(old)/tenbin.sqlite",
                 "PRAGMA user_version; SELECT typeof(image1) FROM poster LIMIT 1; SELECT count(*) FROM poster WHERE contents_hash = 0;"
-                    + " SELECT count(*) FROM sqlite_schema WHERE name = 'search_gram_docsize';"
+                    + " SELECT count(*) FROM sqlite_schema WHERE name LIKE 'search_gram%';"
                     + " SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'poster' ORDER BY name);",
             ])
             #expect(
-                after.stdout == "7\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n",
+                after.stdout == "8\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n",
                 "schema \(version) upgraded in place")
             #expect(try answers(old) == expected, "schema \(version)")
             let gc = try Tenbin.run(["gc", "--json"], store: old)

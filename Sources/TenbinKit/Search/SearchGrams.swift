@@ -26,30 +26,46 @@ public enum SearchGrams {
         document(forKey: key).split(separator: " ").map(String.init)
     }
 
-    /// The tokens of a search key, space-separated (an FTS5 document).
+    /// The tokens of a search key, space-separated (an FTS5 document: how PostgreSQL stores
+    /// them, and how SQLite's index did up to schema 7): ``pieces(forKey:)``, each written as
+    /// its token.
+    public static func document(forKey key: String) -> String {
+        document(ofPieces: pieces(forKey: key))
+    }
+
+    /// Pieces (``pieces(forKey:)``) written as tokens, space-separated.
+    public static func document(ofPieces pieces: [UInt64]) -> String {
+        var tokens: [UInt8] = []
+        tokens.reserveCapacity(pieces.count * 9)
+        for piece in pieces {
+            if !tokens.isEmpty { tokens.append(0x20) }
+            append(piece, to: &tokens)
+        }
+        return String(decoding: tokens, as: UTF8.self)
+    }
+
+    /// The distinct pieces of a search key, each packed as one number (``pack(_:)``).
     ///
     /// The key's parts are its lines (``SearchText/separator``); within each, first every
     /// distinct one-character piece, then every distinct two-character piece, in order of first
-    /// appearance, each once in the whole document. This runs once per imported poster, so it
+    /// appearance, each once in the whole key. This runs once per imported poster, so it
     /// walks the scalars once and remembers pieces in a small table of its own: splitting the
     /// key by `Character` (grapheme breaking) and a `Set` (SipHash) were over half its time.
     /// A part ends at a line feed that is a `Character` of its own, i.e. not preceded by a
     /// carriage return (a CR LF pair is one `Character`, which splitting by "\n" does not
-    /// split at); the index's existing rows were made that way, and a contentless index
-    /// forgets a row only when given exactly its tokens again, so the rule must not change.
-    public static func document(forKey key: String) -> String {
-        var tokens: [UInt8] = []
-        tokens.reserveCapacity(key.utf8.count * 6)
+    /// split at); indexes made earlier were made that way, and PostgreSQL forgets a poster's
+    /// tokens only when given exactly its tokens again, so the rule must not change.
+    public static func pieces(forKey key: String) -> [UInt64] {
+        var pieces: [UInt64] = []
+        pieces.reserveCapacity(key.utf8.count * 2)
         var seen = PieceSet(capacity: key.utf8.count * 2)
         var scalars: [UInt32] = []
         scalars.reserveCapacity(key.utf8.count)
         func emit(_ part: ArraySlice<UInt32>) {
             for length in 1...2 where part.count >= length {
                 for start in part.startIndex...(part.endIndex - length) {
-                    let piece = part[start..<(start + length)]
-                    guard seen.insert(pack(piece)) else { continue }
-                    if !tokens.isEmpty { tokens.append(0x20) }
-                    append(piece, to: &tokens)
+                    let piece = pack(part[start..<(start + length)])
+                    if seen.insert(piece) { pieces.append(piece) }
                 }
             }
         }
@@ -64,7 +80,7 @@ public enum SearchGrams {
             }
         }
         emit(scalars[partStart...])
-        return String(decoding: tokens, as: UTF8.self)
+        return pieces
     }
 
     /// The packed pieces a document holds already: open addressing over a power-of-two table,
@@ -122,10 +138,8 @@ public enum SearchGrams {
                     pieces = (0..<maximumPiecesPerWord).map { pieces[Int((Double($0) * step).rounded())] }
                 }
             }
-            for piece in pieces where seen.insert(pack(piece)).inserted {
-                var token: [UInt8] = []
-                append(piece, to: &token)
-                terms.append(IndexTerm(token: String(decoding: token, as: UTF8.self)))
+            for piece in pieces.map(pack) where seen.insert(piece).inserted {
+                terms.append(IndexTerm(token: token(ofPiece: piece)))
             }
         }
         return terms
@@ -178,15 +192,42 @@ public enum SearchGrams {
     /// A piece of one or two scalars as one number, 21 bits each. Pieces of different
     /// lengths never collide because normalised text has no NUL (scalar 0): a piece's first
     /// scalar is non-zero, so its length decides which range of numbers it falls in.
-    private static func pack(_ piece: ArraySlice<UInt32>) -> UInt64 {
+    static func pack(_ piece: ArraySlice<UInt32>) -> UInt64 {
         piece.reduce(0) { ($0 << 21) | UInt64($1) }
+    }
+
+    /// The scalars of a packed piece: one below 2²¹, else two.
+    static func scalars(ofPiece piece: UInt64) -> [UInt32] {
+        piece < 1 << 21 ? [UInt32(piece)] : [UInt32(piece >> 21), UInt32(piece & 0x1F_FFFF)]
+    }
+
+    /// A packed piece as its index token (four base-36 digits a scalar).
+    public static func token(ofPiece piece: UInt64) -> String {
+        var token: [UInt8] = []
+        append(piece, to: &token)
+        return String(decoding: token, as: UTF8.self)
+    }
+
+    /// The packed piece an exact token names (the inverse of ``token(ofPiece:)``); nil for
+    /// text that names no piece.
+    public static func piece(packedFromToken token: String) -> UInt64? {
+        let digits = Array(token.utf8)
+        guard digits.count == 4 || digits.count == 8 else { return nil }
+        var piece: UInt64 = 0
+        for start in stride(from: 0, to: digits.count, by: 4) {
+            guard let value = UInt32(String(decoding: digits[start..<(start + 4)], as: UTF8.self), radix: 36),
+                value > 0, value <= 0x10_FFFF
+            else { return nil }
+            piece = (piece << 21) | UInt64(value)
+        }
+        return piece
     }
 
     private static let digits = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
 
-    /// Appends each scalar as four base-36 digits (36⁴ = 1,679,616 > 0x10FFFF).
-    private static func append(_ piece: ArraySlice<UInt32>, to tokens: inout [UInt8]) {
-        for value in piece {
+    /// Appends each scalar of a packed piece as four base-36 digits (36⁴ = 1,679,616 > 0x10FFFF).
+    private static func append(_ piece: UInt64, to tokens: inout [UInt8]) {
+        for value in scalars(ofPiece: piece) {
             var remaining = Int(value)
             var code: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
             code.3 = digits[remaining % 36]

@@ -281,23 +281,30 @@ public struct IndexTerm: Sendable, Hashable {
         self.token = token
         self.isPrefix = isPrefix
     }
+
+    /// The packed piece an exact term names (``SearchGrams/piece(packedFromToken:)``); nil for
+    /// a prefix or a token that names no piece.
+    public var piece: UInt64? { isPrefix ? nil : SearchGrams.piece(packedFromToken: token) }
 }
 
 /// What a backend stores so a poster can be found: its normalised key, exact, and the index
-/// tokens computed from it. The core computes both; a backend only stores them.
+/// pieces computed from it. The core computes both; a backend only stores them.
 public struct SearchRecord: Sendable, Hashable {
     /// The normalised key, rechecked against every query.
     public var key: String
+    /// The distinct pieces of the key, packed (``SearchGrams/pieces(forKey:)``).
+    public var pieces: [UInt64]
+
     /// The distinct index tokens of the key, space-separated (an FTS5 document).
-    public var document: String
+    public var document: String { SearchGrams.document(ofPieces: pieces) }
 
     /// The distinct index tokens of the key.
-    public var tokens: [String] { document.split(separator: " ").map(String.init) }
+    public var tokens: [String] { pieces.map(SearchGrams.token(ofPiece:)) }
 
     /// The record of a poster's text.
     public init(contents: String, hashtags: [String]) {
         key = SearchText.key(contents: contents, hashtags: hashtags)
-        document = SearchGrams.document(forKey: key)
+        pieces = SearchGrams.pieces(forKey: key)
     }
 }
 

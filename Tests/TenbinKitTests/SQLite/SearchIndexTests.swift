@@ -59,9 +59,9 @@ import Testing
         let ids = try s.add((1...25).map { ("猫 poster \($0)", []) })
         let writer = try #require(try s.store.open()).writer
         try writer.withLock { db in
-            try db.execute("INSERT INTO search_gram (search_gram) VALUES ('delete-all')")
+            try db.execute("DELETE FROM search_posting; DELETE FROM search_segment")
             #expect(try s.ids("猫").isEmpty)
-            try SQLiteSession.reindexAllKeys(db, slice: 7)  // 7 + 7 + 7 + 4, then an empty slice
+            try SQLiteSession.indexAllKeys(db, slice: 7)  // 7 + 7 + 7 + 4, then an empty slice
         }
         #expect(try s.ids("猫") == ids.reversed())
         #expect(try s.ids("poster 25") == [ids[24]])

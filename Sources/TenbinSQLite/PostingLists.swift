@@ -1,3 +1,5 @@
+import TenbinKit
+
 /// The search index's posting lists: for one piece in one segment, the ids of the posters
 /// whose key holds it, highest first, as unsigned LEB128 varints — the first id, then each
 /// gap down to the next (at least 1). Newest-first search reads them from the front and
@@ -379,5 +381,21 @@ struct SegmentEntries {
         }
         piece = entries[next].piece
         next += 1
+    }
+}
+
+extension SQLiteStore {
+    /// The index blocks of one segment of `records` under `ids`, each with its first piece,
+    /// as a commit builds them (`tenbin-bench`'s import floor times building them, and stages
+    /// them to time SQLite writing them alone).
+    public static func searchIndexBlocks(ids: [Int64], records: [SearchRecord]) -> [(firstPiece: Int64, block: [UInt8])] {
+        var segment = SegmentBuilder(expectedPieces: records.count * 8)
+        for (id, record) in zip(ids, records) { segment.add(id, pieces: record.pieces) }
+        var blocks: [(firstPiece: Int64, block: [UInt8])] = []
+        var writer = PostingBlock.Writer { blocks.append((Int64(bitPattern: $0), $1)) }
+        // Neither closure throws.
+        try! segment.lists { try writer.append($0, list: $1) }
+        try! writer.finish()
+        return blocks
     }
 }

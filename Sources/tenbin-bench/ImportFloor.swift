@@ -1,17 +1,19 @@
 import Foundation
 import TenbinKit
+import TenbinSQLite
 
 /// What a manifest import cannot go below on this machine, measured on the benchmark's own
 /// manifest: the core's per-poster text work alone (hashtags and search records, one core, in
-/// process), and SQLite's FTS5 storing the index documents alone (the `sqlite3` shell
-/// importing them into a table defined as tenbin's, committing in batches as an import does).
-/// The two run on different threads of an import, so on two cores the slower of them bounds
-/// the import's rate even with everything else (JSON, rows, identity probes) free.
+/// process), and the search index's segments built alone (tenbin's code, in process, a batch
+/// at a time as an import commits). The two run on different threads of an import, so on two
+/// cores the slower of them bounds the import's rate even with everything else free. Schema
+/// 7's index, SQLite's FTS5 storing the same pieces as documents, is timed beside them.
 ///
 /// A third part is the committing thread's whole SQL alone: the identity probes and every row
-/// a poster is made of (poster, hashtags, search key, index document) inserted by the `sqlite3`
-/// shell into a copy of a real store, a batch per transaction as an import commits. One
-/// SQLite writer must do all of it in order, so this is the committing thread's floor.
+/// a poster is made of (poster, hashtags, search key, and the index's blocks) inserted by the
+/// `sqlite3` shell into a copy of a real store, a batch per transaction as an import commits.
+/// One SQLite writer must do all of it in order, so this is the committing thread's floor
+/// (without the index's merges, about one a 160,000 posters).
 enum ImportFloor {
     /// Posters a transaction as an import commits them (`ImportOptions.batchSize`).
     static let importBatch = 20_000
@@ -36,47 +38,50 @@ enum ImportFloor {
             }
             coreSeconds.add(ReencodeBenchmark.threadCPU() - start)
         }
-        let tokens = records.reduce(0) { $0 + $1.document.utf8.reduce(1) { $1 == 0x20 ? $0 + 1 : $0 } }
+        let tokens = records.reduce(0) { $0 + $1.pieces.count }
+        // The index's segments, a batch at a time, as the committing thread builds them.
+        var segments: [[(firstPiece: Int64, block: [UInt8])]] = []
+        var indexSeconds = Samples()
+        for _ in 0..<3 {
+            segments.removeAll()
+            let start = ReencodeBenchmark.threadCPU()
+            for first in stride(from: 0, to: records.count, by: importBatch) {
+                let batch = Array(records[first..<min(records.count, first + importBatch)])
+                segments.append(SQLiteStore.searchIndexBlocks(ids: (0..<batch.count).map { Int64(first + $0 + 1) }, records: batch))
+            }
+            indexSeconds.add(ReencodeBenchmark.threadCPU() - start)
+        }
         let folder = try context.freshFolder("import-floor")
         var table = Table(
-            "\(texts.count) posters of the manifest, each part alone", "CPU time", "posters/s", "µs per token",
-            "tokens per poster")
-        table.add(
-            "hashtags + search key + index document (core, one thread)", Format.ms(coreSeconds.median),
-            Format.number(Double(texts.count) / coreSeconds.median, digits: 0),
-            Format.number(coreSeconds.median * 1e6 / Double(tokens), digits: 3),
-            Format.number(Double(tokens) / Double(texts.count)))
-        var best = 0.0
-        for batch in [5_000, 50_000] {
-            let seconds = try ftsAlone(records, batch: batch, folder: folder)
-            best = max(best, Double(texts.count) / seconds)
+            "\(texts.count) posters of the manifest, each part alone", "CPU time", "posters/s", "µs per piece",
+            "pieces per poster")
+        func add(_ label: String, _ seconds: Double, pieces: Bool = true) {
             table.add(
-                "FTS5 insert alone (sqlite3, \(batch) posters per commit)", Format.ms(seconds),
-                Format.number(Double(texts.count) / seconds, digits: 0), Format.number(seconds * 1e6 / Double(tokens), digits: 3),
-                Format.number(Double(tokens) / Double(texts.count)))
+                label, Format.ms(seconds), Format.number(Double(texts.count) / seconds, digits: 0),
+                Format.number(seconds * 1e6 / Double(tokens), digits: 3),
+                pieces ? Format.number(Double(tokens) / Double(texts.count)) : "")
         }
-        let (written, read) = try writerAlone(texts, records: records, manifest: manifest, context: context, folder: folder)
-        table.add(
-            "the committing thread's SQL: identity probes, poster, hashtag, search key and index rows "
-                + "(sqlite3, \(importBatch) posters per commit, selected from a staging file)", Format.ms(written),
-            Format.number(Double(texts.count) / written, digits: 0),
-            Format.number(written * 1e6 / Double(tokens), digits: 3), Format.number(Double(tokens) / Double(texts.count)))
-        table.add(
-            "reading the staged rows alone (the same selects, nothing written)", Format.ms(read),
-            Format.number(Double(texts.count) / read, digits: 0), Format.number(read * 1e6 / Double(tokens), digits: 3), "")
+        add("hashtags + search key + index pieces (core, one thread)", coreSeconds.median)
+        add("the index's segments built, \(importBatch) posters each (tenbin, one thread)", indexSeconds.median)
+        let fts = try ftsAlone(records, batch: importBatch, folder: folder)
+        add("for comparison: schema 7's FTS5 index storing the same pieces (sqlite3, \(importBatch) per commit)", fts)
+        let (written, read) = try writerAlone(
+            texts, records: records, segments: segments, manifest: manifest, context: context, folder: folder)
+        add(
+            "the committing thread's SQL: identity probes, poster, hashtag, search key and index block rows "
+                + "(sqlite3, \(importBatch) posters per commit, selected from a staging file)", written)
+        add("reading the staged rows alone (the same selects, nothing written)", read, pieces: false)
         let writer = max(written - read, 1e-3)
-        table.add(
-            "the committing thread's SQL alone (the first less the second)", Format.ms(writer),
-            Format.number(Double(texts.count) / writer, digits: 0), Format.number(writer * 1e6 / Double(tokens), digits: 3), "")
+        add("the committing thread's SQL alone (the first less the second)", writer, pieces: false)
         table.print()
-        let ceiling = min(Double(texts.count) / coreSeconds.median, best)
+        let ceiling = min(Double(texts.count) / coreSeconds.median, Double(texts.count) / indexSeconds.median)
         let floor = Double(texts.count) / writer
         print(
-            "\nOn two cores the core's text work and FTS5 run side by side (reading thread, committing thread): whatever else an "
-                + "import does, it cannot pass \(Format.number(ceiling, digits: 0)) posters/s here, the slower of them. "
-                + "The committing thread also writes the rows, in one SQLite writer: its SQL alone, with reading the staged rows "
-                + "taken off, allows \(Format.number(floor, digits: 0)) posters/s on \(texts.count) posters (aim ≥ 20,000). "
-                + "Median of 3 (core), one run each (sqlite3).")
+            "\nOn two cores the core's text work and the index's segments run side by side (reading thread, committing "
+                + "thread): whatever else an import does, it cannot pass \(Format.number(ceiling, digits: 0)) posters/s here, the "
+                + "slower of them. The committing thread also writes the rows, in one SQLite writer: its SQL alone, with reading "
+                + "the staged rows taken off, allows \(Format.number(floor, digits: 0)) posters/s on \(texts.count) posters "
+                + "(aim ≥ 20,000). Median of 3 (core, segments), one run each (sqlite3).")
         if let importRate, sample == lines {
             print(
                 "The first import above reached \(Format.number(importRate, digits: 0)) posters/s: "
@@ -92,8 +97,8 @@ enum ImportFloor {
     /// seconds of the same selects writing nothing: an import has its rows in memory, so what
     /// reading them from the staging file costs is no part of the floor.
     private static func writerAlone(
-        _ texts: [(contents: String, hashtags: [String], images: (Int, Int))], records: [SearchRecord], manifest: String,
-        context: BenchContext, folder: String
+        _ texts: [(contents: String, hashtags: [String], images: (Int, Int))], records: [SearchRecord],
+        segments: [[(firstPiece: Int64, block: [UInt8])]], manifest: String, context: BenchContext, folder: String
     ) throws -> (writing: Double, reading: Double) {
         let store = "\(folder)/writer-store"
         let pairs = URL(fileURLWithPath: manifest).deletingLastPathComponent().appendingPathComponent("pairs.jsonl").path
@@ -107,17 +112,33 @@ enum ImportFloor {
             let hash = Int64(bitPattern: FNV1a.hash(contents.utf8))
             // The pairs import stored the images as blobs 1…300; any mapping keeps the spread.
             posters += "\(index + 1),\(field(contents)),\(hash),\(images.0 % 300 + 1),\(images.1 % 300 + 1),"
-            posters += "\(field(record.key)),\(field(record.document))\n"
+            posters += "\(field(record.key))\n"
             for (position, tag) in Hashtags.normalize(hashtags).enumerated() { tags += "\(index + 1),\(position),\(field(tag))\n" }
         }
+        // The index's blocks as SQL with blob literals (no other way into `sqlite3`), loaded untimed.
+        var blocks = "BEGIN;\nCREATE TABLE block (batch INTEGER, piece INTEGER, postings BLOB);\n"
+        let hex = Array("0123456789abcdef".utf8)
+        for (batch, segment) in segments.enumerated() {
+            for (piece, block) in segment {
+                var literal: [UInt8] = []
+                literal.reserveCapacity(block.count * 2)
+                for byte in block {
+                    literal.append(hex[Int(byte >> 4)])
+                    literal.append(hex[Int(byte & 15)])
+                }
+                blocks += "INSERT INTO block VALUES (\(batch), \(piece), X'\(String(decoding: literal, as: UTF8.self))');\n"
+            }
+        }
+        blocks += "CREATE INDEX block_batch ON block (batch, piece);\nCOMMIT;\n"
         let documents = "\(folder)/writer-documents.sqlite"
         try Data(posters.utf8).write(to: URL(fileURLWithPath: "\(folder)/writer-posters.csv"))
         try Data(tags.utf8).write(to: URL(fileURLWithPath: "\(folder)/writer-tags.csv"))
+        try Data(blocks.utf8).write(to: URL(fileURLWithPath: "\(folder)/writer-blocks.sql"))
         let load = try Shell.shell(
             "sqlite3 '\(documents)' 'CREATE TABLE document (id INTEGER PRIMARY KEY, contents TEXT, hash INTEGER, image1 INTEGER, "
-                + "image2 INTEGER, key TEXT, grams TEXT)' 'CREATE TABLE tag (poster INTEGER, position INTEGER, tag TEXT)' "
+                + "image2 INTEGER, key TEXT)' 'CREATE TABLE tag (poster INTEGER, position INTEGER, tag TEXT)' "
                 + "'.import --csv \(folder)/writer-posters.csv document' '.import --csv \(folder)/writer-tags.csv tag' "
-                + "'CREATE INDEX tag_poster ON tag (poster)'")
+                + "'CREATE INDEX tag_poster ON tag (poster)' '.read \(folder)/writer-blocks.sql'")
         guard load.status == 0 else { throw BenchError("sqlite3 loading the writer's rows exited \(load.status)") }
         // Poster ids continue after the pairs' posters, as an import's would.
         let first = 150
@@ -141,7 +162,7 @@ enum ImportFloor {
                 SELECT sum(length(n.contents) + (n.hash & 1) + n.image1 + n.image2) FROM d.document AS n \(documents);
                 SELECT sum(length(t.tag) + t.position) FROM d.tag AS t WHERE t.poster \(range.replacingOccurrences(of: "%@", with: "t.poster"));
                 SELECT sum(length(n.key)) FROM d.document AS n \(documents);
-                SELECT sum(length(n.grams)) FROM d.document AS n \(documents);
+                SELECT sum(length(b.postings) + b.piece) FROM d.block AS b WHERE b.batch = \(start / importBatch);
 
                 """
             script += """
@@ -153,7 +174,9 @@ enum ImportFloor {
                 INSERT INTO hashtag (poster_id, position, tag) SELECT t.poster + \(first), t.position, t.tag FROM d.tag AS t
                     WHERE t.poster \(range.replacingOccurrences(of: "%@", with: "t.poster"));
                 INSERT INTO search_key (poster_id, key) SELECT n.id + \(first), n.key FROM d.document AS n \(documents) ORDER BY n.id;
-                INSERT INTO search_gram (rowid, grams) SELECT n.id + \(first), n.grams FROM d.document AS n \(documents) ORDER BY n.id;
+                INSERT INTO search_segment (level, posters) VALUES (4, \(importBatch));
+                INSERT INTO search_posting (segment, piece, postings)
+                    SELECT last_insert_rowid(), b.piece, b.postings FROM d.block AS b WHERE b.batch = \(start / importBatch) ORDER BY b.piece;
                 COMMIT;
 
                 """
@@ -188,8 +211,8 @@ enum ImportFloor {
         return texts
     }
 
-    /// Seconds (CPU of the sqlite3 process) to insert every record's document into a fresh
-    /// contentless FTS5 table defined as tenbin's (schema 6, `SQLiteSession.searchGramSchema`), `batch` per transaction. The documents are
+    /// Seconds (CPU of the sqlite3 process) to insert every record's pieces, as a document of
+    /// tokens, into a fresh contentless FTS5 table defined as schema 7's, `batch` per transaction. The documents are
     /// first loaded, untimed, into a plain table of another file (an insert must give the
     /// rowid, the poster id, which `.import` cannot); the timed run selects them from there.
     private static func ftsAlone(_ records: [SearchRecord], batch: Int, folder: String) throws -> Double {

@@ -103,9 +103,9 @@ enum SearchBenchmark {
 
     /// A store of `size` generated posters, built once and cached in the scratch folder.
     static func store(size: Int, context: BenchContext) throws -> (path: String, buildSeconds: Double?) {
-        let path = "\(context.scratch)/search-store-\(size)-v6"
+        let path = "\(context.scratch)/search-store-\(size)-v8"
         if FileManager.default.fileExists(atPath: "\(path)/complete") { return (path, nil) }
-        let folder = try context.freshFolder("search-store-\(size)-v6")
+        let folder = try context.freshFolder("search-store-\(size)-v8")
         let store = try SQLiteStore(folder: folder, create: true)
         // Two small real images, their files in the store, so the store passes `tenbin check`
         // and `tenbin copy` can copy it (the postgres section does).
@@ -145,7 +145,7 @@ enum SearchBenchmark {
         return (folder, seconds)
     }
 
-    /// Bytes on disk of the poster tables, the search key table, and the FTS5 index.
+    /// Bytes on disk of the poster tables, the search key table, and the search index.
     static func tableSizes(database: String) throws -> (posters: Int, key: Int, index: Int) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
@@ -162,7 +162,7 @@ enum SearchBenchmark {
             let parts = line.split(separator: "|")
             guard parts.count == 2, let bytes = Int(parts[1]) else { continue }
             let name = parts[0]
-            if name.hasPrefix("search_gram") {
+            if name.hasPrefix("search_posting") || name.hasPrefix("search_segment") || name.hasPrefix("search_stale") {
                 index += bytes
             } else if name.hasPrefix("search_key") || name.hasPrefix("sqlite_autoindex_search_key") {
                 key += bytes

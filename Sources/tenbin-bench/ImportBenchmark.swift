@@ -137,7 +137,7 @@ enum ImportBenchmark {
                 Format.number(Double(lines) / run.cpuSeconds, digits: 0), Format.mb(run.peakRSS))
         }
         if lines < 1_000_000, let first {
-            // Per-poster cost grows slowly with the store (B-tree depth, FTS5 merges), so the
+            // Per-poster cost grows slowly with the store (B-tree depth, the index's merges), so the
             // rate measured here is an upper bound for a million.
             let rate = Double(lines) / first.seconds
             table.add(

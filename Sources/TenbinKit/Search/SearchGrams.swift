@@ -1,20 +1,21 @@
-/// The index's vocabulary: every one- and two-character piece of a search key, each written
-/// as a plain ASCII token for an FTS5 table.
+/// The index's vocabulary: every one- and two-character piece of a search key, packed as a
+/// number (``pieces(forKey:)``: SQLite's index of its own stores those) or written as a plain
+/// ASCII token (``token(ofPiece:)``: PostgreSQL's GIN index stores those).
 ///
 /// SQLite's trigram tokenizer finds nothing for words under three characters, and on this
-/// SQLite (3.40.1) LIKE against it can return wrong rows or crash. So the index is an FTS5
-/// table with the simple `ascii` tokenizer over tokens made here: each Unicode scalar is four
-/// base-36 digits, a piece is its scalars' digits in a row (4 or 8 characters, so the two
-/// kinds never collide). A word of one or two characters is then one exact token and a longer
-/// word is its two-character pieces, all looked up with AND; every hit is rechecked with a
-/// plain substring test on the stored key, so the index only has to never miss.
+/// SQLite (3.40.1) LIKE against it can return wrong rows or crash; so the pieces are made
+/// here. As a token each Unicode scalar is four base-36 digits, a piece its scalars' digits in
+/// a row (4 or 8 characters, so the two kinds never collide). A word of one or two characters
+/// is then one exact piece and a longer word is its two-character pieces, all looked up with
+/// AND; every hit is rechecked with a plain substring test on the stored key, so the index
+/// only has to never miss.
 ///
 /// Why no three-character pieces: they made a key's vocabulary half as large again, almost
-/// every one of them distinct, and FTS5's cost grows with the distinct terms it merges. On
+/// every one of them distinct, and an index's cost grows with the distinct terms it merges. On
 /// realistic Japanese text they were about two thirds of the cost of indexing a poster (see
 /// docs/benchmarks.md), while an AND of pairs narrows a long word almost as well. One-character
 /// pieces stay: answering a one-character word with a prefix query over the pairs instead
-/// (`"abcd"*`) was 40–90 ms for a common character at 200,000 posters, against 0.2 ms.
+/// (`"abcd"*`) was 40–90 ms for a common character at 200,000 posters (in FTS5), against 0.2 ms.
 public enum SearchGrams {
     /// At most this many pairs are looked up per word; more add little to the AND's
     /// selectivity and the recheck keeps the result exact.

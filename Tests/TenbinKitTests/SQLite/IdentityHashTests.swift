@@ -55,7 +55,7 @@ import Testing
             #expect(try board.commitImport(posters, images: []) == [.inserted(1), .inserted(2), .inserted(3)])
         }
         // Back to schema 4 as it was released: no hash column, the contents in the index, one
-        // index for popular order.
+        // index for popular order, search's index in FTS5 (empty: migration 6 refills it).
         do {
             let db = try Database(path: "\(store.path)/tenbin.sqlite", mode: .readWrite)
             try db.execute(
@@ -66,6 +66,10 @@ import Testing
                 DROP INDEX poster_identity;
                 ALTER TABLE poster DROP COLUMN contents_hash;
                 CREATE INDEX poster_identity ON poster(image1, image2, contents);
+                DROP TABLE search_posting;
+                DROP TABLE search_segment;
+                DROP TABLE search_stale;
+                CREATE VIRTUAL TABLE search_gram USING fts5(grams, tokenize = 'ascii', detail = 'none', content = '');
                 PRAGMA user_version = 4;
                 """)
         }

@@ -250,7 +250,10 @@ struct SegmentBuilder {
     /// How many posters were added.
     private(set) var posters = 0
 
-    init(expectedPieces: Int = 1024) {
+    /// A builder sized for about `expectedPieces` distinct pieces and `postings` in all.
+    init(expectedPieces: Int = 1024, postings: Int = 0) {
+        slots.reserveCapacity(postings)
+        ids.reserveCapacity(postings)
         var size = 1024
         while size < expectedPieces * 2 { size <<= 1 }
         keys = Array(repeating: 0, count: size)

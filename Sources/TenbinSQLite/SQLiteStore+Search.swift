@@ -70,7 +70,7 @@ extension SQLiteSession {
     /// Records posters' keys, and their pieces as one new segment (inside their transaction).
     func indexSearch(ids: [Int64], search: [SearchRecord]) throws {
         let insertKey = try db.statement(Self.searchKeyInsert)
-        var segment = SegmentBuilder(expectedPieces: min(1 << 20, search.count * 8))
+        var segment = SegmentBuilder(expectedPieces: min(1 << 20, search.count * 8), postings: search.reduce(0) { $0 + $1.pieces.count })
         for (id, record) in zip(ids, search) {
             insertKey.reset()
             try insertKey.bind(id, at: 1)
@@ -221,31 +221,28 @@ extension SQLiteSession {
 
     /// Each term's cursor over every segment; nil when a term matches nothing.
     private func termCursors(_ terms: [IndexTerm]) throws -> [TermCursor]? {
-        let segments = try db.statement("SELECT id FROM search_segment").map { $0.int64(0) }
-        // The blocks that can hold pieces from ?2 to ?3: the last starting at or before ?2,
-        // and every one starting after it up to ?3.
+        // In every segment, the blocks that can hold pieces from ?1 to ?2: the last starting
+        // at or before ?1, and every one starting after it up to ?2. CROSS JOIN keeps the
+        // segments the outer loop (left to itself, SQLite scans every block instead).
         let blocks = try db.statement(
             """
-            SELECT piece, postings FROM search_posting WHERE segment = ?1 AND piece <= ?3
-            AND piece >= coalesce((SELECT max(piece) FROM search_posting WHERE segment = ?1 AND piece <= ?2), ?2) ORDER BY piece
+            SELECT p.piece, p.postings FROM search_segment s CROSS JOIN search_posting p ON p.segment = s.id AND p.piece <= ?2
+            AND p.piece >= coalesce((SELECT max(q.piece) FROM search_posting q WHERE q.segment = s.id AND q.piece <= ?1), ?1)
             """)
         var cursors: [TermCursor] = []
         for term in terms {
             guard let ranges = Self.pieceRanges(term) else { return nil }
             var found: [PostingCursor] = []
             for range in ranges {
-                for segment in segments {
-                    blocks.reset()
-                    try blocks.bind(segment, at: 1)
-                    try blocks.bind(range.lowerBound, at: 2)
-                    try blocks.bind(range.upperBound, at: 3)
-                    while try blocks.step() {
-                        let block = blocks.blob(1)
-                        PostingBlock.forEach(block, firstPiece: UInt64(bitPattern: blocks.int64(0))) { piece, list in
-                            let piece = Int64(bitPattern: piece)
-                            if range.contains(piece) { found.append(PostingCursor(block, list)) }
-                            return piece < range.upperBound
-                        }
+                blocks.reset()
+                try blocks.bind(range.lowerBound, at: 1)
+                try blocks.bind(range.upperBound, at: 2)
+                while try blocks.step() {
+                    let block = blocks.blob(1)
+                    PostingBlock.forEach(block, firstPiece: UInt64(bitPattern: blocks.int64(0))) { piece, list in
+                        let piece = Int64(bitPattern: piece)
+                        if range.contains(piece) { found.append(PostingCursor(block, list)) }
+                        return piece < range.upperBound
                     }
                 }
             }

@@ -57,30 +57,34 @@ public enum SearchGrams {
     /// split at); indexes made earlier were made that way, and PostgreSQL forgets a poster's
     /// tokens only when given exactly its tokens again, so the rule must not change.
     public static func pieces(forKey key: String) -> [UInt64] {
-        var pieces: [UInt64] = []
-        pieces.reserveCapacity(key.utf8.count * 2)
-        var seen = PieceSet(capacity: key.utf8.count * 2)
         var scalars: [UInt32] = []
         scalars.reserveCapacity(key.utf8.count)
-        func emit(_ part: ArraySlice<UInt32>) {
+        var partEnds: [Int] = []
+        for scalar in key.unicodeScalars {
+            let value = scalar.value
+            if value == 0x0A && scalars.last != 0x0D {
+                partEnds.append(scalars.count)
+            } else {
+                scalars.append(value)
+            }
+        }
+        partEnds.append(scalars.count)
+        // At most two pieces a scalar: reserved from the scalars, not the UTF-8 (three bytes a
+        // kana), since records of a whole batch wait in memory with their pieces.
+        var pieces: [UInt64] = []
+        pieces.reserveCapacity(scalars.count * 2)
+        var seen = PieceSet(capacity: scalars.count * 2)
+        var partStart = 0
+        for partEnd in partEnds {
+            let part = scalars[partStart..<partEnd]
             for length in 1...2 where part.count >= length {
                 for start in part.startIndex...(part.endIndex - length) {
                     let piece = pack(part[start..<(start + length)])
                     if seen.insert(piece) { pieces.append(piece) }
                 }
             }
+            partStart = partEnd
         }
-        var partStart = 0
-        for scalar in key.unicodeScalars {
-            let value = scalar.value
-            if value == 0x0A && scalars.last != 0x0D {
-                emit(scalars[partStart...])
-                partStart = scalars.count
-            } else {
-                scalars.append(value)
-            }
-        }
-        emit(scalars[partStart...])
         return pieces
     }
 

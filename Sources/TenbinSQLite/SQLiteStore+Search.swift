@@ -130,9 +130,10 @@ extension SQLiteSession {
         var stale: [Int64: Int64] = [:]
         let marks = try db.statement("SELECT poster_id, segment FROM search_stale WHERE segment >= ?").bind(oldest)
         while try marks.step() { stale[marks.int64(0)] = marks.int64(1) }
-        let posters = try db.statement(
-            "SELECT coalesce(sum(posters), 0) FROM search_segment WHERE id IN (SELECT value FROM json_each(?))"
-        ).bind(Self.idList(segments)).first { $0.int(0) } ?? 0
+        let posters =
+            try db.statement(
+                "SELECT coalesce(sum(posters), 0) FROM search_segment WHERE id IN (SELECT value FROM json_each(?))"
+            ).bind(Self.idList(segments)).first { $0.int(0) } ?? 0
         let merged = try newSegment(posters: posters)
         var blocks = try blockWriter(segment: merged)
         // The newest segment first: its ids are usually the highest, so the lists join in order.
@@ -352,7 +353,8 @@ extension SQLiteSession {
                 return listsRead
             }
             let fault: String? =
-                !segments.contains(segment) ? "it belongs to no segment"
+                !segments.contains(segment)
+                ? "it belongs to no segment"
                 : !(blockRead && listsRead) ? "its lists of posters cannot be read" : nil
             guard let fault else { continue }
             damaged += 1

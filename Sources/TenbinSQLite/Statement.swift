@@ -140,7 +140,8 @@ extension [UInt8]: SQLValue {
     func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         // SQLite copies the bytes (transient); an empty array is an empty blob, not NULL.
         withUnsafeBytes { bytes in
-            sqlite3_bind_blob(statement, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), tb_sqlite_transient())
+            sqlite3_bind_blob(
+                statement, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), tb_sqlite_transient())
         }
     }
 }

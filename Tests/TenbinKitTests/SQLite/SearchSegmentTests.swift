@@ -61,10 +61,11 @@ import Testing
         #expect(blocks.map(\.0) == [3, 1 << 30, 1 << 31])
         var read: [(UInt64, [UInt8])] = []
         for (first, block) in blocks {
-            #expect(PostingBlock.forEach(block, firstPiece: first) { piece, range in
-                read.append((piece, Array(block[range])))
-                return true
-            })
+            #expect(
+                PostingBlock.forEach(block, firstPiece: first) { piece, range in
+                    read.append((piece, Array(block[range])))
+                    return true
+                })
         }
         #expect(read.map(\.0) == lists.map(\.0) && read.map(\.1) == lists.map(\.1))
         // A length past the end, or a second entry that does not move on, is no block.
@@ -190,7 +191,8 @@ import Testing
         let writer = try #require(try s.store.open()).writer
         try writer.withLock { db in
             try db.execute(
-                "UPDATE search_posting SET postings = x'0005ff' WHERE (segment, piece) = (SELECT segment, piece FROM search_posting LIMIT 1)")
+                "UPDATE search_posting SET postings = x'0005ff' WHERE (segment, piece) = (SELECT segment, piece FROM search_posting LIMIT 1)"
+            )
             try db.execute("INSERT INTO search_posting (segment, piece, postings) VALUES (999, 1, x'000101')")
         }
         let problems = try s.store.integrityProblems()

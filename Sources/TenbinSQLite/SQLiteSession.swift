@@ -290,11 +290,11 @@ struct SQLiteSession: StoreWriting {
     // MARK: Checking
 
     /// SQLite's own integrity and foreign-key checks, and the search index's structure.
-    func integrityProblems(checkIndex: Bool) throws -> [String] {
+    func integrityProblems() throws -> [String] {
         var problems = try db.statement("PRAGMA integrity_check").map { $0.text(0) }.filter { $0 != "ok" }
         problems += try db.statement("PRAGMA foreign_key_check").map {
             "row \($0.int64(1)) of table \($0.text(0)) references a missing row in \($0.text(2))"
         }
-        return problems + (try searchProblems(checkIndex: checkIndex))
+        return problems + (try searchProblems())
     }
 }

@@ -125,7 +125,7 @@ public final class SQLiteStore: StoreBackend {
             return []
         }
         return try connections.writer.withLock { database in
-            try translatingErrors { try SQLiteSession(database).integrityProblems(checkIndex: !connections.readOnly) }
+            try translatingErrors { try SQLiteSession(database).integrityProblems() }
         }
     }
 

@@ -65,4 +65,22 @@ import Testing
         #expect(post.stderr.contains("read-only file system"))
         #expect(post.stderr.split(separator: "\n").count == 1)
     }
+
+    /// The search index's check is all reads (since schema 8), so a read-only store gets it too.
+    @Test(.enabled(if: canMount)) func aReadOnlyStoresSearchIndexIsCheckedToo() throws {
+        let store = try ScratchFolder()
+        #expect(try Tenbin.run(["post"] + Self.small, store: store.path).status == 0)
+        let damage = try Shell.capture([
+            "sqlite3", "\(store.path)/tenbin.sqlite", "INSERT INTO search_posting (segment, piece, postings) VALUES (999, 1, x'000101')",
+        ])
+        #expect(damage.status == 0, "\(damage.stderr)")
+        try Shell.run("mount", "--bind", store.path, store.path)
+        defer { _ = try? Shell.run("umount", store.path) }
+        try Shell.run("mount", "-o", "remount,ro,bind", store.path)
+        let check = try Tenbin.run(["check"], store: store.path)
+        #expect(check.status == 1)
+        #expect(
+            check.stderr.contains("the search index is damaged (1 entry, such as segment 999, piece 1: it belongs to no segment)"),
+            "\(check.stderr)")
+    }
 }

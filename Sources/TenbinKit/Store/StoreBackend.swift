@@ -281,10 +281,6 @@ public struct IndexTerm: Sendable, Hashable {
         self.token = token
         self.isPrefix = isPrefix
     }
-
-    /// The packed piece an exact term names (``SearchGrams/piece(packedFromToken:)``); nil for
-    /// a prefix or a token that names no piece.
-    public var piece: UInt64? { isPrefix ? nil : SearchGrams.piece(packedFromToken: token) }
 }
 
 /// What a backend stores so a poster can be found: its normalised key, exact, and the index

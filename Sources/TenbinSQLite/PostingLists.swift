@@ -379,7 +379,7 @@ struct SegmentEntries {
                 return true
             }
             guard complete else {
-                throw SQLiteError(code: 11, message: "the search index is damaged (a block of segment \(segment) cannot be read)")
+                throw SQLiteError(code: 11, message: "a block of its search index (segment \(segment)) cannot be read")
             }
         }
         piece = entries[next].piece

@@ -150,7 +150,8 @@ extension SQLiteSession {
                 let segment = readers[index].segment
                 try readers[index].withList { block, range in
                     guard PostingCoding.decode(block, range, appendingTo: &ids) else {
-                        throw SQLiteError(code: 11, message: "the search index is damaged (segment \(segment), piece \(piece))")
+                        throw SQLiteError(
+                            code: 11, message: "a list of its search index (segment \(segment), piece \(piece)) cannot be read")
                     }
                 }
                 if !stale.isEmpty {

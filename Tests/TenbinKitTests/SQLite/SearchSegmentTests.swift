@@ -201,4 +201,23 @@ import Testing
         // A query over the damage answers what it can read instead of failing.
         #expect(try s.ids("壊れる").count <= 10)
     }
+
+    @Test func aMergeOverADamagedBlockFailsItsWriteWholeAndSaysSo() throws {
+        let s = try SearchStore()
+        for index in 0..<7 { try s.add("壊れた \(index)") }
+        let writer = try #require(try s.store.open()).writer
+        try writer.withLock { db in
+            try db.execute("UPDATE search_posting SET postings = x'0005ff' WHERE segment = (SELECT min(id) FROM search_segment)")
+        }
+        // The eighth post merges the seven with its own segment, and cannot read the damaged one.
+        #expect {
+            try s.add("八つ目")
+        } throws: { error in
+            guard let error = error as? StoreError, case .damaged = error.reason else { return false }
+            return error.description.contains("the store is damaged (a block of its search index (segment 1) cannot be read)")
+        }
+        // Nothing of that post was kept: no poster, no segment, no merge.
+        #expect(try s.board.count() == 7)
+        #expect(try Self.levels(s) == [0: 7])
+    }
 }

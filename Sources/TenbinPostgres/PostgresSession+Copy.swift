@@ -107,13 +107,6 @@ extension PostgresSession {
 
     /// `text`'s UTF-8 bytes in hex, for a `bytea` column filled from a `text[]` (`decode(…, 'hex')`).
     static func hex(_ text: String) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count * 2)
-        for byte in text.utf8 {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        Hex.string(text.utf8)
     }
 }

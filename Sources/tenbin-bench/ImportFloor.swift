@@ -117,16 +117,9 @@ enum ImportFloor {
         }
         // The index's blocks as SQL with blob literals (no other way into `sqlite3`), loaded untimed.
         var blocks = "BEGIN;\nCREATE TABLE block (batch INTEGER, piece INTEGER, postings BLOB);\n"
-        let hex = Array("0123456789abcdef".utf8)
         for (batch, segment) in segments.enumerated() {
             for (piece, block) in segment {
-                var literal: [UInt8] = []
-                literal.reserveCapacity(block.count * 2)
-                for byte in block {
-                    literal.append(hex[Int(byte >> 4)])
-                    literal.append(hex[Int(byte & 15)])
-                }
-                blocks += "INSERT INTO block VALUES (\(batch), \(piece), X'\(String(decoding: literal, as: UTF8.self))');\n"
+                blocks += "INSERT INTO block VALUES (\(batch), \(piece), X'\(Hex.string(block))');\n"
             }
         }
         blocks += "CREATE INDEX block_batch ON block (batch, piece);\nCOMMIT;\n"

@@ -31,14 +31,7 @@ public struct Digest: Sendable, Hashable, Comparable, CustomStringConvertible {
             fatalError(
                 "tenbin cannot compute SHA-256: \(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
         }
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(64)
-        for byte in digest {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        self.hex = String(decoding: text, as: UTF8.self)
+        self.hex = Hex.string(digest)
     }
 
     /// The SHA-256 of `bytes`.

@@ -235,7 +235,7 @@ struct PostingIntersection: IteratorProtocol {
     }
 }
 
-/// A segment being built: for each piece, the ids of the posters added with it. Pieces go
+/// A segment built in memory: for each piece, the ids of the posters holding it. Pieces go
 /// to slots through a table of their own (open addressing, a multiplicative hash): a batch
 /// of 20,000 posters adds about two million.
 struct SegmentBuilder {
@@ -247,25 +247,28 @@ struct SegmentBuilder {
     /// Every posting, as its slot and its id, in the order added.
     private var slots: [Int32] = []
     private var ids: [Int64] = []
-    /// How many posters were added.
-    private(set) var posters = 0
+    /// How many posters it holds.
+    let posters: Int
 
-    /// A builder sized for about `expectedPieces` distinct pieces and `postings` in all.
-    init(expectedPieces: Int = 1024, postings: Int = 0) {
+    /// The segment of posters `ids`, each with its pieces (each once:
+    /// ``SearchGrams/pieces(forKey:)``). The piece table starts at twice 8 a poster (a batch
+    /// of 20,000 holds about 100,000 distinct pieces) and the postings are reserved once.
+    init(_ ids: [Int64], pieces: [[UInt64]]) {
+        posters = ids.count
+        let postings = pieces.reduce(0) { $0 + $1.count }
         slots.reserveCapacity(postings)
-        ids.reserveCapacity(postings)
+        self.ids.reserveCapacity(postings)
         var size = 1024
-        while size < expectedPieces * 2 { size <<= 1 }
+        while size < min(1 << 20, ids.count * 8) * 2 { size <<= 1 }
         keys = Array(repeating: 0, count: size)
         slotOfKey = Array(repeating: -1, count: size)
         mask = size - 1
+        for (id, pieces) in zip(ids, pieces) { add(id, pieces: pieces) }
     }
 
     var isEmpty: Bool { slots.isEmpty }
 
-    /// Adds a poster's pieces (each once: ``SearchGrams/pieces(forKey:)``).
-    mutating func add(_ id: Int64, pieces newPieces: [UInt64]) {
-        posters += 1
+    private mutating func add(_ id: Int64, pieces newPieces: [UInt64]) {
         for piece in newPieces {
             slots.append(slot(of: piece))
             ids.append(id)
@@ -301,8 +304,16 @@ struct SegmentBuilder {
         }
     }
 
-    /// Each piece with its posting list, in order of piece (the order of the segment's rows).
-    func lists(_ body: (UInt64, [UInt8]) throws -> Void) rethrows {
+    /// The segment's blocks in order of first piece (the order of its rows), each handed to
+    /// `body` with its first piece.
+    func blocks(_ body: @escaping (UInt64, [UInt8]) throws -> Void) throws {
+        var writer = PostingBlock.Writer(flush: body)
+        try lists { try writer.append($0, list: $1) }
+        try writer.finish()
+    }
+
+    /// Each piece with its posting list, in order of piece.
+    private func lists(_ body: (UInt64, [UInt8]) throws -> Void) rethrows {
         // The postings grouped by slot (a counting sort, keeping the order added).
         var starts = Array(repeating: 0, count: pieces.count + 1)
         for slot in slots { starts[Int(slot) + 1] += 1 }
@@ -392,13 +403,10 @@ extension SQLiteStore {
     /// as a commit builds them (`tenbin-bench`'s import floor times building them, and stages
     /// them to time SQLite writing them alone).
     public static func searchIndexBlocks(ids: [Int64], records: [SearchRecord]) -> [(firstPiece: Int64, block: [UInt8])] {
-        var segment = SegmentBuilder(expectedPieces: records.count * 8)
-        for (id, record) in zip(ids, records) { segment.add(id, pieces: record.pieces) }
+        let segment = SegmentBuilder(ids, pieces: records.map(\.pieces))
         var blocks: [(firstPiece: Int64, block: [UInt8])] = []
-        var writer = PostingBlock.Writer { blocks.append((Int64(bitPattern: $0), $1)) }
-        // Neither closure throws.
-        try! segment.lists { try writer.append($0, list: $1) }
-        try! writer.finish()
+        // The closure does not throw.
+        try! segment.blocks { blocks.append((Int64(bitPattern: $0), $1)) }
         return blocks
     }
 }

@@ -70,15 +70,13 @@ extension SQLiteSession {
     /// Records posters' keys, and their pieces as one new segment (inside their transaction).
     func indexSearch(ids: [Int64], search: [SearchRecord]) throws {
         let insertKey = try db.statement(Self.searchKeyInsert)
-        var segment = SegmentBuilder(expectedPieces: min(1 << 20, search.count * 8), postings: search.reduce(0) { $0 + $1.pieces.count })
         for (id, record) in zip(ids, search) {
             insertKey.reset()
             try insertKey.bind(id, at: 1)
             try insertKey.bind(record.key, at: 2)
             try insertKey.run()
-            segment.add(id, pieces: record.pieces)
         }
-        try write(segment)
+        try write(SegmentBuilder(ids, pieces: search.map(\.pieces)))
     }
 
     /// Forgets a poster's key and marks its index entries stale (inside the transaction that
@@ -94,15 +92,13 @@ extension SQLiteSession {
     /// Writes a built segment, then merges any level that reached ``segmentsPerMerge``.
     private func write(_ segment: SegmentBuilder) throws {
         guard !segment.isEmpty else { return }
-        let id = try newSegment(posters: segment.posters)
-        var blocks = try blockWriter(segment: id)
-        try segment.lists { piece, list in try blocks.append(piece, list: list) }
-        try blocks.finish()
+        try segment.blocks(try blockInserter(segment: newSegment(posters: segment.posters)))
         while let level = try db.statement(
             "SELECT level FROM search_segment GROUP BY level HAVING count(*) >= ? ORDER BY level LIMIT 1"
         ).bind(Self.segmentsPerMerge).first({ $0.int(0) }) {
-            let segments = try db.statement("SELECT id FROM search_segment WHERE level = ? ORDER BY id").bind(level).map { $0.int64(0) }
-            try merge(segments)
+            let segments = try db.statement("SELECT id, posters FROM search_segment WHERE level = ? ORDER BY id").bind(level)
+                .map { (id: $0.int64(0), posters: $0.int(1)) }
+            try merge(segments.map(\.id), posters: segments.reduce(0) { $0 + $1.posters })
         }
     }
 
@@ -111,10 +107,10 @@ extension SQLiteSession {
         return db.lastInsertedRowID
     }
 
-    /// A writer of `segment`'s blocks, as rows.
-    private func blockWriter(segment: Int64) throws -> PostingBlock.Writer {
+    /// Stores a block of `segment` (given its first piece) as a row.
+    private func blockInserter(segment: Int64) throws -> (UInt64, [UInt8]) throws -> Void {
         let insert = try db.statement("INSERT INTO search_posting (segment, piece, postings) VALUES (?, ?, ?)")
-        return PostingBlock.Writer { piece, block in
+        return { piece, block in
             insert.reset()
             try insert.bind(segment, at: 1)
             try insert.bind(Int64(bitPattern: piece), at: 2)
@@ -123,19 +119,14 @@ extension SQLiteSession {
         }
     }
 
-    /// Merges `segments` (oldest first) into one new segment, leaving out stale ids, and
-    /// forgets the stale marks no remaining segment needs.
-    private func merge(_ segments: [Int64]) throws {
+    /// Merges `segments` (oldest first; `posters` in all) into one new segment, leaving out
+    /// stale ids, and forgets the stale marks no remaining segment needs.
+    private func merge(_ segments: [Int64], posters: Int) throws {
         guard let oldest = segments.first else { return }
         var stale: [Int64: Int64] = [:]
         let marks = try db.statement("SELECT poster_id, segment FROM search_stale WHERE segment >= ?").bind(oldest)
         while try marks.step() { stale[marks.int64(0)] = marks.int64(1) }
-        let posters =
-            try db.statement(
-                "SELECT coalesce(sum(posters), 0) FROM search_segment WHERE id IN (SELECT value FROM json_each(?))"
-            ).bind(Self.idList(segments)).first { $0.int(0) } ?? 0
-        let merged = try newSegment(posters: posters)
-        var blocks = try blockWriter(segment: merged)
+        var blocks = PostingBlock.Writer(flush: try blockInserter(segment: newSegment(posters: posters)))
         // The newest segment first: its ids are usually the highest, so the lists join in order.
         var readers = try segments.reversed().map { segment in
             try SegmentEntries(segment: segment, in: db)
@@ -191,9 +182,7 @@ extension SQLiteSession {
     static func indexAllKeys(_ db: Database, slice size: Int) throws {
         let session = SQLiteSession(db)
         try forEachKey(in: db, slice: size) { keys in
-            var segment = SegmentBuilder(expectedPieces: keys.count * 8)
-            for (id, key) in keys { segment.add(id, pieces: SearchGrams.pieces(forKey: key)) }
-            try session.write(segment)
+            try session.write(SegmentBuilder(keys.map(\.0), pieces: keys.map { SearchGrams.pieces(forKey: $0.1) }))
         }
     }
 

@@ -3,10 +3,15 @@
 # sources under -sanitize=fuzzer,address, then runs each for FUZZ_SECONDS (default 60),
 # seeded from SampleImages and the test fixtures. A crash leaves its input in
 # .build-fuzz/artifacts/<target>/; add it to Tests/Fixtures/fuzz/ with a test.
+# FUZZ_SEED fixes libFuzzer's random seed (CI sets one, so a CI run explores the same inputs
+# each time and a failure it reports is one `make fuzz FUZZ_SEED=…` finds again); unset, each
+# run explores afresh.
 #   scripts/fuzz.sh [TARGET…]     targets: image, posttext, query, request
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
+seed=()
+[[ -n ${FUZZ_SEED:-} ]] && seed=(-seed="$FUZZ_SEED")
 build=.build-fuzz
 mkdir -p "$build"
 
@@ -61,7 +66,7 @@ for target in "${targets[@]}"; do
     esac
     [[ -d Tests/Fixtures/fuzz/$target ]] && seeds+=("Tests/Fixtures/fuzz/$target")
     echo "== fuzzing $target for ${seconds}s"
-    if ! LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan-suppressions.txt" "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
+    if ! LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan-suppressions.txt" "$binary" -max_total_time="$seconds" "${seed[@]}" -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
         -artifact_prefix="$artifacts" "$corpus" "${seeds[@]}" 2>"$build/fuzz-$target.log"; then
         echo "Error: fuzz target $target found a failure; see $build/fuzz-$target.log and $artifacts" >&2
         tail -30 "$build/fuzz-$target.log" >&2

@@ -46,14 +46,18 @@ static int tb_png_check_signature(const uint8_t *data, size_t size, char *error)
         return -1;
     }
     // libpng 1.6.39 allocates some chunks (eXIf among them) at the length the chunk claims
-    // before reading a byte of it, so a 200-byte file claiming a 1.6 GB eXIf made it ask for
-    // 1.6 GB (found by `make fuzz`). A chunk cannot be longer than the bytes left in the file:
-    // walking the chunk lengths first refuses such a file before libpng sees it.
+    // before reading a byte of it, so a 130-byte file claiming a 1.6 GB eXIf made it ask for
+    // 1.6 GB (found by `make fuzz`); its own chunk limit (8 MB) only warns, then allocates.
+    // A chunk's data cannot be longer than the bytes left in the file: walking the chunk
+    // lengths first refuses such a file before libpng sees it. A chunk is its length and type
+    // (8 bytes), its data and a CRC (4 bytes); the walk goes on while a whole length and type
+    // are left, so a file that ends right after the header that makes libpng allocate is
+    // refused too (found by `make fuzz` again). A cut-off CRC is left to libpng, as before.
     size_t offset = 8;
-    while (size - offset >= 12) {
+    while (size - offset >= 8) {
         const uint8_t *chunk = data + offset;
         const size_t length = (size_t)chunk[0] << 24 | (size_t)chunk[1] << 16 | (size_t)chunk[2] << 8 | chunk[3];
-        if (length > size - offset - 12) {
+        if (length > size - offset - 8) {
             // Name the chunk only when its type is the four letters PNG allows.
             int named = 1;
             for (int i = 4; i < 8; i++) named &= isalpha(chunk[i]) ? 1 : 0;
@@ -61,7 +65,7 @@ static int tb_png_check_signature(const uint8_t *data, size_t size, char *error)
                      named ? "its " : "a chunk", named ? (const char *)chunk + 4 : "", length);
             return -1;
         }
-        if (memcmp(chunk + 4, "IEND", 4) == 0) break;
+        if (memcmp(chunk + 4, "IEND", 4) == 0 || size - offset - 8 - length < 4) break;
         offset += 12 + length;
     }
     return 0;

@@ -44,11 +44,29 @@ import Testing
     }
 
     @Test func anExifChunkClaimingMoreThanTheFileIsRefusedBeforeLibpngAllocatesIt() throws {
-        // Found by `make fuzz`: 200 bytes whose eXIf chunk claims 1.6 GB, which libpng
+        // Found by `make fuzz`: 130 bytes whose eXIf chunk claims 1.6 GB, which libpng
         // allocated whole before reading it.
         let path = "\(Fixtures.root)/Tests/Fixtures/fuzz/image/huge-exif-chunk.png"
         let error = try #require(throws: ImageError.self) { try codec.probe(try Fixtures.bytes(path), source: path) }
         #expect(error.stage == .header)
         #expect(error.reason == "the file is truncated (its eXIf chunk claims 1635150195 bytes, past the end)")
+    }
+
+    @Test func aFileEndingRightAfterAHugeChunksHeaderIsRefusedBeforeLibpngAllocatesIt() throws {
+        // Found by `make fuzz` in CI: 43 bytes ending 2 bytes into an eXIf chunk that claims
+        // 1.6 GB. The walk over chunk lengths stopped where fewer than 12 bytes were left, so
+        // libpng read the header and allocated 1.6 GB (its own 8 MB limit only warns).
+        let path = "\(Fixtures.root)/Tests/Fixtures/fuzz/image/huge-exif-chunk-header-at-the-end.png"
+        for source in ["probe", "decode"] {
+            let bytes = try Fixtures.bytes(path)
+            let error = try #require(throws: ImageError.self) {
+                if source == "probe" {
+                    _ = try codec.probe(bytes, source: path)
+                } else {
+                    _ = try codec.decode(bytes, source: path, maxEdge: nil)
+                }
+            }
+            #expect(error.reason == "the file is truncated (its eXIf chunk claims 1634803059 bytes, past the end)")
+        }
     }
 }

@@ -18,6 +18,9 @@ public struct CheckReport: Sendable, Equatable {
     public var posters = 0
     /// Blob rows in the store.
     public var blobs = 0
+    /// Posters whose search records `check --repair` wrote afresh before checking; nil
+    /// when no repair was asked for.
+    public var searchRebuilt: Int?
 
     /// Whether no problem was found.
     public var isSound: Bool { problems.isEmpty }
@@ -62,8 +65,35 @@ extension Board {
         return report
     }
 
-    public func check() throws -> CheckReport {
+    /// How many posters a search rebuild reads and records at a time.
+    static let searchRebuildSlice = 20_000
+
+    /// Writes every poster's search record afresh from its text, keys and index, in one
+    /// transaction, and returns how many posters it recorded. Everything `check` can find
+    /// wrong with search (a poster without a key, a key that is not the normal form of its
+    /// text, a key left by a deleted poster, a damaged block of the index) is derived from
+    /// the posters' text, so this mends it. Reads go on meanwhile; writes wait for it.
+    public func rebuildSearch() throws -> Int {
+        try store.write { writing in
+            try writing.clearSearch()
+            var recorded = 0
+            var after: Int64 = 0
+            while true {
+                let posters = try writing.posters(afterID: after, limit: Self.searchRebuildSlice)
+                guard let last = posters.last else { return recorded }
+                try writing.storeSearch(
+                    ids: posters.map(\.id), search: posters.map { SearchRecord(contents: $0.contents, hashtags: $0.hashtags) })
+                recorded += posters.count
+                after = last.id
+            }
+        }
+    }
+
+    /// Checks the store; with `repairingSearch`, first rebuilds search (``rebuildSearch()``)
+    /// and records how many posters it recorded in the report.
+    public func check(repairingSearch: Bool = false) throws -> CheckReport {
         var report = CheckReport()
+        if repairingSearch { report.searchRebuilt = try rebuildSearch() }
         report.problems += try store.integrityProblems().map { "database: \($0)" }
         report.problems += try searchKeyProblems()
         report.posters = try count()

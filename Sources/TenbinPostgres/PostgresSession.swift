@@ -436,6 +436,36 @@ final class PostgresSession: StoreWriting {
         return (0..<rows.count).compactMap { Digest(hex: rows.text($0, 0)) }
     }
 
+    /// Locks `search_key` so that reads go on but a post's, an edit's or a delete's change to
+    /// it waits for this transaction: a poster written meanwhile is either read by the rebuild
+    /// from its snapshot or keys itself after it commits. The rows stay: every poster's is
+    /// rewritten by ``storeSearch(ids:search:)`` where it differs, and none can outlive its
+    /// poster (the foreign key deletes it), so the end is the same as emptying the table,
+    /// without putting a million unchanged rows through the GIN index again (2.3 s a 20,000).
+    func clearSearch() throws {
+        try connection.execute("LOCK TABLE search_key IN SHARE ROW EXCLUSIVE MODE")
+    }
+
+    /// Writes the keys and pieces that differ from what is stored (or are missing), and
+    /// corrects the key's copy beside the votes (`walk_key`) where it differs; rows already
+    /// right are left as they are, so votes on those posters go on.
+    func storeSearch(ids: [Int64], search: [SearchRecord]) throws {
+        guard !ids.isEmpty else { return }
+        try connection.execute("SET LOCAL gin_pending_list_limit = '64MB'")
+        try connection.query(
+            """
+            INSERT INTO search_key AS s (poster_id, key, grams)
+            SELECT i, k, string_to_array(d, ' ') FROM unnest($1::bigint[], $2::text[], $3::text[]) AS t(i, k, d)
+            ON CONFLICT (poster_id) DO UPDATE SET key = excluded.key, grams = excluded.grams
+            WHERE (s.key, s.grams) IS DISTINCT FROM (excluded.key, excluded.grams)
+            """, [.intArray(ids), .textArray(search.map(\.key)), .textArray(search.map(\.document))])
+        try connection.query(
+            """
+            UPDATE poster p SET walk_key = \(PostgresStore.walkKeySQL("u.k")) FROM unnest($1::bigint[], $2::text[]) AS u(i, k)
+            WHERE p.id = u.i AND p.walk_key IS DISTINCT FROM \(PostgresStore.walkKeySQL("u.k"))
+            """, [.intArray(ids), .textArray(search.map(\.key))])
+    }
+
     /// Takes the insert lock once per write transaction (reads take none).
     func takeInsertLockIfWriting() throws {
         guard isWriting, !holdsInsertLock else { return }

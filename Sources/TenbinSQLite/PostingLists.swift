@@ -390,7 +390,9 @@ struct SegmentEntries {
                 return true
             }
             guard complete else {
-                throw SQLiteError(code: 11, message: "a block of its search index (segment \(segment)) cannot be read")
+                throw SQLiteError(
+                    code: 11,
+                    message: "a block of its search index (segment \(segment)) cannot be read; `tenbin check --repair` rebuilds the index")
             }
         }
         piece = entries[next].piece

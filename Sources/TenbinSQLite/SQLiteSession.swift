@@ -287,6 +287,16 @@ struct SQLiteSession: StoreWriting {
         ).map { Digest(hex: $0.text(0)) }.compactMap { $0 }
     }
 
+    /// Empties the search tables (the index is derived from the keys, the keys from the
+    /// posters' text, so a rebuild reads neither): a damaged block is gone with them.
+    func clearSearch() throws {
+        try db.execute("DELETE FROM search_posting; DELETE FROM search_segment; DELETE FROM search_stale; DELETE FROM search_key")
+    }
+
+    func storeSearch(ids: [Int64], search: [SearchRecord]) throws {
+        try indexSearch(ids: ids, search: search)
+    }
+
     // MARK: Checking
 
     /// SQLite's own integrity and foreign-key checks, and the search index's structure.

@@ -142,7 +142,10 @@ extension SQLiteSession {
                 try readers[index].withList { block, range in
                     guard PostingCoding.decode(block, range, appendingTo: &ids) else {
                         throw SQLiteError(
-                            code: 11, message: "a list of its search index (segment \(segment), piece \(piece)) cannot be read")
+                            code: 11,
+                            message:
+                                "a list of its search index (segment \(segment), piece \(piece)) cannot be read; `tenbin check --repair` rebuilds the index"
+                        )
                     }
                 }
                 if !stale.isEmpty {
@@ -351,7 +354,9 @@ extension SQLiteSession {
             if damaged == 1 { example = "segment \(segment), piece \(rows.int64(1)): \(fault)" }
         }
         if damaged > 0 {
-            problems.append("the search index is damaged (\(damaged) \(damaged == 1 ? "entry" : "entries"), such as \(example))")
+            problems.append(
+                "the search index is damaged (\(damaged) \(damaged == 1 ? "entry" : "entries"), such as \(example)); `tenbin check --repair` rebuilds it"
+            )
         }
         return problems
     }

@@ -80,7 +80,41 @@ import Testing
         let check = try Tenbin.run(["check"], store: store.path)
         #expect(check.status == 1)
         #expect(
-            check.stderr.contains("the search index is damaged (1 entry, such as segment 999, piece 1: it belongs to no segment)"),
+            check.stderr.contains(
+                "the search index is damaged (1 entry, such as segment 999, piece 1: it belongs to no segment); `tenbin check --repair` rebuilds it"
+            ),
             "\(check.stderr)")
+        // A repair is a write: a read-only store refuses it in one line and stays as it was.
+        let refused = try Tenbin.run(["check", "--repair"], store: store.path)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.hasPrefix("Error: \(store.path): the store is read-only"), "\(refused.stderr)")
+        #expect(refused.stderr.split(separator: "\n").count == 1)
+    }
+
+    /// `check --repair` rebuilds search from the posters' text; an image it cannot mend.
+    @Test func checkRepairRebuildsADamagedSearchIndexButNotAMissingImage() throws {
+        let store = try ScratchFolder()
+        #expect(try Tenbin.run(["post"] + Self.small + ["--text", "猫と犬", "--tag", "ねこ"], store: store.path).status == 0)
+        #expect(try Tenbin.run(["post"] + Self.small + ["--text", "海と山"], store: store.path).status == 0)
+        let damage = try Shell.capture([
+            "sqlite3", "\(store.path)/tenbin.sqlite",
+            "UPDATE search_posting SET postings = x'0005ff'; UPDATE search_key SET key = 'x' WHERE poster_id = 2",
+        ])
+        #expect(damage.status == 0, "\(damage.stderr)")
+        #expect(try Tenbin.run(["check"], store: store.path).status == 1)
+        let repaired = try Tenbin.run(["check", "--repair"], store: store.path)
+        #expect(repaired.status == 0, "\(repaired.stderr)")
+        #expect(repaired.stdout == "Rebuilt search from the text of 2 posters.\nOK: 2 posters, 2 blobs, all sound.\n")
+        #expect(try Tenbin.run(["search", "ネコ", "--json"], store: store.path).stdout.contains("\"id\": 1"))
+        #expect(try Tenbin.run(["search", "山", "--json"], store: store.path).stdout.contains("\"id\": 2"))
+        let json = try Tenbin.run(["check", "--repair", "--json"], store: store.path)
+        #expect(json.stdout == "{\"ok\": true, \"posters\": 2, \"blobs\": 2, \"searchRebuilt\": 2, \"problems\": [], \"notes\": []}\n")
+        // A missing image is still a problem after a repair, and the exit says so.
+        let blob = try #require(try FileManager.default.subpathsOfDirectory(atPath: "\(store.path)/blobs").first { $0.count > 60 })
+        try FileManager.default.removeItem(atPath: "\(store.path)/blobs/\(blob)")
+        let broken = try Tenbin.run(["check", "--repair"], store: store.path)
+        #expect(broken.status == 1)
+        #expect(broken.stdout == "Rebuilt search from the text of 2 posters.\n")
+        #expect(broken.stderr.contains("is missing; used by posters 1, 2"), "\(broken.stderr)")
     }
 }

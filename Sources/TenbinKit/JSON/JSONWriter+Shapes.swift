@@ -73,6 +73,7 @@ extension JSONWriter {
             json.field("ok", report.isSound)
             json.field("posters", report.posters)
             json.field("blobs", report.blobs)
+            if let rebuilt = report.searchRebuilt { json.field("searchRebuilt", rebuilt) }
             json.key("problems")
             json.strings(report.problems)
             json.key("notes")

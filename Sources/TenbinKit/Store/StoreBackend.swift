@@ -142,6 +142,18 @@ public protocol StoreWriting: StoreReading {
     /// The digests of blob rows no poster references.
     func unreferencedBlobRows() throws -> [Digest]
 
+    // Rebuilding search (`tenbin check --repair`, see `Board+Maintenance.swift`).
+
+    /// Starts a rebuild of search: once ``storeSearch(ids:search:)`` has been given every
+    /// poster's record in this transaction, those records are all that search holds — keys
+    /// and index, whatever state they were in. A backend may empty its search tables here or
+    /// keep them and rewrite only what differs. Other writers' changes to search wait for
+    /// this transaction; reads go on.
+    func clearSearch() throws
+    /// Stores the search records of posters that exist (`search[i]` is `ids[i]`'s), ids
+    /// ascending and above those of any earlier call in this transaction.
+    func storeSearch(ids: [Int64], search: [SearchRecord]) throws
+
     // Copying a whole board to another store (see `Board+Copy.swift`).
 
     /// Writes blob rows (those already present are left as they are) and their uploads.

@@ -200,6 +200,14 @@ final class MemorySession: StoreWriting {
         return state.blobs.keys.filter { !used.contains($0) }.sorted { $0.hex < $1.hex }
     }
 
+    func clearSearch() throws {
+        state.keys = [:]
+    }
+
+    func storeSearch(ids: [Int64], search: [SearchRecord]) throws {
+        for (id, record) in zip(ids, search) { state.keys[id] = record }
+    }
+
     func posters(afterID: Int64, limit: Int) throws -> [Poster] {
         Array(state.posters.values.filter { $0.id > afterID }.sorted { $0.id < $1.id }.prefix(limit))
     }

@@ -381,4 +381,35 @@ import Testing
         task.cancel()
         try await task.value
     }
+
+    @Test(arguments: BackendUnderTest.all)
+    func rebuildingSearchKeepsEveryAnswer(backend: BackendUnderTest) throws {
+        let store = try TemporaryStore()
+        let board = try backend.board(store)
+        let posters = try board.quickPost((0..<30).map { ("ねこ \($0) ネコ派", $0 % 3 == 0 ? ["犬"] : []) })
+        _ = try board.edit(id: posters[1].id, contents: "いぬ 1")
+        _ = try board.delete(id: posters[2].id)
+        _ = try board.vote(id: posters[4].id, side: .first, times: 3)
+        let queries = ["ね", "ねこ", "犬", "いぬ", "派 1", "ない"]
+        func answers() throws -> [[Int64]] {
+            try queries.flatMap { query in
+                try [FeedOrder.new, .popular].map { try board.search(query: query, order: $0, limit: 100).map(\.id) }
+            }
+        }
+        let before = try answers()
+        #expect(before[0].count == 28, "\(before[0].count)")
+        #expect(before[6] == [posters[1].id], "\(before[6])")
+        // (The stand-in images have no files: those problems are not search's.)
+        let report = try board.check(repairingSearch: true)
+        #expect(report.searchRebuilt == 29)
+        #expect(report.problems.filter { !$0.hasPrefix("blob ") }.isEmpty, "\(report.problems)")
+        #expect(try answers() == before)
+        // Posters written and edited after the rebuild are found as before.
+        let late = try board.quickPost("ねこ late")
+        _ = try board.edit(id: posters[3].id, contents: "とら 3")
+        #expect(try board.search(query: "late").map(\.id) == [late.id])
+        #expect(try board.search(query: "とら").map(\.id) == [posters[3].id])
+        #expect(try board.rebuildSearch() == 30)
+        #expect(try board.search(query: "ねこ", limit: 100).count == 28)
+    }
 }

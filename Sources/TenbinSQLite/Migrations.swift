@@ -67,6 +67,10 @@ enum Migrations {
         // memory and writes as one segment, merged eight at a time (see
         // SQLiteStore+Search.swift); filled from every stored key.
         Step(sql: "DROP TABLE search_gram;\n" + SQLiteSession.searchIndexSchema, then: SQLiteSession.indexAllKeys),
+        // 9: merges of the index in steps, a bounded amount in each write (see
+        // SQLiteStore+Search.swift), recorded in `search_merge`; the merges migration 8's
+        // segments are due are done whole.
+        Step(sql: SQLiteSession.searchMergeSchema, then: SQLiteSession.mergeWhole),
     ]
 
     /// Schema 7's indexes for popular order. `poster_popular` (votes, then id, descending) put

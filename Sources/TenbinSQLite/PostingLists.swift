@@ -359,10 +359,25 @@ struct SegmentEntries {
     let segment: Int64
     private let rows: Statement
     private var block: [UInt8] = []
+    /// The row key (first piece) of `block`.
+    private var blockPiece: Int64 = 0
     private var entries: [(piece: UInt64, list: Range<Int>)] = []
     private var next = 0
     /// The piece of the list the reader is at; nil once the segment is done.
     private(set) var piece: UInt64?
+
+    /// What a reader has not read yet: every block from `block` (a row key) on, of which that
+    /// first one only from `lists`.
+    struct Rest {
+        let block: Int64
+        let lists: [(piece: UInt64, bytes: ArraySlice<UInt8>)]
+    }
+
+    /// The lists not read yet; nil once the segment is done.
+    var rest: Rest? {
+        guard piece != nil else { return nil }
+        return Rest(block: blockPiece, lists: entries[(next - 1)...].map { ($0.piece, block[$0.list]) })
+    }
 
     init(segment: Int64, in db: Database) throws {
         self.segment = segment
@@ -383,9 +398,10 @@ struct SegmentEntries {
                 return
             }
             block = rows.blob(1)
+            blockPiece = rows.int64(0)
             entries.removeAll(keepingCapacity: true)
             next = 0
-            let complete = PostingBlock.forEach(block, firstPiece: UInt64(bitPattern: rows.int64(0))) { piece, list in
+            let complete = PostingBlock.forEach(block, firstPiece: UInt64(bitPattern: blockPiece)) { piece, list in
                 entries.append((piece, list))
                 return true
             }

@@ -14,9 +14,17 @@ struct SQLiteSession: StoreWriting {
         var ids: [Digest: Int64] = [:]
     }
 
-    init(_ db: Database) {
+    /// The least a write moves merges of the search index on by, in bytes of lists
+    /// (``mergeBudget(written:)``).
+    let searchMergeStep: Int
+
+    init(_ db: Database, searchMergeStep: Int = SQLiteSession.searchMergeStep) {
         self.db = db
+        self.searchMergeStep = searchMergeStep
     }
+
+    /// ``searchMergeStep`` unless a store is told otherwise.
+    static let searchMergeStep = 1 << 20
 
     static let posterColumns = """
         SELECT p.id, p.contents, p.good1, p.good2, p.created_at,
@@ -290,7 +298,9 @@ struct SQLiteSession: StoreWriting {
     /// Empties the search tables (the index is derived from the keys, the keys from the
     /// posters' text, so a rebuild reads neither): a damaged block is gone with them.
     func clearSearch() throws {
-        try db.execute("DELETE FROM search_posting; DELETE FROM search_segment; DELETE FROM search_stale; DELETE FROM search_key")
+        try db.execute(
+            "DELETE FROM search_posting; DELETE FROM search_segment; DELETE FROM search_merge; DELETE FROM search_stale; DELETE FROM search_key"
+        )
     }
 
     func storeSearch(ids: [Int64], search: [SearchRecord]) throws {

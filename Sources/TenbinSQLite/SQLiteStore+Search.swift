@@ -48,6 +48,16 @@ extension SQLiteSession {
         );
         """
 
+    /// Schema 9: merges under way, one row per segment being merged, naming the segment it
+    /// goes into (``stepMerge(into:budget:)``).
+    static let searchMergeSchema = """
+        CREATE TABLE search_merge (
+            source INTEGER PRIMARY KEY,
+            target INTEGER NOT NULL
+        );
+        CREATE INDEX search_merge_target ON search_merge(target);
+        """
+
     /// How many segments of one level are merged into one.
     static let segmentsPerMerge = 8
 
@@ -89,57 +99,101 @@ extension SQLiteSession {
         ).bind(id).run()
     }
 
-    /// Writes a built segment, then merges any level that reached ``segmentsPerMerge``.
-    private func write(_ segment: SegmentBuilder) throws {
+    /// Writes a built segment, then moves merges on (``mergeBudget(written:)``); migration 8,
+    /// which ran before `search_merge` existed, writes without `merging`.
+    private func write(_ segment: SegmentBuilder, merging: Bool = true) throws {
         guard !segment.isEmpty else { return }
-        try segment.blocks(try blockInserter(segment: newSegment(posters: segment.posters)))
+        let insert = try blockInserter(segment: newSegment(posters: segment.posters))
+        var written = 0
+        try segment.blocks { piece, block in
+            written += block.count
+            try insert(piece, block)
+        }
+        if merging { try merge(budget: mergeBudget(written: written)) }
+    }
+
+    /// Starts a merge for every level that reached ``segmentsPerMerge`` segments, and moves
+    /// the merges under way on, smallest first, until about `budget` bytes of lists have been
+    /// read (one that finishes may complete a level of its own, which starts another).
+    func merge(budget: Int) throws {
+        var budget = budget
+        try startMerges()
+        while budget > 0 {
+            let targets = try db.statement(
+                "SELECT s.id FROM search_segment s WHERE s.id IN (SELECT target FROM search_merge) ORDER BY s.posters, s.id"
+            ).map { $0.int64(0) }
+            var finished = false
+            for target in targets where budget > 0 {
+                if try stepMerge(into: target, budget: &budget) { finished = true }
+            }
+            guard finished else { return }
+            try startMerges()
+        }
+    }
+
+    /// Migration 9: the merges migration 8's segments are due, whole.
+    @Sendable static func mergeWhole(_ db: Database) throws {
+        try SQLiteSession(db).merge(budget: Int.max)
+    }
+
+    /// How many bytes of lists a transaction that wrote `written` bytes of new ones moves
+    /// through merges: eight times its own (a byte is merged once per level, and a million
+    /// posters make five or six levels, so merges keep pace with writing), and at least
+    /// ``searchMergeStep`` (so single posts move a big merge on in steps of a few tens of
+    /// milliseconds instead of one post waiting seconds for all of it).
+    func mergeBudget(written: Int) -> Int {
+        max(searchMergeStep, 8 * written)
+    }
+
+    /// Starts a merge of the oldest ``segmentsPerMerge`` segments of each level that has that
+    /// many outside any merge: their target segment is made (empty), and `search_merge` names
+    /// it for each of them.
+    private func startMerges() throws {
+        let free = "NOT EXISTS (SELECT 1 FROM search_merge m WHERE m.source = s.id OR m.target = s.id)"
         while let level = try db.statement(
-            "SELECT level FROM search_segment GROUP BY level HAVING count(*) >= ? ORDER BY level LIMIT 1"
+            "SELECT level FROM search_segment s WHERE \(free) GROUP BY level HAVING count(*) >= ? ORDER BY level LIMIT 1"
         ).bind(Self.segmentsPerMerge).first({ $0.int(0) }) {
-            let segments = try db.statement("SELECT id, posters FROM search_segment WHERE level = ? ORDER BY id").bind(level)
-                .map { (id: $0.int64(0), posters: $0.int(1)) }
-            try merge(segments.map(\.id), posters: segments.reduce(0) { $0 + $1.posters })
+            let segments = try db.statement("SELECT id, posters FROM search_segment s WHERE level = ? AND \(free) ORDER BY id LIMIT ?")
+                .bind(level, Self.segmentsPerMerge).map { (id: $0.int64(0), posters: $0.int(1)) }
+            let target = try newSegment(posters: segments.reduce(0) { $0 + $1.posters })
+            let record = try db.statement("INSERT INTO search_merge (source, target) VALUES (?, ?)")
+            for segment in segments {
+                record.reset()
+                try record.bind(segment.id, at: 1)
+                try record.bind(target, at: 2)
+                try record.run()
+            }
         }
     }
 
-    private func newSegment(posters: Int) throws -> Int64 {
-        try db.statement("INSERT INTO search_segment (level, posters) VALUES (?, ?)").bind(Self.level(posters: posters), posters).run()
-        return db.lastInsertedRowID
-    }
-
-    /// Stores a block of `segment` (given its first piece) as a row.
-    private func blockInserter(segment: Int64) throws -> (UInt64, [UInt8]) throws -> Void {
-        let insert = try db.statement("INSERT INTO search_posting (segment, piece, postings) VALUES (?, ?, ?)")
-        return { piece, block in
-            insert.reset()
-            try insert.bind(segment, at: 1)
-            try insert.bind(Int64(bitPattern: piece), at: 2)
-            try insert.bind(block, at: 3)
-            try insert.run()
-        }
-    }
-
-    /// Merges `segments` (oldest first; `posters` in all) into one new segment, leaving out
-    /// stale ids, and forgets the stale marks no remaining segment needs.
-    private func merge(_ segments: [Int64], posters: Int) throws {
-        guard let oldest = segments.first else { return }
+    /// Moves a merge into `target` on: the lists of its sources, in order of piece, are
+    /// merged into the target's blocks (stale ids left out) until about `budget` bytes have
+    /// been read, and taken out of the sources, so every piece is in the target or in the
+    /// sources, never both, and a query reading every segment finds each list once. Returns
+    /// true when the sources are used up: they are deleted, the merge is forgotten and so are
+    /// the stale marks no remaining segment needs.
+    private func stepMerge(into target: Int64, budget: inout Int) throws -> Bool {
+        let sources = try db.statement("SELECT source FROM search_merge WHERE target = ? ORDER BY source").bind(target)
+            .map { $0.int64(0) }
+        guard let oldest = sources.first else { return true }
         var stale: [Int64: Int64] = [:]
         let marks = try db.statement("SELECT poster_id, segment FROM search_stale WHERE segment >= ?").bind(oldest)
         while try marks.step() { stale[marks.int64(0)] = marks.int64(1) }
-        var blocks = PostingBlock.Writer(flush: try blockInserter(segment: newSegment(posters: posters)))
+        var blocks = PostingBlock.Writer(flush: try blockInserter(segment: target))
         // The newest segment first: its ids are usually the highest, so the lists join in order.
-        var readers = try segments.reversed().map { segment in
+        var readers = try sources.reversed().map { segment in
             try SegmentEntries(segment: segment, in: db)
         }
         var ids: [Int64] = []
         var bytes: [UInt8] = []
-        while let piece = readers.lazy.compactMap(\.piece).min() {
+        while budget > 0, let piece = readers.lazy.compactMap(\.piece).min() {
             ids.removeAll(keepingCapacity: true)
             var ordered = true
             for index in readers.indices where readers[index].piece == piece {
                 let start = ids.count
                 let segment = readers[index].segment
                 try readers[index].withList { block, range in
+                    budget -= range.count
                     guard PostingCoding.decode(block, range, appendingTo: &ids) else {
                         throw SQLiteError(
                             code: 11,
@@ -169,23 +223,64 @@ extension SQLiteSession {
             try blocks.append(piece, list: bytes)
         }
         try blocks.finish()
+        let rests = readers.map(\.rest)
         readers.removeAll()
-        for segment in segments {
+        guard rests.allSatisfy({ $0 == nil }) else {
+            for (segment, rest) in zip(sources.reversed(), rests) { try keep(rest, of: segment) }
+            return false
+        }
+        for segment in sources {
             try db.statement("DELETE FROM search_posting WHERE segment = ?").bind(segment).run()
             try db.statement("DELETE FROM search_segment WHERE id = ?").bind(segment).run()
         }
+        try db.statement("DELETE FROM search_merge WHERE target = ?").bind(target).run()
         try db.execute("DELETE FROM search_stale WHERE segment < (SELECT coalesce(min(id), 9223372036854775807) FROM search_segment)")
+        return true
     }
 
-    /// Migration 8: indexes every stored key, 20,000 posters a segment (as an import's batch).
+    /// Takes what a merge's step read out of a source segment: its blocks before the one the
+    /// step stopped in are deleted, and that block is written again holding only the lists
+    /// not read (under the first of their pieces). A source the step used up loses every block.
+    private func keep(_ rest: SegmentEntries.Rest?, of segment: Int64) throws {
+        guard let rest else {
+            try db.statement("DELETE FROM search_posting WHERE segment = ?").bind(segment).run()
+            return
+        }
+        try db.statement("DELETE FROM search_posting WHERE segment = ? AND piece < ?").bind(segment, rest.block).run()
+        guard let first = rest.lists.first, Int64(bitPattern: first.piece) != rest.block else { return }
+        try db.statement("DELETE FROM search_posting WHERE segment = ? AND piece = ?").bind(segment, rest.block).run()
+        var blocks = PostingBlock.Writer(flush: try blockInserter(segment: segment))
+        for list in rest.lists { try blocks.append(list.piece, list: list.bytes) }
+        try blocks.finish()
+    }
+
+    private func newSegment(posters: Int) throws -> Int64 {
+        try db.statement("INSERT INTO search_segment (level, posters) VALUES (?, ?)").bind(Self.level(posters: posters), posters).run()
+        return db.lastInsertedRowID
+    }
+
+    /// Stores a block of `segment` (given its first piece) as a row.
+    private func blockInserter(segment: Int64) throws -> (UInt64, [UInt8]) throws -> Void {
+        let insert = try db.statement("INSERT INTO search_posting (segment, piece, postings) VALUES (?, ?, ?)")
+        return { piece, block in
+            insert.reset()
+            try insert.bind(segment, at: 1)
+            try insert.bind(Int64(bitPattern: piece), at: 2)
+            try insert.bind(block, at: 3)
+            try insert.run()
+        }
+    }
+
+    /// Migration 8: indexes every stored key, 20,000 posters a segment (as an import's batch),
+    /// without merging (migration 9 does).
     @Sendable static func indexAllKeys(_ db: Database) throws {
-        try indexAllKeys(db, slice: 20_000)
+        try indexAllKeys(db, slice: 20_000, merging: false)
     }
 
-    static func indexAllKeys(_ db: Database, slice size: Int) throws {
+    static func indexAllKeys(_ db: Database, slice size: Int, merging: Bool = true) throws {
         let session = SQLiteSession(db)
         try forEachKey(in: db, slice: size) { keys in
-            try session.write(SegmentBuilder(keys.map(\.0), pieces: keys.map { SearchGrams.pieces(forKey: $0.1) }))
+            try session.write(SegmentBuilder(keys.map(\.0), pieces: keys.map { SearchGrams.pieces(forKey: $0.1) }), merging: merging)
         }
     }
 
@@ -332,6 +427,17 @@ extension SQLiteSession {
         problems += try db.statement(
             "SELECT k.poster_id FROM search_key k WHERE NOT EXISTS (SELECT 1 FROM poster p WHERE p.id = k.poster_id)"
         ).map { "a search key remains for deleted poster \($0.int64(0))" }
+        let unknown = try db.statement(
+            """
+            SELECT id FROM (SELECT source AS id FROM search_merge UNION SELECT target FROM search_merge)
+            WHERE id NOT IN (SELECT id FROM search_segment) ORDER BY id
+            """
+        ).map { String($0.int64(0)) }
+        if !unknown.isEmpty {
+            problems.append(
+                "the search index is damaged (a merge names segments that do not exist: \(unknown.joined(separator: ", "))); `tenbin check --repair` rebuilds it"
+            )
+        }
         let segments = Set(try db.statement("SELECT id FROM search_segment").map { $0.int64(0) })
         let rows = try db.statement("SELECT segment, piece, postings FROM search_posting")
         defer { rows.reset() }

@@ -31,7 +31,16 @@ public final class SQLiteStore: StoreBackend {
     /// Opens the store in `folder`. With `create`, the folder and database are made when
     /// missing; without, a missing store reads as empty and nothing is created. A path that
     /// is not a folder, or a database that is not tenbin's, is refused with an error naming it.
-    public init(folder: String, create: Bool, readers: Int = SQLitePool.defaultSize) throws {
+    public convenience init(folder: String, create: Bool, readers: Int = SQLitePool.defaultSize) throws {
+        try self.init(folder: folder, create: create, readers: readers, searchMergeStep: SQLiteSession.searchMergeStep)
+    }
+
+    /// The least each write moves merges of the search index on by, in bytes of lists (tests
+    /// make it small to see merges in many steps).
+    let searchMergeStep: Int
+
+    init(folder: String, create: Bool, readers: Int = SQLitePool.defaultSize, searchMergeStep: Int) throws {
+        self.searchMergeStep = searchMergeStep
         self.folder = folder
         self.path = "\(folder)/tenbin.sqlite"
         if FileSystem.exists(folder) && !FileSystem.isFolder(folder) {
@@ -109,7 +118,7 @@ public final class SQLiteStore: StoreBackend {
         if connections.readOnly { throw StoreError(.readOnly, at: folder) }
         let value = try connections.writer.withLock { database in
             try translatingErrors {
-                try database.transaction(immediate: true) { try body(SQLiteSession(database)) }
+                try database.transaction(immediate: true) { try body(SQLiteSession(database, searchMergeStep: searchMergeStep)) }
             }
         }
         changeSource.committed()

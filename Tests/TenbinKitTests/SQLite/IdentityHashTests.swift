@@ -69,6 +69,7 @@ import Testing
                 DROP TABLE search_posting;
                 DROP TABLE search_segment;
                 DROP TABLE search_stale;
+                DROP TABLE search_merge;
                 CREATE VIRTUAL TABLE search_gram USING fts5(grams, tokenize = 'ascii', detail = 'none', content = '');
                 PRAGMA user_version = 4;
                 """)

@@ -13,9 +13,11 @@ import Testing
         let store: SQLiteStore
         let board: Board
 
-        init() throws {
+        /// A store; `searchMergeStep` makes each write move merges on by less (see
+        /// ``SQLiteSession/mergeBudget(written:)``).
+        init(searchMergeStep: Int = SQLiteSession.searchMergeStep) throws {
             folder = try TemporaryStore()
-            store = try SQLiteStore(folder: folder.path, create: true)
+            store = try SQLiteStore(folder: folder.path, create: true, searchMergeStep: searchMergeStep)
             board = Board(Board.Configuration(storePath: folder.path), store: store, blobs: BlobStore(root: "\(folder.path)/blobs"))
         }
 

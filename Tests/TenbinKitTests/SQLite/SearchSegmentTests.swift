@@ -76,14 +76,19 @@ import Testing
 
     // MARK: Segments
 
-    /// The levels and their segment counts.
-    static func levels(_ s: SearchStore) throws -> [Int: Int] {
+    /// How many rows `sql` gives each value of its one column.
+    static func tally(_ s: SearchStore, _ sql: String) throws -> [Int64: Int] {
         let writer = try #require(try s.store.open()).writer
         return try writer.withLock { db in
-            var levels: [Int: Int] = [:]
-            for level in try db.statement("SELECT level FROM search_segment").map({ $0.int(0) }) { levels[level, default: 0] += 1 }
-            return levels
+            var counts: [Int64: Int] = [:]
+            for value in try db.statement(sql).map({ $0.int64(0) }) { counts[value, default: 0] += 1 }
+            return counts
         }
+    }
+
+    /// The levels and their segment counts.
+    static func levels(_ s: SearchStore) throws -> [Int64: Int] {
+        try tally(s, "SELECT level FROM search_segment")
     }
 
     /// Posters inserted as an import's batch (one transaction, one segment).
@@ -118,8 +123,11 @@ import Testing
         #expect(try s.store.integrityProblems() == [])
     }
 
-    @Test(arguments: [1, 2, 3, 4] as [UInt64]) func answersAreAScansWhateverSegmentsHoldThem(seed: UInt64) throws {
-        let s = try SearchStore()
+    /// Each seed twice: merging whole as soon as a level is full (the default step is larger
+    /// than these merges), and in steps of 8 times what each write wrote.
+    @Test(arguments: [1, 2, 3, 4] as [UInt64], [SQLiteSession.searchMergeStep, 1])
+    func answersAreAScansWhateverSegmentsHoldThem(seed: UInt64, mergeStep: Int) throws {
+        let s = try SearchStore(searchMergeStep: mergeStep)
         var random = SplitMix64(seed: seed)
         let alphabet = Array("あいうえおかきくけこ猫犬海山ABab")
         func text() -> String { String((0..<Int.random(in: 1...12, using: &random)).map { _ in alphabet.randomElement(using: &random)! }) }
@@ -144,6 +152,105 @@ import Testing
                 #expect(found == (try s.board.scanSearchIDs(query: query, order: order)), "\(query) \(order)")
             }
         }
+        #expect(try s.store.integrityProblems() == [])
+    }
+
+    /// The merges under way: each target segment and its number of sources.
+    static func merges(_ s: SearchStore) throws -> [Int64: Int] {
+        try tally(s, "SELECT target FROM search_merge")
+    }
+
+    @Test func aMergeMovesOnInStepsAndEveryStepAnswersAsAScan() throws {
+        let s = try SearchStore(searchMergeStep: 64)
+        var random = SplitMix64(seed: 9)
+        let alphabet = Array("あいうえおかきくけこさしすせそ猫犬海山空")
+        func text() -> String { String((0..<Int.random(in: 10...40, using: &random)).map { _ in alphabet.randomElement(using: &random)! }) }
+        var ids: [Int64] = []
+        // Seven batches of 50 posters, then one of 8: eight segments of level 1. The last
+        // write's budget (8 times its own bytes) starts their merge but cannot finish it.
+        for _ in 0..<7 { ids += try Self.addBatch(s, (0..<50).map { _ in text() }) }
+        ids += try Self.addBatch(s, (0..<8).map { _ in text() })
+        func expectScans(_ when: String) throws {
+            for query in ["あ", "猫", "かき", "海 山", "いう え", "こ犬"] {
+                for order in [FeedOrder.new, .popular] {
+                    let found = try s.board.search(query: query, order: order, limit: Int.max).map(\.id)
+                    #expect(found == (try s.board.scanSearchIDs(query: query, order: order)), "\(when): \(query) \(order)")
+                }
+            }
+            #expect(try s.store.integrityProblems() == [], "\(when)")
+        }
+        #expect(try Self.merges(s).values.sorted() == [8])
+        try expectScans("a merge just started")
+        // Single posts of a character or two move it on a little each (their own segments are
+        // merged whole, being small), with edits and deletes among them.
+        var steps = 0
+        while try !Self.merges(s).isEmpty {
+            steps += 1
+            ids.append(try s.add(String(text().prefix(steps % 2 + 1))))
+            if steps % 5 == 0, let id = ids.randomElement(using: &random) {
+                _ = try s.board.edit(id: id, contents: text(), hashtags: [])
+            }
+            if steps % 7 == 0, let id = ids.randomElement(using: &random) {
+                try s.board.delete(id: id)
+                ids.removeAll { $0 == id }
+            }
+            try expectScans("step \(steps)")
+            try #require(steps < 1000, "the merge never finishes")
+        }
+        #expect(steps > 10, "the merge took \(steps) writes")
+        try expectScans("the merge done")
+        // The 358 posters are one segment of level 2 (64–511), beside the posts' own.
+        #expect(try Self.levels(s)[2] == 1)
+        let writer = try #require(try s.store.open()).writer
+        let sizes = try writer.withLock { try $0.statement("SELECT posters FROM search_segment WHERE level = 2").map { $0.int(0) } }
+        #expect(sizes == [358])
+    }
+
+    @Test func aStoreLeftInTheMiddleOfAMergeReopensAndFinishesIt() throws {
+        let s = try SearchStore(searchMergeStep: 64)
+        for batch in 0..<7 { try Self.addBatch(s, (0..<50).map { "途中 \(batch) \($0)" }) }
+        try Self.addBatch(s, (0..<8).map { "最後 \($0)" })
+        #expect(try !Self.merges(s).isEmpty)
+        // Another process (a default store on the same folder) sees the merge under way,
+        // answers from it, and finishes it in its next write.
+        let other = try SQLiteStore(folder: s.folder.path, create: false)
+        let board = Board(Board.Configuration(storePath: s.folder.path), store: other, blobs: BlobStore(root: "\(s.folder.path)/blobs"))
+        #expect(try board.search(query: "途中", limit: Int.max).count == 350)
+        _ = try board.quickPost([("次", [])], images: SearchStore.images)
+        #expect(try Self.merges(s).isEmpty)
+        #expect(try board.search(query: "途中", limit: Int.max).count == 350)
+        #expect(try board.search(query: "最後 7", limit: Int.max).count == 1)
+        #expect(try other.integrityProblems() == [])
+    }
+
+    @Test func schemaNineMergesTheSegmentsSchemaEightLeftUnmerged() throws {
+        let s = try SearchStore()
+        let ids = try s.add((1...30).map { ("猫 \($0)", []) })
+        let writer = try #require(try s.store.open()).writer
+        try writer.withLock { db in
+            try db.execute("DELETE FROM search_posting; DELETE FROM search_segment; DROP TABLE search_merge; PRAGMA user_version = 8")
+            try SQLiteSession.indexAllKeys(db, slice: 3, merging: false)  // as migration 8 does, in slices of 3
+        }
+        #expect(try Self.levels(s) == [0: 10])
+        // Opening the store upgrades it: eight of the ten are merged into one.
+        let upgraded = try SQLiteStore(folder: s.folder.path, create: false)
+        #expect(try Self.levels(s) == [0: 2, 1: 1])
+        #expect(try Self.merges(s).isEmpty)
+        let board = Board(Board.Configuration(storePath: s.folder.path), store: upgraded, blobs: BlobStore(root: "\(s.folder.path)/blobs"))
+        #expect(try board.search(query: "猫", limit: 100).map(\.id) == ids.reversed())
+        #expect(try upgraded.integrityProblems() == [])
+    }
+
+    @Test func checkNamesAMergeOfASegmentThatDoesNotExist() throws {
+        let s = try SearchStore()
+        try s.add("一つ")
+        let writer = try #require(try s.store.open()).writer
+        try writer.withLock { db in try db.execute("INSERT INTO search_merge (source, target) VALUES (77, 78)") }
+        #expect(
+            try s.store.integrityProblems() == [
+                "the search index is damaged (a merge names segments that do not exist: 77, 78); `tenbin check --repair` rebuilds it"
+            ])
+        #expect(try s.board.rebuildSearch() == 1)
         #expect(try s.store.integrityProblems() == [])
     }
 

@@ -100,7 +100,7 @@ extension ServeEndToEndTests {
             #expect(try Self.nextEvent(staying).name == "modified")
             staying.close()
             #expect(try Self.feedsOpen(server, settlingAt: 0) == 0)
-            #expect(try server.stop().status == 0)
+            #expect(server.stop().status == 0)
         }
 
         /// The server's count of open feeds (`/metrics`), read until it is `expected` or ten

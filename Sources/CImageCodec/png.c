@@ -52,7 +52,8 @@ static int tb_png_check_signature(const uint8_t *data, size_t size, char *error)
     // lengths first refuses such a file before libpng sees it. A chunk is its length and type
     // (8 bytes), its data and a CRC (4 bytes); the walk goes on while a whole length and type
     // are left, so a file that ends right after the header that makes libpng allocate is
-    // refused too (found by `make fuzz` again). A cut-off CRC is left to libpng, as before.
+    // refused too (found by `make fuzz` again). A file cut inside a chunk's CRC passes the
+    // walk, which stops there, and libpng reports it as truncated when it reads that CRC.
     size_t offset = 8;
     while (size - offset >= 8) {
         const uint8_t *chunk = data + offset;

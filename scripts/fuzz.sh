@@ -3,15 +3,21 @@
 # sources under -sanitize=fuzzer,address, then runs each for FUZZ_SECONDS (default 60),
 # seeded from SampleImages and the test fixtures. A crash leaves its input in
 # .build-fuzz/artifacts/<target>/; add it to Tests/Fixtures/fuzz/ with a test.
-# FUZZ_SEED fixes libFuzzer's random seed (CI sets one, so a CI run explores the same inputs
-# each time and a failure it reports is one `make fuzz FUZZ_SEED=…` finds again); unset, each
-# run explores afresh.
+# FUZZ_SEED fixes libFuzzer's random seed and starts from an empty corpus of its own, with
+# Swift's hashing made deterministic: two runs with one seed try the same inputs at first,
+# then drift apart (the targets keep state between inputs). CI sets one, so its runs start
+# alike here and there. Unset, each run explores afresh and adds to .build-fuzz/corpus. A
+# failure is reproduced from its input: the artifact, or the Base64 libFuzzer prints for a
+# small one at the end of the log.
 #   scripts/fuzz.sh [TARGET…]     targets: image, posttext, query, request
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 seed=()
-[[ -n ${FUZZ_SEED:-} ]] && seed=(-seed="$FUZZ_SEED")
+if [[ -n ${FUZZ_SEED:-} ]]; then
+    seed=(-seed="$FUZZ_SEED")
+    export SWIFT_DETERMINISTIC_HASHING=1
+fi
 build=.build-fuzz
 mkdir -p "$build"
 
@@ -55,6 +61,10 @@ for target in "${targets[@]}"; do
         { grep -v "Cannot export local symbol" || true; }  # gold's noise about ASan's own helpers
     [[ -x $binary ]] || { echo "Error: building $binary failed" >&2; exit 1; }
     corpus="$build/corpus/$target"
+    if [[ -n ${FUZZ_SEED:-} ]]; then
+        corpus="$build/corpus-seeded/$target"
+        rm -rf "$corpus"
+    fi
     artifacts="$build/artifacts/$target/"
     mkdir -p "$corpus" "$artifacts"
     seeds=()

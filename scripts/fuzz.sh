@@ -5,9 +5,8 @@
 # .build-fuzz/artifacts/<target>/; add it to Tests/Fixtures/fuzz/ with a test.
 # FUZZ_SEED fixes libFuzzer's random seed and starts from an empty corpus of its own, with
 # Swift's hashing made deterministic: two runs with one seed try the same inputs at first,
-# then drift apart (the code under test is not wholly
-# deterministic, for reasons not pinned down). CI sets one, so its runs start
-# alike here and there. Unset, each run explores afresh and adds to .build-fuzz/corpus. A
+# then drift apart (for reasons not pinned down). CI sets one, so its runs start alike here
+# and there. Unset, each run explores afresh and adds to .build-fuzz/corpus. A
 # failure is reproduced from its input: the artifact, or the Base64 libFuzzer prints for a
 # small one at the end of the log.
 #   scripts/fuzz.sh [TARGET…]     targets: image, posttext, query, request

@@ -39,7 +39,7 @@ enum ExitStatus {
     static func hint(for error: CopyError) -> String {
         switch error {
         case .targetNotEmpty: " (if an earlier copy into it was interrupted, add --resume)"
-        case .differs: " (stop every writer to the source, then copy again into an empty store)"
+        case .differs: " (run 'tenbin check' on the source, then copy again into an empty store)"
         case .sourceBlob: " (run 'tenbin check' on the source)"
         case .sameStore, .targetUnsound: ""
         }

@@ -16,9 +16,11 @@ enum CopyCommand: Command {
             $TENBIN_STORE, else ./Storage. Posters keep their ids, votes, creation times and hashtags; \
             blob rows and search keys come along; images are written to the target's blob folder unless \
             it has them (a shared folder). The target must be empty; after an interrupted copy, run \
-            the same command with --resume. Then the target is checked (tenbin check) and both boards \
-            are compared (counts and a digest of every poster and blob row); exits 1 when they differ. \
-            Stop writers to the source while copying.
+            the same command with --resume. The copy reads the source from one snapshot, so votes and \
+            posts may go on meanwhile (the target holds the board as it was when the copy began). Then \
+            the target is checked (tenbin check) and compared with that snapshot (counts and a digest \
+            of every poster and blob row); exits 1 when they differ. A backup made by tenbin backup \
+            is restored with tenbin copy --from BACKUP --to STORE.
             """
     )
 
@@ -73,36 +75,18 @@ enum CopyCommand: Command {
         let source = try open(from, blobs: try arguments.fromBlobs, context: context, asTarget: false)
         if try sameStore(from, to, source: source.store) { throw CopyError.sameStore(source.store.location) }
         let target = try open(to, blobs: try arguments.toBlobs, context: context, asTarget: true)
-        let line = ProgressLine(enabled: isatty(STDERR_FILENO) == 1, environment: context.environment)
-        let markers = context.markers
-        let clock = ContinuousClock()
-        let started = clock.now
-        markers.reach("copy:begin")
-        try (target.store as? PostgresStore)?.beginBulkLoad()
-        let report = try source.copy(to: target, options: options) { progress in
-            line.show(text: "Copying \(progress.stage.rawValue): \(progress.done)" + (progress.total.map { "/\($0)" } ?? ""))
-            markers.reach("copy:\(progress.stage.rawValue) \(progress.done)")
-        }
-        line.show(text: "Building indexes…")
-        (target.store as? PostgresStore)?.flushNotifications()
-        try (target.store as? PostgresStore)?.finishBulkLoad()
-        let copied = clock.now
-        line.show(text: "Verifying the copy…")
-        let verified = try target.verifyCopy(of: source)
-        line.finish()
-        markers.reach("copy:end")
-        func inSeconds(_ duration: Duration) -> Double {
-            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        }
-        let seconds = inSeconds(clock.now - started)
-        let verifying = inSeconds(clock.now - copied)
+        let copied = try run(from: source, to: target, options: options, command: "copy", context: context)
         if arguments.json {
             Output.line(
                 JSON.copyReport(
-                    report, source: (source.store.location, verified.source), target: (target.store.location, verified.target),
-                    seconds: seconds))
+                    copied.report, source: (source.store.location, copied.verified.source),
+                    target: (target.store.location, copied.verified.target), seconds: copied.seconds))
             return ExitStatus.success
         }
+        let report = copied.report
+        let seconds = copied.seconds
+        let verifying = copied.verifying
+        let verified = copied.verified
         let shared = report.filesPresent > 0 && report.filesWritten == 0 ? " (the target's blob folder had them all)" : ""
         Output.line(
             "Copied \(Plural.count(report.postersCopied, "poster")) and \(Plural.count(report.blobRowsCopied, "blob row")) "
@@ -116,6 +100,44 @@ enum CopyCommand: Command {
                 + "\(Plural.count(summary.blobs, "blob row")) equal on both sides; the target's check found nothing wrong; "
                 + "its next poster gets id \(summary.lastPosterID + 1) or higher (verified in \(tenths(verifying)) s).")
         return ExitStatus.success
+    }
+
+    /// What ``run(from:to:options:command:context:)`` did, and how long it took.
+    struct Copied {
+        let report: CopyReport
+        let verified: (source: BoardSummary, target: BoardSummary, check: CheckReport)
+        /// Seconds in all, and of them verifying.
+        let seconds: Double
+        let verifying: Double
+    }
+
+    /// Copies `source` into `target` from one snapshot, then verifies the target against that
+    /// snapshot, showing progress on a terminal; `command` names the test markers
+    /// (`copy:begin`, `backup:posters 2000`, …). The copy and `tenbin backup` both run this.
+    static func run(from source: Board, to target: Board, options: CopyOptions, command: String, context: Context) throws -> Copied {
+        let line = ProgressLine(enabled: isatty(STDERR_FILENO) == 1, environment: context.environment)
+        let markers = context.markers
+        let clock = ContinuousClock()
+        let started = clock.now
+        markers.reach("\(command):begin")
+        try (target.store as? PostgresStore)?.beginBulkLoad()
+        let report = try source.copy(to: target, options: options) { progress in
+            let verb = command == "backup" ? "Backing up" : "Copying"
+            line.show(text: "\(verb) \(progress.stage.rawValue): \(progress.done)" + (progress.total.map { "/\($0)" } ?? ""))
+            markers.reach("\(command):\(progress.stage.rawValue) \(progress.done)")
+        }
+        line.show(text: "Building indexes…")
+        (target.store as? PostgresStore)?.flushNotifications()
+        try (target.store as? PostgresStore)?.finishBulkLoad()
+        let copied = clock.now
+        line.show(text: "Verifying the \(command)…")
+        let verified = try target.verifyCopy(of: source, asRead: report.source)
+        line.finish()
+        markers.reach("\(command):end")
+        func inSeconds(_ duration: Duration) -> Double {
+            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        }
+        return Copied(report: report, verified: verified, seconds: inSeconds(clock.now - started), verifying: inSeconds(clock.now - copied))
     }
 
     /// `12.3`: seconds to a tenth.

@@ -21,7 +21,7 @@ enum BackupBenchmark {
             try? FileManager.default.removeItem(atPath: destination)
         }
         try Shell.run("cp", "-a", "--reflink=auto", "\(cached)/.", live)
-        let board = try Board(Board.Configuration(storePath: live), create: false)
+        let board = try Board(folder: live, create: false)
         let quiet = try votes(on: board) { $0 >= quietSeconds }
         try? FileManager.default.removeItem(atPath: destination)
         let backup = Locked<Result<Shell.Measurement, any Error>?>(nil)

@@ -50,9 +50,8 @@ enum ExitStatus {
 /// output and an exit status. The only place tenbin exits.
 func runTenbin(_ rawArguments: [String], environment: [String: String]) -> Int32 {
     var arguments = rawArguments
-    var storeOption: String?
-    // `--database` names the store's other half, so it may stand beside `--store` before the
-    // subcommand too; it is handed to the subcommand, which reads it with its own options.
+    // `--store` and `--database` may stand before the subcommand too; they are handed to the
+    // subcommand, which parses them once, with its own options.
     var forwarded: [String] = []
     // Global options come before the subcommand.
     while let first = arguments.first, first.hasPrefix("-") {
@@ -63,18 +62,13 @@ func runTenbin(_ rawArguments: [String], environment: [String: String]) -> Int32
         case "-h", "--help":
             Output.line(Help.general)
             return ExitStatus.success
-        case "--store":
-            guard arguments.count >= 2 else { return usageFailure(UsageError("missing value for '--store DIR'")) }
-            storeOption = arguments[1]
-            arguments.removeFirst(2)
-        case let option where option.hasPrefix("--store="):
-            storeOption = String(option.dropFirst("--store=".count))
-            arguments.removeFirst()
-        case "--database":
-            guard arguments.count >= 2 else { return usageFailure(UsageError("missing value for '--database URL'")) }
+        case "--store", "--database":
+            guard arguments.count >= 2 else {
+                return usageFailure(UsageError("missing value for '\(first) \(first == "--store" ? "DIR" : "URL")'"))
+            }
             forwarded += arguments[0...1]
             arguments.removeFirst(2)
-        case let option where option.hasPrefix("--database="):
+        case let option where option.hasPrefix("--store=") || option.hasPrefix("--database="):
             forwarded.append(option)
             arguments.removeFirst()
         default:
@@ -102,7 +96,7 @@ func runTenbin(_ rawArguments: [String], environment: [String: String]) -> Int32
     guard let command = allCommands.first(where: { $0.spec.name == name }) else {
         return usageFailure(unknownSubcommand(name))
     }
-    return command.main(forwarded + arguments, storeOption: storeOption, environment: environment)
+    return command.main(forwarded + arguments, environment: environment)
 }
 
 /// The error for a subcommand tenbin does not have, suggesting the one probably meant.

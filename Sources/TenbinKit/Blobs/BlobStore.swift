@@ -98,6 +98,18 @@ public struct BlobStore: BlobStoring {
         self.init(root: root, files: LocalBlobFileSystem())
     }
 
+    /// The blob store of the store folder `folder`: its `blobs/` (the one place that name is
+    /// made, for every backend: SQLite's folder holds its database beside it, PostgreSQL's
+    /// only the blobs).
+    public init(storeFolder folder: String) {
+        self.init(root: Self.root(ofStoreFolder: folder))
+    }
+
+    /// `FOLDER/blobs`.
+    static func root(ofStoreFolder folder: String) -> String {
+        "\(folder)/blobs"
+    }
+
     init(root: String, files: any BlobFileSystem) {
         self.root = root
         self.files = files

@@ -31,8 +31,11 @@ enum BackupCommand: Command {
         try arguments.expectPositionals(0...0)
         guard let destination = try arguments.to, !destination.isEmpty else { throw UsageError("missing '--to DIR'", command: spec) }
         try checkDestination(destination)
-        let location: CopyCommand.Location = context.databaseURL.map { .database($0) } ?? .folder(context.storePath)
-        let source = try CopyCommand.open(location, blobs: nil, context: context, asTarget: false)
+        let location = try context.location()
+        if location.database == nil && !FileSystem.exists(location.folder + "/tenbin.sqlite") {
+            throw StoreError(.missing, at: location.folder)
+        }
+        let source = try location.open(.read)
         let work = workFolder(for: destination)
         var options = CopyOptions(posterBatch: try arguments.batch)
         options.linkFiles = true
@@ -41,7 +44,7 @@ enum BackupCommand: Command {
             // The backup's board is let go of before the rename, so SQLite has closed it (its
             // write-ahead log folded into tenbin.sqlite and removed).
             copied = try {
-                let target = try Board(Board.Configuration(storePath: work), create: true)
+                let target = try BoardLocation(folder: work).open(.create)
                 return try CopyCommand.run(from: source, to: target, options: options, command: "backup", context: context)
             }()
             guard rename(work, destination) == 0 else {

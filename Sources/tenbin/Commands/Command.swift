@@ -13,16 +13,16 @@ extension Command {
     /// Every option it takes, its own first, as help lists them.
     static var options: [CommandSpec.Option] { Options.declarations + CommonOptions.declarations }
 
-    /// Parses `arguments`, then prints help or runs the command; returns the exit status.
-    /// `storeOption` is a `--store` given before the subcommand.
-    static func main(_ arguments: [String], storeOption: String?, environment: [String: String]) -> Int32 {
+    /// Parses `arguments` (with the global `--store` and `--database` given before the
+    /// subcommand among them), then prints help or runs the command; returns the exit status.
+    static func main(_ arguments: [String], environment: [String: String]) -> Int32 {
         do {
             let parsed = try ParsedArguments<Options>(arguments, spec: spec)
             if parsed.common.help {
                 Output.line(Help.of(self))
                 return ExitStatus.success
             }
-            var context = Context(storeOption: try parsed.common.store ?? storeOption, environment: environment)
+            var context = Context(storeOption: try parsed.common.store, environment: environment)
             try context.choose(database: parsed.common.database, poolSize: parsed.common.databasePool)
             return try run(parsed, context: context)
         } catch {

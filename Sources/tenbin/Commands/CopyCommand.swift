@@ -13,7 +13,7 @@ enum CopyCommand: Command {
             A STORE is a store folder (SQLite: its tenbin.sqlite and blobs/) or a PostgreSQL \
             database (a postgres:// or postgresql:// URI, or a libpq 'key=value' string). A database's \
             images live in DIR/blobs, DIR being --from-blobs or --to-blobs, else --store, else \
-            $TENBIN_STORE, else ./Storage. Posters keep their ids, votes, creation times and hashtags; \
+            $TENBIN_STORE; one of them must be given. Posters keep their ids, votes, creation times and hashtags; \
             blob rows and search keys come along; images are written to the target's blob folder unless \
             it has them (a shared folder). The target must be empty; after an interrupted copy, run \
             the same command with --resume. The copy reads the source from one snapshot, so votes and \
@@ -72,9 +72,9 @@ enum CopyCommand: Command {
             }
         }
         let options = CopyOptions(resume: arguments.resume, posterBatch: try arguments.batch)
-        let source = try open(from, blobs: try arguments.fromBlobs, context: context, asTarget: false)
+        let source = try open(from, blobs: try arguments.fromBlobs, blobsOption: "--from-blobs", context: context, asTarget: false)
         if try sameStore(from, to, source: source.store) { throw CopyError.sameStore(source.store.location) }
-        let target = try open(to, blobs: try arguments.toBlobs, context: context, asTarget: true)
+        let target = try open(to, blobs: try arguments.toBlobs, blobsOption: "--to-blobs", context: context, asTarget: true)
         let copied = try run(from: source, to: target, options: options, command: "copy", context: context)
         if arguments.json {
             Output.line(
@@ -146,10 +146,10 @@ enum CopyCommand: Command {
         return "\(tenths / 10).\(tenths % 10)"
     }
 
-    /// Opens one side. A source must exist (it is never created or changed, save for a schema
-    /// upgrade); a target is created when missing.
-    static func open(_ location: Location, blobs: String?, context: Context, asTarget: Bool) throws -> Board {
-        let configuration = Board.Configuration(storePath: context.storePath)
+    /// Opens one side. A source must exist and is only read (a PostgreSQL source at an older
+    /// schema is refused, not upgraded); a target is created when missing. A database's blob
+    /// folder is `blobs` (`blobsOption`), else `--store` or `$TENBIN_STORE`, and must be given.
+    static func open(_ location: Location, blobs: String?, blobsOption: String, context: Context, asTarget: Bool) throws -> Board {
         switch location {
         case .folder(let path):
             if !asTarget && !FileSystem.exists(path + "/tenbin.sqlite") {
@@ -158,17 +158,14 @@ enum CopyCommand: Command {
                 }
                 throw StoreError(.missing, at: path)
             }
-            return try Board(Board.Configuration(storePath: path), create: asTarget)
+            return try BoardLocation(folder: path).open(asTarget ? .create : .read)
         case .database(let url):
-            let store = try PostgresStore(url: url, poolSize: 2, migrate: asTarget)
-            if !asTarget {
-                let version = try store.schemaVersion()
-                if version == 0 { throw StoreError(.missing, at: store.location) }
-                if version < PostgresSchema.latestVersion { try store.migrate() }
+            guard let folder = blobs ?? (context.storeGiven ? context.storePath : nil) else {
+                throw UsageError(
+                    "a PostgreSQL \(asTarget ? "target" : "source") needs its blob folder: give '\(blobsOption) DIR' (or --store DIR, or TENBIN_STORE)",
+                    command: spec)
             }
-            let folder = blobs ?? context.storePath
-            if asTarget { try FileSystem.makeFolders(folder) }
-            return Board(configuration, store: store, blobs: BlobStore(root: folder + "/blobs"))
+            return try BoardLocation(folder: folder, database: url, poolSize: 2).open(asTarget ? .create : .read)
         }
     }
 

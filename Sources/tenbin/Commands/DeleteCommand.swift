@@ -15,7 +15,7 @@ enum DeleteCommand: Command {
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals(1...1)
-        let poster = try context.board(create: false).delete(id: try arguments.posterID(at: 0))
+        let poster = try context.board(.write).delete(id: try arguments.posterID(at: 0))
         Output.line(arguments.json ? JSON.poster(poster) : "Deleted #\(poster.id).")
         return 0
     }

@@ -15,7 +15,7 @@ enum GCCommand: Command {
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals(0...0)
-        let report = try context.board(create: false).collectGarbage()
+        let report = try context.board(.write).collectGarbage()
         if arguments.json {
             Output.line(JSON.garbageReport(report))
         } else {

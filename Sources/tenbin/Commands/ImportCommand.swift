@@ -56,7 +56,7 @@ enum ImportCommand: Command {
         }
         // Never exit while that thread is still in OpenSSL's set-up, which races its exit handler.
         defer { hashReady.wait() }
-        var board: Board? = try context.board(create: !dryRun, limits: limits, encoding: encoding)
+        var board: Board? = try context.board(dryRun ? .read : .create, limits: limits, encoding: encoding)
         // The store closes (and checkpoints) here, before tenbin exits, not on a thread that held it.
         defer { Blocking.release(&board) }
         let line = ProgressLine(enabled: isatty(STDERR_FILENO) == 1, environment: context.environment)

@@ -38,7 +38,7 @@ enum PostCommand: Command {
         let hashtags = try arguments.tag
         // The board checks this too; checked first here, a refused post creates no store.
         try PosterTextLimits.check(contents: contents, hashtags: hashtags)
-        let board = try context.board(create: true, limits: limits, encoding: encoding)
+        let board = try context.board(.create, limits: limits, encoding: encoding)
         let images = try arguments.positionals.map { try upload($0, limits: limits) }
         let draft = PosterDraft(image1: images[0], image2: images[1], contents: contents, hashtags: hashtags)
         context.markers.reach("post:begin")

@@ -37,7 +37,7 @@ enum SearchCommand: Command {
         if arguments.interactive {
             if arguments.json { throw UsageError("'--json' cannot be used with '--interactive'", command: spec) }
             let debounce = try arguments.debounce
-            let board = try context.board(create: false)
+            let board = try context.board(.read)
             return try InteractiveSearch(board: board, order: page.order, debounce: .milliseconds(debounce), context: context)
                 .run(initialQuery: text)
         }
@@ -45,7 +45,7 @@ enum SearchCommand: Command {
         guard !SearchQuery.split(text).isEmpty else {
             throw UsageError(arguments.positionals.isEmpty ? "missing WORDS" : "the search words are only white space", command: spec)
         }
-        let board = try context.board(create: false)
+        let board = try context.board(.read)
         let posters = try board.search(query: text, order: page.order, limit: page.limit, offset: page.offset)
         let status = try PosterImages.printPage(posters, board: board, json: arguments.json, drawing: arguments.drawing, context: context)
         // Like grep: a search that found nothing exits 1, with no error line, so scripts can

@@ -42,6 +42,7 @@ enum ServeCommand: Command {
             ["--heartbeat"], value: "SECONDS", help: "Seconds between heartbeats on live feeds, 1 to 300 (default 15).", in: 1...300,
             default: 15)
         var logJSON = Flag(["--log-json"], help: "Log one JSON object per request instead of a text line.")
+        var migrate = Flag(["--migrate"], help: "Upgrade a PostgreSQL database at an older schema first (see docs/postgres.md).")
         var image = ImageOptions()
     }
 
@@ -66,7 +67,7 @@ enum ServeCommand: Command {
         // The signal handlers are in place before the URL is printed: a SIGTERM sent as soon as
         // the URL appears must not be lost.
         let stop = StopSignal()
-        var board: Board? = try context.board(create: true, limits: limits, encoding: encoding)
+        var board: Board? = try context.board(.serve(migrate: arguments.migrate), limits: limits, encoding: encoding)
         // The store closes (and checkpoints) here, before tenbin exits, not on a thread that held it.
         defer { Blocking.release(&board) }
         var server: Server? = try Server(configuration, board: board!)  // opened just above

@@ -20,7 +20,7 @@ enum ShowCommand: Command {
             return try Blocking.run { try await runAsync(arguments, context: context) }
         }
         try arguments.expectPositionals(1...1)
-        let poster = try context.board(create: false).poster(id: try arguments.posterID(at: 0))
+        let poster = try context.board(.read).poster(id: try arguments.posterID(at: 0))
         Output.line(arguments.json ? JSON.poster(poster) : context.formatter.detail(poster))
         return 0
     }
@@ -28,7 +28,7 @@ enum ShowCommand: Command {
     static func runAsync(_ arguments: ParsedArguments<Options>, context: Context) async throws -> Int32 {
         try arguments.expectPositionals(1...1)
         let options = try DrawingOptions.parse(arguments.drawing, context: context, json: false, byDefault: .onATruecolorTerminal)
-        let board = try context.board(create: false)
+        let board = try context.board(.read)
         let poster = try board.poster(id: try arguments.posterID(at: 0))
         return PosterImages.print(await PosterImages.detail(poster, board: board, options: options, context: context))
     }

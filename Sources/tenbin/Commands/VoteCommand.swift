@@ -20,7 +20,7 @@ enum VoteCommand: Command {
         let id = try arguments.posterID(at: 0)
         let side = try arguments.side(at: 1, what: "the side")
         let times = try arguments.times
-        let poster = try context.board(create: false).vote(id: id, side: side, times: times)
+        let poster = try context.board(.write).vote(id: id, side: side, times: times)
         Output.line(arguments.json ? JSON.poster(poster) : context.formatter.voteResult(poster))
         return 0
     }

@@ -38,7 +38,7 @@ enum WatchCommand: Command {
             order: try arguments.sort,
             limit: try arguments.limit,
             query: query)
-        var board: Board? = try context.board(create: false)
+        var board: Board? = try context.board(.read)
         // The store closes (and checkpoints) here, before tenbin exits, once the session has
         // closed the board's live feeds (which held it too).
         defer { Blocking.release(&board) }

@@ -113,7 +113,7 @@ import Testing
         var configuration = store.configuration()
         // A window long enough that the votes below, queued one after another, share a batch.
         configuration.voteBatching = VoteBatcher.Options(window: .milliseconds(200))
-        let board = Board(configuration, store: try backend.make(store.path), blobs: BlobStore(root: store.path + "/blobs"))
+        let board = Board(configuration, store: try backend.make(store.path), blobs: BlobStore(storeFolder: store.path))
         let posters = try board.quickPost([("live", []), ("deleted", []), ("also live", [])])
         try board.delete(id: posters[1].id)
         let results = Locked<[Int64: [Result<Poster, any Error>]]>([:])

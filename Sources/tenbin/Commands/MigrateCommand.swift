@@ -9,7 +9,8 @@ enum MigrateCommand: Command {
         usage: "[--database URL]",
         discussion: """
             Each schema version runs in its own transaction and is recorded in the database; two \
-            processes migrating at once take turns. Every command also migrates on first use. \
+            processes migrating at once take turns. Commands that write also migrate on first use; \
+            commands that only read never do, and serve upgrades an older schema only with --migrate. \
             With SQLite (no --database), opening the store folder upgrades it.
             """
     )

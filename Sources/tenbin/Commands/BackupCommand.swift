@@ -61,7 +61,7 @@ enum BackupCommand: Command {
                 JSON.backupReport(
                     report, source: (source.store.location, copied.verified.source), backup: (destination, summary), seconds: copied.seconds
                 ))
-            return ExitStatus.success
+            return 0
         }
         let ids = summary.idRange.map { " (ids \($0.lowerBound)–\($0.upperBound))" } ?? ""
         let copies = report.filesWritten - report.filesLinked
@@ -70,7 +70,7 @@ enum BackupCommand: Command {
                 + "from \(SafeText.terminal(source.store.location)) to \(SafeText.terminal(destination)) "
                 + "in \(CopyCommand.tenths(copied.seconds)) s: \(Plural.count(report.filesLinked, "image file")) linked, "
                 + "\(copies) copied; checked and equal to the snapshot (digest \(summary.shortDigest)).")
-        return ExitStatus.success
+        return 0
     }
 
     /// Refuses a destination that holds anything: a backup never mixes with other files.

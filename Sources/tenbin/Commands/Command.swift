@@ -5,7 +5,7 @@ protocol Command: Sendable {
 
     static var spec: CommandSpec { get }
     /// Runs the command and returns the exit status; throws `UsageError` for exit 64 and
-    /// anything else for a failure (see ``ExitStatus/of(_:)``).
+    /// anything else for a failure (exit 1, see ``failure(_:command:)``).
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32
 }
 
@@ -20,7 +20,7 @@ extension Command {
             let parsed = try ParsedArguments<Options>(arguments, spec: spec)
             if parsed.common.help {
                 Output.line(Help.of(self))
-                return ExitStatus.success
+                return 0
             }
             var context = Context(storeOption: try parsed.common.store, environment: environment)
             try context.choose(database: parsed.common.database, poolSize: parsed.common.databasePool)

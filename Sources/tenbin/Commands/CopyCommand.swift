@@ -81,7 +81,7 @@ enum CopyCommand: Command {
                 JSON.copyReport(
                     copied.report, source: (source.store.location, copied.verified.source),
                     target: (target.store.location, copied.verified.target), seconds: copied.seconds))
-            return ExitStatus.success
+            return 0
         }
         let report = copied.report
         let seconds = copied.seconds
@@ -99,7 +99,7 @@ enum CopyCommand: Command {
             "Verified: \(Plural.count(summary.posters, "poster")) (\(ids)digest \(summary.shortDigest)) and "
                 + "\(Plural.count(summary.blobs, "blob row")) equal on both sides; the target's check found nothing wrong; "
                 + "its next poster gets id \(summary.lastPosterID + 1) or higher (verified in \(tenths(verifying)) s).")
-        return ExitStatus.success
+        return 0
     }
 
     /// What ``run(from:to:options:command:context:)`` did, and how long it took.

@@ -43,7 +43,7 @@ enum ImportCommand: Command {
         } catch let error as ImportError where error.isNotASource {
             // Naming the wrong kind of file is a usage mistake: one line, no usage text.
             Errors.write("Error: \(error)")
-            return ExitStatus.usage
+            return EX_USAGE
         }
         returnLargeBuffersPromptly()
         // Loading libcrypto and OpenSSL's set-up for its first digest (≈ 1.7 ms, CCrypto loads it on
@@ -81,7 +81,7 @@ enum ImportCommand: Command {
             let nothing = "Nothing to import: \(SafeText.terminal(source.path)) holds no posters."
             Output.line(total == 0 ? nothing : summary(report, dryRun: dryRun))
         }
-        return report.succeeded ? ExitStatus.success : ExitStatus.failure
+        return report.succeeded ? 0 : 1
     }
 
     static func summary(_ report: ImportReport, dryRun: Bool) -> String {

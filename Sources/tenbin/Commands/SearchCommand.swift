@@ -50,6 +50,6 @@ enum SearchCommand: Command {
         let status = try PosterImages.printPage(posters, board: board, json: arguments.json, drawing: arguments.drawing, context: context)
         // Like grep: a search that found nothing exits 1, with no error line, so scripts can
         // write `if tenbin search 猫 >/dev/null; then …`.
-        return posters.isEmpty ? ExitStatus.failure : status
+        return posters.isEmpty ? 1 : status
     }
 }

@@ -11,7 +11,7 @@ struct BoardLocation {
     /// The PostgreSQL database holding the posters, or nil for the folder's SQLite database.
     var database: String?
     /// At most this many connections to the database.
-    var poolSize = 8
+    var poolSize = ConnectionPool.defaultSize
 
     /// What a command does with the board, which decides what opening it may create or upgrade.
     enum Access {

@@ -1,5 +1,6 @@
 import Glibc
 import TenbinKit
+import TenbinPostgres
 
 /// What a command runs with: the store, the environment, and where output goes.
 struct Context {
@@ -22,11 +23,14 @@ struct Context {
             storeOrigin = "from TENBIN_STORE"
             storeGiven = true
         } else {
-            storePath = "./Storage"
-            storeOrigin = "the default, ./Storage in the current folder"
+            storePath = Self.defaultStore
+            storeOrigin = "the default, \(Self.defaultStore) in the current folder"
             storeGiven = false
         }
     }
+
+    /// The store folder when neither `--store` nor `$TENBIN_STORE` names one.
+    static let defaultStore = "./Storage"
 
     var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
@@ -51,7 +55,7 @@ struct Context {
     /// store folder's SQLite database.
     private(set) var databaseURL: String?
     /// At most this many connections to it.
-    private(set) var databasePoolSize = 8
+    private(set) var databasePoolSize = ConnectionPool.defaultSize
 
     /// Chooses the backend from `--database` and the environment.
     mutating func choose(database option: String?, poolSize: Int) throws {

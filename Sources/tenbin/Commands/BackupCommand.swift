@@ -23,7 +23,7 @@ enum BackupCommand: Command {
     struct Options: OptionGroup {
         var to = Option.text(["--to"], value: "DIR", help: "The folder to write the backup to (new, or empty).")
         var batch = Option.integer(
-            ["--batch"], value: "N", help: "Posters per transaction (default: 2000).", in: 1...100_000, default: 2000)
+            ["--batch"], value: "N", help: "Posters per transaction.", in: 1...100_000, default: CopyOptions().posterBatch)
         var json = Flag.json("Print a summary of the backup as JSON.")
     }
 

@@ -33,7 +33,7 @@ enum CopyCommand: Command {
             ["--to-blobs"], value: "DIR", help: "For a PostgreSQL target: the folder whose blobs/ gets the images (default: --store).")
         var resume = Flag(["--resume"], help: "Continue an interrupted copy into the target it was writing.")
         var batch = Option.integer(
-            ["--batch"], value: "N", help: "Posters per transaction (default: 2000).", in: 1...100_000, default: 2000)
+            ["--batch"], value: "N", help: "Posters per transaction.", in: 1...100_000, default: CopyOptions().posterBatch)
         var json = Flag.json("Print the summaries of both boards as JSON.")
     }
 

@@ -23,8 +23,8 @@ enum ImportCommand: Command {
 
     struct Options: OptionGroup {
         var jobs = Option.integer(
-            ["--jobs", "-j"], value: "N", help: "Images re-encoded at once (default: the number of cores).", in: 1...256,
-            default: ImportOptions.defaultJobs)
+            ["--jobs", "-j"], value: "N", help: "Images re-encoded at once.", in: 1...256, default: ImportOptions.defaultJobs,
+            shown: "the number of cores")
         var json = Flag.json("Print the report as JSON.")
         var dryRun = Flag(["--dry-run"], help: "Check and re-encode everything, but write nothing.")
         var image = ImageOptions()

@@ -68,19 +68,19 @@ extension PostCommand {
 /// The image limit and encoding options shared by every command that stores images.
 struct ImageOptions: OptionGroup {
     var maxEdge = Option.integer(
-        ["--max-edge"], value: "PX", help: "Scale stored images to fit this longest edge (default 2048).", in: 16...20000,
+        ["--max-edge"], value: "PX", help: "Scale stored images to fit this longest edge.", in: 16...20000,
         default: EncodingOptions().maxEdge)
     var quality = Option.integer(
-        ["--quality"], value: "Q", help: "JPEG quality of stored images, 1-100 (default 50).", in: 1...100,
+        ["--quality"], value: "Q", help: "JPEG quality of stored images, 1-100.", in: 1...100,
         default: EncodingOptions().jpegQuality)
     var maxFileMB = Option.integer(
-        ["--max-file-mb"], value: "MB", help: "Refuse uploads larger than this many MiB (default 50).", in: 1...4096,
+        ["--max-file-mb"], value: "MB", help: "Refuse uploads larger than this many MiB.", in: 1...4096,
         default: ImageLimits().maxFileBytes >> 20)
     var maxMegapixels = Option.integer(
-        ["--max-megapixels"], value: "MP", help: "Refuse images with more megapixels (default 50).", in: 1...1000,
+        ["--max-megapixels"], value: "MP", help: "Refuse images with more megapixels.", in: 1...1000,
         default: ImageLimits().maxPixels / 1_000_000)
     var maxSide = Option.integer(
-        ["--max-side"], value: "PX", help: "Refuse images with a longer side (default 20000).", in: 1...65535,
+        ["--max-side"], value: "PX", help: "Refuse images with a longer side.", in: 1...65535,
         default: ImageLimits().maxSide)
 
     static func parse(_ arguments: ParsedArguments<ImageOptions>) throws -> (ImageLimits, EncodingOptions) {

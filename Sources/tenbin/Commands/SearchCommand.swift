@@ -27,7 +27,7 @@ enum SearchCommand: Command {
         var json = Flag.json("Print a JSON array of posters.")
         var interactive = Flag(["-i", "--interactive"], help: "Search as you type in the terminal.")
         var debounce = Option.integer(
-            ["--debounce"], value: "MS", help: "With -i: search once typing pauses this long (default 500).", in: 0...60_000, default: 500)
+            ["--debounce"], value: "MS", help: "With -i: search once typing pauses this long.", in: 0...60_000, default: 500)
         var drawing = DrawingOptions.Group()
     }
 

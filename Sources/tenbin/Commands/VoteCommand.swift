@@ -11,7 +11,7 @@ enum VoteCommand: Command {
     )
 
     struct Options: OptionGroup {
-        var times = Option.integer(["--times"], value: "N", help: "Add N votes at once (default 1).", in: 1...1_000_000_000, default: 1)
+        var times = Option.integer(["--times"], value: "N", help: "Add N votes at once.", in: 1...VoteBatcher.maximumTimes, default: 1)
         var json = Flag.json("Print the poster with its new counts as JSON.")
     }
 

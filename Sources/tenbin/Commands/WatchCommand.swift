@@ -17,7 +17,7 @@ enum WatchCommand: Command {
 
     struct Options: OptionGroup {
         var sort = Option<FeedOrder>.sort
-        var limit = Option.integer(["--limit"], value: "N", help: "At most N posters, 1 to 1000 (default 20).", in: 1...1000, default: 20)
+        var limit = Option.integer(["--limit"], value: "N", help: "At most N posters, 1 to 1000.", in: 1...1000, default: 20)
         var query = Option.text(["--query"], value: "WORDS", help: "Only posters whose text or hashtags contain every word.")
         var json = Flag.json("Print one JSON object per line (the default off a terminal).")
     }

@@ -28,7 +28,7 @@ enum BackupCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
-        try arguments.expectPositionals(0...0)
+        try arguments.expectPositionals()
         guard let destination = try arguments.to, !destination.isEmpty else { throw UsageError("missing '--to DIR'", command: spec) }
         try checkDestination(destination)
         let location = try context.location()

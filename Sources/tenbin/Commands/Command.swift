@@ -13,6 +13,9 @@ extension Command {
     /// Every option it takes, its own first, as help lists them.
     static var options: [CommandSpec.Option] { Options.declarations + CommonOptions.declarations }
 
+    /// Its positional arguments, in order.
+    static var arguments: [CommandSpec.Argument] { Options.argumentDeclarations }
+
     /// Parses `arguments` (with the global `--store` and `--database` given before the
     /// subcommand among them), then prints help or runs the command; returns the exit status.
     static func main(_ arguments: [String], environment: [String: String]) -> Int32 {

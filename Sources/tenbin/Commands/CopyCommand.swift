@@ -58,7 +58,7 @@ enum CopyCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
-        try arguments.expectPositionals(0...0)
+        try arguments.expectPositionals()
         if arguments.common.isGiven(\.database) {
             throw UsageError("copy takes its stores from --from and --to, not --database", command: spec)
         }

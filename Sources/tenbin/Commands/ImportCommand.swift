@@ -8,10 +8,6 @@ enum ImportCommand: Command {
         name: "import",
         abstract: "Import a folder of poster folders, or a JSON Lines manifest.",
         usage: "DIR|MANIFEST.jsonl [--jobs N] [--json] [--dry-run]",
-        arguments: [
-            ("DIR", "A folder whose subfolders each hold a poster's two images and an optional post.txt."),
-            ("MANIFEST.jsonl", "A file with one poster per line: {\"image1\", \"image2\", \"contents\", \"hashtags\"}."),
-        ],
         discussion: """
             In a poster folder, the JPEG and PNG files (recognised by content), sorted by name, are
             image 1 and image 2. In post.txt, lines of only #hashtags give the hashtags; the other
@@ -22,6 +18,9 @@ enum ImportCommand: Command {
     )
 
     struct Options: OptionGroup {
+        var source = Argument.text(
+            "DIR", help: "A folder whose subfolders each hold a poster's two images and an optional post.txt.",
+            more: [("MANIFEST.jsonl", "A file with one poster per line: {\"image1\", \"image2\", \"contents\", \"hashtags\"}.")])
         var jobs = Option.integer(
             ["--jobs", "-j"], value: "N", help: "Images re-encoded at once.", in: 1...256, default: ImportOptions.defaultJobs,
             shown: "the number of cores")
@@ -31,7 +30,7 @@ enum ImportCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
-        try arguments.expectPositionals(1...1)
+        try arguments.expectPositionals()
         let (limits, encoding) = try ImageOptions.parse(arguments.image)
         let dryRun = arguments.dryRun
         let json = arguments.json
@@ -39,7 +38,7 @@ enum ImportCommand: Command {
             jobs: try arguments.jobs, dryRun: dryRun, listsEveryItem: json)
         let source: ImportSource
         do {
-            source = try ImportSource.at(arguments.positionals[0])
+            source = try ImportSource.at(try arguments.source)
         } catch let error as ImportError where error.isNotASource {
             // Naming the wrong kind of file is a usage mistake: one line, no usage text.
             Errors.write("Error: \(error)")

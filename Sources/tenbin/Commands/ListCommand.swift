@@ -15,7 +15,7 @@ enum ListCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
-        try arguments.expectPositionals(0...0)
+        try arguments.expectPositionals()
         let page = try FeedOptions.parse(arguments.feed)
         let board = try context.board(.read)
         let posters = try board.posters(order: page.order, limit: page.limit, offset: page.offset)

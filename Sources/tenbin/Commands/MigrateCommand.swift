@@ -16,7 +16,7 @@ enum MigrateCommand: Command {
     )
 
     static func run(_ arguments: ParsedArguments<NoOptions>, context: Context) throws -> Int32 {
-        try arguments.expectPositionals(0...0)
+        try arguments.expectPositionals()
         guard let url = context.databaseURL else {
             _ = try context.board(.create)
             Output.line("The store at \(SafeText.terminal(context.storePath)) is up to date.")

@@ -7,10 +7,6 @@ enum PostCommand: Command {
         name: "post",
         abstract: "Post two images as a new poster.",
         usage: "IMAGE1 IMAGE2 [--text TEXT] [--tag TAG]... [--json]",
-        arguments: [
-            ("IMAGE1", "The first image (JPEG, PNG, WebP, HEIC or AVIF), or - for standard input."),
-            ("IMAGE2", "The second image (JPEG, PNG, WebP, HEIC or AVIF), or - for standard input."),
-        ],
         discussion: """
             Both images are checked and re-encoded before anything is written: scaled to fit the
             maximum edge, EXIF orientation applied, all metadata dropped, stored as JPEG (PNG when
@@ -19,6 +15,8 @@ enum PostCommand: Command {
     )
 
     struct Options: OptionGroup {
+        var image1 = Argument.text("IMAGE1", help: "The first image (JPEG, PNG, WebP, HEIC or AVIF), or - for standard input.")
+        var image2 = Argument.text("IMAGE2", help: "The second image (JPEG, PNG, WebP, HEIC or AVIF), or - for standard input.")
         var text = Option.text(["--text"], value: "TEXT", help: "The question shown with the images.")
         var tag = Option.repeated(["--tag"], value: "TAG", help: "A hashtag (repeatable; a leading # is dropped).")
         var json = Flag.json("Print the new poster as JSON.")
@@ -26,12 +24,13 @@ enum PostCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
-        try arguments.expectPositionals(2...2)
+        try arguments.expectPositionals()
+        let files = [try arguments.image1, try arguments.image2]
         let (limits, encoding) = try ImageOptions.parse(arguments.image)
-        if arguments.positionals.allSatisfy({ $0 == "-" }) {
+        if files.allSatisfy({ $0 == "-" }) {
             throw UsageError("only one image can come from standard input ('-')", command: spec)
         }
-        if arguments.positionals.contains("-") && isatty(STDIN_FILENO) == 1 {
+        if files.contains("-") && isatty(STDIN_FILENO) == 1 {
             throw UsageError("'-' reads the image from standard input, which is a terminal; pipe the image in", command: spec)
         }
         let contents = try arguments.text ?? ""
@@ -39,7 +38,7 @@ enum PostCommand: Command {
         // The board checks this too; checked first here, a refused post creates no store.
         try PosterTextLimits.check(contents: contents, hashtags: hashtags)
         let board = try context.board(.create, limits: limits, encoding: encoding)
-        let images = try arguments.positionals.map { try upload($0, limits: limits) }
+        let images = try files.map { try upload($0, limits: limits) }
         let draft = PosterDraft(image1: images[0], image2: images[1], contents: contents, hashtags: hashtags)
         context.markers.reach("post:begin")
         let poster = try board.post(draft)

@@ -7,7 +7,6 @@ enum SearchCommand: Command {
         name: "search",
         abstract: "Find posters whose text or hashtags contain every word.",
         usage: "WORDS... [--sort new|popular] [--limit N] [--offset N] [--json] [--images | --no-images] | -i [--debounce MS] [WORDS...]",
-        arguments: [("WORDS", "The words to find, as separate arguments or one with spaces.")],
         discussion: """
             A poster matches when every word is part of its text or of one of its hashtags. Width,
             Latin case and hiragana/katakana are ignored (ＡＢＣ = abc, ｷﾉｺ = キノコ = きのこ), and a
@@ -23,6 +22,7 @@ enum SearchCommand: Command {
     )
 
     struct Options: OptionGroup {
+        var words = Argument.list("WORDS", help: "The words to find, as separate arguments or one with spaces.")
         var feed = FeedOptions()
         var json = Flag.json("Print a JSON array of posters.")
         var interactive = Flag(["-i", "--interactive"], help: "Search as you type in the terminal.")
@@ -32,7 +32,8 @@ enum SearchCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
-        let text = arguments.positionals.joined(separator: " ")
+        let words = try arguments.words
+        let text = words.joined(separator: " ")
         let page = try FeedOptions.parse(arguments.feed)
         if arguments.interactive {
             if arguments.json { throw UsageError("'--json' cannot be used with '--interactive'", command: spec) }
@@ -43,7 +44,7 @@ enum SearchCommand: Command {
         }
         if arguments.isGiven(\.debounce) { throw UsageError("'--debounce' needs '--interactive'", command: spec) }
         guard !SearchQuery.split(text).isEmpty else {
-            throw UsageError(arguments.positionals.isEmpty ? "missing WORDS" : "the search words are only white space", command: spec)
+            throw UsageError(words.isEmpty ? "missing WORDS" : "the search words are only white space", command: spec)
         }
         let board = try context.board(.read)
         let posters = try board.search(query: text, order: page.order, limit: page.limit, offset: page.offset)

@@ -48,7 +48,7 @@ enum ServeCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
-        try arguments.expectPositionals(0...0)
+        try arguments.expectPositionals()
         let (limits, encoding) = try ImageOptions.parse(arguments.image)
         var configuration = ServerConfiguration()
         configuration.listen = try arguments.listen

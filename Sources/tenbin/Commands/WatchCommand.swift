@@ -27,7 +27,7 @@ enum WatchCommand: Command {
     static let terminated: Int32 = 128 + SIGTERM
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
-        try arguments.expectPositionals(0...0)
+        try arguments.expectPositionals()
         let query = try arguments.query
         // The same rule as `tenbin search`: words that are only white space are a mistake,
         // not a request for everything.

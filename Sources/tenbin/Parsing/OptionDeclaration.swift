@@ -7,9 +7,10 @@ protocol OptionDeclaration: Sendable {
     var info: CommandSpec.Option { get }
 }
 
-/// A set of options declared together as stored properties: a command's own, or a group
-/// several commands share (image limits, drawing, paging). A property that is itself a group
-/// contributes its options in place. Declaration order is the order help lists them in.
+/// A set of options (and a command's positional arguments, ``Argument``) declared together as
+/// stored properties: a command's own, or a group several commands share (image limits,
+/// drawing, paging). A property that is itself a group contributes its options in place.
+/// Declaration order is the order help lists them in.
 protocol OptionGroup: Sendable {
     /// The declarations, with their defaults.
     init()
@@ -25,10 +26,10 @@ extension OptionGroup {
                     options.append(option.info)
                 } else if let inner = child.value as? any OptionGroup {
                     collect(inner)
-                } else {
+                } else if !(child.value is any ArgumentDeclaration) {
                     // An OptionGroup holds only declarations and groups: anything else would
                     // silently be no option at all.
-                    preconditionFailure("\(Self.self).\(child.label ?? "?") is neither an option nor a group of options")
+                    preconditionFailure("\(Self.self).\(child.label ?? "?") is neither an option, an argument nor a group of them")
                 }
             }
         }

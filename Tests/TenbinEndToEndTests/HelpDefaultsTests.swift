@@ -8,7 +8,7 @@ struct HelpDefaultsTests {
     @Test func helpShowsTheDefaultsTheCommandsUse() throws {
         let vote = try Tenbin.run(["help", "vote"])
         #expect(vote.stdout.contains("--times N          Add N votes at once (default: 1).\n"), "\(vote.stdout)")
-        #expect(vote.stdout.contains("ARGUMENTS:\n  ID    The poster's id.\n  1|2   The side to vote for.\n"), "\(vote.stdout)")
+        #expect(vote.stdout.contains("ARGUMENTS:\n  ID   The poster's id.\n  1|2  The side to vote for.\n"), "\(vote.stdout)")
         #expect(vote.stdout.contains("--database-pool N  At most N connections to the PostgreSQL database (default: 8)."))
         let serve = try Tenbin.run(["help", "serve"])
         for line in [

@@ -51,24 +51,3 @@ extension Argument where Value == [String] {
         Argument(info: CommandSpec.Argument(name: name, help: help, isList: true)) { texts in texts }
     }
 }
-
-extension OptionGroup {
-    /// Every positional argument declared in this group and the groups inside it, in
-    /// declaration order.
-    static var argumentDeclarations: [CommandSpec.Argument] {
-        var arguments: [CommandSpec.Argument] = []
-        func collect(_ group: Any) {
-            for child in Mirror(reflecting: group).children {
-                if let argument = child.value as? any ArgumentDeclaration {
-                    arguments.append(argument.info)
-                } else if let inner = child.value as? any OptionGroup {
-                    collect(inner)
-                }
-            }
-        }
-        collect(Self())
-        // Broken invariant of a declaration: only the last argument may take a list.
-        precondition(arguments.dropLast().allSatisfy { !$0.isList }, "\(Self.self): only the last argument may be a list")
-        return arguments
-    }
-}

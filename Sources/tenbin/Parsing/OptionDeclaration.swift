@@ -18,15 +18,30 @@ protocol OptionGroup: Sendable {
 
 extension OptionGroup {
     /// Every option declared in this group and the groups inside it, in declaration order.
-    static var declarations: [CommandSpec.Option] {
+    static var declarations: [CommandSpec.Option] { declared.options }
+
+    /// Every positional argument declared in this group and the groups inside it, in
+    /// declaration order.
+    static var argumentDeclarations: [CommandSpec.Argument] {
+        let arguments = declared.arguments
+        // Broken invariant of a declaration: only the last argument may take a list.
+        precondition(arguments.dropLast().allSatisfy { !$0.isList }, "\(Self.self): only the last argument may be a list")
+        return arguments
+    }
+
+    /// The options and arguments declared here and in the groups inside, in declaration order.
+    private static var declared: (options: [CommandSpec.Option], arguments: [CommandSpec.Argument]) {
         var options: [CommandSpec.Option] = []
+        var arguments: [CommandSpec.Argument] = []
         func collect(_ group: Any) {
             for child in Mirror(reflecting: group).children {
                 if let option = child.value as? any OptionDeclaration {
                     options.append(option.info)
+                } else if let argument = child.value as? any ArgumentDeclaration {
+                    arguments.append(argument.info)
                 } else if let inner = child.value as? any OptionGroup {
                     collect(inner)
-                } else if !(child.value is any ArgumentDeclaration) {
+                } else {
                     // An OptionGroup holds only declarations and groups: anything else would
                     // silently be no option at all.
                     preconditionFailure("\(Self.self).\(child.label ?? "?") is neither an option, an argument nor a group of them")
@@ -34,7 +49,7 @@ extension OptionGroup {
             }
         }
         collect(Self())
-        return options
+        return (options, arguments)
     }
 }
 

@@ -83,7 +83,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TenbinServerTests",
-            dependencies: ["TenbinServer", "tenbin"],
+            dependencies: ["TenbinServer", "TenbinSQLite"],
             path: "Tests/TenbinServerTests"
         ),
         .testTarget(

@@ -18,6 +18,14 @@ extension Board {
     public func changeVersion() throws -> StoreVersion {
         try store.changes.currentVersion()
     }
+
+    /// Returns once the store may have changed since `version` (a commit by any process),
+    /// with the new version; waits as live feeds do (``LiveFeeds/Options``). Cancelling the
+    /// calling task ends the wait with `CancellationError`. A server pushes these into what it
+    /// caches instead of asking for the version on every request.
+    public func nextChange(after version: StoreVersion) async throws -> StoreVersion {
+        try await store.changes.nextChange(after: version, interval: configuration.live.interval, clock: configuration.live.clock)
+    }
 }
 
 extension Board {

@@ -5,7 +5,7 @@ import TenbinKit
 public final class Server: Sendable {
     /// What the server was started with.
     public let configuration: ServerConfiguration
-    let routes: Routes
+    let app: Application
     private let daemon: HTTPDaemon
     /// The port the server listens on.
     public let port: UInt16
@@ -19,26 +19,33 @@ public final class Server: Sendable {
             throw ServerError("--listen must be IPV4:PORT or [IPV6]:PORT, not \"\(configuration.listen)\"")
         }
         self.configuration = configuration
-        routes = Routes(configuration: configuration, gateway: BoardGateway(board: board))
-        let daemon = HTTPDaemon(handler: routes)
+        app = Application(configuration: configuration, gateway: BoardGateway(board: board))
+        app.startChangeWatch()
+        let daemon = HTTPDaemon(handler: Router(app: app, routes: app.routes))
         self.daemon = daemon
-        routes.exchangesInProgress.withLock { $0 = { [weak daemon] in daemon?.exchanges.withLock { $0.count } ?? 0 } }
+        app.exchangesInProgress.withLock { $0 = { [weak daemon] in daemon?.exchanges.withLock { $0.count } ?? 0 } }
         var options = HTTPDaemonOptions(address: address, threads: configuration.threads)
         options.connectionLimit = configuration.maximumConnections
         // Behind a proxy every connection comes from the proxy's address.
         options.perAddressLimit = configuration.trustProxy ? 0 : configuration.maximumConnectionsPerAddress
         options.timeoutSeconds = configuration.idleTimeoutSeconds
-        port = try daemon.start(options)
+        do {
+            port = try daemon.start(options)
+        } catch {
+            app.stop()
+            throw error
+        }
         url = address.url(port: port)
     }
 
     /// Stops gracefully: no new connections, live feeds closed, requests in flight given up to
     /// `grace` to finish, then every connection closed.
     public func stop(grace: Duration = .seconds(3)) {
-        routes.feeds.stopAll()
+        app.feeds.stopAll()
         daemon.stop(grace: grace)
+        app.stop()
         // Every exchange has ended and queued its line: write them (unless the log is stuck).
-        routes.log?.finish(timeout: .seconds(2))
+        app.log?.finish(timeout: .seconds(2))
     }
 }
 

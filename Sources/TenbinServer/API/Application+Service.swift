@@ -1,13 +1,14 @@
 import TenbinKit
 
 /// Live feeds, health and metrics.
-extension Routes {
+extension Application {
     /// `GET /api/v1/feed?sort=&limit=&q=`: a server-sent event stream. A connection starts with
     /// a snapshot, or, when it names with `Last-Event-ID` an event this server sent for the same
     /// feed and still remembers, with just the changes since that event. Compressed (one endless
     /// gzip member, each event flushed) for a client whose `Accept-Encoding` takes gzip.
-    func feed(_ head: RequestHead) throws -> Reply {
-        let query = try APIInput.query(head.rawQuery)
+    func feed(_ request: Request) throws -> Reply {
+        let head = request.head
+        let query = try request.query()
         let feed = Feed(order: try APIInput.order(query), limit: try APIInput.limit(query), query: query["q"])
         let lastEventID = head.header("last-event-id").map { String($0.prefix(64)) }
         let stream = try feeds.open(
@@ -22,12 +23,14 @@ extension Routes {
     }
 
     /// `GET /healthz`: 200 when the store answers, else 503.
-    func health() async -> HTTPResponse {
-        do {
-            let count = try await gateway.checkHealth()
-            return .json("{\"status\": \"ok\", \"posters\": \(count)}")
-        } catch {
-            return .error(.unavailable("the store does not answer"))
+    func health() -> Reply {
+        executor.reply(failure: HTTPResponse.error) { [gateway] in
+            do {
+                let count = try gateway.checkHealth()
+                return .json("{\"status\": \"ok\", \"posters\": \(count)}")
+            } catch {
+                return .error(.unavailable("the store does not answer"))
+            }
         }
     }
 

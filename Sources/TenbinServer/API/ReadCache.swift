@@ -155,6 +155,9 @@ final class ReadCache: Sendable {
         }
     }
 
+    /// Whether changes are heard (and reads kept).
+    var listening: Bool { state.withLock { !$0.suspended } }
+
     /// Counts so far.
     var statistics: Statistics { state.withLock { $0.statistics } }
 

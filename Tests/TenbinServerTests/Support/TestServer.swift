@@ -49,7 +49,10 @@ final class TestServer: Sendable {
     }
 
     /// Sends one request; `Host` is this server's unless given.
-    func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: Body? = nil) async -> TestReply {
+    func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: Body? = nil, peer: String? = nil) async
+        -> TestReply
+    {
+        let peer = peer ?? self.peer
         var fields: [String: String] = ["host": "127.0.0.1:8080"]
         for (name, value) in headers { fields[name.lowercased()] = value }
         if case .form = body, fields["content-type"] == nil { fields["content-type"] = "multipart/form-data; boundary=x" }
@@ -72,8 +75,19 @@ final class TestServer: Sendable {
     }
 
     /// JSON text sent as `application/json`.
-    func request(_ method: String, _ target: String, json: String, headers: [(String, String)] = []) async -> TestReply {
-        await request(method, target, headers: [("Content-Type", "application/json")] + headers, body: .bytes(Array(json.utf8)))
+    func request(_ method: String, _ target: String, json: String, headers: [(String, String)] = [], peer: String? = nil) async
+        -> TestReply
+    {
+        await request(method, target, headers: [("Content-Type", "application/json")] + headers, body: .bytes(Array(json.utf8)), peer: peer)
+    }
+
+    /// Waits (at most 20 s) until the change watch listens and reads may be cached.
+    func waitUntilListening() async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !app.readCache.listening {
+            guard ContinuousClock.now < deadline else { throw CancellationError() }
+            try await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     /// What libmicrohttpd would hand the route: the body within its limit.
@@ -139,8 +153,8 @@ final class TestServer: Sendable {
 
     /// Votes through the API.
     @discardableResult
-    func vote(_ id: Int64, side: Int, times: Int = 1, headers: [(String, String)] = []) async -> TestReply {
-        await request("POST", "/api/v1/posters/\(id)/votes", json: "{\"side\": \(side), \"times\": \(times)}", headers: headers)
+    func vote(_ id: Int64, side: Int, times: Int = 1, headers: [(String, String)] = [], peer: String? = nil) async -> TestReply {
+        await request("POST", "/api/v1/posters/\(id)/votes", json: "{\"side\": \(side), \"times\": \(times)}", headers: headers, peer: peer)
     }
 }
 

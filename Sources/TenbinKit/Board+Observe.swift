@@ -38,3 +38,19 @@ extension Board {
         await live.close()
     }
 }
+
+extension Board {
+    /// Throws unless the board can take a write now: the store answers and the blob folder
+    /// exists and takes a probe write (see ``BlobStoring/checkWritable(creating:)``). With
+    /// `creating`, a store's blob folder that does not exist yet is made.
+    public func checkReady(creating: Bool = false) throws {
+        _ = try count()
+        try checkBlobFolder(creating: creating)
+    }
+
+    /// Throws unless the blob folder exists (made first with `creating`, when its parent
+    /// does) and takes a probe write.
+    public func checkBlobFolder(creating: Bool) throws {
+        try blobs.checkWritable(creating: creating)
+    }
+}

@@ -1,5 +1,9 @@
 import TenbinKit
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `tenbin serve`: a board on HTTP — the JSON API under `/api/v1`, live feeds as server-sent
 /// events, images and thumbnails, the web page, health and metrics.
 public final class Server: Sendable {
@@ -19,6 +23,11 @@ public final class Server: Sendable {
             throw ServerError("--listen must be IPV4:PORT or [IPV6]:PORT, not \"\(configuration.listen)\"")
         }
         self.configuration = configuration
+        do {
+            try board.checkBlobFolder(creating: true)
+        } catch {
+            throw ServerError("cannot serve: \(error); the blob folder must exist and be writable by the user tenbin runs as (\(Self.user))")
+        }
         app = Application(configuration: configuration, gateway: BoardGateway(board: board))
         app.startChangeWatch()
         let daemon = HTTPDaemon(handler: Router(app: app, routes: app.routes))
@@ -46,6 +55,15 @@ public final class Server: Sendable {
         app.stop()
         // Every exchange has ended and queued its line: write them (unless the log is stuck).
         app.log?.finish(timeout: .seconds(2))
+    }
+}
+
+extension Server {
+    /// The user this process runs as: `name (uid N)`.
+    static var user: String {
+        let uid = geteuid()
+        guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return "uid \(uid)" }
+        return "\(String(cString: name)) (uid \(uid))"
     }
 }
 

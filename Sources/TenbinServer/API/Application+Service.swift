@@ -34,6 +34,38 @@ extension Application {
         }
     }
 
+    /// `GET /readyz`: 200 when the board takes writes (the store answers, and the blob folder
+    /// exists and takes a probe file, written, flushed and removed), else 503 with the reason.
+    /// Probed at most once a second: a load balancer asking often costs one probe.
+    func readiness() -> Reply {
+        let now = ContinuousClock.now
+        if let last = lastReadiness.withLock({ $0 }), now - last.at < .seconds(1) { return .now(last.answer) }
+        return executor.reply(failure: HTTPResponse.error) { [self] in
+            var answer: HTTPResponse
+            do {
+                try gateway.checkReady()
+                answer = .json("{\"status\": \"ready\"}")
+            } catch {
+                var refusal = APIError.unavailable("not ready: " + Self.readinessReason(error))
+                refusal.cause = "\(error)"
+                answer = .error(refusal)
+            }
+            lastReadiness.withLock { $0 = (ContinuousClock.now, answer) }
+            return answer
+        }
+    }
+
+    /// What an operator reads in `/readyz`'s 503: whether the blob folder or the store failed,
+    /// without paths or database details (the log has those).
+    static func readinessReason(_ error: any Error) -> String {
+        guard let blob = error as? BlobError else { return "the store does not answer" }
+        switch blob.operation {
+        case .create: return "the blob folder does not exist"
+        case .write, .flush, .remove: return "the blob folder does not take a write (full, read-only or not permitted)"
+        case .read, .list: return "the blob folder cannot be read"
+        }
+    }
+
     /// `GET /metrics` in Prometheus' text format.
     func metricsText() -> HTTPResponse {
         let exchanges = exchangesInProgress.withLock { $0 }?() ?? 0

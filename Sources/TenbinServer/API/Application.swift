@@ -24,6 +24,8 @@ final class Application: Sendable {
     let postsInProgress = Locked(0)
     /// Reads how many exchanges are in progress (set once the daemon exists).
     let exchangesInProgress = Locked<(@Sendable () -> Int)?>(nil)
+    /// The last readiness probe's time and answer.
+    let lastReadiness = Locked<(at: ContinuousClock.Instant, answer: HTTPResponse)?>(nil)
     /// The task that pushes the store's changes into the read cache.
     private let changeWatch = Locked<Task<Void, Never>?>(nil)
 
@@ -56,6 +58,7 @@ final class Application: Sendable {
             .cachedGet("/", RoutePolicy(errors: .page)) { [self] in try webPage($0) },
             .get("/static/{name}") { [self] in try staticFile($0) },
             .get("/healthz") { [self] _ in health() },
+            .get("/readyz") { [self] _ in readiness() },
             .get("/metrics", RoutePolicy(loopbackOnly: true)) { [self] _ in .now(metricsText()) },
             .get("/blobs/{digest}") { [self] in try blob($0) },
             .get("/thumbs/{digest}") { [self] in try thumbnail($0) },

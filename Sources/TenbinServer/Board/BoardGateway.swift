@@ -98,4 +98,10 @@ struct BoardGateway: Sendable {
     func checkHealth() throws -> Int {
         try board.count()
     }
+
+    /// Throws unless the board takes writes now: the store answers and the blob folder takes
+    /// a probe write.
+    func checkReady() throws {
+        try board.checkReady()
+    }
 }

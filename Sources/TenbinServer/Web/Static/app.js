@@ -1,3 +1,7 @@
+// app.js: voting, live updates, infinite scroll, search and posting on top of the
+// server-rendered page. Plain JavaScript, no framework, no build step; user text only ever
+// goes through `textContent` and attribute properties, never through HTML (the lint config
+// beside this file forbids innerHTML and its kin).
 "use strict";
 (() => {
   const body = document.body;
@@ -73,6 +77,8 @@
   function safeText(text) {
     return String(text)
       .replace(/\r\n|[\r\u0085\u2028\u2029]/g, "\n")
+      // Matching control characters is this expression's purpose.
+      // eslint-disable-next-line no-control-regex
       .replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (character) => {
         const code = character.charCodeAt(0);
         if (code === 9) return " ";

@@ -57,11 +57,18 @@ let package = Package(
             dependencies: ["TenbinKit", "CLibPQ"],
             path: "Sources/TenbinPostgres"
         ),
-        // `tenbin serve`: HTTP on libmicrohttpd over any backend's Board.
+        // `tenbin serve`: HTTP on libmicrohttpd over any backend's Board. The web page's script,
+        // style sheet and icon are real files, compiled into the binary as byte arrays
+        // (`PackageResources.app_js`, …): no bundle to find at run time, no Foundation.
         .target(
             name: "TenbinServer",
             dependencies: ["TenbinKit", "CMicroHTTPD", "CZlib"],
-            path: "Sources/TenbinServer"
+            path: "Sources/TenbinServer",
+            resources: [
+                .embedInCode("Web/Static/app.js"),
+                .embedInCode("Web/Static/app.css"),
+                .embedInCode("Web/Static/icon.svg"),
+            ]
         ),
         .executableTarget(
             name: "tenbin",

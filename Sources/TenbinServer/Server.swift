@@ -26,7 +26,8 @@ public final class Server: Sendable {
         do {
             try board.checkBlobFolder(creating: true)
         } catch {
-            throw ServerError("cannot serve: \(error); the blob folder must exist and be writable by the user tenbin runs as (\(Self.user))")
+            throw ServerError(
+                "cannot serve: \(error); the blob folder must exist and be writable by the user tenbin runs as (\(Self.user))")
         }
         app = Application(configuration: configuration, gateway: BoardGateway(board: board))
         app.startChangeWatch()

@@ -1,5 +1,4 @@
 import Dispatch
-
 import Glibc
 
 /// A key press the interactive view understands.

@@ -44,9 +44,11 @@ final class HTTPDaemon: Sendable {
     private let hangUps = Locked<HangUpWatch?>(nil)
     /// Event streams whose response is queued, by exchange, so a stop can end them all.
     private let streams = Locked<[ObjectIdentifier: EventStream]>([:])
-    /// Set when `stop` begins: every request whose head arrives from then on is refused with
-    /// 503, and every answer closes its connection.
+    /// Set when `stop` begins: every answer from then on closes its connection.
     private let draining = Locked(false)
+    /// Set when `stop` stops waiting for exchanges: a request whose head arrives from then on
+    /// is refused with 503 before any work (it could not be answered after it).
+    private let closing = Locked(false)
     /// Closes connections too slow to send a request's head.
     let deadlines: HeaderDeadlines
     /// The limits of a request's head (set by `start`, read by the connections' threads after).
@@ -112,11 +114,15 @@ final class HTTPDaemon: Sendable {
         }
     }
 
-    /// Stops gracefully (a drain): accepts no new connection; refuses every request whose head
-    /// arrives from now on with 503 and `Connection: close`; ends every event stream; lets the
-    /// exchanges in progress (votes waiting for their batch's commit included) finish and be
-    /// answered, each answer closing its connection, for at most `grace`; then gives up on
-    /// deferred work still running and closes every connection.
+    /// Stops gracefully (a drain): accepts no new connection; ends every event stream; answers the requests it has (votes
+    /// after their batch commits) and any that arrive meanwhile on open connections, each answer
+    /// with `Connection: close`, for at most `grace`; then gives up on deferred work still
+    /// running and closes every connection. Idle kept-alive connections are left open until then:
+    /// shutting one down earlier could cut off a request libmicrohttpd had already read, which
+    /// would be answered into a closed socket (a vote counted, its answer lost). The store stays
+    /// open throughout, so every request
+    /// gets its real answer: a proxy never sees a refusal it would pass on (it does not send a
+    /// refused POST to another server).
     func stop(grace: Duration) {
         daemon.withLock { daemon in
             guard let running = daemon else { return }
@@ -129,8 +135,10 @@ final class HTTPDaemon: Sendable {
             while ContinuousClock.now < deadline, exchanges.withLock({ !$0.isEmpty }) {
                 usleep(10_000)
             }
+            closing.withLock { $0 = true }
             // Stopping with a suspended connection is not allowed (libmicrohttpd aborts the
-            // process): resume every one first. An abandoned exchange never suspends again, and
+            // process): resume every one first. An exchange begun after this snapshot is admitted
+            // after `closing` was set, so it is refused at once and never suspends. An abandoned exchange never suspends again, and
             // a finished stream's reader never suspends, so none is suspended past this point.
             for exchange in exchanges.withLock({ Array($0.values) }) { exchange.abandon() }
             for stream in streams.withLock({ Array($0.values) }) { stream.finish() }
@@ -262,7 +270,7 @@ final class HTTPDaemon: Sendable {
     }
 
     /// The answer to a request this layer refuses before the application sees it: one whose
-    /// head is over the limits, or any request while the server drains.
+    /// head is over the limits, or one arriving as a drain ends.
     private func refusal(target: String, headerBytes: Int) -> Admission? {
         let limits = headLimits.withLock { $0 }
         if target.utf8.count > limits.target {
@@ -283,9 +291,9 @@ final class HTTPDaemon: Sendable {
                             status: 431, kind: "limit_exceeded",
                             message: "the header fields are \(headerBytes) bytes, over this server's limit of \(limits.headers)"))))
         }
-        // While draining, a request that arrives on a kept-alive connection is refused before
-        // any work (a vote is not cast), so a proxy may safely send it to another server.
-        if draining.withLock({ $0 }) {
+        // A request that arrives on a kept-alive connection at the very end of a drain is refused
+        // before any work (a vote is not cast), so sending it again elsewhere is safe.
+        if closing.withLock({ $0 }) {
             return .reply(
                 "draining", .now(.error(.unavailable("this server is shutting down; send the request again (to another server)"))))
         }

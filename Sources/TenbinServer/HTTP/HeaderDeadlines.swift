@@ -84,7 +84,9 @@ final class HeaderDeadlines: Sendable {
     /// idle timeout.
     func answered(_ connection: OpaquePointer) {
         let deadline = ContinuousClock.now + idleTimeout
-        entries.withLock { $0[Self.key(connection)]?.deadline = deadline }
+        entries.withLock { entries in
+            entries[Self.key(connection)]?.deadline = deadline
+        }
     }
 
     /// The connection is closing; libmicrohttpd closes its socket after this returns.

@@ -32,8 +32,6 @@ final class HeaderDeadlines: Sendable {
     private let entries = Locked<[UInt: Entry]>([:])
     // The tick's source, kept to cancel it; set once in init.
     private let timer: Locked<(any DispatchSourceTimer)?> = Locked(nil)
-    /// Connections closed for being too slow, for the metrics.
-    let closedCount = Locked(0)
 
     /// Starts the tick.
     init(headerTimeout: Duration, idleTimeout: Duration) {
@@ -96,18 +94,14 @@ final class HeaderDeadlines: Sendable {
 
     private func closeLate() {
         let now = ContinuousClock.now
-        let count = entries.withLock { entries -> Int in
-            var count = 0
+        entries.withLock { entries in
             for (key, entry) in entries {
                 guard let deadline = entry.deadline, deadline <= now else { continue }
                 // Shut down, not closed: the descriptor stays libmicrohttpd's to close. Fails
                 // only when the peer has already gone, which ends the connection anyway.
                 _ = shutdown(entry.socket, Int32(SHUT_RDWR))
                 entries[key]?.deadline = nil
-                count += 1
             }
-            return count
         }
-        if count > 0 { closedCount.withLock { $0 += count } }
     }
 }

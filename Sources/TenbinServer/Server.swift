@@ -20,7 +20,9 @@ public final class Server: Sendable {
     /// one or cannot be bound.
     public init(_ configuration: ServerConfiguration, board: Board) throws {
         guard let address = ListenAddress(configuration.listen) else {
-            throw ServerError("--listen must be IPV4:PORT or [IPV6]:PORT, not \"\(configuration.listen)\"")
+            throw ServerError(
+                "--listen must be IPV4:PORT, [IPV6]:PORT or a host name that resolves to loopback (localhost:PORT), not \"\(configuration.listen)\""
+            )
         }
         self.configuration = configuration
         do {
@@ -31,7 +33,9 @@ public final class Server: Sendable {
         }
         app = Application(configuration: configuration, gateway: BoardGateway(board: board))
         app.startChangeWatch()
-        let daemon = HTTPDaemon(handler: Router(app: app, routes: app.routes))
+        let daemon = HTTPDaemon(
+            handler: Router(app: app, routes: app.routes), headerTimeout: .seconds(configuration.headerTimeoutSeconds),
+            idleTimeout: .seconds(configuration.idleTimeoutSeconds))
         self.daemon = daemon
         app.exchangesInProgress.withLock { $0 = { [weak daemon] in daemon?.exchanges.withLock { $0.count } ?? 0 } }
         var options = HTTPDaemonOptions(address: address, threads: configuration.threads)
@@ -48,8 +52,10 @@ public final class Server: Sendable {
         url = address.url(port: port)
     }
 
-    /// Stops gracefully: no new connections, live feeds closed, requests in flight given up to
-    /// `grace` to finish, then every connection closed.
+    /// Stops gracefully (a drain): no new connections, live feeds closed, requests already
+    /// received given up to `grace` to be answered (votes after their batch commits), requests
+    /// arriving meanwhile on open connections refused with 503, every answer closing its
+    /// connection; then every connection closed.
     public func stop(grace: Duration = .seconds(3)) {
         app.feeds.stopAll()
         daemon.stop(grace: grace)

@@ -29,6 +29,8 @@ public struct ServerConfiguration: Sendable {
     public var maximumFeeds = 4096
     /// Seconds a connection may stay idle.
     public var idleTimeoutSeconds = 30
+    /// Seconds a connection has to send a request's line and header fields.
+    public var headerTimeoutSeconds = 10
     /// How often live feeds get a heartbeat comment.
     public var heartbeat: Duration = .seconds(15)
     /// Bytes of encoded thumbnails kept in memory.

@@ -14,7 +14,7 @@ import Testing
         let deadline = ContinuousClock.now + .seconds(20)
         while true {
             let reply = await server.request("GET", "/readyz")
-            if (reply.status == status && reply.text.contains(saying)) || ContinuousClock.now > deadline { return reply }
+            if (reply.status == status && (saying.isEmpty || reply.text.contains(saying))) || ContinuousClock.now > deadline { return reply }
             try await Task.sleep(for: .milliseconds(100))
         }
     }

@@ -93,13 +93,15 @@ import Testing
         #expect(!RequestPolicy.constantTimeEqual([], [0]))
     }
 
-    @Test func listenAddressesAreIPAndPort() {
+    @Test func listenAddressesAreIPAndPortOrALoopbackName() {
         #expect(ListenAddress("127.0.0.1:8080")?.port == 8080)
         #expect(ListenAddress("127.0.0.1:8080")?.isLoopback == true)
         #expect(ListenAddress("[::1]:0")?.isIPv6 == true)
         #expect(ListenAddress("[::1]:0")?.url(port: 9) == "http://[::1]:9/")
         #expect(ListenAddress("0.0.0.0:80")?.isLoopback == false)
-        for bad in ["localhost:80", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "::1:80", "[::1]80", "1.2.3:4", "127.0.0.1:+80", ""] {
+        // A host name that resolves to loopback only (/etc/hosts) becomes its IPv4 address.
+        #expect(ListenAddress("localhost:80") == ListenAddress("127.0.0.1:80"))
+        for bad in ["127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "::1:80", "[::1]80", "1.2.3:4", "127.0.0.1:+80", ""] {
             #expect(ListenAddress(bad) == nil, "\(bad)")
         }
     }

@@ -23,15 +23,13 @@ final class TestServer: Sendable {
 
     /// A server with `configure`'s changes to the default configuration (rate limits on, as
     /// `tenbin serve` starts).
-    init(
-        peer: String = "127.0.0.1", limits: ImageLimits = ImageLimits(), _ configure: (inout ServerConfiguration) -> Void = { _ in }
-    ) throws {
+    init(peer: String = "127.0.0.1", _ configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tenbin-server-\(UUID().uuidString)").path
         var configuration = ServerConfiguration()
         configuration.threads = 1
         configuration.boardThreads = 2
         configure(&configuration)
-        board = try Board(Board.Configuration(storePath: folder, limits: limits), create: true)
+        board = try Board(Board.Configuration(storePath: folder), create: true)
         app = Application(configuration: configuration, gateway: BoardGateway(board: board))
         router = Router(app: app, routes: app.routes)
         self.peer = peer

@@ -112,36 +112,6 @@ extension ServeEndToEndTests {
             #expect(try Self.metric(server, "tenbin_read_cache_hits_total") ?? 0 >= 6)
         }
 
-        @Test func readsCarryAnEntityTagAndAnswer304UntilTheyChange() throws {
-            let server = try ServeProcess(["--no-rate-limit"])
-            try ServeAPITests.post(server, contents: "cats or dogs")
-            for path in ["/api/v1/posters?limit=5", "/api/v1/posters/1", "/api/v1/search?q=cats"] {
-                let first = try server.request("GET", path)
-                #expect(first.status == 200)
-                #expect(first.headers["cache-control"] == "no-cache")
-                let etag = try #require(first.headers["etag"])
-                #expect(etag.hasPrefix("\"") && etag.hasSuffix("\"") && etag.count == 34, "\(etag)")
-                // The same bytes under the same tag, from the cache or not.
-                let again = try server.request("GET", path)
-                #expect(again.headers["etag"] == etag)
-                #expect(again.body == first.body)
-                let unchanged = try server.request("GET", path, headers: [("If-None-Match", etag)])
-                #expect(unchanged.status == 304)
-                #expect(unchanged.body.isEmpty)
-                #expect(unchanged.headers["etag"] == etag)
-                #expect(try server.request("GET", path, headers: [("If-None-Match", "\"other\"")]).status == 200)
-
-                #expect(try Tenbin.run(["vote", "1", "2"], store: server.store).status == 0)
-                let changed = try server.request("GET", path, headers: [("If-None-Match", etag)])
-                #expect(changed.status == 200, "\(path) changed with a vote")
-                #expect(changed.headers["etag"] != etag)
-            }
-            // Errors are not cached and carry no tag.
-            let missing = try server.request("GET", "/api/v1/posters/9")
-            #expect(missing.status == 404)
-            #expect(missing.headers["etag"] == nil)
-        }
-
         @Test func aLogNobodyReadsNeverStallsRequestsAndItsDropsAreCounted() throws {
             let server = try ServeProcess(["--no-rate-limit"], readingStandardError: false)
             // Far more lines than a pipe's buffer and the log's queue hold together.

@@ -66,12 +66,23 @@ final class TestServer: Sendable {
         case .read(let limit, let then):
             reply = then(head, Self.read(body, within: limit))
         }
-        let response = await Self.answer(reply)
+        var response = await Self.answer(reply)
+        let bodyCount = response.bodyCount
+        if case .file(let descriptor, let size) = response.body { response.body = .bytes(Self.readAll(descriptor, size)) }
         router.finished(
             ExchangeRecord(
                 method: method, path: String(head.rawPath), route: admission.route, status: response.status,
                 bytes: response.bodyCount, duration: .zero, client: peer))
-        return TestReply(response: response, route: admission.route)
+        return TestReply(response: response, route: admission.route, bodyCount: bodyCount)
+    }
+
+    /// A file body's bytes, as libmicrohttpd would send them; the descriptor is closed after, as
+    /// it would close it.
+    private static func readAll(_ descriptor: Int32, _ size: Int) -> [UInt8] {
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: size)
+        let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, size, 0) }
+        return Array(bytes.prefix(max(0, read)))
     }
 
     /// JSON text sent as `application/json`.
@@ -151,6 +162,26 @@ final class TestServer: Sendable {
         return await request("POST", "/api/v1/posters", headers: headers, body: .form(parts))
     }
 
+    /// A form's fields as libmicrohttpd's urlencoded reader hands them to the route.
+    func request(
+        _ method: String, _ target: String, urlencoded fields: [(String, String)], headers: [(String, String)] = []
+    ) async -> TestReply {
+        await request(
+            method, target, headers: [("Content-Type", "application/x-www-form-urlencoded")] + headers,
+            body: .form(fields.map { (name: $0.0, bytes: Array($0.1.utf8), filename: nil) }))
+    }
+
+    /// A poster's JSON object as `GET /api/v1/posters/ID` answers it.
+    func poster(_ id: Int64) async -> [String: Any] {
+        await request("GET", "/api/v1/posters/\(id)").json
+    }
+
+    /// Whether the store holds no blob file and the board's check finds no problem.
+    func storeIsClean() throws -> Bool {
+        let blobs = (FileManager.default.enumerator(atPath: folder + "/blobs")?.allObjects as? [String] ?? []).filter { $0.count > 3 }
+        return try blobs.isEmpty && board.check().isSound
+    }
+
     /// Votes through the API.
     @discardableResult
     func vote(_ id: Int64, side: Int, times: Int = 1, headers: [(String, String)] = [], peer: String? = nil) async -> TestReply {
@@ -163,6 +194,8 @@ struct TestReply: Sendable {
     let response: HTTPResponse
     /// The route's label it was counted under.
     let route: String
+    /// Bytes of the body as it would be announced (`Content-Length`, also for `HEAD`).
+    let bodyCount: Int?
 
     var status: Int { response.status }
 

@@ -52,6 +52,11 @@ final class RateLimiter: Sendable {
         self.now = now
     }
 
+    /// How many clients have a bucket now.
+    var clientCount: Int {
+        buckets.withLock { $0.count }
+    }
+
     /// Takes a token for `client`: nil when allowed, else the whole seconds to wait.
     func take(_ client: String) -> Int? {
         let time = now()

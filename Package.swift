@@ -85,7 +85,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TenbinServerTests",
-            dependencies: ["TenbinServer", "tenbin"],
+            dependencies: ["TenbinServer"],
             path: "Tests/TenbinServerTests"
         ),
         .testTarget(

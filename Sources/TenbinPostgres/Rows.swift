@@ -50,11 +50,6 @@ public final class Rows {
         String(decoding: value(row, column), as: UTF8.self)
     }
 
-    /// A text value, or nil for NULL.
-    public func optionalText(_ row: Int, _ column: Int) -> String? {
-        isNull(row, column) ? nil : text(row, column)
-    }
-
     /// An integer value (NULL or non-numeric reads as 0).
     public func int64(_ row: Int, _ column: Int) -> Int64 {
         let bytes = value(row, column)

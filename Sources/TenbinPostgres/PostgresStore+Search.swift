@@ -302,7 +302,7 @@ extension PostgresStore {
                 FROM poster p WHERE p.id > $1 ORDER BY p.id LIMIT 1000
                 """, [.int(after)])
             guard rows.count > 0 else { return }
-            let ids = (0..<rows.count).map { rows.int64($0, 0) }
+            let ids = try (0..<rows.count).map { try rows.int64($0, 0) }
             let texts = (0..<rows.count).map {
                 (contents: rows.bytesAsText($0, 1), hashtags: rows.isNull($0, 2) ? [] : ArrayLiteral.parse(rows.text($0, 2)))
             }

@@ -83,9 +83,11 @@ let package = Package(
         ),
         // The core's tests, the SQLite backend's own, and the contract suite every backend
         // passes (Contract/), with an in-memory backend that proves the seam complete.
+        // Whether the PostgreSQL tests run, for every test target (see its file).
+        .target(name: "TestPostgresServer", path: "Tests/TestPostgresServer"),
         .testTarget(
             name: "TenbinKitTests",
-            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinPostgres"],
+            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinPostgres", "TestPostgresServer"],
             path: "Tests/TenbinKitTests"
         ),
         .testTarget(
@@ -95,7 +97,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TenbinEndToEndTests",
-            dependencies: ["tenbin"],
+            dependencies: ["tenbin", "TestPostgresServer"],
             path: "Tests/TenbinEndToEndTests"
         ),
     ],

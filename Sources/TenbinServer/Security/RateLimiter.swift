@@ -52,6 +52,11 @@ final class RateLimiter: Sendable {
         self.now = now
     }
 
+    /// How many clients have a bucket now.
+    var clientCount: Int {
+        buckets.withLock { $0.count }
+    }
+
     /// Takes `cost` tokens for `client`, all or none: nil when allowed, else the whole
     /// seconds to wait until that many are there (a cost above the burst can never be paid:
     /// the wait is then for a full bucket, and the request must ask for less).

@@ -140,13 +140,7 @@ final class StopSignal: Sendable {
     private let sources: Locked<[any DispatchSourceSignal]> = Locked([])
 
     init() {
-        let made = [SIGINT, SIGTERM].map { number in
-            _ = signal(number, SIG_IGN)  // the dispatch source receives it instead; cannot fail for these signals
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [arrived] in arrived.signal() }
-            source.resume()
-            return source
-        }
+        let made = [SIGINT, SIGTERM].map { number in SignalHandler.install(number) { [arrived] in arrived.signal() } }
         sources.withLock { $0 = made }
     }
 

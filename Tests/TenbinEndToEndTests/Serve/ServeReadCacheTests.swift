@@ -1,4 +1,5 @@
 import Foundation
+import TestPostgresServer
 import Testing
 
 extension ServeEndToEndTests {
@@ -83,7 +84,7 @@ extension ServeEndToEndTests {
             #expect(ids == [2])
         }
 
-        @Test(.enabled(if: TestDatabase.serverURL != nil))
+        @Test(.enabled(if: TestPostgresServer.suitesRun))
         func onPostgreSQLCachedReadsNeverOutliveAVoteFromAnotherProcess() throws {
             // The store version is the server's transaction snapshot, which any write moves,
             // also other tests' on the shared test server: this test counts cache hits, so it

@@ -8,8 +8,6 @@ import Dispatch
 public final class Board: Sendable {
     /// Everything a board is built from; tests swap the parts.
     public struct Configuration: Sendable {
-        /// The store folder (its `blobs/`, and for the embedded backend its database too).
-        public var storePath: String
         /// Limits checked on every upload.
         public var limits: ImageLimits
         /// How uploads are stored.
@@ -21,13 +19,12 @@ public final class Board: Sendable {
         /// How votes cast with ``castVote(id:side:times:)`` are grouped into one commit.
         public var voteBatching: VoteBatcher.Options
 
-        /// A configuration with tenbin's defaults for the store at `storePath`.
+        /// A configuration with tenbin's defaults.
         public init(
-            storePath: String, limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(),
+            limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(),
             now: @escaping @Sendable () -> Timestamp = Timestamp.now, live: LiveFeeds.Options = LiveFeeds.Options(),
             voteBatching: VoteBatcher.Options = VoteBatcher.Options()
         ) {
-            self.storePath = storePath
             self.limits = limits
             self.encoding = encoding
             self.now = now

@@ -19,7 +19,7 @@ enum PipelineBenchmark {
 
         // Reference: the same reads and decodes in a plain loop, no pipeline.
         let codec = ImageCodec()
-        let blobs = BlobStore(root: "\(board.configuration.storePath)/blobs")
+        let blobs = BlobStore(storeFolder: storeFolder(context))
         var plain = Samples()
         for _ in 0..<rounds {
             plain.add(
@@ -57,16 +57,15 @@ enum PipelineBenchmark {
         print("Task group over one worker: \(Format.ratio(single.median / group.median)) (aim ≥ 1.80× on two cores).")
         print("Warm over cold (task group): \(Format.ratio(group.median / warm.median)) (aim ≥ 100×).\n")
 
-        try coalescing(board: board, poster: posters[0])
+        try coalescing(board: board, poster: posters[0], blobs: blobs)
         print()
         cacheSpeed()
     }
 
     /// 100 concurrent requests for one full-size image: how many decodes, and how long.
-    static func coalescing(board: Board, poster: Poster) throws {
+    static func coalescing(board: Board, poster: Poster, blobs: BlobStore) throws {
         let decodes = Mutex(0)
         let codec = ImageCodec()
-        let blobs = BlobStore(root: "\(board.configuration.storePath)/blobs")
         var table = Table("100 concurrent requests for one image", "decodes", "time")
         for (label, size) in [("full size (900×600)", ImageSize.full), ("thumbnail", thumbnail)] {
             let pipeline = ImagePipeline(
@@ -143,13 +142,18 @@ enum PipelineBenchmark {
         Format.number(Double(statistics.hits) / Double(statistics.hits + statistics.misses) * 100) + " %"
     }
 
+    /// The folder of ``posterBoard(_:)``'s store.
+    static func storeFolder(_ context: BenchContext) -> String {
+        "\(context.scratch)/pipeline-store"
+    }
+
     /// A board with 100 posters made from 200 distinct 900×600 photos, built once and kept.
     static func posterBoard(_ context: BenchContext) throws -> Board {
-        let path = "\(context.scratch)/pipeline-store"
-        if let board = try? Board(Board.Configuration(storePath: path), create: false), (try? board.count()) == 100 { return board }
+        let path = storeFolder(context)
+        if let board = try? Board(folder: path, create: false), (try? board.count()) == 100 { return board }
         let photos = try context.photos(count: 200, width: 900, height: 600)
         let folder = try context.freshFolder("pipeline-store")
-        let board = try Board(Board.Configuration(storePath: folder), create: true)
+        let board = try Board(folder: folder, create: true)
         for index in 0..<100 {
             _ = try board.post(
                 PosterDraft(image1: .file(photos[index * 2]), image2: .file(photos[index * 2 + 1]), contents: "poster \(index)"))

@@ -44,9 +44,9 @@ enum PostgresScaleBenchmark {
             guard run.status == 0 else { throw BenchError("tenbin copy into PostgreSQL exited \(run.status)") }
             copy = (run.seconds, run.peakRSS)
         }
-        let sqlite = try Board(Board.Configuration(storePath: sqlitePath), create: false)
+        let sqlite = try Board(folder: sqlitePath, create: false)
         let store = try PostgresStore(url: url, poolSize: 2)
-        let postgres = Board(Board.Configuration(storePath: blobs), store: store, blobs: BlobStore(root: blobs + "/blobs"))
+        let postgres = Board(Board.Configuration(), store: store, blobs: BlobStore(storeFolder: blobs))
         var table = Table(
             "\(posters.formatted()) posters", "SQLite in process: median", "p99", "PostgreSQL over TCP: median", "p99", "ratio",
             "answers")
@@ -137,7 +137,7 @@ enum PostgresScaleBenchmark {
     static func profile(_ context: BenchContext, url: String, call: String) throws {
         let blobs = try context.freshFolder("postgres-scale")
         let store = try PostgresStore(url: url, poolSize: 2)
-        let board = Board(Board.Configuration(storePath: blobs), store: store, blobs: BlobStore(root: blobs + "/blobs"))
+        let board = Board(Board.Configuration(), store: store, blobs: BlobStore(storeFolder: blobs))
         var random = Random(seed: 7)
         let queries = (0..<100).map { _ in SearchBenchmark.QueryKind.one.query(&random) }
         var index = 0

@@ -20,8 +20,8 @@ enum ReadsBenchmark {
             ("64 readers at once", 1, true),
         ] {
             let board = Board(
-                Board.Configuration(storePath: folder), store: try SQLiteStore(folder: folder, create: false, readers: pool),
-                blobs: BlobStore(root: folder + "/blobs"))
+                Board.Configuration(), store: try SQLiteStore(folder: folder, create: false, readers: pool),
+                blobs: BlobStore(storeFolder: folder))
             let (rate, votes, latencies) = try measure(board, concurrent: concurrent)
             if !concurrent { reference = rate }
             table.add(

@@ -24,7 +24,7 @@ enum SearchBenchmark {
         var sizeTable = Table("posters", "build", "posters + hashtags", "search key", "search index", "whole file")
         for size in sizes {
             let (path, buildSeconds) = try store(size: size, context: context)
-            let board = try Board(Board.Configuration(storePath: path), create: false)
+            let board = try Board(folder: path, create: false)
             var random = Random(seed: 7)
             for kind in QueryKind.allCases {
                 let queries = (0..<queriesPerKind).map { _ in kind.query(&random) }
@@ -113,7 +113,7 @@ enum SearchBenchmark {
         let images = try [40, 200].map { shade in
             let pixels = PixelBuffer(width: 64, height: 48, channels: 3, pixels: [UInt8](repeating: UInt8(shade), count: 64 * 48 * 3))
             let encoded = try codec.encode(pixels, source: "bench image")
-            let digest = try BlobStore(root: folder + "/blobs").write(encoded.bytes)
+            let digest = try BlobStore(storeFolder: folder).write(encoded.bytes)
             return StoredImage(digest: digest, format: .jpeg, width: 64, height: 48, bytes: encoded.bytes.count)
         }
         var random = Random(seed: UInt64(size))

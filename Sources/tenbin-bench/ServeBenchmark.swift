@@ -26,7 +26,7 @@ enum ServeBenchmark {
         let folder = try context.freshFolder("serve")
         let store = "\(folder)/store"
         let photos = try context.photos(count: 2, width: 1280, height: 960)
-        let board = try Board(Board.Configuration(storePath: store), create: true)
+        let board = try Board(folder: store, create: true)
         for index in 0..<posters {
             _ = try board.post(
                 PosterDraft(image1: .file(photos[0]), image2: .file(photos[1]), contents: "ベンチマーク \(index)：どっち？", hashtags: ["bench"]))

@@ -1,7 +1,6 @@
 import Glibc
 import TenbinKit
 import TenbinPostgres
-import TenbinSQLite
 
 /// What a command runs with: the store, the environment, and where output goes.
 struct Context {
@@ -9,6 +8,8 @@ struct Context {
     let storePath: String
     /// Where ``storePath`` came from, as a hint names it.
     let storeOrigin: String
+    /// Whether the store folder was given (`--store` or `$TENBIN_STORE`), not the default.
+    let storeGiven: Bool
     let environment: [String: String]
 
     init(storeOption: String?, environment: [String: String]) {
@@ -16,14 +17,20 @@ struct Context {
         if let storeOption, !storeOption.isEmpty {
             storePath = storeOption
             storeOrigin = "from --store"
+            storeGiven = true
         } else if let variable = environment["TENBIN_STORE"], !variable.isEmpty {
             storePath = variable
             storeOrigin = "from TENBIN_STORE"
+            storeGiven = true
         } else {
-            storePath = "./Storage"
-            storeOrigin = "the default, ./Storage in the current folder"
+            storePath = Self.defaultStore
+            storeOrigin = "the default, \(Self.defaultStore) in the current folder"
+            storeGiven = false
         }
     }
+
+    /// The store folder when neither `--store` nor `$TENBIN_STORE` names one.
+    static let defaultStore = "./Storage"
 
     var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
@@ -48,7 +55,7 @@ struct Context {
     /// store folder's SQLite database.
     private(set) var databaseURL: String?
     /// At most this many connections to it.
-    private(set) var databasePoolSize = 8
+    private(set) var databasePoolSize = ConnectionPool.defaultSize
 
     /// Chooses the backend from `--database` and the environment.
     mutating func choose(database option: String?, poolSize: Int) throws {
@@ -65,22 +72,34 @@ struct Context {
 
     var formatter: PosterFormatter { PosterFormatter(width: terminalWidth, color: useColor) }
 
-    /// Opens the board; `create` makes the store on first write. A reading command on a store
-    /// that does not exist shows an empty board, so it first says on stderr which folder it
-    /// looked at and how to choose another (unless `noteIfMissing` is off).
+    /// Opens the board for `access` (see ``BoardLocation/Access``). A command that does not
+    /// create a SQLite store that does not exist (a reader shows an empty board, a vote fails)
+    /// first says on stderr which folder it looked at and how to choose another (unless
+    /// `noteIfMissing` is off).
     func board(
-        create: Bool, limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(), noteIfMissing: Bool = true
+        _ access: BoardLocation.Access, limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(),
+        noteIfMissing: Bool = true
     ) throws -> Board {
-        let configuration = Board.Configuration(storePath: storePath, limits: limits, encoding: encoding)
-        if let databaseURL {
-            // PostgreSQL holds posters; the store folder holds only the blobs, and is made on
-            // first write as SQLite's is (the blob store makes only `blobs/` inside it).
-            let store = try PostgresStore(url: databaseURL, poolSize: databasePoolSize)
-            if create { try FileSystem.makeFolders(storePath) }
-            return Board(configuration, store: store, blobs: BlobStore(root: storePath + "/blobs"))
+        let configuration = Board.Configuration(limits: limits, encoding: encoding)
+        if databaseURL == nil, noteIfMissing, let note = missingStoreNote() {
+            switch access {
+            case .read, .write: Errors.write(note)
+            case .create, .serve: break
+            }
         }
-        if !create && noteIfMissing, let note = missingStoreNote() { Errors.write(note) }
-        return try Board(configuration, create: create)
+        return try location().open(access, configuration: configuration)
+    }
+
+    /// The board's location: the store folder, and the database when one was chosen. With a
+    /// database the folder holds only the images, and must be given: the default `./Storage`
+    /// of wherever the command runs would serve a board without its images.
+    func location() throws -> BoardLocation {
+        if databaseURL != nil && !storeGiven {
+            throw UsageError(
+                "with --database (or TENBIN_DATABASE_URL), give the blob folder too: --store DIR or TENBIN_STORE (its blobs/ holds the images)"
+            )
+        }
+        return BoardLocation(folder: storePath, database: databaseURL, poolSize: databasePoolSize)
     }
 
     /// `note: no store at /home/me/Storage (the default, …); …`, or nil when something is there.

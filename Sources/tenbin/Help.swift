@@ -26,8 +26,9 @@ enum Help {
         var lines = ["OVERVIEW: \(spec.abstract)"]
         if let discussion = spec.discussion { lines += ["", discussion] }
         lines += ["", "USAGE: \(spec.usageLine)"]
-        if !spec.arguments.isEmpty {
-            lines += ["", "ARGUMENTS:"] + table(spec.arguments.map { ($0.name, $0.help) })
+        let arguments = command.arguments
+        if !arguments.isEmpty {
+            lines += ["", "ARGUMENTS:"] + table(arguments.flatMap { [($0.name, $0.help)] + $0.more })
         }
         lines += ["", "OPTIONS:"]
         lines += table(

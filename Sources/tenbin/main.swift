@@ -1,80 +1,29 @@
 import Glibc
 import TenbinKit
 
-/// Exit statuses, as docs/commands.md documents them.
-enum ExitStatus {
-    static let success: Int32 = 0
-    static let failure: Int32 = 1
-    static let usage: Int32 = 64
-
-    /// The exit status for a failure of `kind`. Every kind exits 1 (scripts tell kinds apart
-    /// by the message, or through the HTTP API's statuses); usage errors alone exit 64. One
-    /// switch, so a kind that needs its own status gets it here and nowhere else.
-    static func of(_ kind: ErrorKind) -> Int32 {
-        switch kind {
-        case .notFound, .invalidInput, .conflict, .unavailable, .limitExceeded, .internal: failure
-        }
-    }
-
-    /// What the command line adds to an error's message: the library's messages never hold
-    /// advice for one front end. Damage (an `internal` failure the library names, such as a
-    /// blob file gone from the store) gets the pointer to `tenbin check`; a store that is not a
-    /// tenbin store or is too new gets none, since checking it would not help.
-    static func hint(for error: any Error) -> String {
-        if let copy = error as? CopyError { return hint(for: copy) }
-        if let store = error as? StoreError {
-            if case .damaged = store.reason { return checkHint }
-            return ""
-        }
-        guard error is any KindedError else { return "" }
-        switch ErrorKind.of(error) {
-        case .internal: return checkHint
-        case .notFound, .invalidInput, .conflict, .unavailable, .limitExceeded: return ""
-        }
-    }
-
-    static let checkHint = " (run 'tenbin check' to examine the store)"
-
-    /// What a user does about a copy that could not be made or came out different.
-    static func hint(for error: CopyError) -> String {
-        switch error {
-        case .targetNotEmpty: " (if an earlier copy into it was interrupted, add --resume)"
-        case .differs: " (stop every writer to the source, then copy again into an empty store)"
-        case .sourceBlob: " (run 'tenbin check' on the source)"
-        case .sameStore, .targetUnsound: ""
-        }
-    }
-}
-
 /// Parses the global options and the subcommand, runs it, and turns every outcome into
 /// output and an exit status. The only place tenbin exits.
 func runTenbin(_ rawArguments: [String], environment: [String: String]) -> Int32 {
     var arguments = rawArguments
-    var storeOption: String?
-    // `--database` names the store's other half, so it may stand beside `--store` before the
-    // subcommand too; it is handed to the subcommand, which reads it with its own options.
+    // `--store` and `--database` may stand before the subcommand too; they are handed to the
+    // subcommand, which parses them once, with its own options.
     var forwarded: [String] = []
     // Global options come before the subcommand.
     while let first = arguments.first, first.hasPrefix("-") {
         switch first {
         case "--version":
             Output.line(Help.version)
-            return ExitStatus.success
+            return 0
         case "-h", "--help":
             Output.line(Help.general)
-            return ExitStatus.success
-        case "--store":
-            guard arguments.count >= 2 else { return usageFailure(UsageError("missing value for '--store DIR'")) }
-            storeOption = arguments[1]
-            arguments.removeFirst(2)
-        case let option where option.hasPrefix("--store="):
-            storeOption = String(option.dropFirst("--store=".count))
-            arguments.removeFirst()
-        case "--database":
-            guard arguments.count >= 2 else { return usageFailure(UsageError("missing value for '--database URL'")) }
+            return 0
+        case "--store", "--database":
+            guard arguments.count >= 2 else {
+                return usageFailure(UsageError("missing value for '\(first) \(first == "--store" ? "DIR" : "URL")'"))
+            }
             forwarded += arguments[0...1]
             arguments.removeFirst(2)
-        case let option where option.hasPrefix("--database="):
+        case let option where option.hasPrefix("--store=") || option.hasPrefix("--database="):
             forwarded.append(option)
             arguments.removeFirst()
         default:
@@ -85,24 +34,24 @@ func runTenbin(_ rawArguments: [String], environment: [String: String]) -> Int32
     }
     guard let name = arguments.first else {
         Errors.write(Help.general)
-        return ExitStatus.usage
+        return EX_USAGE
     }
     arguments.removeFirst()
     if name == "help" {
         guard let topic = arguments.first else {
             Output.line(Help.general)
-            return ExitStatus.success
+            return 0
         }
         guard let command = allCommands.first(where: { $0.spec.name == topic }) else {
             return usageFailure(unknownSubcommand(topic))
         }
         Output.line(Help.of(command))
-        return ExitStatus.success
+        return 0
     }
     guard let command = allCommands.first(where: { $0.spec.name == name }) else {
         return usageFailure(unknownSubcommand(name))
     }
-    return command.main(forwarded + arguments, storeOption: storeOption, environment: environment)
+    return command.main(forwarded + arguments, environment: environment)
 }
 
 /// The error for a subcommand tenbin does not have, suggesting the one probably meant.
@@ -111,16 +60,16 @@ func unknownSubcommand(_ name: String) -> UsageError {
     return UsageError("unknown subcommand '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? ""))
 }
 
-/// Reports a command's error: usage errors with the usage line (exit 64), others as one
-/// `Error:` line with the command line's own hint for their kind, exiting as
-/// ``ExitStatus/of(_:)`` says.
+/// Reports a command's error: usage errors with the usage line (exit 64, `EX_USAGE`), others
+/// as one `Error:` line with the command line's own hint (exit 1, whatever their kind: scripts
+/// tell kinds apart by the message, or through the HTTP API's statuses).
 func failure(_ error: any Error, command spec: CommandSpec) -> Int32 {
     if var error = error as? UsageError {
         if error.command == nil { error.command = spec }
         return usageFailure(error)
     }
-    Errors.write("Error: \(error)" + ExitStatus.hint(for: error))
-    return ExitStatus.of(ErrorKind.of(error))
+    Errors.write("Error: \(error)" + ErrorHint.of(error))
+    return 1
 }
 
 func usageFailure(_ error: UsageError) -> Int32 {
@@ -130,7 +79,7 @@ func usageFailure(_ error: UsageError) -> Int32 {
     } else {
         Errors.write("Usage: tenbin [--store DIR] <subcommand>\n  See 'tenbin --help'.")
     }
-    return ExitStatus.usage
+    return EX_USAGE
 }
 
 // SIGPIPE would kill tenbin silently when its output is piped into `head`; a failed write

@@ -130,8 +130,9 @@ struct CopyCommandTests {
         }
         // A database without tenbin's tables is no source, and is left as it was.
         let empty = try PostgresCommandTests.freshDatabase()
-        let fromEmpty = try Tenbin.run(["copy", "--from", empty, "--to", folder.path + "/new"])
-        #expect(fromEmpty.status == 1 && fromEmpty.stderr.hasPrefix("Error: no store at postgres://"), "\(fromEmpty.stderr)")
+        let fromEmpty = try Tenbin.run(["copy", "--from", empty, "--from-blobs", folder.path + "/pg", "--to", folder.path + "/new"])
+        #expect(fromEmpty.status == 1 && fromEmpty.stderr.hasPrefix("Error: no tenbin schema in postgres://"), "\(fromEmpty.stderr)")
+        #expect(try PostgresSchemaCommandTests.tables(empty) == "0")
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/new"))
     }
 }

@@ -26,9 +26,10 @@ import Testing
 
     @Test func aPostgreSQLCommandWithoutLibpqIsOneErrorNamingTheLibraryAndTheReason() throws {
         // TENBIN_LIBPQ names the library to load instead of libpq.so.5 (docs/postgres.md).
+        let folder = try ScratchFolder()
         let missing = try Tenbin.run(
-            ["list", "--database", "postgresql://alice:hunter2@127.0.0.1:1/board"], environment: ["TENBIN_LIBPQ": "/nonexistent/libpq.so.5"]
-        )
+            ["list", "--database", "postgresql://alice:hunter2@127.0.0.1:1/board"], store: folder.path,
+            environment: ["TENBIN_LIBPQ": "/nonexistent/libpq.so.5"])
         #expect(missing.status == 1)
         #expect(
             missing.stderr
@@ -37,7 +38,7 @@ import Testing
         #expect(missing.stdout == "")
         // A library that loads but is not libpq (or a libpq too old for pipelining).
         let wrong = try Tenbin.run(
-            ["vote", "1", "1", "--database", "postgresql:///board"], environment: ["TENBIN_LIBPQ": "libsqlite3.so.0"])
+            ["vote", "1", "1", "--database", "postgresql:///board"], store: folder.path, environment: ["TENBIN_LIBPQ": "libsqlite3.so.0"])
         #expect(wrong.status == 1)
         #expect(
             wrong.stderr

@@ -60,7 +60,7 @@ import Testing
         let question = String(repeating: "長", count: 100_000)
         let hashtags = (0..<5001).map { "t\($0)" }
         do {
-            let board = try Board(Board.Configuration(storePath: store), create: false)
+            let board = try Board(folder: store, create: false)
             let images = try board.poster(id: 1).images
             _ = try board.store.write { writing in
                 try writing.insertPoster(

@@ -18,7 +18,7 @@ import Testing
     private func recordingBoard(files: RecordingFileSystem? = nil) throws -> (Board, BlobStore) {
         let blobs = BlobStore(root: "\(folder.path)/blobs", files: files ?? RecordingFileSystem(log: log))
         let store = RecordingStore(try SQLiteStore(folder: folder.path, create: true), log: log)
-        return (Board(Board.Configuration(storePath: folder.path), store: store, blobs: blobs), blobs)
+        return (Board(Board.Configuration(), store: store, blobs: blobs), blobs)
     }
 
     private func samplePair(_ index: Int) -> PosterDraft {
@@ -92,7 +92,7 @@ import Testing
     }
 
     @Test func theCheckerCatchesEachMissingFlush() throws {
-        let blobs = BlobStore(root: "\(folder.path)/blobs")
+        let blobs = BlobStore(storeFolder: folder.path)
         let digest = Digest(of: [1])
         let final = blobs.path(for: digest)
         let folder = parentFolder(final)
@@ -193,7 +193,7 @@ import Testing
             "\(error)".hasPrefix("\(folder.path)/blobs/") && "\(error)".hasSuffix("cannot flush to the disk: Input/output error")
         }
         #expect(try board.count() == 0)
-        #expect(try BlobStore(root: "\(folder.path)/blobs").inventory().temporaryFiles.isEmpty)
+        #expect(try BlobStore(storeFolder: folder.path).inventory().temporaryFiles.isEmpty)
     }
 
     @Test(arguments: ["flush", "syncFolder"])
@@ -210,6 +210,6 @@ import Testing
         #expect(try board.count() == 0)
         #expect(!log.all.contains { if case .commit = $0 { true } else { false } })
         // The import removed the temporary files of the batch it could not publish.
-        #expect(try BlobStore(root: "\(folder.path)/blobs").inventory().temporaryFiles.isEmpty)
+        #expect(try BlobStore(storeFolder: folder.path).inventory().temporaryFiles.isEmpty)
     }
 }

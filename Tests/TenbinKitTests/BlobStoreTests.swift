@@ -9,7 +9,7 @@ import Testing
 
     init() throws {
         folder = try TemporaryStore()
-        blobs = BlobStore(root: folder.path + "/blobs")
+        blobs = BlobStore(storeFolder: folder.path)
     }
 
     @Test func aBlobIsNamedByTheSHA256OfItsBytesInATwoHexFolder() throws {

@@ -21,7 +21,7 @@ import Testing
         try board.post(PosterDraft(image1: .file(one), image2: .file(two), contents: text, hashtags: tags))
     }
 
-    func blobFiles() throws -> [Digest] { try BlobStore(root: folder.path + "/blobs").inventory().digests }
+    func blobFiles() throws -> [Digest] { try BlobStore(storeFolder: folder.path).inventory().digests }
 
     @Test func aPostStoresTextTagsAndBothImages() throws {
         let poster = try post(text: "猫と犬、どっち？", tags: ["#猫", "＃犬", "猫", " "])
@@ -100,7 +100,7 @@ import Testing
 
     @Test func gcRemovesUnreferencedBlobFilesAndOldTemporaryFiles() throws {
         let poster = try post()
-        let blobs = BlobStore(root: folder.path + "/blobs")
+        let blobs = BlobStore(storeFolder: folder.path)
         let stray = try blobs.write(Array("left by a killed post".utf8))
         let temporary = "\(folder.path)/blobs/\(stray.hex.prefix(2))/.tmp-dead-1-1"
         #expect(FileManager.default.createFile(atPath: temporary, contents: Data([0])))
@@ -116,7 +116,7 @@ import Testing
 
     @Test func checkFindsMissingAndCorruptBlobs() throws {
         let poster = try post()
-        let blobs = BlobStore(root: folder.path + "/blobs")
+        let blobs = BlobStore(storeFolder: folder.path)
         try blobs.remove(poster.images[0].digest)
         try Data("garbage".utf8).write(to: URL(fileURLWithPath: blobs.path(for: poster.images[1].digest)))
         let report = try board.check()
@@ -139,7 +139,7 @@ import Testing
 
     @Test func aPostPutsBackABlobThatGCRemovedBeforeTheCommit() throws {
         let poster = try post()
-        let blobs = BlobStore(root: folder.path + "/blobs")
+        let blobs = BlobStore(storeFolder: folder.path)
         try board.delete(id: poster.id)
         #expect(try blobFiles().isEmpty)
         // The upload table forgot the deleted blobs, so this posts afresh and restores them.
@@ -151,7 +151,7 @@ import Testing
 
     @Test func readingAStoreThatDoesNotExistCreatesNothing() throws {
         let missing = folder.path + "/never-written"
-        let reader = try Board(Board.Configuration(storePath: missing), create: false)
+        let reader = try Board(folder: missing, create: false)
         #expect(try reader.posters().isEmpty)
         #expect(!FileManager.default.fileExists(atPath: missing))
     }

@@ -37,7 +37,7 @@ import Testing
 
     @Test func aBlobStoreRefusedByTheSystemIsUnavailableAndAMissingBlobIsDamage() throws {
         let store = try TemporaryStore()
-        let blobs = BlobStore(root: store.path + "/blobs")
+        let blobs = BlobStore(storeFolder: store.path)
         let digest = try blobs.write([1, 2, 3])
         try FileManager.default.removeItem(atPath: blobs.path(for: digest))
         #expect(kind { _ = try blobs.read(digest) } == .internal)

@@ -14,7 +14,9 @@ import Testing
         let deadline = ContinuousClock.now + .seconds(20)
         while true {
             let reply = await server.request("GET", "/readyz")
-            if (reply.status == status && (saying.isEmpty || reply.text.contains(saying))) || ContinuousClock.now > deadline { return reply }
+            if (reply.status == status && (saying.isEmpty || reply.text.contains(saying))) || ContinuousClock.now > deadline {
+                return reply
+            }
             try await Task.sleep(for: .milliseconds(100))
         }
     }
@@ -41,7 +43,7 @@ import Testing
     @Test func aServerWhoseBlobFolderTakesNoWriteRefusesToStartNamingItAndTheUser() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tenbin-ready-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let board = try Board(Board.Configuration(storePath: folder), create: true)
+        let board = try Board(folder: folder, create: true)
         try Data("not a folder".utf8).write(to: URL(fileURLWithPath: folder + "/blobs"))
         var configuration = ServerConfiguration()
         configuration.listen = "127.0.0.1:0"
@@ -56,7 +58,7 @@ import Testing
     @Test func aFreshStoresBlobFolderIsMadeAtStart() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tenbin-ready-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let board = try Board(Board.Configuration(storePath: folder), create: true)
+        let board = try Board(folder: folder, create: true)
         var configuration = ServerConfiguration()
         configuration.listen = "127.0.0.1:0"
         let server = try Server(configuration, board: board)

@@ -102,7 +102,7 @@ import Testing
         try await server.waitUntilListening()
         #expect(await server.request("GET", "/api/v1/posters/1").json["good1"] as? Int == 0)
         // Another connection to the same store, as another process would have.
-        let other = try Board(Board.Configuration(storePath: server.folder), create: false)
+        let other = try Board(folder: server.folder, create: false)
         _ = try other.vote(id: 1, side: .first, times: 5)
         let deadline = ContinuousClock.now + .seconds(20)
         var seen = 0

@@ -28,6 +28,14 @@ protocol BlobFileSystem: Sendable {
     func removeFile(_ path: String) -> Int32
     /// Whether a file exists.
     func exists(_ path: String) -> Bool
+    /// Makes `to`, which must not exist, a second name of the file `from` (a hard link).
+    func linkFile(_ from: String, to: String) -> Int32
+}
+
+extension BlobFileSystem {
+    func linkFile(_ from: String, to: String) -> Int32 {
+        link(from, to) == 0 ? 0 : errno
+    }
 }
 
 /// The real file system.

@@ -15,6 +15,11 @@ public protocol BlobStoring: Sendable {
     func publish(_ staged: [StagedBlob]) throws
     /// Removes the temporary files of staged blobs that were not published.
     func discard(_ staged: [StagedBlob])
+    /// ``stage(_:)`` for a blob whose bytes are in `file` already, whole and durable (another
+    /// store's blob): gives the file a temporary name here (a hard link) for ``publish(_:)``
+    /// to move into place, without copying it. nil when this store cannot share the file (no
+    /// such call, another file system, or one without hard links): the caller writes a copy.
+    func stageLink(_ digest: Digest, from file: String) throws -> StagedBlob?
     /// The stored bytes of a blob.
     func read(_ digest: Digest) throws -> [UInt8]
     /// Whether a blob file exists.
@@ -95,6 +100,18 @@ public struct BlobStore: BlobStoring {
     /// A store rooted at `root`; nothing is created until the first write.
     public init(root: String) {
         self.init(root: root, files: LocalBlobFileSystem())
+    }
+
+    /// The blob store of the store folder `folder`: its `blobs/` (the one place that name is
+    /// made, for every backend: SQLite's folder holds its database beside it, PostgreSQL's
+    /// only the blobs).
+    public init(storeFolder folder: String) {
+        self.init(root: Self.root(ofStoreFolder: folder))
+    }
+
+    /// `FOLDER/blobs`.
+    static func root(ofStoreFolder folder: String) -> String {
+        "\(folder)/blobs"
     }
 
     init(root: String, files: any BlobFileSystem) {
@@ -201,6 +218,18 @@ public struct BlobStore: BlobStoring {
     /// Writes `bytes` to a new temporary file in the blob's folder, left open for its flush;
     /// returns it with the folders whose entries must be flushed before a row names the blob.
     private func writeTemporary(_ bytes: [UInt8], digest: Digest) throws -> (temporary: String, descriptor: Int32, folders: [String]) {
+        let (temporary, folders) = try temporaryName(for: digest)
+        let written = files.createFile(temporary, bytes: bytes)
+        guard written.failure == 0 else {
+            _ = files.removeFile(temporary)  // best effort: what is left is only a temporary file gc removes
+            throw BlobError(.write, path: path(for: digest), digest: digest, errno: written.failure)
+        }
+        return (temporary, written.descriptor, folders)
+    }
+
+    /// A new temporary name in the blob's folder (made, with the root, when missing), and the
+    /// folders whose entries must be flushed before a row names the blob.
+    private func temporaryName(for digest: Digest) throws -> (temporary: String, folders: [String]) {
         let folder = folder(of: digest)
         var folders = [folder]
         for path in [root, folder] {
@@ -211,12 +240,24 @@ public struct BlobStore: BlobStoring {
             folders.append(Self.parent(of: path))
         }
         let temporary = "\(folder)/\(Self.temporaryPrefix)\(digest.hex.prefix(16))-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let written = files.createFile(temporary, bytes: bytes)
-        guard written.failure == 0 else {
-            _ = files.removeFile(temporary)  // best effort: what is left is only a temporary file gc removes
-            throw BlobError(.write, path: path(for: digest), digest: digest, errno: written.failure)
+        return (temporary, folders)
+    }
+
+    public func stageLink(_ digest: Digest, from file: String) throws -> StagedBlob? {
+        if contains(digest) { return StagedBlob(digest: digest, folders: [folder(of: digest)]) }
+        let (temporary, folders) = try temporaryName(for: digest)
+        let failure = files.linkFile(file, to: temporary)
+        switch failure {
+        case 0:
+            // The file's bytes were made durable when its own store published it; only the
+            // new name needs flushing, which publish does.
+            return StagedBlob(digest: digest, temporary: temporary, folders: folders)
+        case EXDEV, EPERM, EMLINK, EOPNOTSUPP, ENOSYS:
+            // Another file system, or one without hard links (FAT), or a file at its link limit.
+            return nil
+        default:
+            throw BlobError(.write, path: path(for: digest), digest: digest, errno: failure)
         }
-        return (temporary, written.descriptor, folders)
     }
 
     /// The folder holding `path`.

@@ -11,6 +11,11 @@ public struct CopyOptions: Sendable {
     public var blobBatch = 500
     /// The most bytes of image files read into memory before they are written out.
     public var blobBatchBytes = 64 << 20
+    /// Give the target's blob folder each image file as a second name of the source's (a hard
+    /// link, after checking that the file hashes to its name) where the file system allows,
+    /// instead of a copy. A backup does this: blob files are never changed in place, so the
+    /// two stores can share them.
+    public var linkFiles = false
 
     /// Options with the defaults.
     public init(resume: Bool = false, posterBatch: Int = 2000) {
@@ -44,8 +49,16 @@ public struct CopyReport: Sendable {
     public var filesWritten = 0
     /// Image files the target's blob folder already had (a shared folder, or a resumed copy).
     public var filesPresent = 0
+    /// Of ``filesWritten``, those given as hard links to the source's files (``CopyOptions/linkFiles``).
+    public var filesLinked = 0
+    /// Blob rows left out: rows no poster of the snapshot uses whose files a `gc` removed
+    /// while the copy ran (it had deleted the rows after the snapshot was taken).
+    public var blobRowsSkipped = 0
     /// With `resume`: the highest id the target already had.
     public var resumedAfter: Int64?
+    /// The source as the copy read it, from the one snapshot it copied (less the skipped
+    /// rows): what the target is to hold, whatever the source holds by now.
+    public var source = BoardSummary()
 }
 
 extension Board {
@@ -73,51 +86,84 @@ extension Board {
             throw CopyError.targetNotEmpty(target.store.location, posters: held.posters)
         }
         try store.read { source in
+            var summary = BoardSummary.Builder()
             let total = try source.count()
             var after: Digest?
             while true {
                 let records = try source.blobRecords(after: after, limit: options.blobBatch)
                 guard let last = records.last else { break }
-                try copyBlobs(records, to: target, options: options, report: &report)
+                summary.add(try copyBlobs(records, from: source, to: target, options: options, report: &report))
                 after = last.image.digest
                 try progress(CopyProgress(stage: .blobs, done: report.blobRowsCopied, total: nil))
             }
-            var afterID = report.resumedAfter ?? 0
+            var afterID: Int64 = 0
+            // A resumed copy's earlier posters are in the target already; the summary reads them.
+            while afterID < report.resumedAfter ?? 0 {
+                let posters = try source.posters(afterID: afterID, limit: options.posterBatch).filter { $0.id <= report.resumedAfter ?? 0 }
+                guard let last = posters.last else { break }
+                summary.add(posters)
+                afterID = last.id
+            }
+            afterID = report.resumedAfter ?? 0
             while true {
                 let posters = try source.posters(afterID: afterID, limit: options.posterBatch)
                 guard let last = posters.last else { break }
                 let records = Self.records(posters)
                 try target.store.write { try $0.insertPosters(records) }
+                summary.add(posters)
                 report.postersCopied += posters.count
                 afterID = last.id
                 try progress(CopyProgress(stage: .posters, done: report.postersCopied, total: total))
             }
             let lastID = try source.lastPosterID()
             try target.store.write { try $0.reservePosterIDs(through: lastID) }
+            report.source = summary.finish(lastPosterID: lastID)
         }
         return report
     }
 
     /// Copies one batch of blob rows: files that the target's folder lacks are read, checked
-    /// against their names and written (in groups of at most `blobBatchBytes`), then the rows
-    /// are committed, so a row never names a file that is not there whole.
-    private func copyBlobs(_ records: [BlobRecord], to target: Board, options: CopyOptions, report: inout CopyReport) throws {
+    /// against their names and written or linked (in groups of at most `blobBatchBytes`), then
+    /// the rows are committed, so a row never names a file that is not there whole. Returns the
+    /// rows copied: a row whose file is gone is left out when no poster of the snapshot uses it
+    /// (a `gc` removed it after the snapshot), and stops the copy otherwise.
+    private func copyBlobs(
+        _ records: [BlobRecord], from source: any StoreReading, to target: Board, options: CopyOptions, report: inout CopyReport
+    ) throws -> [BlobRecord] {
         var staged: [StagedBlob] = []
         var stagedBytes = 0
+        var copied: [BlobRecord] = []
         do {
             for record in records {
                 let digest = record.image.digest
                 if target.blobs.contains(digest) {
                     report.filesPresent += 1
+                    copied.append(record)
                     continue
                 }
-                guard blobs.contains(digest) else { throw CopyError.sourceBlob(digest, "has no file at \(blobs.path(for: digest))") }
+                guard blobs.contains(digest) else {
+                    if try source.posterIDs(using: digest).isEmpty {
+                        report.blobRowsSkipped += 1
+                        continue
+                    }
+                    throw CopyError.sourceBlob(digest, "has no file at \(blobs.path(for: digest))")
+                }
                 let bytes = try blobs.read(digest)
-                let blob = try target.blobs.stage(bytes)
+                let linked =
+                    options.linkFiles && Digest(of: bytes) == digest
+                    ? try target.blobs.stageLink(digest, from: blobs.path(for: digest)) : nil
+                let blob = try linked ?? target.blobs.stage(bytes)
                 staged.append(blob)
-                guard blob.digest == digest else { throw CopyError.sourceBlob(digest, "file hashes to \(blob.digest.hex); it is corrupt") }
-                stagedBytes += bytes.count
+                guard blob.digest == digest || linked != nil else {
+                    throw CopyError.sourceBlob(digest, "file hashes to \(blob.digest.hex); it is corrupt")
+                }
+                if linked == nil {
+                    stagedBytes += bytes.count
+                } else {
+                    report.filesLinked += 1
+                }
                 report.filesWritten += 1
+                copied.append(record)
                 if stagedBytes >= options.blobBatchBytes {
                     try target.blobs.publish(staged)
                     staged = []
@@ -129,8 +175,9 @@ extension Board {
             target.blobs.discard(staged)
             throw error
         }
-        try target.store.write { try $0.insertBlobs(records) }
-        report.blobRowsCopied += records.count
+        try target.store.write { try $0.insertBlobs(copied) }
+        report.blobRowsCopied += copied.count
+        return copied
     }
 
     /// The records of `posters`, their search records computed on every core.
@@ -151,17 +198,33 @@ extension Board {
         try store.read { try BoardSummary($0) }
     }
 
-    /// Checks that this board is a whole copy of `source`: `check` finds nothing wrong, and
-    /// both hold the same posters and blob rows (counts and digests), with ids drawn from
-    /// above the source's highest. Returns both summaries; throws ``CopyError`` naming the
-    /// first difference otherwise.
+    /// Checks that this board is a whole copy of `source` as it is now (a source nothing
+    /// wrote to since): `check` finds nothing wrong, and both hold the same posters and blob
+    /// rows (counts and digests), with ids drawn from above the source's highest. Returns both
+    /// summaries; throws ``CopyError`` naming the first difference otherwise.
     public func verifyCopy(of source: Board) throws -> (source: BoardSummary, target: BoardSummary, check: CheckReport) {
+        try verifyCopy(of: source, as: try source.summary(), asRead: false)
+    }
+
+    /// Checks that this board is a whole copy of the snapshot of `source` that a copy read
+    /// (``CopyReport/source``), as ``verifyCopy(of:)`` does, while `source` goes on changing:
+    /// votes and posts since the snapshot are not differences.
+    public func verifyCopy(of source: Board, asRead theirs: BoardSummary) throws -> (
+        source: BoardSummary, target: BoardSummary, check: CheckReport
+    ) {
+        try verifyCopy(of: source, as: theirs, asRead: true)
+    }
+
+    private func verifyCopy(of source: Board, as theirs: BoardSummary, asRead: Bool) throws -> (
+        source: BoardSummary, target: BoardSummary, check: CheckReport
+    ) {
         let check = try check()
         guard check.isSound else { throw CopyError.targetUnsound(check.problems) }
-        let theirs = try source.summary()
         let mine = try summary()
         if mine.posterDigest != theirs.posterDigest || mine.posters != theirs.posters {
-            throw CopyError.differs(try firstDifference(from: source) ?? "the posters' digests differ")
+            // The source may have moved on since the snapshot; what differs now is only a clue.
+            let difference = try firstDifference(from: source) ?? "the posters' digests differ"
+            throw CopyError.differs(asRead ? "\(difference) (compared with the source as it is now, not as the copy read it)" : difference)
         }
         if mine.blobDigest != theirs.blobDigest || mine.blobs != theirs.blobs || mine.uploads != theirs.uploads {
             throw CopyError.differs(

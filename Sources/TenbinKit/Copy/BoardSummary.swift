@@ -29,25 +29,69 @@ public struct BoardSummary: Sendable, Hashable {
 
     /// Reads `reading` whole, batch by batch (memory stays bounded at any size).
     init(_ reading: any StoreReading) throws {
+        var builder = Builder()
         var after: Int64 = 0
         while true {
             let batch = try reading.posters(afterID: after, limit: Self.batch)
             guard let last = batch.last else { break }
-            posters += batch.count
-            idRange = (idRange?.lowerBound ?? batch[0].id)...last.id
-            posterDigest = Self.chain(posterDigest, batch.map(Self.encode))
+            builder.add(batch)
             after = last.id
         }
         var afterDigest: Digest?
         while true {
             let batch = try reading.blobRecords(after: afterDigest, limit: Self.batch)
             guard let last = batch.last else { break }
-            blobs += batch.count
-            uploads += batch.reduce(0) { $0 + $1.uploads.count }
-            blobDigest = Self.chain(blobDigest, batch.map(Self.encode))
+            builder.add(batch)
             afterDigest = last.image.digest
         }
-        lastPosterID = try reading.lastPosterID()
+        self = builder.finish(lastPosterID: try reading.lastPosterID())
+    }
+
+    /// An empty board's summary.
+    init() {}
+
+    /// A summary built from posters and blob rows as a reader meets them (a copy, reading
+    /// in batches of its own size), giving the same digests as reading in ``batch``es: each
+    /// chain's links are cut every ``batch`` encodings, whatever batches they came in.
+    struct Builder {
+        private var summary = BoardSummary()
+        private var posters: [[UInt8]] = []
+        private var blobs: [[UInt8]] = []
+
+        /// Adds posters; each call's ids are above every earlier one's, ascending.
+        mutating func add(_ batch: [Poster]) {
+            for poster in batch {
+                summary.posters += 1
+                summary.idRange = (summary.idRange?.lowerBound ?? poster.id)...poster.id
+                posters.append(BoardSummary.encode(poster))
+                if posters.count == BoardSummary.batch {
+                    summary.posterDigest = BoardSummary.chain(summary.posterDigest, Self.take(&posters))
+                }
+            }
+        }
+
+        /// Adds blob rows; each call's digests come after every earlier one's, ascending.
+        mutating func add(_ batch: [BlobRecord]) {
+            for record in batch {
+                summary.blobs += 1
+                summary.uploads += record.uploads.count
+                blobs.append(BoardSummary.encode(record))
+                if blobs.count == BoardSummary.batch { summary.blobDigest = BoardSummary.chain(summary.blobDigest, Self.take(&blobs)) }
+            }
+        }
+
+        /// The summary, once everything was added.
+        mutating func finish(lastPosterID: Int64) -> BoardSummary {
+            if !posters.isEmpty { summary.posterDigest = BoardSummary.chain(summary.posterDigest, Self.take(&posters)) }
+            if !blobs.isEmpty { summary.blobDigest = BoardSummary.chain(summary.blobDigest, Self.take(&blobs)) }
+            summary.lastPosterID = lastPosterID
+            return summary
+        }
+
+        private static func take(_ pending: inout [[UInt8]]) -> [[UInt8]] {
+            defer { pending = [] }
+            return pending
+        }
     }
 
     /// SHA-256 of the previous link followed by a batch's encodings.

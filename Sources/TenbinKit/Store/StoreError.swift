@@ -16,6 +16,11 @@ public struct StoreError: KindedError, Sendable, Equatable {
         case damaged(String)
         /// The store was made by a newer tenbin (its schema version, and the newest known).
         case newerSchema(Int, known: Int)
+        /// The database has no tenbin schema at all, and the command does not create one.
+        case noSchema
+        /// The store's schema is older than this tenbin's (its version, and the newest known),
+        /// and the command does not upgrade it.
+        case olderSchema(Int, known: Int)
         /// The database is unreachable or refused the request; the text says why.
         case unavailable(String)
     }
@@ -34,10 +39,10 @@ public struct StoreError: KindedError, Sendable, Equatable {
     /// The kind front ends map to an exit status or an HTTP status.
     public var kind: ErrorKind {
         switch reason {
-        case .missing: .notFound
+        case .missing, .noSchema: .notFound
         case .notAStore: .invalidInput
         case .damaged: .internal
-        case .readOnly, .busy, .full, .unavailable, .newerSchema: .unavailable
+        case .readOnly, .busy, .full, .unavailable, .newerSchema, .olderSchema: .unavailable
         }
     }
 
@@ -53,6 +58,9 @@ public struct StoreError: KindedError, Sendable, Equatable {
         case .newerSchema(let version, let known):
             "\(location): the store has schema version \(version), newer than this tenbin knows (\(known)); upgrade tenbin"
         case .unavailable(let detail): "\(location): the database is unavailable (\(detail))"
+        case .noSchema: "no tenbin schema in \(location); run tenbin migrate"
+        case .olderSchema(let version, let known):
+            "\(location): the store has schema version \(version), older than this tenbin's (\(known)); run tenbin migrate"
         }
     }
 }

@@ -19,8 +19,8 @@ enum CheckCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
-        try arguments.expectPositionals(0...0)
-        let report = try context.board(create: false, noteIfMissing: false).check(repairingSearch: arguments.repair)
+        try arguments.expectPositionals()
+        let report = try context.board(arguments.repair ? .write : .read, noteIfMissing: false).check(repairingSearch: arguments.repair)
         if arguments.json {
             Output.line(JSON.checkReport(report))
         } else {

@@ -13,12 +13,14 @@ enum CopyCommand: Command {
             A STORE is a store folder (SQLite: its tenbin.sqlite and blobs/) or a PostgreSQL \
             database (a postgres:// or postgresql:// URI, or a libpq 'key=value' string). A database's \
             images live in DIR/blobs, DIR being --from-blobs or --to-blobs, else --store, else \
-            $TENBIN_STORE, else ./Storage. Posters keep their ids, votes, creation times and hashtags; \
+            $TENBIN_STORE; one of them must be given. Posters keep their ids, votes, creation times and hashtags; \
             blob rows and search keys come along; images are written to the target's blob folder unless \
             it has them (a shared folder). The target must be empty; after an interrupted copy, run \
-            the same command with --resume. Then the target is checked (tenbin check) and both boards \
-            are compared (counts and a digest of every poster and blob row); exits 1 when they differ. \
-            Stop writers to the source while copying.
+            the same command with --resume. The copy reads the source from one snapshot, so votes and \
+            posts may go on meanwhile (the target holds the board as it was when the copy began). Then \
+            the target is checked (tenbin check) and compared with that snapshot (counts and a digest \
+            of every poster and blob row); exits 1 when they differ. A backup made by tenbin backup \
+            is restored with tenbin copy --from BACKUP --to STORE.
             """
     )
 
@@ -31,7 +33,7 @@ enum CopyCommand: Command {
             ["--to-blobs"], value: "DIR", help: "For a PostgreSQL target: the folder whose blobs/ gets the images (default: --store).")
         var resume = Flag(["--resume"], help: "Continue an interrupted copy into the target it was writing.")
         var batch = Option.integer(
-            ["--batch"], value: "N", help: "Posters per transaction (default: 2000).", in: 1...100_000, default: 2000)
+            ["--batch"], value: "N", help: "Posters per transaction.", in: 1...100_000, default: CopyOptions().posterBatch)
         var json = Flag.json("Print the summaries of both boards as JSON.")
     }
 
@@ -56,7 +58,7 @@ enum CopyCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
-        try arguments.expectPositionals(0...0)
+        try arguments.expectPositionals()
         if arguments.common.isGiven(\.database) {
             throw UsageError("copy takes its stores from --from and --to, not --database", command: spec)
         }
@@ -70,39 +72,21 @@ enum CopyCommand: Command {
             }
         }
         let options = CopyOptions(resume: arguments.resume, posterBatch: try arguments.batch)
-        let source = try open(from, blobs: try arguments.fromBlobs, context: context, asTarget: false)
+        let source = try open(from, blobs: try arguments.fromBlobs, blobsOption: "--from-blobs", context: context, asTarget: false)
         if try sameStore(from, to, source: source.store) { throw CopyError.sameStore(source.store.location) }
-        let target = try open(to, blobs: try arguments.toBlobs, context: context, asTarget: true)
-        let line = ProgressLine(enabled: isatty(STDERR_FILENO) == 1, environment: context.environment)
-        let markers = context.markers
-        let clock = ContinuousClock()
-        let started = clock.now
-        markers.reach("copy:begin")
-        try (target.store as? PostgresStore)?.beginBulkLoad()
-        let report = try source.copy(to: target, options: options) { progress in
-            line.show(text: "Copying \(progress.stage.rawValue): \(progress.done)" + (progress.total.map { "/\($0)" } ?? ""))
-            markers.reach("copy:\(progress.stage.rawValue) \(progress.done)")
-        }
-        line.show(text: "Building indexes…")
-        (target.store as? PostgresStore)?.flushNotifications()
-        try (target.store as? PostgresStore)?.finishBulkLoad()
-        let copied = clock.now
-        line.show(text: "Verifying the copy…")
-        let verified = try target.verifyCopy(of: source)
-        line.finish()
-        markers.reach("copy:end")
-        func inSeconds(_ duration: Duration) -> Double {
-            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        }
-        let seconds = inSeconds(clock.now - started)
-        let verifying = inSeconds(clock.now - copied)
+        let target = try open(to, blobs: try arguments.toBlobs, blobsOption: "--to-blobs", context: context, asTarget: true)
+        let copied = try run(from: source, to: target, options: options, command: "copy", context: context)
         if arguments.json {
             Output.line(
                 JSON.copyReport(
-                    report, source: (source.store.location, verified.source), target: (target.store.location, verified.target),
-                    seconds: seconds))
-            return ExitStatus.success
+                    copied.report, source: (source.store.location, copied.verified.source),
+                    target: (target.store.location, copied.verified.target), seconds: copied.seconds))
+            return 0
         }
+        let report = copied.report
+        let seconds = copied.seconds
+        let verifying = copied.verifying
+        let verified = copied.verified
         let shared = report.filesPresent > 0 && report.filesWritten == 0 ? " (the target's blob folder had them all)" : ""
         Output.line(
             "Copied \(Plural.count(report.postersCopied, "poster")) and \(Plural.count(report.blobRowsCopied, "blob row")) "
@@ -115,7 +99,45 @@ enum CopyCommand: Command {
             "Verified: \(Plural.count(summary.posters, "poster")) (\(ids)digest \(summary.shortDigest)) and "
                 + "\(Plural.count(summary.blobs, "blob row")) equal on both sides; the target's check found nothing wrong; "
                 + "its next poster gets id \(summary.lastPosterID + 1) or higher (verified in \(tenths(verifying)) s).")
-        return ExitStatus.success
+        return 0
+    }
+
+    /// What ``run(from:to:options:command:context:)`` did, and how long it took.
+    struct Copied {
+        let report: CopyReport
+        let verified: (source: BoardSummary, target: BoardSummary, check: CheckReport)
+        /// Seconds in all, and of them verifying.
+        let seconds: Double
+        let verifying: Double
+    }
+
+    /// Copies `source` into `target` from one snapshot, then verifies the target against that
+    /// snapshot, showing progress on a terminal; `command` names the test markers
+    /// (`copy:begin`, `backup:posters 2000`, …). The copy and `tenbin backup` both run this.
+    static func run(from source: Board, to target: Board, options: CopyOptions, command: String, context: Context) throws -> Copied {
+        let line = ProgressLine(enabled: isatty(STDERR_FILENO) == 1, environment: context.environment)
+        let markers = context.markers
+        let clock = ContinuousClock()
+        let started = clock.now
+        markers.reach("\(command):begin")
+        try (target.store as? PostgresStore)?.beginBulkLoad()
+        let report = try source.copy(to: target, options: options) { progress in
+            let verb = command == "backup" ? "Backing up" : "Copying"
+            line.show(text: "\(verb) \(progress.stage.rawValue): \(progress.done)" + (progress.total.map { "/\($0)" } ?? ""))
+            markers.reach("\(command):\(progress.stage.rawValue) \(progress.done)")
+        }
+        line.show(text: "Building indexes…")
+        (target.store as? PostgresStore)?.flushNotifications()
+        try (target.store as? PostgresStore)?.finishBulkLoad()
+        let copied = clock.now
+        line.show(text: "Verifying the \(command)…")
+        let verified = try target.verifyCopy(of: source, asRead: report.source)
+        line.finish()
+        markers.reach("\(command):end")
+        func inSeconds(_ duration: Duration) -> Double {
+            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        }
+        return Copied(report: report, verified: verified, seconds: inSeconds(clock.now - started), verifying: inSeconds(clock.now - copied))
     }
 
     /// `12.3`: seconds to a tenth.
@@ -124,10 +146,10 @@ enum CopyCommand: Command {
         return "\(tenths / 10).\(tenths % 10)"
     }
 
-    /// Opens one side. A source must exist (it is never created or changed, save for a schema
-    /// upgrade); a target is created when missing.
-    static func open(_ location: Location, blobs: String?, context: Context, asTarget: Bool) throws -> Board {
-        let configuration = Board.Configuration(storePath: context.storePath)
+    /// Opens one side. A source must exist and is only read (a PostgreSQL source at an older
+    /// schema is refused, not upgraded); a target is created when missing. A database's blob
+    /// folder is `blobs` (`blobsOption`), else `--store` or `$TENBIN_STORE`, and must be given.
+    static func open(_ location: Location, blobs: String?, blobsOption: String, context: Context, asTarget: Bool) throws -> Board {
         switch location {
         case .folder(let path):
             if !asTarget && !FileSystem.exists(path + "/tenbin.sqlite") {
@@ -136,17 +158,14 @@ enum CopyCommand: Command {
                 }
                 throw StoreError(.missing, at: path)
             }
-            return try Board(Board.Configuration(storePath: path), create: asTarget)
+            return try BoardLocation(folder: path).open(asTarget ? .create : .read)
         case .database(let url):
-            let store = try PostgresStore(url: url, poolSize: 2, migrate: asTarget)
-            if !asTarget {
-                let version = try store.schemaVersion()
-                if version == 0 { throw StoreError(.missing, at: store.location) }
-                if version < PostgresSchema.latestVersion { try store.migrate() }
+            guard let folder = blobs ?? (context.storeGiven ? context.storePath : nil) else {
+                throw UsageError(
+                    "a PostgreSQL \(asTarget ? "target" : "source") needs its blob folder: give '\(blobsOption) DIR' (or --store DIR, or TENBIN_STORE)",
+                    command: spec)
             }
-            let folder = blobs ?? context.storePath
-            if asTarget { try FileSystem.makeFolders(folder) }
-            return Board(configuration, store: store, blobs: BlobStore(root: folder + "/blobs"))
+            return try BoardLocation(folder: folder, database: url, poolSize: 2).open(asTarget ? .create : .read)
         }
     }
 

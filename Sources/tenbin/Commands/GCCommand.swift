@@ -14,8 +14,8 @@ enum GCCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
-        try arguments.expectPositionals(0...0)
-        let report = try context.board(create: false).collectGarbage()
+        try arguments.expectPositionals()
+        let report = try context.board(.write).collectGarbage()
         if arguments.json {
             Output.line(JSON.garbageReport(report))
         } else {

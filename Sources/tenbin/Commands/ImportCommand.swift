@@ -8,10 +8,6 @@ enum ImportCommand: Command {
         name: "import",
         abstract: "Import a folder of poster folders, or a JSON Lines manifest.",
         usage: "DIR|MANIFEST.jsonl [--jobs N] [--json] [--dry-run]",
-        arguments: [
-            ("DIR", "A folder whose subfolders each hold a poster's two images and an optional post.txt."),
-            ("MANIFEST.jsonl", "A file with one poster per line: {\"image1\", \"image2\", \"contents\", \"hashtags\"}."),
-        ],
         discussion: """
             In a poster folder, the JPEG and PNG files (recognised by content), sorted by name, are
             image 1 and image 2. In post.txt, lines of only #hashtags give the hashtags; the other
@@ -22,16 +18,19 @@ enum ImportCommand: Command {
     )
 
     struct Options: OptionGroup {
+        var source = Argument.text(
+            "DIR", help: "A folder whose subfolders each hold a poster's two images and an optional post.txt.",
+            more: [("MANIFEST.jsonl", "A file with one poster per line: {\"image1\", \"image2\", \"contents\", \"hashtags\"}.")])
         var jobs = Option.integer(
-            ["--jobs", "-j"], value: "N", help: "Images re-encoded at once (default: the number of cores).", in: 1...256,
-            default: ImportOptions.defaultJobs)
+            ["--jobs", "-j"], value: "N", help: "Images re-encoded at once.", in: 1...256, default: ImportOptions.defaultJobs,
+            shown: "the number of cores")
         var json = Flag.json("Print the report as JSON.")
         var dryRun = Flag(["--dry-run"], help: "Check and re-encode everything, but write nothing.")
         var image = ImageOptions()
     }
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
-        try arguments.expectPositionals(1...1)
+        try arguments.expectPositionals()
         let (limits, encoding) = try ImageOptions.parse(arguments.image)
         let dryRun = arguments.dryRun
         let json = arguments.json
@@ -39,11 +38,11 @@ enum ImportCommand: Command {
             jobs: try arguments.jobs, dryRun: dryRun, listsEveryItem: json)
         let source: ImportSource
         do {
-            source = try ImportSource.at(arguments.positionals[0])
+            source = try ImportSource.at(try arguments.source)
         } catch let error as ImportError where error.isNotASource {
             // Naming the wrong kind of file is a usage mistake: one line, no usage text.
             Errors.write("Error: \(error)")
-            return ExitStatus.usage
+            return EX_USAGE
         }
         returnLargeBuffersPromptly()
         // Loading libcrypto and OpenSSL's set-up for its first digest (≈ 1.7 ms, CCrypto loads it on
@@ -56,7 +55,7 @@ enum ImportCommand: Command {
         }
         // Never exit while that thread is still in OpenSSL's set-up, which races its exit handler.
         defer { hashReady.wait() }
-        var board: Board? = try context.board(create: !dryRun, limits: limits, encoding: encoding)
+        var board: Board? = try context.board(dryRun ? .read : .create, limits: limits, encoding: encoding)
         // The store closes (and checkpoints) here, before tenbin exits, not on a thread that held it.
         defer { Blocking.release(&board) }
         let line = ProgressLine(enabled: isatty(STDERR_FILENO) == 1, environment: context.environment)
@@ -81,7 +80,7 @@ enum ImportCommand: Command {
             let nothing = "Nothing to import: \(SafeText.terminal(source.path)) holds no posters."
             Output.line(total == 0 ? nothing : summary(report, dryRun: dryRun))
         }
-        return report.succeeded ? ExitStatus.success : ExitStatus.failure
+        return report.succeeded ? 0 : 1
     }
 
     static func summary(_ report: ImportReport, dryRun: Bool) -> String {

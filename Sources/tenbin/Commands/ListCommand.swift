@@ -15,9 +15,9 @@ enum ListCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
-        try arguments.expectPositionals(0...0)
+        try arguments.expectPositionals()
         let page = try FeedOptions.parse(arguments.feed)
-        let board = try context.board(create: false)
+        let board = try context.board(.read)
         let posters = try board.posters(order: page.order, limit: page.limit, offset: page.offset)
         return try PosterImages.printPage(posters, board: board, json: arguments.json, drawing: arguments.drawing, context: context)
     }
@@ -26,8 +26,8 @@ enum ListCommand: Command {
 /// The paging options of every command that lists posters.
 struct FeedOptions: OptionGroup {
     var sort = Option<FeedOrder>.sort
-    var limit = Option.integer(["--limit"], value: "N", help: "At most N posters (default 20).", in: 1...1_000_000, default: 20)
-    var offset = Option.integer(["--offset"], value: "N", help: "Skip the first N posters (default 0).", in: 0...Int(Int32.max), default: 0)
+    var limit = Option.integer(["--limit"], value: "N", help: "At most N posters.", in: 1...1_000_000, default: 20)
+    var offset = Option.integer(["--offset"], value: "N", help: "Skip the first N posters.", in: 0...Int(Int32.max), default: 0)
 
     static func parse(_ arguments: ParsedArguments<FeedOptions>) throws -> (order: FeedOrder, limit: Int, offset: Int) {
         (try arguments.sort, try arguments.limit, try arguments.offset)
@@ -37,6 +37,6 @@ struct FeedOptions: OptionGroup {
 extension Option where Value == FeedOrder {
     /// `--sort new|popular`, for every command that shows a feed.
     static var sort: Self {
-        .choice(["--sort"], value: "new|popular", help: "new: newest first (default); popular: most votes first.", default: .new)
+        .choice(["--sort"], value: "new|popular", help: "new: newest first; popular: most votes first.", default: .new)
     }
 }

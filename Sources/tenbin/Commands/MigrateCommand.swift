@@ -9,15 +9,16 @@ enum MigrateCommand: Command {
         usage: "[--database URL]",
         discussion: """
             Each schema version runs in its own transaction and is recorded in the database; two \
-            processes migrating at once take turns. Every command also migrates on first use. \
+            processes migrating at once take turns. Commands that write also migrate on first use; \
+            commands that only read never do, and serve upgrades an older schema only with --migrate. \
             With SQLite (no --database), opening the store folder upgrades it.
             """
     )
 
     static func run(_ arguments: ParsedArguments<NoOptions>, context: Context) throws -> Int32 {
-        try arguments.expectPositionals(0...0)
+        try arguments.expectPositionals()
         guard let url = context.databaseURL else {
-            _ = try context.board(create: true)
+            _ = try context.board(.create)
             Output.line("The store at \(SafeText.terminal(context.storePath)) is up to date.")
             return 0
         }

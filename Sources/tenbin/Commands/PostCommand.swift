@@ -7,10 +7,6 @@ enum PostCommand: Command {
         name: "post",
         abstract: "Post two images as a new poster.",
         usage: "IMAGE1 IMAGE2 [--text TEXT] [--tag TAG]... [--json]",
-        arguments: [
-            ("IMAGE1", "The first image (JPEG, PNG, WebP, HEIC or AVIF), or - for standard input."),
-            ("IMAGE2", "The second image (JPEG, PNG, WebP, HEIC or AVIF), or - for standard input."),
-        ],
         discussion: """
             Both images are checked and re-encoded before anything is written: scaled to fit the
             maximum edge, EXIF orientation applied, all metadata dropped, stored as JPEG (PNG when
@@ -19,6 +15,8 @@ enum PostCommand: Command {
     )
 
     struct Options: OptionGroup {
+        var image1 = Argument.text("IMAGE1", help: "The first image (JPEG, PNG, WebP, HEIC or AVIF), or - for standard input.")
+        var image2 = Argument.text("IMAGE2", help: "The second image (JPEG, PNG, WebP, HEIC or AVIF), or - for standard input.")
         var text = Option.text(["--text"], value: "TEXT", help: "The question shown with the images.")
         var tag = Option.repeated(["--tag"], value: "TAG", help: "A hashtag (repeatable; a leading # is dropped).")
         var json = Flag.json("Print the new poster as JSON.")
@@ -26,20 +24,21 @@ enum PostCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
-        try arguments.expectPositionals(2...2)
+        try arguments.expectPositionals()
+        let files = [try arguments.image1, try arguments.image2]
         let (limits, encoding) = try ImageOptions.parse(arguments.image)
-        if arguments.positionals.allSatisfy({ $0 == "-" }) {
+        if files.allSatisfy({ $0 == "-" }) {
             throw UsageError("only one image can come from standard input ('-')", command: spec)
         }
-        if arguments.positionals.contains("-") && isatty(STDIN_FILENO) == 1 {
+        if files.contains("-") && isatty(STDIN_FILENO) == 1 {
             throw UsageError("'-' reads the image from standard input, which is a terminal; pipe the image in", command: spec)
         }
         let contents = try arguments.text ?? ""
         let hashtags = try arguments.tag
         // The board checks this too; checked first here, a refused post creates no store.
         try PosterTextLimits.check(contents: contents, hashtags: hashtags)
-        let board = try context.board(create: true, limits: limits, encoding: encoding)
-        let images = try arguments.positionals.map { try upload($0, limits: limits) }
+        let board = try context.board(.create, limits: limits, encoding: encoding)
+        let images = try files.map { try upload($0, limits: limits) }
         let draft = PosterDraft(image1: images[0], image2: images[1], contents: contents, hashtags: hashtags)
         context.markers.reach("post:begin")
         let poster = try board.post(draft)
@@ -68,19 +67,19 @@ extension PostCommand {
 /// The image limit and encoding options shared by every command that stores images.
 struct ImageOptions: OptionGroup {
     var maxEdge = Option.integer(
-        ["--max-edge"], value: "PX", help: "Scale stored images to fit this longest edge (default 2048).", in: 16...20000,
+        ["--max-edge"], value: "PX", help: "Scale stored images to fit this longest edge.", in: 16...20000,
         default: EncodingOptions().maxEdge)
     var quality = Option.integer(
-        ["--quality"], value: "Q", help: "JPEG quality of stored images, 1-100 (default 50).", in: 1...100,
+        ["--quality"], value: "Q", help: "JPEG quality of stored images, 1-100.", in: 1...100,
         default: EncodingOptions().jpegQuality)
     var maxFileMB = Option.integer(
-        ["--max-file-mb"], value: "MB", help: "Refuse uploads larger than this many MiB (default 50).", in: 1...4096,
+        ["--max-file-mb"], value: "MB", help: "Refuse uploads larger than this many MiB.", in: 1...4096,
         default: ImageLimits().maxFileBytes >> 20)
     var maxMegapixels = Option.integer(
-        ["--max-megapixels"], value: "MP", help: "Refuse images with more megapixels (default 50).", in: 1...1000,
+        ["--max-megapixels"], value: "MP", help: "Refuse images with more megapixels.", in: 1...1000,
         default: ImageLimits().maxPixels / 1_000_000)
     var maxSide = Option.integer(
-        ["--max-side"], value: "PX", help: "Refuse images with a longer side (default 20000).", in: 1...65535,
+        ["--max-side"], value: "PX", help: "Refuse images with a longer side.", in: 1...65535,
         default: ImageLimits().maxSide)
 
     static func parse(_ arguments: ParsedArguments<ImageOptions>) throws -> (ImageLimits, EncodingOptions) {

@@ -22,41 +22,44 @@ enum ServeCommand: Command {
 
     struct Options: OptionGroup {
         var listen = Option.text(
-            ["--listen"], value: "HOST:PORT", help: "Address to listen on (default 127.0.0.1:8080; port 0 picks one; localhost works).")
+            ["--listen"], value: "HOST:PORT",
+            help: "Address to listen on; port 0 picks one; a host name must resolve to loopback (localhost).",
+            default: ServerConfiguration().listen)
         var adminTokenFile = Option.text(
             ["--admin-token-file"], value: "FILE", help: "Enables PATCH and DELETE for requests bearing the token in FILE.")
         var threads = Option.integer(
-            ["--threads"], value: "N", help: "HTTP worker threads, 1 to 256 (default twice the cores, at least 4).", in: 1...256,
-            default: ServerConfiguration().threads)
+            ["--threads"], value: "N", help: "HTTP worker threads, 1 to 256.", in: 1...256,
+            default: ServerConfiguration().threads, shown: "twice the cores, at least 4")
         var maxUploadMB = Option.integer(
-            ["--max-upload-mb"], value: "MB", help: "Largest request body (a new poster), 1 to 1024 MiB (default 25).", in: 1...1024,
-            default: 25)
+            ["--max-upload-mb"], value: "MB", help: "Largest request body (a new poster), 1 to 1024 MiB.", in: 1...1024,
+            default: ServerConfiguration().maximumUploadBytes >> 20)
         var voteRate = Option<Rate>.rate(
-            ["--vote-rate"], help: "Votes per client address (default 10/40).", default: ServerConfiguration().voteRate)
+            ["--vote-rate"], help: "Votes per client address.", default: ServerConfiguration().voteRate)
         var postRate = Option<Rate>.rate(
-            ["--post-rate"], help: "New posters per client address (default 0.2/5).", default: ServerConfiguration().postRate)
+            ["--post-rate"], help: "New posters per client address.", default: ServerConfiguration().postRate)
         var noRateLimit = Flag(["--no-rate-limit"], help: "No rate limits (trusted networks, benchmarks).")
         var trustProxy = Flag(["--trust-proxy"], help: "Take the client address from X-Forwarded-For (behind a proxy).")
         var maxConnectionsPerIP = Option.integer(
-            ["--max-connections-per-ip"], value: "N", help: "Open connections per client address, 0 for no limit (default 256).",
-            in: 0...100_000, default: 256)
+            ["--max-connections-per-ip"], value: "N", help: "Open connections per client address, 0 for no limit.",
+            in: 0...100_000, default: ServerConfiguration().maximumConnectionsPerAddress)
         var heartbeat = Option.integer(
-            ["--heartbeat"], value: "SECONDS", help: "Seconds between heartbeats on live feeds, 1 to 300 (default 15).", in: 1...300,
-            default: 15)
+            ["--heartbeat"], value: "SECONDS", help: "Seconds between heartbeats on live feeds, 1 to 300.", in: 1...300,
+            default: Int(ServerConfiguration().heartbeat.components.seconds))
         var logJSON = Flag(["--log-json"], help: "Log one JSON object per request instead of a text line.")
         var logFile = Option.text(
             ["--log-file"], value: "PATH", help: "Append the log to PATH instead of standard error; SIGHUP reopens it.")
         var headerTimeout = Option.integer(
-            ["--header-timeout"], value: "SECONDS", help: "Seconds a connection has to send a request's head, 1 to 300 (default 10).",
-            in: 1...300, default: 10)
+            ["--header-timeout"], value: "SECONDS", help: "Seconds a connection has to send a request's head, 1 to 300.",
+            in: 1...300, default: ServerConfiguration().headerTimeoutSeconds)
+        var migrate = Flag(["--migrate"], help: "Upgrade a PostgreSQL database at an older schema first (see docs/postgres.md).")
         var image = ImageOptions()
     }
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
-        try arguments.expectPositionals(0...0)
+        try arguments.expectPositionals()
         let (limits, encoding) = try ImageOptions.parse(arguments.image)
         var configuration = ServerConfiguration()
-        configuration.listen = try arguments.listen ?? "127.0.0.1:8080"
+        configuration.listen = try arguments.listen
         configuration.threads = try arguments.threads
         configuration.maximumUploadBytes = try arguments.maxUploadMB << 20
         configuration.voteRate = try arguments.voteRate
@@ -95,7 +98,7 @@ enum ServeCommand: Command {
             }
         }
         defer { hangUp.cancel() }
-        var board: Board? = try context.board(create: true, limits: limits, encoding: encoding)
+        var board: Board? = try context.board(.serve(migrate: arguments.migrate), limits: limits, encoding: encoding)
         // The store closes (and checkpoints) here, before tenbin exits, not on a thread that held it.
         defer { Blocking.release(&board) }
         var server: Server? = try Server(configuration, board: board!)  // opened just above
@@ -154,7 +157,9 @@ final class StopSignal: Sendable {
 extension Option where Value == Rate {
     /// `PER_SECOND[/BURST]`, `fallback` when absent.
     static func rate(_ names: [String], help: String, default fallback: Rate) -> Self {
-        let info = CommandSpec.Option(names: names, value: "PER_SECOND[/BURST]", help: help)
+        let perSecond = fallback.perSecond == fallback.perSecond.rounded() ? "\(Int(fallback.perSecond))" : "\(fallback.perSecond)"
+        let info = CommandSpec.Option(
+            names: names, value: "PER_SECOND[/BURST]", help: CommandSpec.Option.help(help, default: "\(perSecond)/\(fallback.burst)"))
         return Option(info: info) { texts throws(UsageError) in
             guard let text = texts.last else { return fallback }
             guard let rate = Rate(text) else {

@@ -5,11 +5,11 @@ enum ShowCommand: Command {
     static let spec = CommandSpec(
         name: "show",
         abstract: "Show one poster.",
-        usage: "ID [--json] [--images | --no-images] [--cache-mb MB] [--cache-count N]",
-        arguments: [("ID", "The poster's id.")]
+        usage: "ID [--json] [--images | --no-images] [--cache-mb MB] [--cache-count N]"
     )
 
     struct Options: OptionGroup {
+        var id = Argument.posterID()
         var json = Flag.json("Print the poster as JSON.")
         var drawing = DrawingOptions.Group()
     }
@@ -19,17 +19,17 @@ enum ShowCommand: Command {
         if try DrawingOptions.parse(arguments.drawing, context: context, json: arguments.json, byDefault: .onATruecolorTerminal).draw {
             return try Blocking.run { try await runAsync(arguments, context: context) }
         }
-        try arguments.expectPositionals(1...1)
-        let poster = try context.board(create: false).poster(id: try arguments.posterID(at: 0))
+        try arguments.expectPositionals()
+        let poster = try context.board(.read).poster(id: try arguments.id)
         Output.line(arguments.json ? JSON.poster(poster) : context.formatter.detail(poster))
         return 0
     }
 
     static func runAsync(_ arguments: ParsedArguments<Options>, context: Context) async throws -> Int32 {
-        try arguments.expectPositionals(1...1)
+        try arguments.expectPositionals()
         let options = try DrawingOptions.parse(arguments.drawing, context: context, json: false, byDefault: .onATruecolorTerminal)
-        let board = try context.board(create: false)
-        let poster = try board.poster(id: try arguments.posterID(at: 0))
+        let board = try context.board(.read)
+        let poster = try board.poster(id: try arguments.id)
         return PosterImages.print(await PosterImages.detail(poster, board: board, options: options, context: context))
     }
 }

@@ -6,21 +6,22 @@ enum VoteCommand: Command {
         name: "vote",
         abstract: "Vote for one side of a poster.",
         usage: "ID 1|2 [--times N] [--json]",
-        arguments: [("ID", "The poster's id."), ("1|2", "The side to vote for.")],
         discussion: "Each vote is one SQL statement: any number of processes may vote at once and none is lost."
     )
 
     struct Options: OptionGroup {
-        var times = Option.integer(["--times"], value: "N", help: "Add N votes at once (default 1).", in: 1...1_000_000_000, default: 1)
+        var id = Argument.posterID()
+        var side = Argument.side(help: "The side to vote for.", what: "the side")
+        var times = Option.integer(["--times"], value: "N", help: "Add N votes at once.", in: 1...VoteBatcher.maximumTimes, default: 1)
         var json = Flag.json("Print the poster with its new counts as JSON.")
     }
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
-        try arguments.expectPositionals(2...2)
-        let id = try arguments.posterID(at: 0)
-        let side = try arguments.side(at: 1, what: "the side")
+        try arguments.expectPositionals()
+        let id = try arguments.id
+        let side = try arguments.side
         let times = try arguments.times
-        let poster = try context.board(create: false).vote(id: id, side: side, times: times)
+        let poster = try context.board(.write).vote(id: id, side: side, times: times)
         Output.line(arguments.json ? JSON.poster(poster) : context.formatter.voteResult(poster))
         return 0
     }

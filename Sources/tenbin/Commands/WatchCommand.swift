@@ -17,7 +17,7 @@ enum WatchCommand: Command {
 
     struct Options: OptionGroup {
         var sort = Option<FeedOrder>.sort
-        var limit = Option.integer(["--limit"], value: "N", help: "At most N posters, 1 to 1000 (default 20).", in: 1...1000, default: 20)
+        var limit = Option.integer(["--limit"], value: "N", help: "At most N posters, 1 to 1000.", in: 1...1000, default: 20)
         var query = Option.text(["--query"], value: "WORDS", help: "Only posters whose text or hashtags contain every word.")
         var json = Flag.json("Print one JSON object per line (the default off a terminal).")
     }
@@ -27,7 +27,7 @@ enum WatchCommand: Command {
     static let terminated: Int32 = 128 + SIGTERM
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
-        try arguments.expectPositionals(0...0)
+        try arguments.expectPositionals()
         let query = try arguments.query
         // The same rule as `tenbin search`: words that are only white space are a mistake,
         // not a request for everything.
@@ -38,7 +38,7 @@ enum WatchCommand: Command {
             order: try arguments.sort,
             limit: try arguments.limit,
             query: query)
-        var board: Board? = try context.board(create: false)
+        var board: Board? = try context.board(.read)
         // The store closes (and checkpoints) here, before tenbin exits, once the session has
         // closed the board's live feeds (which held it too).
         defer { Blocking.release(&board) }

@@ -55,7 +55,7 @@ enum PosterImages {
     static func print(_ drawn: Drawn) -> Int32 {
         Output.line(drawn.text)
         for failure in drawn.failures { Errors.write("Error: \(failure)") }
-        return drawn.failures.isEmpty ? ExitStatus.success : ExitStatus.failure
+        return drawn.failures.isEmpty ? 0 : 1
     }
 }
 

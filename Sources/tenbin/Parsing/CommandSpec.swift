@@ -13,11 +13,21 @@ struct CommandSpec: Sendable {
         var primary: String { names.first { $0.hasPrefix("--") } ?? names[0] }
     }
 
+    /// How one positional argument appears in help and messages (see ``ArgumentDeclaration``).
+    struct Argument: Sendable {
+        /// Its name in help and in "missing ID".
+        let name: String
+        let help: String
+        /// Further help rows, for other forms of the same argument.
+        var more: [(name: String, help: String)] = []
+        /// Whether it takes every argument that remains.
+        var isList = false
+    }
+
     let name: String
     let abstract: String
     /// The arguments part of the usage line ("ID 1|2 [--times N] [--json]").
     let usage: String
-    var arguments: [(name: String, help: String)] = []
     var discussion: String? = nil
 
     var usageLine: String { "tenbin \(name) \(usage)" }

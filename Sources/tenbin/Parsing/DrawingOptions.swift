@@ -19,12 +19,12 @@ struct DrawingOptions {
         var noImages = Flag(["--no-images"], help: "Never draw images.")
         var imageMode = Option.choice(
             ["--image-mode"], value: "auto|kitty|sixel|iterm|symbols|halfblock",
-            help: "How to draw images; any but auto implies --images (default auto: see 'Images on screen').", default: ImageMode.auto)
+            help: "How to draw images; any but auto implies --images.", default: ImageMode.auto, shown: "auto; see 'Images on screen'")
         var cacheMB = Option.integer(
-            ["--cache-mb"], value: "MB", help: "Image cache size in MiB (default: 1/16 of memory, 16–256; 0 caches nothing).",
-            in: 0...1 << 20, default: CacheLimits.default.bytes >> 20)
+            ["--cache-mb"], value: "MB", help: "Image cache size in MiB; 0 caches nothing.", in: 0...1 << 20,
+            default: CacheLimits.default.bytes >> 20, shown: "1/16 of memory, 16–256")
         var cacheCount = Option.integer(
-            ["--cache-count"], value: "N", help: "Most images the cache holds (default \(CacheLimits.defaultCount)).", in: 0...10_000_000,
+            ["--cache-count"], value: "N", help: "Most images the cache holds.", in: 0...10_000_000,
             default: CacheLimits.default.count)
     }
 

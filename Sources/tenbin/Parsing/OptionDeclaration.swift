@@ -1,3 +1,5 @@
+import TenbinPostgres
+
 /// One option a command declares, as a stored property of its ``OptionGroup``: how it is
 /// spelled and described, and (for an ``Option``) how its text becomes a typed value.
 protocol OptionDeclaration: Sendable {
@@ -5,9 +7,10 @@ protocol OptionDeclaration: Sendable {
     var info: CommandSpec.Option { get }
 }
 
-/// A set of options declared together as stored properties: a command's own, or a group
-/// several commands share (image limits, drawing, paging). A property that is itself a group
-/// contributes its options in place. Declaration order is the order help lists them in.
+/// A set of options (and a command's positional arguments, ``Argument``) declared together as
+/// stored properties: a command's own, or a group several commands share (image limits,
+/// drawing, paging). A property that is itself a group contributes its options in place.
+/// Declaration order is the order help lists them in.
 protocol OptionGroup: Sendable {
     /// The declarations, with their defaults.
     init()
@@ -15,23 +18,38 @@ protocol OptionGroup: Sendable {
 
 extension OptionGroup {
     /// Every option declared in this group and the groups inside it, in declaration order.
-    static var declarations: [CommandSpec.Option] {
+    static var declarations: [CommandSpec.Option] { declared.options }
+
+    /// Every positional argument declared in this group and the groups inside it, in
+    /// declaration order.
+    static var argumentDeclarations: [CommandSpec.Argument] {
+        let arguments = declared.arguments
+        // Broken invariant of a declaration: only the last argument may take a list.
+        precondition(arguments.dropLast().allSatisfy { !$0.isList }, "\(Self.self): only the last argument may be a list")
+        return arguments
+    }
+
+    /// The options and arguments declared here and in the groups inside, in declaration order.
+    private static var declared: (options: [CommandSpec.Option], arguments: [CommandSpec.Argument]) {
         var options: [CommandSpec.Option] = []
+        var arguments: [CommandSpec.Argument] = []
         func collect(_ group: Any) {
             for child in Mirror(reflecting: group).children {
                 if let option = child.value as? any OptionDeclaration {
                     options.append(option.info)
+                } else if let argument = child.value as? any ArgumentDeclaration {
+                    arguments.append(argument.info)
                 } else if let inner = child.value as? any OptionGroup {
                     collect(inner)
                 } else {
                     // An OptionGroup holds only declarations and groups: anything else would
                     // silently be no option at all.
-                    preconditionFailure("\(Self.self).\(child.label ?? "?") is neither an option nor a group of options")
+                    preconditionFailure("\(Self.self).\(child.label ?? "?") is neither an option, an argument nor a group of them")
                 }
             }
         }
         collect(Self())
-        return options
+        return (options, arguments)
     }
 }
 
@@ -60,10 +78,21 @@ struct Option<Value: Sendable>: OptionDeclaration {
     let convert: @Sendable (_ texts: [String]) throws(UsageError) -> Value
 }
 
+extension CommandSpec.Option {
+    /// `help` followed by the default it names, so help shows the declaration's own default
+    /// (`Add N votes at once (default: 1).`) and no text repeats it.
+    static func help(_ help: String, default shown: String) -> String {
+        "\(help.hasSuffix(".") ? String(help.dropLast()) : help) (default: \(shown))."
+    }
+}
+
 extension Option where Value == Int {
-    /// A whole number within `range`, `fallback` when absent.
-    static func integer(_ names: [String], value: String, help: String, in range: ClosedRange<Int>, default fallback: Int) -> Self {
-        let info = CommandSpec.Option(names: names, value: value, help: help)
+    /// A whole number within `range`, `fallback` when absent; help shows `fallback`, or `shown`
+    /// when the default is worked out (from the cores, from memory) and its rule says more.
+    static func integer(
+        _ names: [String], value: String, help: String, in range: ClosedRange<Int>, default fallback: Int, shown: String? = nil
+    ) -> Self {
+        let info = CommandSpec.Option(names: names, value: value, help: CommandSpec.Option.help(help, default: shown ?? "\(fallback)"))
         return Option(info: info) { texts throws(UsageError) in
             guard let text = texts.last else { return fallback }
             guard let number = Int(text), range.contains(number) else {
@@ -81,6 +110,15 @@ extension Option where Value == String? {
     }
 }
 
+extension Option where Value == String {
+    /// Any text, `fallback` when absent.
+    static func text(_ names: [String], value: String, help: String, default fallback: String) -> Self {
+        Option(info: CommandSpec.Option(names: names, value: value, help: CommandSpec.Option.help(help, default: fallback))) { texts in
+            texts.last ?? fallback
+        }
+    }
+}
+
 extension Option where Value == [String] {
     /// Any text, given any number of times, in order.
     static func repeated(_ names: [String], value: String, help: String) -> Self {
@@ -89,9 +127,10 @@ extension Option where Value == [String] {
 }
 
 extension Option where Value: RawRepresentable & CaseIterable, Value.RawValue == String {
-    /// One of a fixed set of words (`--sort new|popular`), `fallback` when absent.
-    static func choice(_ names: [String], value: String, help: String, default fallback: Value) -> Self {
-        let info = CommandSpec.Option(names: names, value: value, help: help)
+    /// One of a fixed set of words (`--sort new|popular`), `fallback` when absent; `shown` adds
+    /// to the default's word in help.
+    static func choice(_ names: [String], value: String, help: String, default fallback: Value, shown: String? = nil) -> Self {
+        let info = CommandSpec.Option(names: names, value: value, help: CommandSpec.Option.help(help, default: shown ?? fallback.rawValue))
         return Option(info: info) { texts throws(UsageError) in
             guard let text = texts.last else { return fallback }
             guard let choice = Value(rawValue: text) else {
@@ -105,13 +144,14 @@ extension Option where Value: RawRepresentable & CaseIterable, Value.RawValue ==
 
 /// The options every subcommand takes, after its own.
 struct CommonOptions: OptionGroup {
-    var store = Option.text(["--store"], value: "DIR", help: "The store folder (default: $TENBIN_STORE, else ./Storage).")
+    var store = Option.text(["--store"], value: "DIR", help: "The store folder (default: $TENBIN_STORE, else \(Context.defaultStore)).")
     var database = Option.text(
         ["--database"], value: "URL",
         help:
             "A PostgreSQL database (any libpq connection string or URI; default: $TENBIN_DATABASE_URL); --store then names only the blob folder."
     )
     var databasePool = Option.integer(
-        ["--database-pool"], value: "N", help: "At most N connections to the PostgreSQL database (default: 8).", in: 1...1000, default: 8)
+        ["--database-pool"], value: "N", help: "At most N connections to the PostgreSQL database.", in: 1...1000,
+        default: ConnectionPool.defaultSize)
     var help = Flag(["-h", "--help"], help: "Show help information.")
 }

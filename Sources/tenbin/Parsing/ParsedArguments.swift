@@ -10,6 +10,7 @@ import TenbinKit
 @dynamicMemberLookup
 struct ParsedArguments<Options: OptionGroup>: Sendable {
     let spec: CommandSpec
+    /// The positional arguments as given (a command reads them typed, through its ``Argument``s).
     private(set) var positionals: [String] = []
     private let declarations: Options
     /// The texts given for each option, by its primary spelling.
@@ -118,31 +119,33 @@ struct ParsedArguments<Options: OptionGroup>: Sendable {
         values[declarations[keyPath: option].info.primary] != nil
     }
 
-    /// Requires between `range` positional arguments, naming what is missing or extra.
-    func expectPositionals(_ range: ClosedRange<Int>) throws {
-        if positionals.count < range.lowerBound {
-            let missing = spec.arguments.dropFirst(positionals.count).first?.name ?? "argument"
-            throw UsageError("missing \(missing)", command: spec)
-        }
-        if positionals.count > range.upperBound {
-            throw UsageError("unexpected argument '\(positionals[range.upperBound])'", command: spec)
+    /// A positional argument's value (see ``Argument``); throws a usage error when it is
+    /// missing or not a value it takes.
+    subscript<Value>(dynamicMember argument: KeyPath<Options, Argument<Value>>) -> Value {
+        get throws {
+            let declaration = declarations[keyPath: argument]
+            let declared = Options.argumentDeclarations
+            // Declared in this group: its name is among the group's arguments.
+            let index = declared.firstIndex { $0.name == declaration.info.name }!
+            let texts = declaration.info.isList ? Array(positionals.dropFirst(index)) : Array(positionals.dropFirst(index).prefix(1))
+            guard declaration.info.isList || !texts.isEmpty else { throw UsageError("missing \(declaration.info.name)", command: spec) }
+            do {
+                return try declaration.convert(texts)
+            } catch {
+                throw UsageError(error.message, command: spec)
+            }
         }
     }
 
-    /// The poster id in positional `index`.
-    func posterID(at index: Int) throws -> Int64 {
-        let text = positionals[index]
-        guard let id = Int64(text), id >= 1 else {
-            throw UsageError("'\(text)' is not a poster id (a whole number from 1)", command: spec)
+    /// Requires the positional arguments the command declares (see ``Argument``): each of
+    /// them, and no more unless the last takes a list; names what is missing or extra.
+    func expectPositionals() throws {
+        let declared = Options.argumentDeclarations
+        if positionals.count < declared.filter({ !$0.isList }).count {
+            throw UsageError("missing \(declared[positionals.count].name)", command: spec)
         }
-        return id
-    }
-
-    /// The side (1 or 2) in positional `index`; `what` names it in the error.
-    func side(at index: Int, what: String) throws -> VoteSide {
-        guard let side = Int(positionals[index]).flatMap(VoteSide.init(rawValue:)) else {
-            throw UsageError("\(what) must be 1 or 2, not '\(positionals[index])'", command: spec)
+        if declared.last?.isList != true && positionals.count > declared.count {
+            throw UsageError("unexpected argument '\(positionals[declared.count])'", command: spec)
         }
-        return side
     }
 }

@@ -34,7 +34,7 @@ struct BackendUnderTest: Sendable, CustomTestStringConvertible {
     func board(_ store: TemporaryStore, limits: ImageLimits = ImageLimits(), live: LiveFeeds.Options = LiveFeeds.Options()) throws -> Board
     {
         Board(
-            store.configuration(limits: limits, live: live), store: try make(store.path), blobs: BlobStore(root: store.path + "/blobs"))
+            store.configuration(limits: limits, live: live), store: try make(store.path), blobs: BlobStore(storeFolder: store.path))
     }
 }
 

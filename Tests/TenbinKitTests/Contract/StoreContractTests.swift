@@ -114,7 +114,7 @@ import Testing
         // A window long enough that the votes below, queued one after another, share a batch
         // (a bound for a loaded machine: queueing six votes takes microseconds).
         configuration.voteBatching = VoteBatcher.Options(window: .seconds(2))
-        let board = Board(configuration, store: try backend.make(store.path), blobs: BlobStore(root: store.path + "/blobs"))
+        let board = Board(configuration, store: try backend.make(store.path), blobs: BlobStore(storeFolder: store.path))
         let posters = try board.quickPost([("live", []), ("deleted", []), ("also live", [])])
         try board.delete(id: posters[1].id)
         let results = Locked<[Int64: [Result<Poster, any Error>]]>([:])

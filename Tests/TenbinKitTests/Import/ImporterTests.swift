@@ -45,7 +45,7 @@ import Testing
     @Test func aDryRunWritesNothingNotEvenTheStoreFolder() async throws {
         let scratch = try TemporaryStore()
         let path = "\(scratch.path)/never-made"
-        let board = try Board(Board.Configuration(storePath: path), create: false)
+        let board = try Board(folder: path, create: false)
         let (report, _) = try await run(samples, into: board, ImportOptions(dryRun: true))
         #expect((report.imported, report.skipped, report.failed) == (10, 0, 0))
         #expect(report.items.allSatisfy { $0.id == nil })
@@ -196,7 +196,7 @@ import Testing
         let images = try ["01-cats-or-dogs/1-cat.jpg", "01-cats-or-dogs/2-dog.jpg"].map {
             try board.prepareImport(Fixtures.sample($0), writing: true, memo: memo)
         }
-        try BlobStore(root: "\(store.path)/blobs").remove(images[0].stored.digest)
+        try BlobStore(storeFolder: store.path).remove(images[0].stored.digest)
         let poster = NewPoster(contents: "", hashtags: [], images: images.map(\.stored), sources: images.map(\.prepared.source))
         #expect(try board.commitImport([poster, poster], images: images) == [.inserted(1), .existing(1)])
         #expect(try board.check().isSound)

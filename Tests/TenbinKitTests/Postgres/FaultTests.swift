@@ -12,7 +12,7 @@ import Testing
 @Suite(.enabled(if: TestPostgres.isAvailable), .serialized, .timeLimit(.minutes(10)))
 struct PostgresFaultTests {
     static func board(_ folder: TemporaryStore, url: String) throws -> Board {
-        Board(folder.configuration(), store: try PostgresStore(url: url, poolSize: 4), blobs: BlobStore(root: folder.path + "/blobs"))
+        Board(folder.configuration(), store: try PostgresStore(url: url, poolSize: 4), blobs: BlobStore(storeFolder: folder.path))
     }
 
     @Test func votesDuringARestartFailAsUnavailableThenSucceedAndNoneIsLost() async throws {

@@ -10,7 +10,7 @@ struct PostgresImportTests {
     @Test func theIdentityLookupUsesTheIdentityIndexEvenWithStatisticsOfAnEmptyBoard() throws {
         let folder = try TemporaryStore()
         let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
-        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
         _ = try board.quickPost("first")
         // Statistics of a board of one poster, then a board filling up (as an import into a
         // new board does, faster than autovacuum analyzes it): every poster shares its images.

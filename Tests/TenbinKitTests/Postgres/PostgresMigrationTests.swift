@@ -41,7 +41,7 @@ struct PostgresMigrationTests {
             #expect(try upgraded.schemaVersion() == PostgresSchema.latestVersion)
             #expect(try upgraded.migrate().isEmpty)
             let folder = try TemporaryStore()
-            let board = Board(folder.configuration(), store: upgraded, blobs: BlobStore(root: folder.path + "/blobs"))
+            let board = Board(folder.configuration(), store: upgraded, blobs: BlobStore(storeFolder: folder.path))
             #expect(try board.posters().map(\.hashtags) == tagged.reversed().map(\.1), "version \(version)")
             #expect(try board.search(query: "ab東").map(\.id) == [3, 2, 1])
             #expect(try board.search(query: "tag").map(\.id) == [1])
@@ -73,7 +73,7 @@ struct PostgresMigrationTests {
     @Test func checkNamesAPosterWhoseHashtagsAreNotAListOfTags() throws {
         let folder = try TemporaryStore()
         let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
-        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
         let posters = try board.quickPost([("a", ["x"]), ("b", ["y"]), ("c", [])])
         #expect(try store.integrityProblems().isEmpty)
         try store.pool.withConnection { connection in

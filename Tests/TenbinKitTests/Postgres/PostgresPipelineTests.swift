@@ -19,8 +19,8 @@ struct PostgresPipelineTests {
         let url = try TestPostgres.freshDatabase()
         let store = try PostgresStore(url: url, poolSize: 1)
         let other = try PostgresStore(url: url, poolSize: 1, migrate: false)
-        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
-        let writer = Board(folder.configuration(), store: other, blobs: BlobStore(root: folder.path + "/blobs"))
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
+        let writer = Board(folder.configuration(), store: other, blobs: BlobStore(storeFolder: folder.path))
         _ = try board.quickPost("first")
         for round in 0..<3 {
             // The first statement prepared (count), then unprepared (blobRows).
@@ -107,7 +107,7 @@ struct PostgresPipelineTests {
     @Test func aReadThatThrowsRollsBackAndTheConnectionServesTheNextRead() throws {
         let folder = try TemporaryStore()
         let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
-        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
         _ = try board.quickPost("東京")
         struct Stop: Error {}
         #expect(throws: Stop.self) {

@@ -11,7 +11,7 @@ struct PostgresReadTests {
         let folder = try TemporaryStore()
         let url = try TestPostgres.freshDatabase()
         let store = try PostgresStore(url: url, poolSize: 1)
-        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
         for number in 0..<5 { _ = try board.quickPost("poster \(number)", hashtags: ["tag\(number)"]) }
         let viaTransaction = try store.read { try $0.page(order: .new, after: nil, offset: 0, limit: 3) }
         for _ in 0..<3 {
@@ -34,7 +34,7 @@ struct PostgresReadTests {
     @Test func aSingleReadThatRunsASecondStatementFailsAndLeavesTheConnectionUsable() throws {
         let folder = try TemporaryStore()
         let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
-        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
         _ = try board.quickPost("one")
         let error = try #require(throws: PostgresError.self) {
             try store.readSingle { reading in
@@ -50,7 +50,7 @@ struct PostgresReadTests {
     @Test func aSearchPreparesItsPosterReadInsideItsTransactionAndSurvivesASessionThatLostIt() throws {
         let folder = try TemporaryStore()
         let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
-        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
         // A word of three characters: candidates rechecked, so the posters are a second
         // statement of the read (words of 1–2 characters are one statement, outside any).
         for number in 0..<5 { _ = try board.quickPost("東京タワー \(number)") }

@@ -11,7 +11,7 @@ struct PostgresSearchTests {
     @Test func wordsCommonAndRareAreFoundAcrossIdWindowsAsTheScanFindsThem() throws {
         let folder = try TemporaryStore()
         let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
-        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
         // 600 posters: ids from 1 to about 60,000 (gaps of up to 400 ids), then 300 posters in
         // a row (more than the walk reads), so words common and rare are asked for windows of
         // every kind.
@@ -74,7 +74,7 @@ struct PostgresSearchTests {
     @Test func wordsOfOneOrTwoCharactersAreAnsweredByTheIndexAloneAsSQLiteAnswersThem() throws {
         let folder = try TemporaryStore()
         let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
-        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
         let sqliteFolder = try TemporaryStore()
         let sqlite = try BackendUnderTest.all[0].board(sqliteFolder)
         // Width and kana folded (ﾈｺ, ｶﾞ, ＡＢ), a ligature that folds to two letters, a
@@ -125,7 +125,7 @@ struct PostgresSearchTests {
     @Test func theExactSearchFunctionsWindowsOfEverySizeFindWhatTheScanFinds() throws {
         let folder = try TemporaryStore()
         let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
-        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
         _ = try board.quickPost("")  // the stand-in images' blob rows
         // 5,000 posters 200 ids apart up to about id 1,000,000, then 1,000 in a row: words of
         // every frequency, so the function's walk, windows of 256, 2,048 and (terms qualified
@@ -180,7 +180,7 @@ struct PostgresSearchTests {
     @Test func theWalkByVotesFindsLongKeysEditedKeysAndCursorsAsTheScanFindsThem() throws {
         let folder = try TemporaryStore()
         let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
-        let board = Board(folder.configuration(), store: store, blobs: BlobStore(root: folder.path + "/blobs"))
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
         // Ids from 100,001: the newest keys, all holding ね, promise far more than 8,000
         // matches, so popular order walks the posters by votes rather than gathering them.
         _ = try board.quickPost("")

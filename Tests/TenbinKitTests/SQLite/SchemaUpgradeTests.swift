@@ -56,7 +56,7 @@ import Testing
     @Test func aSchema2StoreUpgradesInPlaceAndSearchesDeletesAndChecksAsBefore() throws {
         let folder = try TemporaryStore()
         try makeSchema2Store(in: folder)
-        let board = try Board(Board.Configuration(storePath: folder.path), create: false)
+        let board = try Board(folder: folder.path, create: false)
         #expect(try Migrations.version(of: Database(path: "\(folder.path)/tenbin.sqlite", mode: .readWrite)) == Migrations.steps.count)
         for (query, ids) in [("きのこ", [1]), ("たけのこ", [1]), ("菓", [1]), ("夏 海", [2]), ("タワー", [3]), ("京", [3]), ("山", [2]), ("空", [])] {
             #expect(try board.search(query: query).map(\.id) == ids.map(Int64.init), "\(query)")
@@ -79,7 +79,7 @@ import Testing
             try db.execute("PRAGMA foreign_keys = OFF; DELETE FROM blob WHERE digest = '\(Self.digests[2])'")
         }
         #expect(throws: StoreError(.damaged("poster 2 references an image with no blob row; it cannot be upgraded"), at: folder.path)) {
-            _ = try Board(Board.Configuration(storePath: folder.path), create: false).count()
+            _ = try Board(folder: folder.path, create: false).count()
         }
         let db = try Database(path: "\(folder.path)/tenbin.sqlite", mode: .readWrite)
         #expect(try Migrations.version(of: db) == 2)

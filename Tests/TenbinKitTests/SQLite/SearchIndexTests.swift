@@ -18,7 +18,7 @@ import Testing
         init(searchMergeStep: Int = SQLiteSession.searchMergeStep) throws {
             folder = try TemporaryStore()
             store = try SQLiteStore(folder: folder.path, create: true, searchMergeStep: searchMergeStep)
-            board = Board(Board.Configuration(storePath: folder.path), store: store, blobs: BlobStore(root: "\(folder.path)/blobs"))
+            board = Board(Board.Configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
         }
 
         static let images = ["a", "b"].map { character in
@@ -204,7 +204,7 @@ import Testing
                 PRAGMA user_version = 1;
                 """)
         }
-        let board = try Board(Board.Configuration(storePath: folder.path), create: false)
+        let board = try Board(folder: folder.path, create: false)
         #expect(try board.search(query: "きのこ").map(\.id) == [1])
         #expect(try board.search(query: "夏 海").map(\.id) == [2])
         #expect(try board.store.read { try $0.searchEntries(ids: [2]) }.map(\.key) == ["海と山\n夏"])

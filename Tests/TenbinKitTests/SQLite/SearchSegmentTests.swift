@@ -214,7 +214,7 @@ import Testing
         // Another process (a default store on the same folder) sees the merge under way,
         // answers from it, and finishes it in its next write.
         let other = try SQLiteStore(folder: s.folder.path, create: false)
-        let board = Board(Board.Configuration(storePath: s.folder.path), store: other, blobs: BlobStore(root: "\(s.folder.path)/blobs"))
+        let board = Board(Board.Configuration(), store: other, blobs: BlobStore(storeFolder: s.folder.path))
         #expect(try board.search(query: "途中", limit: Int.max).count == 350)
         _ = try board.quickPost([("次", [])], images: SearchStore.images)
         #expect(try Self.merges(s).isEmpty)
@@ -236,7 +236,7 @@ import Testing
         let upgraded = try SQLiteStore(folder: s.folder.path, create: false)
         #expect(try Self.levels(s) == [0: 2, 1: 1])
         #expect(try Self.merges(s).isEmpty)
-        let board = Board(Board.Configuration(storePath: s.folder.path), store: upgraded, blobs: BlobStore(root: "\(s.folder.path)/blobs"))
+        let board = Board(Board.Configuration(), store: upgraded, blobs: BlobStore(storeFolder: s.folder.path))
         #expect(try board.search(query: "猫", limit: 100).map(\.id) == ids.reversed())
         #expect(try upgraded.integrityProblems() == [])
     }

@@ -20,7 +20,7 @@ final class TemporaryStore {
         limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(), create: Bool = true,
         live: LiveFeeds.Options = LiveFeeds.Options()
     ) throws -> Board {
-        try Board(configuration(limits: limits, encoding: encoding, live: live), create: create)
+        try Board(folder: path, configuration: configuration(limits: limits, encoding: encoding, live: live), create: create)
     }
 
     /// The configuration of this store's boards, with a fixed clock.
@@ -28,7 +28,7 @@ final class TemporaryStore {
         limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(), live: LiveFeeds.Options = LiveFeeds.Options()
     ) -> Board.Configuration {
         Board.Configuration(
-            storePath: path, limits: limits, encoding: encoding, now: { Timestamp(secondsSince1970: 1_764_450_000) }, live: live)
+            limits: limits, encoding: encoding, now: { Timestamp(secondsSince1970: 1_764_450_000) }, live: live)
     }
 }
 

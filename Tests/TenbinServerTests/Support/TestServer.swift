@@ -29,7 +29,7 @@ final class TestServer: Sendable {
         configuration.threads = 1
         configuration.boardThreads = 2
         configure(&configuration)
-        board = try Board(Board.Configuration(storePath: folder), create: true)
+        board = try Board(folder: folder, create: true)
         app = Application(configuration: configuration, gateway: BoardGateway(board: board))
         router = Router(app: app, routes: app.routes)
         self.peer = peer

@@ -23,7 +23,7 @@ enum ServeCommand: Command {
     struct Options: OptionGroup {
         var listen = Option.text(
             ["--listen"], value: "HOST:PORT",
-            help: "Address to listen on; port 0 picks one; a host name must resolve to loopback (localhost).",
+            help: "Address to listen on; port 0 picks one; localhost works.",
             default: ServerConfiguration().listen)
         var adminTokenFile = Option.text(
             ["--admin-token-file"], value: "FILE", help: "Enables PATCH and DELETE for requests bearing the token in FILE.")
@@ -126,10 +126,7 @@ final class SignalSource: Sendable {
     private let source: Locked<(any DispatchSourceSignal)?> = Locked(nil)
 
     init(_ number: Int32, handler: @escaping @Sendable () -> Void) {
-        _ = signal(number, SIG_IGN)  // the dispatch source receives it instead; cannot fail for a catchable signal
-        let made = DispatchSource.makeSignalSource(signal: number, queue: DispatchQueue(label: "tenbin.signal"))
-        made.setEventHandler(handler: handler)
-        made.resume()
+        let made = SignalHandler.install(number, handler)
         source.withLock { $0 = made }
     }
 

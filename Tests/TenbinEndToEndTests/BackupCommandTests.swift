@@ -132,6 +132,29 @@ struct BackupCommandTests {
         #expect(object["blobRowsSkipped"] as? Int == 0 && object["milliseconds"] is Int)
     }
 
+    /// /dev/shm, when it is another file system than the temporary folder (it is a tmpfs).
+    static let otherFileSystem: String? = {
+        var shm = stat()
+        var temporary = stat()
+        guard stat("/dev/shm", &shm) == 0, stat(NSTemporaryDirectory(), &temporary) == 0, shm.st_dev != temporary.st_dev,
+            access("/dev/shm", W_OK) == 0
+        else { return nil }
+        return "/dev/shm"
+    }()
+
+    @Test(.enabled(if: otherFileSystem != nil)) func aBackupOnAnotherFileSystemCopiesTheImagesAndChecksClean() throws {
+        let folder = try ScratchFolder()
+        let (source, _) = try CopyCommandTests.board(folder, count: 6)
+        let destination = (Self.otherFileSystem ?? "") + "/tenbin-backup-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: destination) }
+        let run = try Tenbin.run(["backup", "--to", destination, "--json"], store: source)
+        #expect(run.status == 0, "\(run.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: run.stdoutBytes) as? [String: Any])
+        #expect(object["files"] as? [String: Int] == ["linked": 0, "copied": 2])
+        let checked = try Tenbin.run(["check"], store: destination)
+        #expect(checked.status == 0 && checked.stdout.contains("4 posters, 2 blobs, all sound"), "\(checked.stdout)\(checked.stderr)")
+    }
+
     @Test func aBackupIsRefusedWhereItCannotGoAndAFailedOneLeavesNothing() throws {
         let folder = try ScratchFolder()
         let (source, _) = try CopyCommandTests.board(folder, count: 4)

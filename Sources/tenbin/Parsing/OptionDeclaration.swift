@@ -24,8 +24,10 @@ extension OptionGroup {
     /// declaration order.
     static var argumentDeclarations: [CommandSpec.Argument] {
         let arguments = declared.arguments
-        // Broken invariant of a declaration: only the last argument may take a list.
+        // Broken invariants of a declaration: only the last argument may take a list, and each
+        // has its own name (a command's arguments are found by it).
         precondition(arguments.dropLast().allSatisfy { !$0.isList }, "\(Self.self): only the last argument may be a list")
+        precondition(Set(arguments.map(\.name)).count == arguments.count, "\(Self.self): two arguments share a name")
         return arguments
     }
 

@@ -125,7 +125,8 @@ struct ParsedArguments<Options: OptionGroup>: Sendable {
         get throws {
             let declaration = declarations[keyPath: argument]
             let declared = Options.argumentDeclarations
-            // Declared in this group: its name is among the group's arguments.
+            // Declared in this group, under a name no other argument has (checked where they
+            // are collected): it is among the group's arguments.
             let index = declared.firstIndex { $0.name == declaration.info.name }!
             let texts = declaration.info.isList ? Array(positionals.dropFirst(index)) : Array(positionals.dropFirst(index).prefix(1))
             guard declaration.info.isList || !texts.isEmpty else { throw UsageError("missing \(declaration.info.name)", command: spec) }

@@ -10,8 +10,10 @@ BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libcha
 # browser with Japanese fonts for the web page, wrk and nginx for the serve benchmark).
 TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time chafa webp libheif-examples \
 	chromium chromium-driver python3-selenium fonts-ipafont-gothic wrk nginx-light postgresql dosfstools exfatprogs exfat-fuse
+# Linters for the web page's script and style sheet (scripts/lint-web.sh); both work offline.
+LINT_PACKAGES = eslint node-css-tree
 
-.PHONY: all build deps tool-deps demo serve-demo test lint bench install clean sample-images fuzz sanitize
+.PHONY: all build deps tool-deps lint-deps demo serve-demo test lint bench install clean sample-images fuzz sanitize
 
 all: build
 
@@ -21,6 +23,9 @@ deps:
 
 tool-deps:
 	@scripts/ensure-packages.sh $(TOOL_PACKAGES)
+
+lint-deps:
+	@scripts/ensure-packages.sh $(LINT_PACKAGES)
 
 build: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product tenbin
@@ -39,8 +44,11 @@ test: deps tool-deps
 	scripts/test-summary.sh $(SWIFT) test --skip-build --filter BrowserTests
 	$(MAKE) lint
 
-lint:
+# Swift formatting, then app.js, app.css and icon.svg (after checking that the linters catch
+# planted breaks in copies of them).
+lint: lint-deps
 	$(SWIFT) format lint --strict -r Sources Tests
+	scripts/lint-web.sh --self-test
 
 bench: deps tool-deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product tenbin

@@ -57,11 +57,18 @@ let package = Package(
             dependencies: ["TenbinKit", "CLibPQ"],
             path: "Sources/TenbinPostgres"
         ),
-        // `tenbin serve`: HTTP on libmicrohttpd over any backend's Board.
+        // `tenbin serve`: HTTP on libmicrohttpd over any backend's Board. The web page's script,
+        // style sheet and icon are real files, compiled into the binary as byte arrays
+        // (`PackageResources.app_js`, …): no bundle to find at run time, no Foundation.
         .target(
             name: "TenbinServer",
             dependencies: ["TenbinKit", "CMicroHTTPD", "CZlib"],
-            path: "Sources/TenbinServer"
+            path: "Sources/TenbinServer",
+            resources: [
+                .embedInCode("Web/Static/app.js"),
+                .embedInCode("Web/Static/app.css"),
+                .embedInCode("Web/Static/icon.svg"),
+            ]
         ),
         .executableTarget(
             name: "tenbin",
@@ -76,19 +83,21 @@ let package = Package(
         ),
         // The core's tests, the SQLite backend's own, and the contract suite every backend
         // passes (Contract/), with an in-memory backend that proves the seam complete.
+        // Whether the PostgreSQL tests run, for every test target (see its file).
+        .target(name: "TestPostgresServer", path: "Tests/TestPostgresServer"),
         .testTarget(
             name: "TenbinKitTests",
-            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinPostgres"],
+            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinPostgres", "TestPostgresServer"],
             path: "Tests/TenbinKitTests"
         ),
         .testTarget(
             name: "TenbinServerTests",
-            dependencies: ["TenbinServer", "tenbin"],
+            dependencies: ["TenbinServer", "TenbinSQLite"],
             path: "Tests/TenbinServerTests"
         ),
         .testTarget(
             name: "TenbinEndToEndTests",
-            dependencies: ["tenbin"],
+            dependencies: ["tenbin", "TestPostgresServer"],
             path: "Tests/TenbinEndToEndTests"
         ),
     ],

@@ -66,6 +66,7 @@
     X(char *, PQcmdTuples, (PGresult * res), (res))                                                     \
     X(int, PQntuples, (const PGresult *res), (res))                                                     \
     X(int, PQfformat, (const PGresult *res, int field), (res, field))                                   \
+    X(char *, PQfname, (const PGresult *res, int field), (res, field))                                  \
     X(char *, PQgetvalue, (const PGresult *res, int row, int field), (res, row, field))                 \
     X(int, PQgetlength, (const PGresult *res, int row, int field), (res, row, field))                   \
     X(int, PQgetisnull, (const PGresult *res, int row, int field), (res, row, field))

@@ -16,12 +16,15 @@ struct MHD_Daemon *tb_http_start(const struct tb_http_options *options) {
         {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)options->timeout_seconds, NULL},
         {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)options->memory_limit, NULL},
         {MHD_OPTION_LISTEN_BACKLOG_SIZE, (intptr_t)options->backlog, NULL},
-        // 0: SO_REUSEADDR only (a restart binds at once past TIME_WAIT). Never 1, which adds
-        // SO_REUSEPORT: a second server on a port in use would then start and take half of the
+        // MHD_OPTION_LISTENING_ADDRESS_REUSE is left out on purpose. Not given, libmicrohttpd
+        // sets SO_REUSEADDR alone, so a restart binds at once although the old process's
+        // connections linger in TIME_WAIT or FIN_WAIT2. Given as 0 it means "off" (no
+        // SO_REUSEADDR: a restart then failed to bind for about 60 s); given as 1 it adds
+        // SO_REUSEPORT, and a second server on a port in use would start and take half of the
         // first one's connections instead of failing with "Address already in use".
-        {MHD_OPTION_LISTENING_ADDRESS_REUSE, 0, NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)options->completed, options->completed_context},
         {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)options->uri_logger, options->uri_logger_context},
+        {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)options->notify_connection, options->notify_connection_context},
         {MHD_OPTION_END, 0, NULL},
     };
     tb_mhd_require("MHD_start_daemon");

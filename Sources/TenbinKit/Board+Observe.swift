@@ -18,6 +18,14 @@ extension Board {
     public func changeVersion() throws -> StoreVersion {
         try store.changes.currentVersion()
     }
+
+    /// Returns once the store may have changed since `version` (a commit by any process),
+    /// with the new version; waits as live feeds do (``LiveFeeds/Options``). Cancelling the
+    /// calling task ends the wait with `CancellationError`. A server pushes these into what it
+    /// caches instead of asking for the version on every request.
+    public func nextChange(after version: StoreVersion) async throws -> StoreVersion {
+        try await store.changes.nextChange(after: version, interval: configuration.live.interval, clock: configuration.live.clock)
+    }
 }
 
 extension Board {
@@ -28,5 +36,21 @@ extension Board {
     /// and removes it). Reads and writes still work; observing throws ``FeedError/closed``.
     public func close() async {
         await live.close()
+    }
+}
+
+extension Board {
+    /// Throws unless the board can take a write now: the store answers and the blob folder
+    /// exists and takes a probe write (see ``BlobStoring/checkWritable(creating:)``). With
+    /// `creating`, a store's blob folder that does not exist yet is made.
+    public func checkReady(creating: Bool = false) throws {
+        _ = try count()
+        try checkBlobFolder(creating: creating)
+    }
+
+    /// Throws unless the blob folder exists (made first with `creating`, when its parent
+    /// does) and takes a probe write.
+    public func checkBlobFolder(creating: Bool) throws {
+        try blobs.checkWritable(creating: creating)
     }
 }

@@ -112,15 +112,4 @@ public final class ConnectionPool: @unchecked Sendable {
         _ = pthread_cond_signal(condition)
         _ = pthread_mutex_unlock(mutex)
     }
-
-    /// Closes every idle connection (a lent one closes when returned broken or the pool goes).
-    public func closeIdle() {
-        _ = pthread_mutex_lock(mutex)
-        let closing = idle
-        open -= idle.count
-        idle.removeAll()
-        _ = pthread_cond_broadcast(condition)
-        _ = pthread_mutex_unlock(mutex)
-        _ = closing
-    }
 }

@@ -26,7 +26,7 @@ extension PostgresSession {
                 .textArray(posters.map { Self.hex($0.contents) }),
             ])
         var candidates = Array(repeating: [Int64](), count: posters.count)
-        for row in 0..<rows.count { candidates[rows.int(row, 0) - 1].append(rows.int64(row, 1)) }
+        for row in 0..<rows.count { try candidates[rows.int(row, 0) - 1].append(rows.int64(row, 1)) }
         return candidates
     }
 

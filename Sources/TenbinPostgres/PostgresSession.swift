@@ -119,7 +119,7 @@ final class PostgresSession: StoreWriting {
     func posterIDs(using digest: Digest) throws -> [Int64] {
         let rows = try select(
             "SELECT id FROM poster WHERE image1 = $1 UNION SELECT id FROM poster WHERE image2 = $1 ORDER BY 1", [.text(digest.hex)])
-        return (0..<rows.count).map { rows.int64($0, 0) }
+        return try (0..<rows.count).map { try rows.int64($0, 0) }
     }
 
     func posterIDs(image1: Digest, image2: Digest, contents: String) throws -> [Int64] {
@@ -131,7 +131,7 @@ final class PostgresSession: StoreWriting {
             SELECT id FROM poster WHERE \(key) = \(PostgresSchema.identityKey("$1::text", "$2::text", "$3::bytea"))
             AND image1 || image2 = $1::text || $2::text AND contents = $3::bytea ORDER BY id
             """, [.text(image1.hex), .text(image2.hex), .utf8(contents)])
-        return (0..<rows.count).map { rows.int64($0, 0) }
+        return try (0..<rows.count).map { try rows.int64($0, 0) }
     }
 
     // MARK: Search
@@ -209,7 +209,7 @@ final class PostgresSession: StoreWriting {
                 """, [.textArray(windows[0]), .textArray(windows[1]), .int(cursor)] + prefixes.parameters)
             guard try visitAll(rows, visit) else { return }
             // A full batch: the windows hold more below its last key, read next from there.
-            let next = rows.count == sent ? rows.int64(rows.count - 1, 0) : max(0, (upper - 1) << size)
+            let next = try rows.count == sent ? rows.int64(rows.count - 1, 0) : max(0, (upper - 1) << size)
             found += Double(rows.count)
             covered += Double(cursor - next)
             cursor = next
@@ -228,7 +228,7 @@ final class PostgresSession: StoreWriting {
                 ORDER BY k.poster_id + 0 DESC LIMIT \(batch)) AS w ORDER BY w.poster_id DESC
                 """, [.textArray(exact), .int(cursor)] + rest.parameters)
             guard try visitAll(rows, visit), rows.count == batch else { return }
-            cursor = rows.int64(rows.count - 1, 0)
+            cursor = try rows.int64(rows.count - 1, 0)
             batch = 4096
         }
     }
@@ -251,12 +251,12 @@ final class PostgresSession: StoreWriting {
             """, [.int(cursor)])
         var candidates = 0
         for row in 0..<rows.count {
-            let entry = SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))
+            let entry = try SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))
             guard try visit(entry) else { return nil }
             if !pieces.isEmpty && SearchGrams.key(entry.key, holdsEvery: pieces) { candidates += 1 }
         }
         guard rows.count == limit else { return nil }
-        return (rows.int64(0, 0), rows.int64(rows.count - 1, 0), candidates)
+        return try (rows.int64(0, 0), rows.int64(rows.count - 1, 0), candidates)
     }
 
     /// Visits each row (id, key, votes) in order; false once `visit` stops.
@@ -320,7 +320,8 @@ final class PostgresSession: StoreWriting {
             """, [.intArray(ids)])
         var byID: [Int64: SearchEntry] = [:]
         for row in 0..<rows.count {
-            byID[rows.int64(row, 0)] = SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))
+            let entry = try SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))
+            byID[entry.id] = entry
         }
         return ids.compactMap { byID[$0] }
     }
@@ -344,7 +345,7 @@ final class PostgresSession: StoreWriting {
                 FROM poster p\(condition) ORDER BY p.votes DESC, p.id DESC LIMIT \(batch)
                 """, parameters)
             guard try visitAll(rows, visit), rows.count == batch else { return }
-            cursor = FeedPosition(id: rows.int64(rows.count - 1, 0), votes: rows.int(rows.count - 1, 2))
+            cursor = try FeedPosition(id: rows.int64(rows.count - 1, 0), votes: rows.int(rows.count - 1, 2))
             batch = min(batch * 4, 4096)
         }
     }

@@ -17,17 +17,17 @@ extension PostgresStore {
             }
             let missing = try connection.query(
                 "SELECT p.id FROM poster p WHERE NOT EXISTS (SELECT 1 FROM search_key k WHERE k.poster_id = p.id) ORDER BY p.id")
-            problems += (0..<missing.count).map { "poster \(missing.int64($0, 0)) has no search key; search cannot find it" }
+            problems += try (0..<missing.count).map { "poster \(try missing.int64($0, 0)) has no search key; search cannot find it" }
             let images = try connection.query(
                 """
                 SELECT p.id FROM poster p JOIN blob b1 ON b1.digest = p.image1 JOIN blob b2 ON b2.digest = p.image2
                 WHERE (\(Self.imageColumnNames)) IS DISTINCT FROM
                     (\(Self.imageColumns.map { "b\($0.side).\($0.blobColumn)" }.joined(separator: ", "))) ORDER BY p.id
                 """)
-            problems += (0..<images.count).map { "poster \(images.int64($0, 0))'s copies of its images' rows do not match them" }
+            problems += try (0..<images.count).map { "poster \(try images.int64($0, 0))'s copies of its images' rows do not match them" }
             let malformed = try connection.query(
                 "SELECT id FROM poster WHERE array_ndims(hashtags) > 1 OR array_position(hashtags, NULL) IS NOT NULL ORDER BY id")
-            problems += (0..<malformed.count).map { "poster \(malformed.int64($0, 0))'s hashtags are not a list of tags" }
+            problems += try (0..<malformed.count).map { "poster \(try malformed.int64($0, 0))'s hashtags are not a list of tags" }
             var after: Int64 = 0
             while true {
                 let rows = try connection.query(
@@ -37,18 +37,18 @@ extension PostgresStore {
                     """, [.int(after)])
                 guard rows.count > 0 else { break }
                 for row in 0..<rows.count {
-                    let id = rows.int64(row, 0)
+                    let id = try rows.int64(row, 0)
                     let tags = ArrayLiteral.parse(rows.text(row, 2))
                     let key = SearchText.key(contents: rows.bytesAsText(row, 1), hashtags: tags)
                     if rows.text(row, 3) != key {
                         problems.append("poster \(id)'s search key does not match its text")
                     } else if Set(ArrayLiteral.parse(rows.text(row, 4))) != Set(SearchGrams.tokens(forKey: key)) {
                         problems.append("poster \(id)'s search pieces do not match its key")
-                    } else if !rows.bool(row, 5) {
+                    } else if try !rows.bool(row, 5) {
                         problems.append("poster \(id)'s key in the popular index does not match its search key")
                     }
                 }
-                after = rows.int64(rows.count - 1, 0)
+                after = try rows.int64(rows.count - 1, 0)
             }
             return problems
         }

@@ -119,12 +119,7 @@ extension PostgresStore {
             lowest bigint;
             highest bigint;
         BEGIN
-            SELECT count(*) FILTER (WHERE w.key LIKE ALL (patterns)), min(w.poster_id), max(w.poster_id) INTO sampled, lowest, highest
-            FROM (SELECT k.poster_id, k.key FROM search_key k ORDER BY k.poster_id DESC LIMIT 128) w;
-            IF highest IS NULL THEN
-                RETURN ids;
-            END IF;
-            IF sampled * highest / (highest - lowest + 1) < 8000 THEN
+        \(fewMightMatchSQL)
                 OPEN walk NO SCROLL FOR
                     SELECT w.id, w.votes FROM (
                         SELECT p.id, p.votes, p.walk_key FROM poster p WHERE (p.votes, p.id) < (after_votes, after_id)

@@ -205,12 +205,7 @@ extension PostgresStore {
             last_id bigint := after_id;
             large boolean := false;
         BEGIN
-            SELECT count(*) FILTER (WHERE w.key LIKE ALL (patterns)), min(w.poster_id), max(w.poster_id) INTO sampled, lowest, highest
-            FROM (SELECT k.poster_id, k.key FROM search_key k ORDER BY k.poster_id DESC LIMIT 128) w;
-            IF highest IS NULL THEN
-                RETURN ids;
-            END IF;
-            IF sampled * highest / (highest - lowest + 1) < 8000 THEN
+        \(fewMightMatchSQL)
                 hits := \(exactSearchFunction)(terms, words, 9223372036854775807, 0, 2001);
                 IF cardinality(hits) <= 2000 THEN
                     RETURN ARRAY(
@@ -233,6 +228,21 @@ extension PostgresStore {
                 large := true;
             END LOOP;
         END $$
+        """
+
+    /// The estimate both popular searches (schema steps 5 and 6) start with, in PL/pgSQL: the
+    /// newest 128 keys are tested against `patterns`, and the share that matches, scaled to the
+    /// span of ids they cover, says whether few posters (under 8,000) might match. Returns the
+    /// empty `ids` when there are no keys; otherwise opens the `IF` of the few-matches path
+    /// (the caller writes its body and `END IF`). Needs `sampled`, `lowest` and `highest`
+    /// declared as `bigint`.
+    static let fewMightMatchSQL = """
+            SELECT count(*) FILTER (WHERE w.key LIKE ALL (patterns)), min(w.poster_id), max(w.poster_id) INTO sampled, lowest, highest
+            FROM (SELECT k.poster_id, k.key FROM search_key k ORDER BY k.poster_id DESC LIMIT 128) w;
+            IF highest IS NULL THEN
+                RETURN ids;
+            END IF;
+            IF sampled * highest / (highest - lowest + 1) < 8000 THEN
         """
 
     /// `words` as `LIKE` patterns matching any text that contains the word (`\`, `%` and `_`
@@ -292,7 +302,7 @@ extension PostgresStore {
                 FROM poster p WHERE p.id > $1 ORDER BY p.id LIMIT 1000
                 """, [.int(after)])
             guard rows.count > 0 else { return }
-            let ids = (0..<rows.count).map { rows.int64($0, 0) }
+            let ids = try (0..<rows.count).map { try rows.int64($0, 0) }
             let texts = (0..<rows.count).map {
                 (contents: rows.bytesAsText($0, 1), hashtags: rows.isNull($0, 2) ? [] : ArrayLiteral.parse(rows.text($0, 2)))
             }

@@ -252,11 +252,11 @@ public final class PostgresStore: StoreBackend {
     }
 
     static func decodePoster(_ rows: Rows, _ row: Int) throws -> Poster {
-        Poster(
+        try Poster(
             id: rows.int64(row, 0), contents: rows.bytesAsText(row, 1),
             hashtags: rows.textArray(row, 15),
             good1: rows.int(row, 2), good2: rows.int(row, 3), createdAt: Timestamp(secondsSince1970: rows.int64(row, 4)),
-            images: [try decodeImage(rows, row, from: 5), try decodeImage(rows, row, from: 10)])
+            images: [decodeImage(rows, row, from: 5), decodeImage(rows, row, from: 10)])
     }
 
     static func decodeImage(_ rows: Rows, _ row: Int, from column: Int, target: ConnectionTarget? = nil) throws -> StoredImage {
@@ -264,7 +264,7 @@ public final class PostgresStore: StoreBackend {
         guard let digest = Digest(hex: text), let format = ImageFormat(rawValue: rows.text(row, column + 1)) else {
             throw PostgresError(kind: .internal, sqlState: nil, message: "blob row \(text) is malformed", target: target?.description ?? "")
         }
-        return StoredImage(
+        return try StoredImage(
             digest: digest, format: format, width: rows.int(row, column + 2), height: rows.int(row, column + 3),
             bytes: rows.int(row, column + 4))
     }

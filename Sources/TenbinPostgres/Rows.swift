@@ -1,12 +1,15 @@
 import CLibPQ
+import TenbinKit
 
 /// The rows of one query's result, the only owner of libpq's result (freed in `deinit`).
 ///
 /// Values come in libpq's text format, or in its binary format where the query asked for it
 /// (``Connection/query(_:_:binary:)``): the hot reads, which then skip parsing digits, hex
 /// and array literals. Each accessor reads either format of the types tenbin's schema uses
-/// (`bigint`, `integer`, `boolean`, `text`, `bytea`, `text[]`). A row or column out of range,
-/// or a binary column of another type, is a bug in the query that asked for it, not bad data.
+/// (`bigint`, `integer`, `boolean`, `text`, `bytea`, `text[]`). Integers and booleans decode
+/// or throw ``RowDecodingError`` naming the column and row (NULL is never read as 0 or
+/// false); text reads NULL as empty. A row or column out of range is a bug in the query that
+/// asked for it, not bad data.
 public final class Rows {
     private let result: OpaquePointer
     /// How many rows there are.
@@ -21,7 +24,8 @@ public final class Rows {
         let digits = UnsafeRawPointer(PQcmdTuples(result)!).assumingMemoryBound(to: UInt8.self)
         var length = 0
         while digits[length] != 0 { length += 1 }
-        self.changes = Int(Self.decimal(UnsafeBufferPointer(start: digits, count: length)))
+        // Empty for a statement without a count: none changed.
+        self.changes = Int(Self.integer(UnsafeBufferPointer(start: digits, count: length)) ?? 0)
     }
 
     deinit {
@@ -50,14 +54,10 @@ public final class Rows {
         String(decoding: value(row, column), as: UTF8.self)
     }
 
-    /// A text value, or nil for NULL.
-    public func optionalText(_ row: Int, _ column: Int) -> String? {
-        isNull(row, column) ? nil : text(row, column)
-    }
-
-    /// An integer value (NULL or non-numeric reads as 0).
-    public func int64(_ row: Int, _ column: Int) -> Int64 {
-        let bytes = value(row, column)
+    /// An integer value; throws ``RowDecodingError`` for NULL or anything that is not an
+    /// integer of `bigint`'s range.
+    public func int64(_ row: Int, _ column: Int) throws(RowDecodingError) -> Int64 {
+        let bytes = try present(row, column, expected: "an integer")
         if isBinary(column) {
             // Network byte order, as wide as the column's type.
             let raw = UnsafeRawBufferPointer(bytes)
@@ -65,30 +65,58 @@ public final class Rows {
             case 8: return Int64(bigEndian: raw.loadUnaligned(as: Int64.self))
             case 4: return Int64(Int32(bigEndian: raw.loadUnaligned(as: Int32.self)))
             case 2: return Int64(Int16(bigEndian: raw.loadUnaligned(as: Int16.self)))
-            default: return 0
+            default: throw mismatch(row, column, expected: "an integer", found: "a binary value of \(bytes.count) bytes")
             }
         }
-        return Self.decimal(bytes)
-    }
-
-    /// A decimal integer's text, optionally negative; parsing stops at the first non-digit.
-    private static func decimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64 {
-        let negative = bytes.first == UInt8(ascii: "-")
-        var value: Int64 = 0
-        for byte in bytes.dropFirst(negative ? 1 : 0) {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { break }
-            value = value &* 10 &+ Int64(byte - UInt8(ascii: "0"))
+        guard let value = Self.integer(bytes) else {
+            throw mismatch(row, column, expected: "an integer", found: "'\(String(decoding: bytes.prefix(40), as: UTF8.self))'")
         }
-        return negative ? -value : value
+        return value
     }
 
-    /// An integer value as `Int`.
-    public func int(_ row: Int, _ column: Int) -> Int { Int(int64(row, column)) }
+    /// A decimal integer's text, optionally negative: nil unless it is all digits and fits.
+    private static func integer(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        let negative = bytes.first == UInt8(ascii: "-")
+        let digits = bytes.dropFirst(negative ? 1 : 0)
+        guard !digits.isEmpty else { return nil }
+        var value: Int64 = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            // Accumulated negatively, so Int64.min's digits fit too.
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) = times.subtractingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !overflow, !overflow2 else { return nil }
+            value = next
+        }
+        if negative { return value }
+        return value == Int64.min ? nil : -value
+    }
 
-    /// A boolean value (`t`, or a nonzero byte in binary format).
-    public func bool(_ row: Int, _ column: Int) -> Bool {
-        guard let first = value(row, column).first else { return false }
-        return isBinary(column) ? first != 0 : first == UInt8(ascii: "t")
+    /// An integer value as `Int`; throws as ``int64(_:_:)`` does.
+    public func int(_ row: Int, _ column: Int) throws(RowDecodingError) -> Int { Int(try int64(row, column)) }
+
+    /// A boolean value (`t` or `f`, or one byte in binary format); throws
+    /// ``RowDecodingError`` for NULL or anything else.
+    public func bool(_ row: Int, _ column: Int) throws(RowDecodingError) -> Bool {
+        let bytes = try present(row, column, expected: "a boolean")
+        if isBinary(column), bytes.count == 1 { return bytes[0] != 0 }
+        if !isBinary(column), bytes.count == 1, bytes[0] == UInt8(ascii: "t") || bytes[0] == UInt8(ascii: "f") {
+            return bytes[0] == UInt8(ascii: "t")
+        }
+        throw mismatch(row, column, expected: "a boolean", found: "'\(String(decoding: bytes.prefix(40), as: UTF8.self))'")
+    }
+
+    /// The value's bytes; throws when it is NULL.
+    private func present(_ row: Int, _ column: Int, expected: String) throws(RowDecodingError) -> UnsafeBufferPointer<UInt8> {
+        guard !isNull(row, column) else { throw mismatch(row, column, expected: expected, found: "NULL") }
+        return value(row, column)
+    }
+
+    /// The error for a value that is not what the query's reader expects.
+    private func mismatch(_ row: Int, _ column: Int, expected: String, found: String) -> RowDecodingError {
+        // libpq returns NULL only for a column number out of range, a bug of the caller's.
+        let name = PQfname(result, Int32(column)).map { String(cString: $0) } ?? "#\(column + 1)"
+        return RowDecodingError(column: name, row: row, expected: expected, found: found)
     }
 
     /// A `bytea` value: raw in binary format; `\x` and two hex digits a byte in text format.
@@ -152,5 +180,25 @@ public final class Rows {
         case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
         default: digit &- UInt8(ascii: "A") &+ 10
         }
+    }
+}
+
+/// A value PostgreSQL answered that is not what tenbin's query expects there: NULL, or text or
+/// bytes that are not of the column's type. A bug of the query or a schema changed by hand,
+/// never something a user typed.
+public struct RowDecodingError: KindedError, Sendable, Equatable {
+    /// The column's name as the result gives it.
+    public let column: String
+    /// The row, from 0.
+    public let row: Int
+    /// What was expected (`an integer`, `a boolean`).
+    public let expected: String
+    /// What was found (`NULL`, the text quoted).
+    public let found: String
+
+    public var kind: ErrorKind { .internal }
+
+    public var description: String {
+        "the database answered \(found) in column '\(column)' of row \(row + 1), where tenbin expects \(expected)"
     }
 }

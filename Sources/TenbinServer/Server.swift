@@ -1,11 +1,15 @@
 import TenbinKit
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `tenbin serve`: a board on HTTP — the JSON API under `/api/v1`, live feeds as server-sent
 /// events, images and thumbnails, the web page, health and metrics.
 public final class Server: Sendable {
     /// What the server was started with.
     public let configuration: ServerConfiguration
-    let routes: Routes
+    let app: Application
     private let daemon: HTTPDaemon
     /// The port the server listens on.
     public let port: UInt16
@@ -16,29 +20,57 @@ public final class Server: Sendable {
     /// one or cannot be bound.
     public init(_ configuration: ServerConfiguration, board: Board) throws {
         guard let address = ListenAddress(configuration.listen) else {
-            throw ServerError("--listen must be IPV4:PORT or [IPV6]:PORT, not \"\(configuration.listen)\"")
+            throw ServerError(
+                "--listen must be IPV4:PORT, [IPV6]:PORT or a host name that resolves to loopback (localhost:PORT), not \"\(configuration.listen)\""
+            )
         }
         self.configuration = configuration
-        routes = Routes(configuration: configuration, gateway: BoardGateway(board: board))
-        let daemon = HTTPDaemon(handler: routes)
+        do {
+            try board.checkBlobFolder(creating: true)
+        } catch {
+            throw ServerError(
+                "cannot serve: \(error); the blob folder must exist and be writable by the user tenbin runs as (\(Self.user))")
+        }
+        app = Application(configuration: configuration, gateway: BoardGateway(board: board))
+        app.startChangeWatch()
+        let daemon = HTTPDaemon(
+            handler: Router(app: app, routes: app.routes), headerTimeout: .seconds(configuration.headerTimeoutSeconds),
+            idleTimeout: .seconds(configuration.idleTimeoutSeconds))
         self.daemon = daemon
-        routes.exchangesInProgress.withLock { $0 = { [weak daemon] in daemon?.exchanges.withLock { $0.count } ?? 0 } }
+        app.exchangesInProgress.withLock { $0 = { [weak daemon] in daemon?.exchanges.withLock { $0.count } ?? 0 } }
         var options = HTTPDaemonOptions(address: address, threads: configuration.threads)
         options.connectionLimit = configuration.maximumConnections
         // Behind a proxy every connection comes from the proxy's address.
         options.perAddressLimit = configuration.trustProxy ? 0 : configuration.maximumConnectionsPerAddress
         options.timeoutSeconds = configuration.idleTimeoutSeconds
-        port = try daemon.start(options)
+        do {
+            port = try daemon.start(options)
+        } catch {
+            app.stop()
+            throw error
+        }
         url = address.url(port: port)
     }
 
-    /// Stops gracefully: no new connections, live feeds closed, requests in flight given up to
-    /// `grace` to finish, then every connection closed.
+    /// Stops gracefully (a drain): no new connections, live feeds closed, requests already
+    /// received given up to `grace` to be answered (votes after their batch commits), requests
+    /// arriving meanwhile on open connections refused with 503, every answer closing its
+    /// connection; then every connection closed.
     public func stop(grace: Duration = .seconds(3)) {
-        routes.feeds.stopAll()
+        app.feeds.stopAll()
         daemon.stop(grace: grace)
+        app.stop()
         // Every exchange has ended and queued its line: write them (unless the log is stuck).
-        routes.log?.finish(timeout: .seconds(2))
+        app.log?.finish(timeout: .seconds(2))
+    }
+}
+
+extension Server {
+    /// The user this process runs as: `name (uid N)`.
+    static var user: String {
+        let uid = geteuid()
+        guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return "uid \(uid)" }
+        return "\(String(cString: name)) (uid \(uid))"
     }
 }
 

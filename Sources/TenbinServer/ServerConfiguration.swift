@@ -8,6 +8,9 @@ public struct ServerConfiguration: Sendable {
     public var adminToken: String?
     /// libmicrohttpd worker threads (each with its own epoll set).
     public var threads: Int = max(4, 2 * ServerConfiguration.cores)
+    /// Threads of the board executor, where every blocking store call runs (reads that miss
+    /// the read cache, searches, posts, edits, deletes).
+    public var boardThreads: Int = max(4, 2 * ServerConfiguration.cores)
     /// The most bytes a request body may have (a new poster's form).
     public var maximumUploadBytes: Int = 25 << 20
     /// How fast one client may vote.
@@ -26,6 +29,8 @@ public struct ServerConfiguration: Sendable {
     public var maximumFeeds = 4096
     /// Seconds a connection may stay idle.
     public var idleTimeoutSeconds = 30
+    /// Seconds a connection has to send a request's line and header fields.
+    public var headerTimeoutSeconds = 10
     /// How often live feeds get a heartbeat comment.
     public var heartbeat: Duration = .seconds(15)
     /// Bytes of encoded thumbnails kept in memory.

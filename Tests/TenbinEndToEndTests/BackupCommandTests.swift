@@ -1,4 +1,5 @@
 import Foundation
+import TestPostgresServer
 import Testing
 
 /// `tenbin backup` of a live board, run as an operator runs it: while another process votes,
@@ -186,7 +187,7 @@ struct BackupCommandTests {
 
 /// `tenbin backup` of a live PostgreSQL board: the same promises, from one REPEATABLE READ
 /// snapshot, the images taken from the blob folder `--store` names.
-@Suite(.ownThreads, .enabled(if: TestDatabase.serverURL != nil), .timeLimit(.minutes(10)))
+@Suite(.ownThreads, .enabled(if: TestPostgresServer.suitesRun), .timeLimit(.minutes(10)))
 struct PostgresBackupCommandTests {
     @Test func aBackupOfALivePostgreSQLBoardHoldsItsSnapshotAndRestores() throws {
         let folder = try ScratchFolder()

@@ -1,9 +1,10 @@
 import Foundation
+import TestPostgresServer
 import Testing
 
 /// `tenbin copy` run as a user runs it: SQLite to PostgreSQL and back, then every way it can be
 /// refused. The PostgreSQL half needs the server `make test` starts.
-@Suite(.ownThreads, .enabled(if: TestDatabase.serverURL != nil), .timeLimit(.minutes(10)))
+@Suite(.ownThreads, .enabled(if: TestPostgresServer.suitesRun), .timeLimit(.minutes(10)))
 struct CopyCommandTests {
     static let queries = ["猫", "ネコ", "ｷﾉｺ", "東京 タワー", "#犬", "a", "ー", "１"]
 

@@ -12,7 +12,8 @@ struct HelpDefaultsTests {
         #expect(vote.stdout.contains("--database-pool N  At most N connections to the PostgreSQL database (default: 8)."))
         let serve = try Tenbin.run(["help", "serve"])
         for line in [
-            "Address to listen on; port 0 picks one (default: 127.0.0.1:8080).", "(a new poster), 1 to 1024 MiB (default: 25).",
+            "Address to listen on; port 0 picks one; localhost works (default: 127.0.0.1:8080).",
+            "(a new poster), 1 to 1024 MiB (default: 25).",
             "Votes per client address (default: 10/40).", "0 for no limit (default: 256).", "1 to 300 (default: 15).",
         ] {
             #expect(serve.stdout.contains(line), "\(line)")

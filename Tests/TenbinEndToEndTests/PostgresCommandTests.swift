@@ -1,16 +1,17 @@
 import Foundation
+import TestPostgresServer
 import Testing
 
 /// The command line on a PostgreSQL database (`--database`, `TENBIN_DATABASE_URL`), against the
 /// throwaway server `make test` starts. Without one the suite is skipped (the TenbinKit suite
 /// says so loudly, and fails under CI).
-@Suite(.ownThreads, .enabled(if: TestDatabase.serverURL != nil), .timeLimit(.minutes(10)))
+@Suite(.ownThreads, .enabled(if: TestPostgresServer.suitesRun), .timeLimit(.minutes(10)))
 struct PostgresCommandTests {
     static let images = [Tenbin.root + "/SampleImages/01-cats-or-dogs/1-cat.jpg", Tenbin.root + "/SampleImages/01-cats-or-dogs/2-dog.jpg"]
 
     /// A new empty database on the test server; its URL.
     static func freshDatabase() throws -> String {
-        let server = try #require(TestDatabase.serverURL)
+        let server = try TestPostgresServer.requireURL()
         let name = "tenbin_e2e_\(UInt32.random(in: 0...UInt32.max))"
         let created = try Shell.capture(["psql", "-q", server, "-c", "CREATE DATABASE \(name)"])
         try #require(created.status == 0, "createdb: \(created.stderr)")
@@ -71,9 +72,4 @@ struct PostgresCommandTests {
         #expect(malformed.stderr.hasPrefix("Error: the database connection string is not valid"), "\(malformed.stderr)")
         #expect(!malformed.stderr.contains("hunter2"))
     }
-}
-
-/// The test PostgreSQL server scripts/postgres.sh started, if any.
-enum TestDatabase {
-    static let serverURL = ProcessInfo.processInfo.environment["TENBIN_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
 }

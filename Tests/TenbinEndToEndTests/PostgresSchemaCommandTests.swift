@@ -1,12 +1,13 @@
 import Foundation
 import TenbinPostgres
+import TestPostgresServer
 import Testing
 
 /// What a command may do to a PostgreSQL database's schema: a command that only reads never
 /// creates or upgrades it, writing commands do, and `serve` upgrades an older schema only when
 /// told (`--migrate`), so a newer server started during a rolling upgrade never migrates under
 /// older ones. And a database's board needs its blob folder named.
-@Suite(.ownThreads, .enabled(if: TestDatabase.serverURL != nil), .timeLimit(.minutes(10)))
+@Suite(.ownThreads, .enabled(if: TestPostgresServer.suitesRun), .timeLimit(.minutes(10)))
 struct PostgresSchemaCommandTests {
     static let readingCommands = [["check"], ["list"], ["search", "猫"], ["show", "1"], ["image", "1", "1"], ["check", "--json"]]
 

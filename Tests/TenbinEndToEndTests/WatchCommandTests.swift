@@ -58,6 +58,26 @@ import Testing
         #expect(ended.unreadLines == [])
     }
 
+    /// The watch's first line tells a script it is running; a SIGINT sent at once must end it,
+    /// through its handler (which closes the store). Before the fix the handlers were put in
+    /// place after the feed began, and asynchronously: a signal in between was ignored and the
+    /// watch ran on. This test does not catch that race on an idle machine (a shell script that
+    /// interrupts faster hung 6 runs in 40); it catches handlers that are missing or late by
+    /// more than a line's trip to this process.
+    @Test func aWatchInterruptedAsSoonAsItPrintsItsSnapshotEnds() throws {
+        let store = try ScratchFolder()
+        try post(Self.cats, store)
+        for _ in 1...10 {
+            let watch = try WatchProcess(["watch", "--json"], store: store)
+            #expect(try watch.nextObject()["type"] as? String == "snapshot")
+            let ended = try watch.interrupt()
+            #expect(ended.status == 130)
+            #expect(ended.stderr == "")
+            // Ended by its handler, not by the signal's default action: the store was closed.
+            #expect(!store.files().contains { $0.hasPrefix("tenbin.sqlite-") }, "\(store.files())")
+        }
+    }
+
     @Test func offATerminalWatchPrintsJSONLinesAndAPostPushesTheOldestOutOfAFullFeed() throws {
         let store = try ScratchFolder()
         try post(Self.cats, store)

@@ -91,7 +91,7 @@ import Testing
         harness.debouncer.send("gone")
         await harness.clock.waitForSleepers(1)
         harness.debouncer.cancel()
-        while harness.clock.pendingSleepers > 0 { await Task.yield() }
+        await waitUntil("the cancelled sleep to end") { harness.clock.pendingSleepers == 0 }
         harness.debouncer.send("kept")
         await harness.clock.waitForSleepers(1)
         harness.clock.advance(by: .seconds(1))

@@ -26,7 +26,7 @@ import Testing
     /// and waits for more.
     func settle(_ board: Board, _ clock: VirtualClock) async {
         await clock.untilSomeoneSleeps()
-        while board.live.waitingObserverCount < board.live.observerCount { await Task.yield() }
+        await waitUntil("every observer to wait for more") { board.live.waitingObserverCount >= board.live.observerCount }
     }
 
     /// Moves the clock one poll on and waits for the board's observers to settle.
@@ -119,7 +119,7 @@ import Testing
         await tick(board, clock)
         task.cancel()
         try await task.value
-        while recorder.sourceEvents.last != .stopped { await Task.yield() }
+        await waitUntil("the shared source to stop") { recorder.sourceEvents.last == .stopped }
         #expect(recorder.sourceEvents.first == .read(Feed()))
         #expect(board.live.observerCount == 0)
         #expect(clock.pendingSleepers == 0)
@@ -144,7 +144,7 @@ import Testing
             #expect(board.live.observerCount == 1)
         }
         #expect(board.live.observerCount == 0)
-        while recorder.sourceEvents.last != .stopped { await Task.yield() }
+        await waitUntil("the shared source to stop") { recorder.sourceEvents.last == .stopped }
         #expect(clock.pendingSleepers == 0)
     }
 
@@ -157,7 +157,7 @@ import Testing
             try await start(Feed(), on: board, clock: clock, recorder: recorder),
             try await start(Feed(order: .popular), on: board, clock: clock, recorder: recorder),
         ]
-        while board.live.waitingObserverCount < 2 { await Task.yield() }
+        await waitUntil("both observers to wait") { board.live.waitingObserverCount >= 2 }
         await board.close()
         // Returned only once the waiting task had ended.
         #expect(recorder.sourceEvents.last == .stopped)

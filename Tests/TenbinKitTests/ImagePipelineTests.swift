@@ -46,8 +46,8 @@ import Testing
     }
 
     /// Yields until `condition` holds (the tasks it waits for are already running).
-    static func until(_ condition: () -> Bool) async {
-        while !condition() { await Task.yield() }
+    static func until(sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) async {
+        await waitUntil("the pipeline's callers to arrive", sourceLocation: sourceLocation, condition)
     }
 
     @Test func oneHundredConcurrentRequestsForOneImageDecodeItOnce() async throws {

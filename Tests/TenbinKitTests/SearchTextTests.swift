@@ -17,6 +17,15 @@ import Testing
         #expect(SearchText.normalize("ヴァイオリン") == "ゔぁいおりん")
     }
 
+    /// The katakana iteration marks fold like the rest of katakana: a word written with them
+    /// finds the same word written in hiragana, and the other way round.
+    @Test func katakanaIterationMarksFoldToTheirHiragana() {
+        #expect(SearchText.normalize("ヽ") == "ゝ")
+        #expect(SearchText.normalize("ヾ") == "ゞ")
+        #expect(SearchText.normalize("コヽロ") == SearchText.normalize("こゝろ"))
+        #expect(SearchText.normalize("イスヾ") == "いすゞ")
+    }
+
     @Test func halfWidthKanaWidensAndItsVoicedMarksCompose() {
         #expect(SearchText.normalize("ｷﾉｺ") == "きのこ")
         #expect(SearchText.normalize("ﾃﾞｻﾞｲﾝ") == "でざいん")

@@ -75,10 +75,16 @@ import Testing
         #expect(script.contentType == "text/javascript; charset=utf-8")
         #expect(String(decoding: script.body, as: UTF8.self).contains("EventSource"))
         let style = try #require(WebPage.asset(named: "app.css"))
-        #expect(String(decoding: style.body, as: UTF8.self).contains(".p100{width:100%}"))
+        #expect(style.contentType == "text/css; charset=utf-8")
         #expect(WebPage.asset(named: "icon.svg")?.contentType == "image/svg+xml")
         #expect(WebPage.asset(named: "../Package.swift") == nil)
         #expect(WebPage.asset(named: "") == nil)
+    }
+
+    @Test func theStyleSheetHasAFillWidthForEveryPercentageACardCanShow() throws {
+        let style = String(decoding: try #require(WebPage.asset(named: "app.css")).body, as: UTF8.self)
+        let missing = (0...100).filter { !style.contains("\n.p\($0) { width: \($0)%; }\n") }
+        #expect(missing.isEmpty, "app.css has no fill width class for \(missing)")
     }
 
     @Test func userTextTakesItsOwnDirectionIsolatedFromTheSentencesAroundIt() {

@@ -45,6 +45,9 @@ struct tb_http_options {
     /// else; what it returns becomes the request's context pointer.
     void *(*uri_logger)(void *context, const char *uri, struct MHD_Connection *connection);
     void *uri_logger_context;
+    /// Called when a connection opens and when it closes (before its socket is closed).
+    MHD_NotifyConnectionCallback notify_connection;
+    void *notify_connection_context;
 };
 
 /// Starts a daemon with tenbin's flags (thread pool, epoll, suspend/resume, quiesce);

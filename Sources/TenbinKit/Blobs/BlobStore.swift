@@ -32,6 +32,10 @@ public protocol BlobStoring: Sendable {
     func inventory() throws -> BlobInventory
     /// The file a blob lives in.
     func path(for digest: Digest) -> String
+    /// Throws unless the blob folder exists and takes a write: a small probe file is written,
+    /// flushed and removed. With `creating`, a missing blob folder inside an existing folder
+    /// (a store's `blobs/` before its first image) is made first.
+    func checkWritable(creating: Bool) throws
 }
 
 /// A blob written by `stage`, waiting for `publish`.
@@ -121,6 +125,25 @@ public struct BlobStore: BlobStoring {
     }
 
     static let temporaryPrefix = ".tmp-"
+
+    public func checkWritable(creating: Bool) throws {
+        if !files.exists(root) {
+            let parent = root.lastIndex(of: "/").map { String(root[..<$0]) } ?? "."
+            guard creating, files.exists(parent.isEmpty ? "/" : parent) else {
+                throw BlobError(.create, path: root, detail: "the blob folder does not exist")
+            }
+            let failure = files.makeFolder(root)
+            guard failure == 0 || failure == EEXIST else { throw BlobError(.create, path: root, errno: failure) }
+        }
+        // A temporary file's name: a probe left by a crash is removed by gc like any other.
+        let probe = "\(root)/\(Self.temporaryPrefix)ready-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let (descriptor, failure) = files.createFile(probe, bytes: [0x0A])
+        guard failure == 0 else { throw BlobError(.write, path: root, errno: failure) }
+        let flushed = files.closeFile(probe, descriptor: descriptor, flush: true)
+        let removed = files.removeFile(probe)
+        guard flushed == 0 else { throw BlobError(.flush, path: root, errno: flushed) }
+        guard removed == 0 else { throw BlobError(.remove, path: probe, errno: removed) }
+    }
 
     public func write(_ bytes: [UInt8]) throws -> Digest {
         let digest = Digest(of: bytes)

@@ -20,10 +20,15 @@ final class BlobFiles: Sendable {
         self.capacity = capacity
     }
 
+    /// The file of `digest` if it is remembered.
+    func known(_ digest: Digest) -> File? {
+        files.withLock { $0[digest] }
+    }
+
     /// The file of `digest`: remembered, else looked up with `lookup` (which throws not-found
-    /// for a blob no poster uses) and remembered.
+    /// for a blob no poster uses, and blocks: call it on the board executor) and remembered.
     func file(_ digest: Digest, lookup: () throws -> (image: StoredImage, path: String)) throws -> File {
-        if let known = files.withLock({ $0[digest] }) { return known }
+        if let known = known(digest) { return known }
         let (image, path) = try lookup()
         let file = File(format: image.format, path: path)
         files.withLock { files in

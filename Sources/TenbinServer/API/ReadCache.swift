@@ -1,40 +1,42 @@
 import TenbinKit
 
-/// Encoded answers of the read routes (pages, search pages, single posters, the web page), kept for as
-/// long as the store's change version stays the same, so the same page asked for again is a
-/// copy of bytes instead of a store read and an encoding.
+/// Encoded answers of the cached read routes (pages, search pages, single posters, the web
+/// page), kept until the store changes, so the same page asked for again is a copy of bytes
+/// from memory on the I/O thread instead of a store read and an encoding.
 ///
-/// Every lookup first reads the store's version (``Board/changeVersion()``: a commit by this
-/// process or any other moves it) and is answered only by an entry made under that very
-/// version; an entry is made from a read that started after its version was read. So a page
-/// can never be older than the last commit before the request: a change committed before a
-/// request arrived is always in its answer. Entries of older versions are dropped as soon as
-/// an entry of a newer one is stored.
+/// The store's changes are pushed in, never asked for per request: ``invalidate()`` drops
+/// every entry and moves the generation. It is called by this server before it answers any
+/// write of its own (a vote, a post, an edit, a delete), and by the server's change watch when
+/// the store's change source reports a commit by anyone (another process on SQLite; another
+/// server on PostgreSQL). So an answer never misses a write this server answered before the
+/// request arrived, and another process's commit is missed for at most the change source's
+/// delay (docs/http-api.md). An entry is kept only if no invalidation came between the start
+/// of the read it was made from (its ``Ticket``) and its storing; while the change watch has
+/// not started or has lost the store (``suspend()``), nothing is kept and every read goes to
+/// the store.
 final class ReadCache: Sendable {
-    /// What was asked for: the route and its parsed parameters.
+    /// What was asked for: the route, its path's parameters and its raw query.
     struct Key: Hashable, Sendable {
-        enum Route: Hashable, Sendable {
-            case page
-            case search(String)
-            case poster(Int64)
-            /// The web page (`GET /`), with its search words if any.
-            case webPage(String?)
-        }
+        var route: String
+        var parameters: [PathParameters.Value] = []
+        var query: String = ""
+    }
 
-        var route: Route
-        var order: FeedOrder = .new
-        var limit = 0
-        var cursor: String?
+    /// The generation a read started in.
+    struct Ticket: Sendable, Equatable {
+        fileprivate let generation: Int
     }
 
     /// One encoded answer.
     struct Entry: Sendable {
-        /// The JSON body, newline included.
+        /// The JSON body (newline included) or HTML page.
         var body: [UInt8]
+        /// Whether ``body`` is an HTML page.
+        var html = false
         /// A strong validator of the body: `"` + the first 32 hex digits of its SHA-256 + `"`.
         var etag: String
         /// The body gzipped, made the first time a client that takes gzip asks (see
-        /// ``ReadCache/gzipped(_:for:version:)``): nil until then, empty when gzip would not
+        /// ``ReadCache/gzipped(_:for:)``): nil until then, empty when gzip would not
         /// shrink it.
         var gzipped: [UInt8]? = nil
 
@@ -53,7 +55,9 @@ final class ReadCache: Sendable {
     }
 
     private struct State {
-        var version: StoreVersion?
+        var generation = 0
+        /// Off until the change watch has started, and while it has lost the store.
+        var suspended = true
         var entries: [Key: Entry] = [:]
         var statistics = Statistics()
     }
@@ -68,28 +72,28 @@ final class ReadCache: Sendable {
         self.maximumEntries = maximumEntries
     }
 
-    /// The entry for `key` made under `version`, if any (counted as a hit or a miss).
-    func entry(_ key: Key, version: StoreVersion) -> Entry? {
+    /// The entry for `key`, if any (counted as a hit or a miss).
+    func entry(_ key: Key) -> Entry? {
         state.withLock { state in
-            let entry = state.version == version ? state.entries[key] : nil
+            let entry = state.entries[key]
             if entry == nil { state.statistics.misses += 1 } else { state.statistics.hits += 1 }
             return entry
         }
     }
 
-    /// Stores `body` for `key` as read after `version` was read; returns its entry. A body of
-    /// an older version than the one cached now replaces everything, and is then replaced by
-    /// the next newer one: versions are only compared for equality, never served across.
+    /// Taken before a read whose answer may be stored.
+    func ticket() -> Ticket {
+        state.withLock { Ticket(generation: $0.suspended ? -1 : $0.generation) }
+    }
+
+    /// Stores `body` for `key`, read after `ticket` was taken, unless the store changed since;
+    /// returns its entry either way.
     @discardableResult
-    func store(_ body: [UInt8], for key: Key, version: StoreVersion) -> Entry {
-        let entry = Entry(body: body, etag: Self.etag(of: body))
+    func store(_ body: CachedBody, for key: Key, ticket: Ticket) -> Entry {
+        let entry = Entry(body: body.bytes, html: body.html, etag: Self.etag(of: body.bytes))
         guard maximumBytes > 0, entry.size <= maximumBytes / 4 else { return entry }
         state.withLock { state in
-            if state.version != version {
-                state.version = version
-                state.entries.removeAll(keepingCapacity: true)
-                state.statistics.bytes = 0
-            }
+            guard !state.suspended, ticket.generation == state.generation else { return }
             if let old = state.entries.updateValue(entry, forKey: key) { state.statistics.bytes -= old.size }
             state.statistics.bytes += entry.size
             trim(&state, keeping: key)
@@ -97,16 +101,43 @@ final class ReadCache: Sendable {
         return entry
     }
 
-    /// `entry` (made for `key` under `version`) with its gzipped body: compressed the first
-    /// time a client that takes gzip asks for it, outside the lock, and kept with the entry
-    /// while that is still the one cached, so a page is compressed once per version and never
-    /// for clients that do not take gzip (scripts, benchmarks).
-    func gzipped(_ entry: Entry, for key: Key, version: StoreVersion) -> Entry {
+    /// The store changed (or may have): every entry goes, and reads under way store nothing.
+    func invalidate() {
+        state.withLock { state in
+            state.generation += 1
+            state.entries.removeAll(keepingCapacity: true)
+            state.statistics.bytes = 0
+        }
+    }
+
+    /// Nothing is kept until ``resume()``: changes cannot be heard now.
+    func suspend() {
+        state.withLock { state in
+            state.suspended = true
+            state.generation += 1
+            state.entries.removeAll()
+            state.statistics.bytes = 0
+        }
+    }
+
+    /// Changes are heard again (from a version read before this call).
+    func resume() {
+        state.withLock { state in
+            state.suspended = false
+            state.generation += 1
+        }
+    }
+
+    /// `entry` (made for `key`) with its gzipped body: compressed the first time a client that
+    /// takes gzip asks for it, outside the lock, and kept with the entry while that is still
+    /// the one cached, so a page is compressed once per change and never for clients that do
+    /// not take gzip (scripts, benchmarks).
+    func gzipped(_ entry: Entry, for key: Key) -> Entry {
         guard entry.gzipped == nil else { return entry }
         var made = entry
         made.gzipped = Gzip.compress(entry.body) ?? []
         state.withLock { state in
-            guard state.version == version, let held = state.entries[key], held.etag == entry.etag, held.gzipped == nil else {
+            guard let held = state.entries[key], held.etag == entry.etag, held.gzipped == nil else {
                 return
             }
             state.entries[key] = made
@@ -116,13 +147,16 @@ final class ReadCache: Sendable {
         return made
     }
 
-    /// Over a bound (many cursors or queries under one version): drops arbitrary others.
+    /// Over a bound (many cursors or queries between two changes): drops arbitrary others.
     private func trim(_ state: inout State, keeping key: Key) {
         while state.statistics.bytes > maximumBytes || state.entries.count > maximumEntries {
             guard let victim = state.entries.keys.first(where: { $0 != key }) else { break }
             state.statistics.bytes -= state.entries.removeValue(forKey: victim)?.size ?? 0
         }
     }
+
+    /// Whether changes are heard (and reads kept).
+    var listening: Bool { state.withLock { !$0.suspended } }
 
     /// Counts so far.
     var statistics: Statistics { state.withLock { $0.statistics } }

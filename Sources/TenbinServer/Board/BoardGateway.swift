@@ -1,12 +1,11 @@
-import Dispatch
 import TenbinKit
 
 /// Every call the server makes into its board, in one place, so a change in the board's API
-/// is a change here only.
+/// is a change here only. Every call but ``vote(id:side:times:completion:)`` (which hands its
+/// work to the vote batcher) and ``nextChange(after:)`` blocks: callers are on the
+/// ``BoardExecutor``, never on libmicrohttpd's threads.
 struct BoardGateway: Sendable {
     let board: Board
-    /// Blocking board work runs here, never on libmicrohttpd's threads or the cooperative pool.
-    private let queue = DispatchQueue(label: "tenbin.serve.board", attributes: .concurrent)
 
     init(board: Board) {
         self.board = board
@@ -24,11 +23,9 @@ struct BoardGateway: Sendable {
         return Page(posters: page.posters, next: page.next?.encoded)
     }
 
-    /// A page of search results, after `cursor` or from the top; searched off the caller's
-    /// thread, since a search can take longer than a page read.
-    func search(query: String, order: FeedOrder, limit: Int, cursor: String?) async throws -> Page {
-        let after = try Self.cursor(cursor)
-        let page = try await blocking { [board] in try board.searchPage(query: query, order: order, limit: limit, after: after) }
+    /// A page of search results, after `cursor` or from the top.
+    func search(query: String, order: FeedOrder, limit: Int, cursor: String?) throws -> Page {
+        let page = try board.searchPage(query: query, order: order, limit: limit, after: try Self.cursor(cursor))
         return Page(posters: page.posters, next: page.next?.encoded)
     }
 
@@ -41,6 +38,11 @@ struct BoardGateway: Sendable {
     /// The store's change version: any commit, by any process, moves it.
     func changeVersion() throws -> StoreVersion {
         try board.changeVersion()
+    }
+
+    /// Returns once the store may have changed since `version`, with the new version.
+    func nextChange(after version: StoreVersion) async throws -> StoreVersion {
+        try await board.nextChange(after: version)
     }
 
     /// One poster.
@@ -58,20 +60,20 @@ struct BoardGateway: Sendable {
     }
 
     /// Validates, re-encodes and stores a new poster.
-    func post(_ draft: PosterDraft) async throws -> Poster {
-        try await blocking { [board] in try board.post(draft) }
+    func post(_ draft: PosterDraft) throws -> Poster {
+        try board.post(draft)
     }
 
     /// Changes a poster's question, hashtags or both (in one transaction); what is not given
     /// stays as it is.
-    func edit(id: Int64, contents: String?, hashtags: [String]?) async throws -> Poster {
+    func edit(id: Int64, contents: String?, hashtags: [String]?) throws -> Poster {
         // One transaction: what is not given is read and kept inside it.
-        try await blocking { [board] in try board.edit(id: id, contents: contents, hashtags: hashtags) }
+        try board.edit(id: id, contents: contents, hashtags: hashtags)
     }
 
     /// Deletes a poster and the images no other poster uses.
-    func delete(id: Int64) async throws -> Poster {
-        try await blocking { [board] in try board.delete(id: id) }
+    func delete(id: Int64) throws -> Poster {
+        try board.delete(id: id)
     }
 
     /// A live feed (every feed of the board shares one change source).
@@ -93,14 +95,13 @@ struct BoardGateway: Sendable {
     var maximumImageBytes: Int { board.configuration.limits.maxFileBytes }
 
     /// Throws unless the store answers.
-    func checkHealth() async throws -> Int {
-        try await blocking { [board] in try board.count() }
+    func checkHealth() throws -> Int {
+        try board.count()
     }
 
-    /// Runs blocking `work` on the board queue and waits for it without blocking a thread.
-    private func blocking<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try work() }) }
-        }
+    /// Throws unless the board takes writes now: the store answers and the blob folder takes
+    /// a probe write.
+    func checkReady() throws {
+        try board.checkReady()
     }
 }

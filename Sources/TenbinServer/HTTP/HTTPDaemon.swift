@@ -18,9 +18,14 @@ struct HTTPDaemonOptions: Sendable {
     var perAddressLimit = 256
     /// Seconds a connection may sit idle (no bytes either way) before it is closed.
     var timeoutSeconds = 30
-    /// Bytes per connection for the request line, header fields and buffers; a request whose
-    /// header does not fit is answered by libmicrohttpd itself (431 or 413).
-    var memoryLimit = 64 * 1024
+    /// Bytes per connection for the request line, header fields and buffers. A request whose
+    /// head does not fit is answered by libmicrohttpd itself (414 or 431, with its own HTML
+    /// page), so this is well above the limits below, which tenbin answers with its JSON error.
+    var memoryLimit = 128 * 1024
+    /// The most bytes of a request target (path and query) answered; longer ones get 414.
+    var maximumTargetBytes = 16 * 1024
+    /// The most bytes of header fields (names and values) answered; more get 431.
+    var maximumHeaderBytes = 32 * 1024
 }
 
 /// The libmicrohttpd daemon: owns the `MHD_Daemon` handle and turns its callbacks into calls
@@ -37,6 +42,17 @@ final class HTTPDaemon: Sendable {
     let exchanges = Locked<[ObjectIdentifier: HTTPExchange]>([:])
     /// Watches event streams' sockets for clients that leave; set while the daemon runs.
     private let hangUps = Locked<HangUpWatch?>(nil)
+    /// Event streams whose response is queued, by exchange, so a stop can end them all.
+    private let streams = Locked<[ObjectIdentifier: EventStream]>([:])
+    /// Set when `stop` begins: every answer from then on closes its connection.
+    private let draining = Locked(false)
+    /// Set when `stop` stops waiting for exchanges: a request whose head arrives from then on
+    /// is refused with 503 before any work (it could not be answered after it).
+    private let closing = Locked(false)
+    /// Closes connections too slow to send a request's head.
+    let deadlines: HeaderDeadlines
+    /// The limits of a request's head (set by `start`, read by the connections' threads after).
+    private let headLimits = Locked((target: 16 * 1024, headers: 32 * 1024))
 
     /// The address cannot be listened on.
     struct StartError: Error, CustomStringConvertible {
@@ -53,9 +69,12 @@ final class HTTPDaemon: Sendable {
         var kind: ErrorKind { .unavailable }
     }
 
-    /// A daemon that will hand requests to `handler` once started.
-    init(handler: any HTTPHandling) {
+    /// A daemon that will hand requests to `handler` once started, closing connections that
+    /// take longer than `headerTimeout` to send a request's head, or (kept alive) longer than
+    /// `idleTimeout` to begin the next one.
+    init(handler: any HTTPHandling, headerTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(30)) {
         self.handler = handler
+        deadlines = HeaderDeadlines(headerTimeout: headerTimeout, idleTimeout: idleTimeout)
     }
 
     deinit {
@@ -69,6 +88,7 @@ final class HTTPDaemon: Sendable {
         guard tb_http_load(&reason) == 0 else {
             throw LibraryError(description: String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
+        headLimits.withLock { $0 = (options.maximumTargetBytes, options.maximumHeaderBytes) }
         return try daemon.withLock { daemon in
             precondition(daemon == nil, "a daemon is started once")
             let context = Unmanaged.passUnretained(self).toOpaque()
@@ -78,7 +98,7 @@ final class HTTPDaemon: Sendable {
                     per_ip_limit: UInt32(options.perAddressLimit), timeout_seconds: UInt32(options.timeoutSeconds),
                     memory_limit: options.memoryLimit, backlog: 1024, handler: Callbacks.access, handler_context: context,
                     completed: Callbacks.completed, completed_context: context, uri_logger: Callbacks.begin,
-                    uri_logger_context: context)
+                    uri_logger_context: context, notify_connection: Callbacks.connection, notify_connection_context: context)
                 errno = 0
                 guard let started = tb_http_start(&settings) else {
                     let code = errno
@@ -94,21 +114,36 @@ final class HTTPDaemon: Sendable {
         }
     }
 
-    /// Stops gracefully: accepts no new connection, lets the exchanges in progress finish for
-    /// at most `grace`, gives up on deferred work still running, then closes every connection.
-    /// Event streams must have been finished by the caller first.
+    /// Stops gracefully (a drain): accepts no new connection; ends every event stream; answers the requests it has (votes
+    /// after their batch commits) and any that arrive meanwhile on open connections, each answer
+    /// with `Connection: close`, for at most `grace`; then gives up on deferred work still
+    /// running and closes every connection. Idle kept-alive connections are left open until then:
+    /// shutting one down earlier could cut off a request libmicrohttpd had already read, which
+    /// would be answered into a closed socket (a vote counted, its answer lost). The store stays
+    /// open throughout, so every request
+    /// gets its real answer: a proxy never sees a refusal it would pass on (it does not send a
+    /// refused POST to another server).
     func stop(grace: Duration) {
         daemon.withLock { daemon in
             guard let running = daemon else { return }
+            draining.withLock { $0 = true }
             let listening = MHD_quiesce_daemon(running)
             if listening >= 0 { _ = Glibc.close(listening) }  // the socket is ours after quiesce; nothing to do if close fails
+            // A stream queued after this loop sees `draining` and finishes itself (see queue).
+            for stream in streams.withLock({ Array($0.values) }) { stream.finish() }
             let deadline = ContinuousClock.now + grace
             while ContinuousClock.now < deadline, exchanges.withLock({ !$0.isEmpty }) {
                 usleep(10_000)
             }
-            // Stopping with a suspended connection is not allowed: resume every one first.
+            closing.withLock { $0 = true }
+            // Stopping with a suspended connection is not allowed (libmicrohttpd aborts the
+            // process): resume every one first. An exchange begun after this snapshot is admitted
+            // after `closing` was set, so it is refused at once and never suspends. An abandoned exchange never suspends again, and
+            // a finished stream's reader never suspends, so none is suspended past this point.
             for exchange in exchanges.withLock({ Array($0.values) }) { exchange.abandon() }
+            for stream in streams.withLock({ Array($0.values) }) { stream.finish() }
             MHD_stop_daemon(running)
+            deadlines.stop()
             daemon = nil
             hangUps.withLock { watch in
                 watch?.stop()
@@ -120,15 +155,18 @@ final class HTTPDaemon: Sendable {
     // MARK: Callbacks, on the thread that owns the connection
 
     /// The request line has arrived: a new exchange becomes the request's context.
-    fileprivate func begin(target: String) -> UnsafeMutableRawPointer {
+    fileprivate func begin(target: String, connection: OpaquePointer?) -> UnsafeMutableRawPointer {
+        if let connection { deadlines.requestLineArrived(connection) }
         let exchange = HTTPExchange(target: target)
         exchanges.withLock { $0[ObjectIdentifier(exchange)] = exchange }
         return Unmanaged.passRetained(exchange).toOpaque()
     }
 
     /// The exchange is over, answered or not.
-    fileprivate func completed(_ exchange: HTTPExchange) {
+    fileprivate func completed(_ exchange: HTTPExchange, connection: OpaquePointer?) {
+        if let connection { deadlines.answered(connection) }
         if let number = exchange.watched { hangUps.withLock { $0 }?.forget(number) }
+        if exchange.stream != nil { streams.withLock { $0[ObjectIdentifier(exchange)] = nil } }
         exchange.close()
         exchanges.withLock { $0[ObjectIdentifier(exchange)] = nil }
         handler.finished(exchange.record)
@@ -142,11 +180,13 @@ final class HTTPDaemon: Sendable {
         switch exchange.phase {
         case .fresh:
             exchange.connection = connection
+            deadlines.headArrived(connection)
+            let (headers, headerBytes) = Self.headers(of: connection)
             let head = RequestHead(
-                method: method, target: exchange.target, headers: Self.headers(of: connection),
+                method: method, target: exchange.target, headers: headers,
                 peerAddress: ListenAddress.describe(tb_http_client_address(connection)))
             exchange.head = head
-            let admission = handler.admit(head)
+            let admission = refusal(target: exchange.target, headerBytes: headerBytes) ?? handler.admit(head)
             exchange.route = admission.route
             switch admission.action {
             case .reply(let reply):
@@ -229,6 +269,37 @@ final class HTTPDaemon: Sendable {
         }
     }
 
+    /// The answer to a request this layer refuses before the application sees it: one whose
+    /// head is over the limits, or one arriving as a drain ends.
+    private func refusal(target: String, headerBytes: Int) -> Admission? {
+        let limits = headLimits.withLock { $0 }
+        if target.utf8.count > limits.target {
+            return .reply(
+                "unmatched",
+                .now(
+                    .error(
+                        APIError(
+                            status: 414, kind: "limit_exceeded",
+                            message: "the request target is \(target.utf8.count) bytes, over this server's limit of \(limits.target)"))))
+        }
+        if headerBytes > limits.headers {
+            return .reply(
+                "unmatched",
+                .now(
+                    .error(
+                        APIError(
+                            status: 431, kind: "limit_exceeded",
+                            message: "the header fields are \(headerBytes) bytes, over this server's limit of \(limits.headers)"))))
+        }
+        // A request that arrives on a kept-alive connection at the very end of a drain is refused
+        // before any work (a vote is not cast), so sending it again elsewhere is safe.
+        if closing.withLock({ $0 }) {
+            return .reply(
+                "draining", .now(.error(.unavailable("this server is shutting down; send the request again (to another server)"))))
+        }
+        return nil
+    }
+
     /// Whether a request says it has a body.
     private static func declaresBody(_ head: RequestHead) -> Bool {
         if head.header("transfer-encoding") != nil { return true }
@@ -285,6 +356,9 @@ final class HTTPDaemon: Sendable {
         case .events(let stream):
             exchange.stream = stream
             stream.attach(connection)
+            streams.withLock { $0[ObjectIdentifier(exchange)] = stream }
+            // A stop that began before the line above did not see this stream: end it here.
+            if draining.withLock({ $0 }) { stream.finish() }
             exchange.watched = hangUps.withLock { $0 }?.watch(tb_http_client_socket(connection), for: stream)
             let context = Unmanaged.passRetained(stream).toOpaque()
             made = MHD_create_response_from_callback(UInt64.max, 4096, Callbacks.readEvents, context, Callbacks.releaseEvents)
@@ -292,7 +366,11 @@ final class HTTPDaemon: Sendable {
         }
         guard let made else { return false }
         defer { MHD_destroy_response(made) }
-        for (name, value) in response.headers where MHD_add_response_header(made, name, value) != MHD_Result.YES {
+        var headers = response.headers
+        // While draining every answer ends its connection, so kept-alive clients (a proxy's pool)
+        // reconnect elsewhere instead of sending their next request here.
+        if draining.withLock({ $0 }) { headers.append(("Connection", "close")) }
+        for (name, value) in headers where MHD_add_response_header(made, name, value) != MHD_Result.YES {
             return false
         }
         exchange.status = response.status
@@ -301,13 +379,28 @@ final class HTTPDaemon: Sendable {
         return MHD_queue_response(connection, UInt32(response.status), made) == MHD_Result.YES
     }
 
-    /// The request's header fields by lowercased name.
-    private static func headers(of connection: OpaquePointer) -> [String: String] {
-        var fields: [String: String] = [:]
+    /// The request's header fields by lowercased name, and the bytes of their names and values.
+    private static func headers(of connection: OpaquePointer) -> ([String: String], Int) {
+        var fields = HeaderFields()
         withUnsafeMutablePointer(to: &fields) { pointer in
             _ = MHD_get_connection_values(connection, .HEADER_KIND, Callbacks.header, pointer)  // the count is not needed
         }
-        return fields
+        return (fields.values, fields.bytes)
+    }
+
+    /// What the header iterator collects.
+    fileprivate struct HeaderFields {
+        var values: [String: String] = [:]
+        var bytes = 0
+    }
+
+    /// A connection opened or closed.
+    fileprivate func connection(_ connection: OpaquePointer, opened: Bool) {
+        if opened {
+            deadlines.opened(connection, socket: tb_http_client_socket(connection))
+        } else {
+            deadlines.closed(connection)
+        }
     }
 }
 
@@ -317,9 +410,15 @@ final class HTTPDaemon: Sendable {
 /// below rest on that.
 private enum Callbacks {
     static let begin: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
-        context, uri, _ in
+        context, uri, connection in
         let daemon = Unmanaged<HTTPDaemon>.fromOpaque(context!).takeUnretainedValue()
-        return daemon.begin(target: uri.map { String(cString: $0) } ?? "")
+        return daemon.begin(target: uri.map { String(cString: $0) } ?? "", connection: connection)
+    }
+
+    static let connection: MHD_NotifyConnectionCallback = { context, connection, _, code in
+        guard let connection else { return }
+        let daemon = Unmanaged<HTTPDaemon>.fromOpaque(context!).takeUnretainedValue()
+        daemon.connection(connection, opened: code == .CONNECTION_NOTIFY_STARTED)
     }
 
     static let access: MHD_AccessHandlerCallback = { context, connection, _, method, _, upload, uploadSize, requestContext in
@@ -332,22 +431,23 @@ private enum Callbacks {
             ? MHD_Result.YES : MHD_Result.NO
     }
 
-    static let completed: MHD_RequestCompletedCallback = { context, _, requestContext, _ in
+    static let completed: MHD_RequestCompletedCallback = { context, connection, requestContext, _ in
         guard let pointer = requestContext?.pointee else { return }
         requestContext!.pointee = nil
         let daemon = Unmanaged<HTTPDaemon>.fromOpaque(context!).takeUnretainedValue()
-        daemon.completed(Unmanaged<HTTPExchange>.fromOpaque(pointer).takeRetainedValue())
+        daemon.completed(Unmanaged<HTTPExchange>.fromOpaque(pointer).takeRetainedValue(), connection: connection)
     }
 
     static let header: MHD_KeyValueIterator = { context, _, key, value in
         guard let key, let context else { return MHD_Result.YES }
-        let fields = context.assumingMemoryBound(to: [String: String].self)
+        let fields = context.assumingMemoryBound(to: HTTPDaemon.HeaderFields.self)
         let name = String(cString: key).lowercased()
         let text = value.map { String(cString: $0) } ?? ""
-        if let earlier = fields.pointee[name] {
-            fields.pointee[name] = earlier + ", " + text
+        fields.pointee.bytes += name.utf8.count + text.utf8.count
+        if let earlier = fields.pointee.values[name] {
+            fields.pointee.values[name] = earlier + ", " + text
         } else {
-            fields.pointee[name] = text
+            fields.pointee.values[name] = text
         }
         return MHD_Result.YES
     }

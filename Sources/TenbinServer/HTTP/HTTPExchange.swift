@@ -63,9 +63,12 @@ final class HTTPExchange: @unchecked Sendable {
         self.started = .now
     }
 
-    /// Suspends the connection until `complete(_:)` delivers the answer.
+    /// Suspends the connection until `complete(_:)` delivers the answer; does nothing once the
+    /// daemon has given up on the exchange (it is stopping and will close the connection, which
+    /// it may not do while the connection is suspended).
     func suspend() {
         waiting.withLock { waiting in
+            guard !waiting.abandoned else { return }
             MHD_suspend_connection(connection!)  // set on the first callback, before any reply
             waiting.suspended = true
         }

@@ -1,7 +1,7 @@
 import TenbinKit
 
 /// One line per finished request: method, path, status, bytes, milliseconds (and the client
-/// and time), as text or as a JSON object. ``RequestLogWriter`` writes them.
+/// and the time, to the millisecond), as text or as a JSON object. ``RequestLogWriter`` writes them.
 struct RequestLog: Sendable {
     let json: Bool
     /// Whether a proxy in front sets `X-Forwarded-For` (`--trust-proxy`): then the client logged
@@ -9,7 +9,7 @@ struct RequestLog: Sendable {
     var trustProxy = false
 
     /// The line for `record`, finished at `finished`, without a newline.
-    func line(for record: ExchangeRecord, finished: Timestamp = .now()) -> String {
+    func line(for record: ExchangeRecord, finished: LogTime = .now()) -> String {
         let milliseconds = Double(record.duration.components.seconds) * 1000 + Double(record.duration.components.attoseconds) / 1e15
         let time = finished.description
         let status = record.status == 0 ? "-" : String(record.status)

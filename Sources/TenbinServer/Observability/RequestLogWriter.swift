@@ -13,7 +13,7 @@ import TenbinKit
 final class RequestLogWriter: Sendable {
     private struct Pending {
         var record: ExchangeRecord
-        var finished: Timestamp
+        var finished: LogTime
     }
 
     private struct State {

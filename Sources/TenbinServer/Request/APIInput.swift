@@ -78,20 +78,15 @@ enum APIInput {
         return try parsedVote(body)
     }
 
-    /// A vote from the page's form: `side=1` or `side=2` (urlencoded), one vote.
-    static func formVote(_ body: [UInt8]) throws(APIError) -> VoteSide {
-        let form: QueryString
-        do {
-            form = try QueryString(Substring(String(decoding: body, as: UTF8.self)))
-        } catch {
-            throw .badRequest("the form is not urlencoded UTF-8")
+    /// A vote from the page's form: `side=1` or `side=2` (urlencoded, read by libmicrohttpd's
+    /// form reader), one vote.
+    static func formVote(_ form: FormParts) throws(APIError) -> VoteSide {
+        if let unknown = form.parts.first(where: { $0.name != "side" }) {
+            throw .unprocessable("unknown field \"\(unknown.name.prefix(40))\"; a vote form has side")
         }
-        if let unknown = form.items.first(where: { $0.name != "side" }) {
-            throw .unprocessable("unknown field \"\(unknown.name)\"; a vote form has side")
-        }
-        guard form.items.count == 1, let side = Int(form.items[0].value).flatMap({ VoteSide(rawValue: $0) }) else {
-            throw .unprocessable("side must be 1 or 2")
-        }
+        guard form.parts.count == 1, let text = String(validating: form.parts[0].bytes, as: UTF8.self),
+            let side = Int(text).flatMap({ VoteSide(rawValue: $0) })
+        else { throw .unprocessable("side must be 1 or 2") }
         return side
     }
 

@@ -31,7 +31,7 @@ public struct Rate: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(perSecond)/\(burst)" }
 }
 
-/// Token buckets per client address: each request takes a token; a client with none left is
+/// Token buckets per client address: a request takes as many tokens as it costs (one post, or the votes it adds); a client with too few left is
 /// told how long to wait. The table is bounded: when it is full, buckets that have refilled
 /// (which a fresh bucket equals) are dropped.
 final class RateLimiter: Sendable {
@@ -52,23 +52,50 @@ final class RateLimiter: Sendable {
         self.now = now
     }
 
-    /// Takes a token for `client`: nil when allowed, else the whole seconds to wait.
-    func take(_ client: String) -> Int? {
+    /// How many clients have a bucket now.
+    var clientCount: Int {
+        buckets.withLock { $0.count }
+    }
+
+    /// Takes `cost` tokens for `client`, all or none: nil when allowed, else the whole
+    /// seconds to wait until that many are there (a cost above the burst can never be paid:
+    /// the wait is then for a full bucket, and the request must ask for less).
+    func take(_ client: String, cost: Int = 1) -> Int? {
         let time = now()
+        let cost = Double(max(1, cost))
         return buckets.withLock { buckets in
-            var bucket = buckets[client] ?? Bucket(tokens: Double(rate.burst), updated: time)
-            bucket.tokens = min(Double(rate.burst), bucket.tokens + (time - bucket.updated) * rate.perSecond)
-            bucket.updated = time
+            var bucket = refilled(buckets[client], at: time)
             defer {
                 if buckets.count >= maximumClients, buckets[client] == nil { prune(&buckets, at: time) }
                 buckets[client] = bucket
             }
-            guard bucket.tokens >= 1 else {
-                return max(1, Int(((1 - bucket.tokens) / rate.perSecond).rounded(.up)))
-            }
-            bucket.tokens -= 1
+            guard bucket.tokens >= cost else { return wait(for: min(cost, Double(rate.burst)) - bucket.tokens) }
+            bucket.tokens -= cost
             return nil
         }
+    }
+
+    /// Whether `client` has a token left, without taking it: nil when it has, else the whole
+    /// seconds to wait for one.
+    func waitForOne(_ client: String) -> Int? {
+        let time = now()
+        return buckets.withLock { buckets in
+            let bucket = refilled(buckets[client], at: time)
+            return bucket.tokens >= 1 ? nil : wait(for: 1 - bucket.tokens)
+        }
+    }
+
+    /// `bucket` (a full one for a new client) with the tokens earned since it was updated.
+    private func refilled(_ bucket: Bucket?, at time: Double) -> Bucket {
+        var bucket = bucket ?? Bucket(tokens: Double(rate.burst), updated: time)
+        bucket.tokens = min(Double(rate.burst), bucket.tokens + (time - bucket.updated) * rate.perSecond)
+        bucket.updated = time
+        return bucket
+    }
+
+    /// Whole seconds (at least 1) until `missing` tokens have been earned.
+    private func wait(for missing: Double) -> Int {
+        max(1, Int((missing / rate.perSecond).rounded(.up)))
     }
 
     /// Drops the buckets that are full again; when none is, the oldest half.

@@ -56,6 +56,15 @@ struct RequestPolicy: Sendable {
         return authority.isEmpty || authority.contains("@") ? nil : authority
     }
 
+    /// Whether the request comes from this machine itself and not through a proxy: a loopback
+    /// peer and no `X-Forwarded-For` (a proxy on this machine forwards strangers' requests
+    /// from a loopback address too).
+    func isLocal(_ head: RequestHead) -> Bool {
+        guard head.header("x-forwarded-for") == nil, head.header("forwarded") == nil else { return false }
+        let peer = head.peerAddress
+        return peer.hasPrefix("127.") || peer == "::1" || peer.hasPrefix("::ffff:127.")
+    }
+
     /// Requires `Content-Type: application/json` (parameters such as a charset allowed).
     func checkJSONContentType(_ head: RequestHead) throws(APIError) {
         let type = head.header("content-type")?.split(separator: ";").first.map { $0.trimmingCharacters.lowercased() }

@@ -67,7 +67,7 @@ extension HTTPResponse {
     static func errorPage(_ error: APIError, back: String) -> HTTPResponse {
         var response = HTTPResponse(
             status: error.status,
-            headers: Routes.htmlHeaders + error.headers.map { ($0.name, $0.value) },
+            headers: Application.htmlHeaders + error.headers.map { ($0.name, $0.value) },
             body: .bytes(Array(WebPage.errorPage(error, back: back).utf8)))
         response.cause = error.cause
         return response

@@ -13,15 +13,18 @@ enum ServeCommand: Command {
         abstract: "Serve the board over HTTP: a JSON API, live feeds, images and a web page.",
         usage: "[--listen HOST:PORT] [--admin-token-file FILE] [--threads N] [--max-upload-mb MB] [OPTIONS]",
         discussion: """
-            Prints the URL it listens on, then logs one line per request to standard error. The
-            default address is loopback: binding to another address puts the board on that
-            network. Ctrl-C or SIGTERM stops it gracefully (exit 0). See docs/http-api.md.
+            Prints the URL it listens on, then logs one line per request to standard error (or to
+            --log-file, reopened on SIGHUP). The default address is loopback: binding to another
+            address puts the board on that network. Ctrl-C or SIGTERM stops it gracefully, answering
+            the requests it has (exit 0). See docs/http-api.md and docs/operations.md.
             """
     )
 
     struct Options: OptionGroup {
         var listen = Option.text(
-            ["--listen"], value: "HOST:PORT", help: "Address to listen on; port 0 picks one.", default: ServerConfiguration().listen)
+            ["--listen"], value: "HOST:PORT",
+            help: "Address to listen on; port 0 picks one; localhost works.",
+            default: ServerConfiguration().listen)
         var adminTokenFile = Option.text(
             ["--admin-token-file"], value: "FILE", help: "Enables PATCH and DELETE for requests bearing the token in FILE.")
         var threads = Option.integer(
@@ -43,6 +46,11 @@ enum ServeCommand: Command {
             ["--heartbeat"], value: "SECONDS", help: "Seconds between heartbeats on live feeds, 1 to 300.", in: 1...300,
             default: Int(ServerConfiguration().heartbeat.components.seconds))
         var logJSON = Flag(["--log-json"], help: "Log one JSON object per request instead of a text line.")
+        var logFile = Option.text(
+            ["--log-file"], value: "PATH", help: "Append the log to PATH instead of standard error; SIGHUP reopens it.")
+        var headerTimeout = Option.integer(
+            ["--header-timeout"], value: "SECONDS", help: "Seconds a connection has to send a request's head, 1 to 300.",
+            in: 1...300, default: ServerConfiguration().headerTimeoutSeconds)
         var migrate = Flag(["--migrate"], help: "Upgrade a PostgreSQL database at an older schema first (see docs/postgres.md).")
         var image = ImageOptions()
     }
@@ -61,13 +69,35 @@ enum ServeCommand: Command {
         configuration.maximumConnectionsPerAddress = try arguments.maxConnectionsPerIP
         configuration.heartbeat = .seconds(try arguments.heartbeat)
         configuration.logJSON = arguments.logJSON
-        configuration.log = { line in _ = FileDescriptor.writeAll(line, to: STDERR_FILENO) }  // a closed stderr only loses log lines
+        configuration.headerTimeoutSeconds = try arguments.headerTimeout
+        let logFile = try (try arguments.logFile).map { path in try LogFile(path: path) }
+        let log: @Sendable (String) -> Void =
+            if let logFile {
+                { line in logFile.write(line) }
+            } else {
+                { line in _ = FileDescriptor.writeAll(line, to: STDERR_FILENO) }  // a closed stderr only loses log lines
+            }
+        configuration.log = log
         if let path = try arguments.adminTokenFile {
             configuration.adminToken = try AdminToken.read(path: path)
         }
         // The signal handlers are in place before the URL is printed: a SIGTERM sent as soon as
         // the URL appears must not be lost.
         let stop = StopSignal()
+        // SIGHUP reopens the log file (log rotation); without one it is only noted. Either way it
+        // no longer ends the process, as its default action did.
+        let hangUp = SignalSource(SIGHUP) {
+            guard let logFile else {
+                return log("\(LogTime.now()) SIGHUP ignored: no --log-file to reopen (the log goes to standard error)\n")
+            }
+            do {
+                try logFile.reopen()
+                log("\(LogTime.now()) SIGHUP: reopened the log file \(logFile.path)\n")
+            } catch {
+                log("\(LogTime.now()) SIGHUP: \(error); still writing to the file open before\n")
+            }
+        }
+        defer { hangUp.cancel() }
         var board: Board? = try context.board(.serve(migrate: arguments.migrate), limits: limits, encoding: encoding)
         // The store closes (and checkpoints) here, before tenbin exits, not on a thread that held it.
         defer { Blocking.release(&board) }
@@ -89,6 +119,20 @@ enum ServeCommand: Command {
     }
 }
 
+/// A signal handled on a dispatch queue by `handler` (instead of its default action) until
+/// cancelled.
+final class SignalSource: Sendable {
+    // The dispatch source; set once in init.
+    private let source: Locked<(any DispatchSourceSignal)?> = Locked(nil)
+
+    init(_ number: Int32, handler: @escaping @Sendable () -> Void) {
+        let made = SignalHandler.install(number, handler)
+        source.withLock { $0 = made }
+    }
+
+    func cancel() { source.withLock { $0?.cancel() } }
+}
+
 /// SIGINT and SIGTERM, caught from the moment this is made until `wait` returns.
 final class StopSignal: Sendable {
     private let arrived = DispatchSemaphore(value: 0)
@@ -96,13 +140,7 @@ final class StopSignal: Sendable {
     private let sources: Locked<[any DispatchSourceSignal]> = Locked([])
 
     init() {
-        let made = [SIGINT, SIGTERM].map { number in
-            _ = signal(number, SIG_IGN)  // the dispatch source receives it instead; cannot fail for these signals
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [arrived] in arrived.signal() }
-            source.resume()
-            return source
-        }
+        let made = [SIGINT, SIGTERM].map { number in SignalHandler.install(number) { [arrived] in arrived.signal() } }
         sources.withLock { $0 = made }
     }
 

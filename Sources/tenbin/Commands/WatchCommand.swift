@@ -77,19 +77,15 @@ struct WatchSession {
     func run() throws -> Int32 {
         let ending = Ending()
         let finished = DispatchSemaphore(value: 0)
-        let task = Task { [observation, screen] in
-            let result = await Result {
-                try screen?.begin()
-                try await Self.stream(observation, to: screen)
-            }
-            screen?.end()
-            ending.outcome.withLock { $0 = result }
-            finished.signal()
-        }
+        // Set once the task below exists; a signal that comes before finds it nil and is seen
+        // by the check after the task starts.
+        let running = Locked<Task<Void, Never>?>(nil)
+        // The handlers are in place before the task starts: the feed's first line tells another
+        // process the watch is running, and a signal sent then must not be lost.
         var sources = [SIGINT, SIGTERM].map { number in
-            Self.onSignal(number) {
+            SignalHandler.install(number) {
                 ending.signal.withLock { $0 = $0 ?? number }
-                task.cancel()
+                running.withLock { $0 }?.cancel()
                 // A watch blocked writing to a reader that stopped reading (a full pipe) cannot
                 // notice the cancellation; it must still end promptly when asked to.
                 ending.forcedExit.withLock { forced in
@@ -103,8 +99,19 @@ struct WatchSession {
                 }
             }
         }
+        let task = Task { [observation, screen] in
+            let result = await Result {
+                try screen?.begin()
+                try await Self.stream(observation, to: screen)
+            }
+            screen?.end()
+            ending.outcome.withLock { $0 = result }
+            finished.signal()
+        }
+        running.withLock { $0 = task }
+        if ending.signal.withLock({ $0 }) != nil { task.cancel() }
         if let screen {
-            sources.append(Self.onSignal(SIGWINCH) { try? screen.redrawAll() })  // a failed write ends the watch on its next update
+            sources.append(SignalHandler.install(SIGWINCH) { try? screen.redrawAll() })  // a failed write ends the watch on its next update
         }
         // An idle watch writes nothing, so it would not notice a pipe's reader leaving until
         // the next change: look once a second.
@@ -172,15 +179,6 @@ struct WatchSession {
         timer.setEventHandler(handler: handler)
         timer.resume()
         return timer
-    }
-
-    /// Handles `number` with `handler` (on a dispatch queue) instead of its default action.
-    private static func onSignal(_ number: Int32, _ handler: @escaping @Sendable () -> Void) -> any DispatchSourceSignal {
-        _ = signal(number, SIG_IGN)  // the dispatch source receives it instead; SIG_IGN cannot fail for these signals
-        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-        source.setEventHandler(handler: handler)
-        source.resume()
-        return source
     }
 }
 

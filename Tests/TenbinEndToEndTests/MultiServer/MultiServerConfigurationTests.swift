@@ -1,5 +1,6 @@
 import Foundation
 import TenbinKit
+import TestPostgresServer
 import Testing
 
 extension MultiServerTests {
@@ -14,7 +15,7 @@ extension MultiServerTests {
             _ = try database.query(
                 "DO $$ BEGIN CREATE ROLE tenbin_password LOGIN PASSWORD '\(password)'; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
             _ = try database.query("ALTER DATABASE \(database.name) OWNER TO tenbin_password")
-            let server = try #require(TestDatabase.serverURL)
+            let server = try TestPostgresServer.requireURL()
             let port = try #require(server.firstMatch(of: /@127\.0\.0\.1:([0-9]+)\//)).output.1
             let folder = try ScratchFolder()
             let passwords = folder.path + "/pgpass"

@@ -1,5 +1,6 @@
 import Foundation
 import TenbinKit
+import TestPostgresServer
 import Testing
 
 /// Every end-to-end test of several `tenbin serve` processes on one PostgreSQL database, one at
@@ -7,7 +8,7 @@ import Testing
 /// shared with the rest of the suite. Needs the throwaway server `make test` starts
 /// (scripts/postgres.sh run); without one the suite is skipped, except under `CI=true`, where
 /// it must run and fails instead.
-@Suite(.ownThreads, .serialized, .enabled(if: TestDatabase.serverURL != nil || ProcessInfo.processInfo.environment["CI"] == "true"))
+@Suite(.ownThreads, .serialized, .enabled(if: TestPostgresServer.suitesRun))
 struct MultiServerTests {}
 
 /// A database of its own on the test PostgreSQL server for one test, dropped when released.
@@ -18,10 +19,7 @@ final class SharedDatabase {
     private let serverURL: String
 
     init() throws {
-        guard let server = TestDatabase.serverURL else {
-            Issue.record("CI=true but TENBIN_TEST_DATABASE_URL is not set: the multi-server tests must run in CI")
-            throw ServeError("no PostgreSQL server to test on")
-        }
+        let server = try TestPostgresServer.requireURL()
         serverURL = server
         name = "tenbin_multi_\(UInt32.random(in: 0...UInt32.max))"
         let created = try Shell.capture(["psql", "-X", "-q", server, "-c", "CREATE DATABASE \(name)"])

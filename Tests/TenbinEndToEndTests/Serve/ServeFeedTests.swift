@@ -140,14 +140,6 @@ extension ServeEndToEndTests {
             #expect(try StoreCloseTests.votesInTheDatabaseFileAlone(folder) == "1")
         }
 
-        @Test func badFeedParametersAreAnsweredAsJSONErrors() throws {
-            let server = try ServeProcess()
-            let reply = try server.request("GET", "/api/v1/feed?sort=sideways")
-            #expect(reply.status == 400)
-            #expect(reply.errorMessage?.contains("sort") == true)
-            #expect(try server.request("GET", "/api/v1/feed?limit=1000").status == 400)
-        }
-
         @Test func aClientReconnectingWithLastEventIDGetsOnlyWhatChangedSince() throws {
             let server = try ServeProcess(["--no-rate-limit"])
             try ServeAPITests.post(server, contents: "first")

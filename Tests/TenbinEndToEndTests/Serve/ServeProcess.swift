@@ -21,10 +21,10 @@ final class ServeProcess: @unchecked Sendable {
     /// Standard error, kept open and never read (for tests of a log nobody reads).
     private var unreadErrors: Pipe?
 
-    /// Starts `tenbin serve --listen 127.0.0.1:0` with `arguments`; waits (up to 30 s) for the
-    /// line with its URL. With `readingStandardError` false, standard error is a pipe that
-    /// nobody reads: once its buffer is full, every write to it blocks.
-    init(_ arguments: [String] = [], store: String? = nil, readingStandardError: Bool = true) throws {
+    /// Starts `tenbin serve --listen 127.0.0.1:0` (or another `listen` address) with `arguments`;
+    /// waits (up to 30 s) for the line with its URL. With `readingStandardError` false, standard
+    /// error is a pipe that nobody reads: once its buffer is full, every write to it blocks.
+    init(_ arguments: [String] = [], store: String? = nil, listen: String = "127.0.0.1:0", readingStandardError: Bool = true) throws {
         if let store {
             self.store = store
             scratch = nil
@@ -34,7 +34,7 @@ final class ServeProcess: @unchecked Sendable {
             self.store = folder.path + "/store"
         }
         process.executableURL = URL(fileURLWithPath: Tenbin.binary)
-        process.arguments = ["--store", self.store, "serve", "--listen", "127.0.0.1:0"] + arguments
+        process.arguments = ["--store", self.store, "serve", "--listen", listen] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "TENBIN_STORE")
         process.environment = environment

@@ -19,7 +19,7 @@ struct BackendUnderTest: Sendable, CustomTestStringConvertible {
         [
             BackendUnderTest(typeName: "SQLiteStore", name: "SQLite file") { try SQLiteStore(folder: $0, create: true) },
             BackendUnderTest(typeName: "MemoryStore", name: "memory (tests only)") { _ in MemoryStore() },
-        ] + (TestPostgres.serverURL == nil ? [] : [postgres])
+        ] + (TestPostgres.isAvailable ? [postgres] : [])
 
     /// PostgreSQL, a fresh database on the test server (scripts/postgres.sh) for each test.
     static let postgres = BackendUnderTest(typeName: "PostgresStore", name: "PostgreSQL") { _ in
@@ -28,7 +28,7 @@ struct BackendUnderTest: Sendable, CustomTestStringConvertible {
 
     /// Backends left out of this run, and why: said loudly, and never allowed under CI=true.
     static let skipped: [String: String] =
-        TestPostgres.serverURL == nil ? ["PostgresStore": "no test PostgreSQL server (TENBIN_TEST_DATABASE_URL is not set)"] : [:]
+        TestPostgres.isAvailable ? [:] : ["PostgresStore": "no test PostgreSQL server (TENBIN_TEST_DATABASE_URL is not set)"]
 
     /// A fresh board on this backend, its blobs in `store`'s folder.
     func board(_ store: TemporaryStore, limits: ImageLimits = ImageLimits(), live: LiveFeeds.Options = LiveFeeds.Options()) throws -> Board

@@ -3,6 +3,13 @@ import TenbinKit
 /// A backend in Swift memory, for tests only: if the contract suite passes on it, the seam is
 /// complete (no test needs SQLite to pass). A read sees a copy of the state; a write works on
 /// a copy and swaps it in when its body returns, one writer at a time.
+///
+/// It is strict where the seam's rules are only enforced by some database, so the contract
+/// suite catches a core that breaks them on every run, PostgreSQL or not: a `readSingle` body
+/// makes one call, and never a search (PostgreSQL runs it as one statement outside a
+/// transaction, so a second call would see another snapshot); vote deltas come with ids
+/// distinct and ascending (two PostgreSQL servers' batches would otherwise lock rows in
+/// different orders and deadlock); `storeSearch` ids ascend across a transaction.
 final class MemoryStore: StoreBackend {
     struct State: Sendable {
         var posters: [Int64: Poster] = [:]
@@ -16,11 +23,28 @@ final class MemoryStore: StoreBackend {
     private let state = Locked(State())
     /// Writers take turns here, so a write's read-modify-swap is never interleaved.
     private let writer = Locked(0)
+    /// Called as `commitVotes` begins, before it takes its turn to write (tests hold a commit
+    /// there to see what the votes behind it do).
+    let beforeCommitVotes: (@Sendable () -> Void)?
+
+    /// An empty store; `beforeCommitVotes`, when given, runs as each `commitVotes` begins.
+    init(beforeCommitVotes: (@Sendable () -> Void)? = nil) {
+        self.beforeCommitVotes = beforeCommitVotes
+    }
 
     var location: String { "memory" }
 
     func read<T>(_ body: (any StoreReading) throws -> T) throws -> T {
         try body(MemorySession(state.withLock { $0 }))
+    }
+
+    func readSingle<T>(_ body: (any StoreReading) throws -> T) throws -> T {
+        try body(MemorySession(state.withLock { $0 }, single: true))
+    }
+
+    func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+        beforeCommitVotes?()
+        return try write { try $0.addVotes(deltas) }
     }
 
     func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {
@@ -69,12 +93,30 @@ struct MemoryChanges: ChangeSource {
 /// One read or write of the memory backend.
 final class MemorySession: StoreWriting {
     var state: MemoryStore.State
+    /// Whether this is a `readSingle`: one call reading one thing, never a search.
+    private let single: Bool
+    /// The calls made so far (a `readSingle` allows one).
+    private var calls: [String] = []
+    /// The highest id `storeSearch` was given in this transaction.
+    private var lastStoredSearchID: Int64 = 0
 
-    init(_ state: MemoryStore.State) {
+    init(_ state: MemoryStore.State, single: Bool = false) {
         self.state = state
+        self.single = single
+    }
+
+    /// Records a reading call; in a `readSingle`, throws at a second call or a search.
+    private func reading(_ call: String, search: Bool = false) throws {
+        calls.append(call)
+        guard single else { return }
+        if search { throw MemoryStoreError("readSingle's body searched (\(call)); a search reads in batches, so it needs read") }
+        if calls.count > 1 {
+            throw MemoryStoreError("readSingle's body made \(calls.count) calls (\(calls.joined(separator: ", "))); it may make one")
+        }
     }
 
     func posters(ids: [Int64]) throws -> [Poster] {
+        try reading("posters(ids:)")
         var seen: Set<Int64> = []
         return ids.compactMap { seen.insert($0).inserted ? state.posters[$0] : nil }
     }
@@ -86,6 +128,7 @@ final class MemorySession: StoreWriting {
     }
 
     func page(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster] {
+        try reading("page")
         var list = ordered(order)
         if let after {
             list.removeAll { order == .new ? $0.id >= after.id : ($0.totalVotes, $0.id) >= (after.votes, after.id) }
@@ -93,24 +136,39 @@ final class MemorySession: StoreWriting {
         return Array(list.dropFirst(offset).prefix(limit))
     }
 
-    func count() throws -> Int { state.posters.count }
-
-    func storedImage(source: Digest, encodingKey: String) throws -> StoredImage? {
-        state.uploads["\(source.hex) \(encodingKey)"].flatMap { state.blobs[$0] }
+    func count() throws -> Int {
+        try reading("count")
+        return state.posters.count
     }
 
-    func storedImage(digest: Digest) throws -> StoredImage? { state.blobs[digest] }
+    func storedImage(source: Digest, encodingKey: String) throws -> StoredImage? {
+        try reading("storedImage(source:encodingKey:)")
+        return state.uploads["\(source.hex) \(encodingKey)"].flatMap { state.blobs[$0] }
+    }
 
-    func blobRowsPresent(_ digests: [Digest]) throws -> Set<Digest> { Set(digests.filter { state.blobs[$0] != nil }) }
+    func storedImage(digest: Digest) throws -> StoredImage? {
+        try reading("storedImage(digest:)")
+        return state.blobs[digest]
+    }
 
-    func blobRows() throws -> [StoredImage] { state.blobs.values.sorted { $0.digest.hex < $1.digest.hex } }
+    func blobRowsPresent(_ digests: [Digest]) throws -> Set<Digest> {
+        try reading("blobRowsPresent")
+        return Set(digests.filter { state.blobs[$0] != nil })
+    }
+
+    func blobRows() throws -> [StoredImage] {
+        try reading("blobRows")
+        return state.blobs.values.sorted { $0.digest.hex < $1.digest.hex }
+    }
 
     func posterIDs(using digest: Digest) throws -> [Int64] {
-        state.posters.values.filter { $0.images.contains { $0.digest == digest } }.map(\.id).sorted()
+        try reading("posterIDs(using:)")
+        return state.posters.values.filter { $0.images.contains { $0.digest == digest } }.map(\.id).sorted()
     }
 
     func posterIDs(image1: Digest, image2: Digest, contents: String) throws -> [Int64] {
-        state.posters.values.filter {
+        try reading("posterIDs(image1:image2:contents:)")
+        return state.posters.values.filter {
             $0.images[0].digest == image1 && $0.images[1].digest == image2
                 && $0.contents.utf8.elementsEqual(contents.utf8)  // byte for byte, as the databases compare
         }
@@ -128,6 +186,7 @@ final class MemorySession: StoreWriting {
     }
 
     func searchCandidates(_ terms: [IndexTerm], below: Int64?, visit: (SearchEntry) throws -> Bool) throws {
+        try reading("searchCandidates", search: true)
         for id in state.keys.keys.sorted(by: >) where id < (below ?? Int64.max) && holds(id, terms) {
             guard let entry = entry(id) else { continue }
             guard try visit(entry) else { return }
@@ -135,12 +194,17 @@ final class MemorySession: StoreWriting {
     }
 
     func searchCandidateIDs(_ terms: [IndexTerm], limit: Int) throws -> [Int64] {
-        Array(state.keys.keys.filter { holds($0, terms) }.prefix(limit))
+        try reading("searchCandidateIDs", search: true)
+        return Array(state.keys.keys.filter { holds($0, terms) }.prefix(limit))
     }
 
-    func searchEntries(ids: [Int64]) throws -> [SearchEntry] { ids.compactMap(entry) }
+    func searchEntries(ids: [Int64]) throws -> [SearchEntry] {
+        try reading("searchEntries", search: true)
+        return ids.compactMap(entry)
+    }
 
     func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
+        try reading("searchEntriesByVotes", search: true)
         for poster in try page(order: .popular, after: after, offset: 0, limit: Int.max) {
             guard let entry = entry(poster.id) else { continue }
             guard try visit(entry) else { return }
@@ -174,7 +238,10 @@ final class MemorySession: StoreWriting {
     }
 
     func addVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
-        try deltas.filter { try addVotes(id: $0.id, good1: $0.good1, good2: $0.good2) }.map { state.posters[$0.id]! }  // just voted
+        for (earlier, later) in zip(deltas, deltas.dropFirst()) where earlier.id >= later.id {
+            throw MemoryStoreError("vote deltas must have distinct ascending ids; \(later.id) came after \(earlier.id)")
+        }
+        return try deltas.filter { try addVotes(id: $0.id, good1: $0.good1, good2: $0.good2) }.map { state.posters[$0.id]! }  // just voted
     }
 
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool {
@@ -205,14 +272,23 @@ final class MemorySession: StoreWriting {
     }
 
     func storeSearch(ids: [Int64], search: [SearchRecord]) throws {
+        for id in ids {
+            guard id > lastStoredSearchID else {
+                throw MemoryStoreError("storeSearch ids must ascend across a transaction; \(id) came after \(lastStoredSearchID)")
+            }
+            guard state.posters[id] != nil else { throw MemoryStoreError("storeSearch was given poster \(id), which does not exist") }
+            lastStoredSearchID = id
+        }
         for (id, record) in zip(ids, search) { state.keys[id] = record }
     }
 
     func posters(afterID: Int64, limit: Int) throws -> [Poster] {
-        Array(state.posters.values.filter { $0.id > afterID }.sorted { $0.id < $1.id }.prefix(limit))
+        try reading("posters(afterID:limit:)")
+        return Array(state.posters.values.filter { $0.id > afterID }.sorted { $0.id < $1.id }.prefix(limit))
     }
 
     func blobRecords(after: Digest?, limit: Int) throws -> [BlobRecord] {
+        try reading("blobRecords")
         let images = state.blobs.values.filter { $0.digest.hex > (after?.hex ?? "") }.sorted { $0.digest.hex < $1.digest.hex }
         return images.prefix(limit).map { image in
             let uploads = state.uploads.filter { $0.value == image.digest }.keys.compactMap { key -> UploadKey? in
@@ -223,7 +299,10 @@ final class MemorySession: StoreWriting {
         }
     }
 
-    func lastPosterID() throws -> Int64 { state.lastID }
+    func lastPosterID() throws -> Int64 {
+        try reading("lastPosterID")
+        return state.lastID
+    }
 
     func insertBlobs(_ records: [BlobRecord]) throws {
         for record in records {

@@ -71,9 +71,9 @@ import Testing
         }
         #expect(hot.good1 == expected.hot.0 && hot.good2 == expected.hot.1)
         #expect(cold.good1 == expected.cold.0 && cold.good2 == expected.cold.1)
-        let (votes, commits) = board.votes.statistics
-        #expect(votes == 4 * 100 * 2)
-        #expect(commits <= 400)
+        // That they took fewer commits than votes is VoteBatcherTests' to show: here it depends
+        // on timing.
+        #expect(board.votes.statistics.votes == 4 * 100 * 2)
         await #expect(throws: BoardError.noSuchPoster(999)) { try await board.castVote(id: 999, side: .first) }
         await #expect(throws: BoardError.invalidVoteCount(0)) { try await board.castVote(id: posters[0].id, side: .first, times: 0) }
     }
@@ -111,8 +111,9 @@ import Testing
     func aVoteForADeletedPosterFailsAloneAndTheRestOfItsBatchCommits(backend: BackendUnderTest) async throws {
         let store = try TemporaryStore()
         var configuration = store.configuration()
-        // A window long enough that the votes below, queued one after another, share a batch.
-        configuration.voteBatching = VoteBatcher.Options(window: .milliseconds(200))
+        // A window long enough that the votes below, queued one after another, share a batch
+        // (a bound for a loaded machine: queueing six votes takes microseconds).
+        configuration.voteBatching = VoteBatcher.Options(window: .seconds(2))
         let board = Board(configuration, store: try backend.make(store.path), blobs: BlobStore(storeFolder: store.path))
         let posters = try board.quickPost([("live", []), ("deleted", []), ("also live", [])])
         try board.delete(id: posters[1].id)
@@ -141,6 +142,7 @@ import Testing
         #expect(try board.poster(id: posters[0].id).good1 == 2 && board.poster(id: posters[0].id).good2 == 1)
         #expect(try board.poster(id: posters[2].id).good2 == 1)
         #expect(board.voteStatistics.votes == 4)
+        #expect(board.voteStatistics.commits == 1, "the six votes shared one batch")
         #expect(throws: BoardError.invalidVoteCount(0)) { try board.castVote(id: posters[0].id, side: .first, times: 0) { _ in } }
     }
 
@@ -361,7 +363,7 @@ import Testing
         var random = SplitMix64(seed: 5)
         for step in 0..<30 {
             await clock.untilSomeoneSleeps()
-            while board.live.waitingObserverCount < 1 { await Task.yield() }
+            await waitUntil("the observer to wait for more") { board.live.waitingObserverCount >= 1 }
             if step == 0 { replayed = try #require(recorder.delivered.first?.snapshot) }
             let before = recorder.delivered.count
             let ids = try board.posters(limit: 100).map(\.id)
@@ -372,7 +374,7 @@ import Testing
             }
             clock.advance(by: .milliseconds(50))
             await clock.untilSomeoneSleeps()
-            while board.live.waitingObserverCount < 1 { await Task.yield() }
+            await waitUntil("the observer to wait for more") { board.live.waitingObserverCount >= 1 }
             for update in recorder.delivered[before...] {
                 replayed = try FeedDiff.apply(try #require(update.changes), to: replayed)
             }

@@ -20,12 +20,36 @@ struct PostgresConnectionTests {
             ])
         #expect(rows.count == 1)
         #expect(rows.text(0, 0) == text)
-        #expect(rows.int64(0, 1) == -9_000_000_000)
+        #expect(try rows.int64(0, 1) == -9_000_000_000)
         #expect(rows.bytes(0, 2) == [0, 1, 0xFF, 0x41])
-        #expect(rows.int(0, 3) == 3)
+        #expect(try rows.int(0, 3) == 3)
         #expect(rows.text(0, 4) == "b\"c\\d")
-        #expect(rows.bool(0, 5))
-        #expect(rows.int(0, 6) == 3)
+        #expect(try rows.bool(0, 5))
+        #expect(try rows.int(0, 6) == 3)
+    }
+
+    /// Integers and booleans decode or throw, naming the column and the row: NULL is never 0 or
+    /// false, and text that is not a number is never read as one.
+    @Test func integersAndBooleansDecodeOrThrowNamingColumnAndRow() throws {
+        let connection = try Connection(ConnectionTarget(TestPostgres.freshDatabase()))
+        let edges = try connection.query("SELECT '-9223372036854775808'::bigint, '9223372036854775807'::bigint, 0::integer, false")
+        #expect(try edges.int64(0, 0) == Int64.min && edges.int64(0, 1) == Int64.max && edges.int(0, 2) == 0)
+        #expect(try edges.bool(0, 3) == false)
+        for binary in [false, true] {
+            let rows = try connection.query(
+                "SELECT v AS votes, NULL::boolean AS hidden FROM (VALUES (1::bigint), (NULL)) t(v) ORDER BY v NULLS LAST", [],
+                binary: binary)
+            #expect(try rows.int64(0, 0) == 1)
+            #expect(throws: RowDecodingError(column: "votes", row: 1, expected: "an integer", found: "NULL")) { try rows.int64(1, 0) }
+            #expect(throws: RowDecodingError(column: "hidden", row: 0, expected: "a boolean", found: "NULL")) { try rows.bool(0, 1) }
+        }
+        let words = try connection.query("SELECT '12abc' AS count, '99999999999999999999' AS big, '' AS empty, 'yes' AS flag")
+        #expect(throws: RowDecodingError(column: "count", row: 0, expected: "an integer", found: "'12abc'")) { try words.int64(0, 0) }
+        #expect(throws: RowDecodingError.self) { try words.int64(0, 1) }
+        #expect(throws: RowDecodingError.self) { try words.int(0, 2) }
+        let error = try #require(throws: RowDecodingError.self) { try words.bool(0, 3) }
+        #expect(error.description == "the database answered 'yes' in column 'flag' of row 1, where tenbin expects a boolean")
+        #expect(error.kind == .internal)
     }
 
     @Test func aPreparedStatementIsPreparedOnceAndStillRunsWhenItsSessionLostIt() throws {
@@ -37,7 +61,7 @@ struct PostgresConnectionTests {
         let named = "SELECT count(*) FROM pg_prepared_statements WHERE name = $1"
         #expect(try connection.query(named, [.text(name)]).int(0, 0) == 1)
         let plans = try connection.query("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1", [.text(name)])
-        #expect(plans.int(0, 0) >= 1 && plans.int(0, 1) == 0, "planned once, generically")
+        #expect(try plans.int(0, 0) >= 1 && plans.int(0, 1) == 0, "planned once, generically")
         // A pooler that moved the session (or DEALLOCATE): the statement runs unprepared, then
         // is prepared again.
         try connection.execute("DEALLOCATE ALL")

@@ -145,7 +145,13 @@ struct PostgresPipelineTests {
         let connection = try Connection(ConnectionTarget(url))
         let doomed = try connection.query("SELECT pg_backend_pid()").int(0, 0)
         #expect(try admin.query("SELECT pg_terminate_backend($1)", [.integer(doomed)]).bool(0, 0))
-        usleep(100_000)
+        // Once the backend is gone, its socket is closed: the next round trip finds out.
+        var gone = false
+        for _ in 0..<1_000 where !gone {  // up to 20 s: a bound for a loaded machine, not a speed
+            gone = try admin.query("SELECT count(*) FROM pg_stat_activity WHERE pid = $1", [.integer(doomed)]).int(0, 0) == 0
+            if !gone { usleep(20_000) }
+        }
+        #expect(gone)
         let error = try #require(throws: PostgresError.self) { try connection.begin(Self.begin, then: "SELECT 1", []) }
         #expect(error.kind == .unavailable)
         #expect(connection.isBroken)

@@ -54,7 +54,7 @@ struct PostgresSearchTests {
         let exact = try store.pool.withConnection { connection in
             try connection.query("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%tenbin_search_newest%'")
         }
-        #expect(exact.int(0, 0) == 1)
+        #expect(try exact.int(0, 0) == 1)
         // Every search statement was prepared on the pool's one connection and planned once,
         // generically: never for its values.
         let plans = try store.pool.withConnection { connection in
@@ -67,7 +67,7 @@ struct PostgresSearchTests {
         #expect(statements.contains { $0.contains(" OR ") })
         #expect(statements.contains { $0.contains("LIMIT \(PostgresSession.rareBelow)") })
         for row in 0..<plans.count {
-            #expect(plans.int(row, 0) >= 1 && plans.int(row, 1) == 0)
+            #expect(try plans.int(row, 0) >= 1 && plans.int(row, 1) == 0)
         }
     }
 

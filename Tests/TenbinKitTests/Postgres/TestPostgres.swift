@@ -1,3 +1,4 @@
+import TestPostgresServer
 import Testing
 
 @testable import TenbinKit
@@ -10,33 +11,18 @@ import Testing
 /// The throwaway PostgreSQL server `make test` starts (scripts/postgres.sh), and a fresh
 /// database on it for each test.
 ///
-/// Without a server (TENBIN_TEST_DATABASE_URL unset) the PostgreSQL tests are skipped and say
-/// so loudly; under CI=true they fail instead, since CI must run them.
+/// Whether the tests run is ``TestPostgresServer``'s to say (skipped without a server, failing
+/// under CI=true).
 enum TestPostgres {
     /// The server's URL (a superuser on its `postgres` database), or nil.
-    static let serverURL: String? = {
-        let url = getenv("TENBIN_TEST_DATABASE_URL").map { String(cString: $0) }
-        if url == nil || url!.isEmpty {
-            let line =
-                "!!! TENBIN_TEST_DATABASE_URL is not set: the PostgreSQL tests are SKIPPED (run them with `make test` or scripts/postgres.sh run swift test) !!!\n"
-            _ = line.withCString { write(2, $0, strlen($0)) }
-            return nil
-        }
-        return url
-    }()
+    static var serverURL: String? { TestPostgresServer.url }
 
-    /// Whether PostgreSQL tests can run; under CI they must.
-    static let isAvailable: Bool = {
-        if serverURL == nil, let ci = getenv("CI"), String(cString: ci) == "true" { return true }  // fail, not skip
-        return serverURL != nil
-    }()
+    /// Whether PostgreSQL suites run: with a server, and under CI always (failing without one).
+    static var isAvailable: Bool { TestPostgresServer.suitesRun }
 
     /// A new empty database; its URL. Dropped by nobody: the whole server goes at the end.
     static func freshDatabase() throws -> String {
-        guard let url = serverURL else {
-            Issue.record("CI=true but TENBIN_TEST_DATABASE_URL is not set: PostgreSQL tests must run in CI")
-            throw PostgresError(kind: .unavailable, sqlState: nil, message: "no test server", target: "none")
-        }
+        let url = try TestPostgresServer.requireURL()
         let name = "tenbin_\(UInt64.random(in: 0...UInt64.max) & 0xFFFF_FFFF_FFFF)"
         let admin = try Connection(ConnectionTarget(url))
         try admin.execute("CREATE DATABASE \(name)")

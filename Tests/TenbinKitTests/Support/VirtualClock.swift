@@ -1,3 +1,5 @@
+import Testing
+
 @testable import TenbinKit
 
 /// A clock that moves only when a test advances it, so polling runs in virtual time.
@@ -98,6 +100,6 @@ final class VirtualClock: Clock {
 
     /// Returns once `count` sleeps are waiting (yielding, never sleeping, meanwhile).
     func waitForSleepers(_ count: Int) async {
-        while pendingSleepers < count { await Task.yield() }
+        await waitUntil("\(count) sleeps on the virtual clock") { pendingSleepers >= count }
     }
 }

@@ -5,7 +5,7 @@ import TenbinKit
 #endif
 
 /// Images, thumbnails, the web page and its static files.
-extension Routes {
+extension Application {
     /// Headers of content-addressed answers: cached for a year, never revalidated.
     static func immutable(etag: String) -> [(name: String, value: String)] {
         [("ETag", etag), ("Cache-Control", immutableCaching), ("X-Content-Type-Options", "nosniff")]
@@ -21,10 +21,19 @@ extension Routes {
     }
 
     /// `GET /blobs/{digest}`: the stored bytes, sent from the file by libmicrohttpd (with
-    /// sendfile); the digest's file and format come from memory after the first request.
-    func blob(_ hex: Substring, _ head: RequestHead) throws -> HTTPResponse {
+    /// sendfile); the digest's file and format come from memory after the first request, which
+    /// looks them up on the board executor.
+    func blob(_ request: Request) throws -> Reply {
+        let hex = request.parameters.text("digest")
         guard let digest = Digest(hex: String(hex)) else { throw APIError.notFound("\(hex.prefix(80)) is not a blob digest") }
-        let file = try blobFiles.file(digest) { try gateway.blob(digest) }
+        if let file = blobFiles.known(digest) { return .now(try blobAnswer(digest, file, request.head)) }
+        return executor.reply(failure: request.failure) { [self] in
+            try blobAnswer(digest, try blobFiles.file(digest) { try gateway.blob(digest) }, request.head)
+        }
+    }
+
+    /// The answer for a blob whose file is known: 304, or the open file.
+    private func blobAnswer(_ digest: Digest, _ file: BlobFiles.File, _ head: RequestHead) throws -> HTTPResponse {
         let etag = "\"" + digest.hex + "\""
         if Self.notModified(head, etag: etag) { return HTTPResponse(status: 304, headers: Self.immutable(etag: etag)) }
         let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
@@ -62,9 +71,10 @@ extension Routes {
     }
 
     /// `GET /thumbs/{digest}?w=N`: from the cache, else produced off the server's threads.
-    func thumbnail(_ hex: Substring, _ head: RequestHead) throws -> Reply {
+    func thumbnail(_ request: Request) throws -> Reply {
+        let (hex, head) = (request.parameters.text("digest"), request.head)
         guard let digest = Digest(hex: String(hex)) else { throw APIError.notFound("\(hex.prefix(80)) is not a blob digest") }
-        let query = try APIInput.query(head.rawQuery)
+        let query = try request.query()
         guard let text = query["w"], let width = Int(text), Thumbnails.widths.contains(width) else {
             throw APIError.badRequest("w must be one of \(Thumbnails.widths.map(String.init).joined(separator: ", "))")
         }
@@ -72,14 +82,30 @@ extension Routes {
         if Self.notModified(head, etag: etag) { return .now(HTTPResponse(status: 304, headers: Self.immutable(etag: etag))) }
         // Only while the image itself is served: a thumbnail of a deleted poster's image (a
         // moderator's delete, on this server or another) is gone at once, cached or not.
-        let file = try blobFiles.file(digest) { try gateway.blob(digest) }
-        guard access(file.path, F_OK) == 0 else {
-            blobFiles.forget(digest)
-            throw APIError.notFound("no image with digest \(digest.hex)")
-        }
         let key = Thumbnails.Key(digest: digest, width: width)
-        if let cached = thumbnails.cached(key) { return .now(Self.thumbnailResponse(cached, etag: etag)) }
-        return Self.later { [thumbnails] in Self.thumbnailResponse(try await thumbnails.thumbnail(key), etag: etag) }
+        let failure = request.failure
+        // Made from the image's file by the image pipeline (its own tasks), once the file is
+        // known to exist (looked up on the board executor the first time).
+        let produce: @Sendable (BlobFiles.File, @escaping @Sendable (HTTPResponse) -> Void) -> Void = { [self] file, answer in
+            guard access(file.path, F_OK) == 0 else {
+                blobFiles.forget(digest)
+                return answer(failure(.notFound("no image with digest \(digest.hex)")))
+            }
+            if let cached = thumbnails.cached(key) { return answer(Self.thumbnailResponse(cached, etag: etag)) }
+            Task { [thumbnails] in
+                do {
+                    answer(Self.thumbnailResponse(try await thumbnails.thumbnail(key), etag: etag))
+                } catch {
+                    answer(failure(APIError(error)))
+                }
+            }
+        }
+        if let file = blobFiles.known(digest) {
+            if access(file.path, F_OK) == 0, let cached = thumbnails.cached(key) { return .now(Self.thumbnailResponse(cached, etag: etag)) }
+            return .callback { answer in produce(file, answer) }
+        }
+        return executor.reply(failure: failure) { [self] answer in produce(try blobFiles.file(digest) { try gateway.blob(digest) }, answer)
+        }
     }
 
     private static func thumbnailResponse(_ image: EncodedImage, etag: String) -> HTTPResponse {
@@ -101,31 +127,20 @@ extension Routes {
     ]
 
     /// `GET /?sort=&q=&cursor=`: a page of the board rendered on the server (the first, or the
-    /// one a "More posters" link's cursor names), so reading works without JavaScript. Kept in
-    /// the read cache like the API's pages, and revalidated with its `ETag` (a phone reloading
-    /// an unchanged board gets 304 and no body).
-    func webPage(_ head: RequestHead) throws -> Reply {
-        let query = try APIInput.query(head.rawQuery)
+    /// one a "More posters" link's cursor names), so reading works without JavaScript. A cached
+    /// read like the API's pages, revalidated with its `ETag` (a phone reloading an unchanged
+    /// board gets 304 and no body).
+    func webPage(_ request: Request) throws -> CachedBody {
+        let query = try request.query()
         let order = try APIInput.order(query)
         let words = query["q"].flatMap { $0.trimmingCharacters.isEmpty ? nil : $0 }
-        let key = ReadCache.Key(route: .webPage(words), order: order, limit: WebPage.pageSize, cursor: APIInput.cursor(query))
-        let version = try gateway.changeVersion()
-        if let entry = readCache.entry(key, version: version) {
-            return .now(Self.readAnswer(entry, head, cache: readCache, key: key, version: version, headers: Self.cachedHTMLHeaders))
-        }
-        let upload = configuration.maximumUploadBytes
-        let render: @Sendable (BoardGateway.Page) -> HTTPResponse = { [readCache] page in
-            let html = WebPage.board(posters: page.posters, order: order, query: words, next: page.next, maximumUploadBytes: upload)
-            return Self.readAnswer(
-                readCache.store(Array(html.utf8), for: key, version: version), head, cache: readCache, key: key, version: version,
-                headers: Self.cachedHTMLHeaders)
-        }
-        if let words {
-            return Self.later { [gateway] in
-                render(try await gateway.search(query: words, order: order, limit: key.limit, cursor: key.cursor))
-            }
-        }
-        return .now(render(try gateway.page(order: order, limit: key.limit, cursor: key.cursor)))
+        let cursor = APIInput.cursor(query)
+        let page =
+            try words.map { try gateway.search(query: $0, order: order, limit: WebPage.pageSize, cursor: cursor) }
+            ?? gateway.page(order: order, limit: WebPage.pageSize, cursor: cursor)
+        let html = WebPage.board(
+            posters: page.posters, order: order, query: words, next: page.next, maximumUploadBytes: configuration.maximumUploadBytes)
+        return CachedBody(bytes: Array(html.utf8), html: true)
     }
 
     /// The headers of a cached HTML page: every HTML answer's, less `no-store` (the read cache
@@ -140,7 +155,8 @@ extension Routes {
     /// names (`?v=` its version, which changes with its bytes) a file is cached for a year and
     /// never asked for again, so a phone on a slow network fetches it once; under any other URL
     /// it is kept but asked for again. Either way its `ETag` (the version) answers 304.
-    func staticFile(_ name: String, _ head: RequestHead) throws -> Reply {
+    func staticFile(_ request: Request) throws -> Reply {
+        let (name, head) = (String(request.parameters.text("name")), request.head)
         guard let asset = WebPage.asset(named: name) else { throw APIError.notFound("no static file \(name.prefix(80))") }
         // gzip (about a third of the script's bytes, a third of the style sheet's) for a client
         // that takes it: a representation of its own, with its own validator.

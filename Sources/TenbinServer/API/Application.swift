@@ -1,0 +1,147 @@
+import TenbinKit
+
+/// The server's application state: the board's gateway, the caches, limiters, feeds, metrics
+/// and log every route's handler works with, and the route table (``routes``) that the
+/// ``Router`` serves.
+final class Application: Sendable {
+    let configuration: ServerConfiguration
+    let gateway: BoardGateway
+    let policy: RequestPolicy
+    let metrics = Metrics()
+    let log: RequestLogWriter?
+    let feeds: FeedHub
+    let thumbnails: Thumbnails
+    /// Encoded answers of the cached reads until the store changes.
+    let readCache: ReadCache
+    /// Where blocking work runs (store reads that miss the cache, writes, searches).
+    let executor: BoardExecutor
+    /// Each served blob's file and format.
+    let blobFiles = BlobFiles()
+    let voteLimiter: RateLimiter?
+    let postLimiter: RateLimiter?
+    let voteAnswers = VoteAnswers()
+    /// Posts being re-encoded now.
+    let postsInProgress = Locked(0)
+    /// Reads how many exchanges are in progress (set once the daemon exists).
+    let exchangesInProgress = Locked<(@Sendable () -> Int)?>(nil)
+    /// The last readiness probe's time and answer.
+    let lastReadiness = Locked<(at: ContinuousClock.Instant, answer: HTTPResponse)?>(nil)
+    /// The task that pushes the store's changes into the read cache.
+    private let changeWatch = Locked<Task<Void, Never>?>(nil)
+
+    init(configuration: ServerConfiguration, gateway: BoardGateway) {
+        self.configuration = configuration
+        self.gateway = gateway
+        policy = RequestPolicy(adminToken: configuration.adminToken.map { Array($0.utf8) }, trustProxy: configuration.trustProxy)
+        log = configuration.log.map {
+            RequestLogWriter(format: RequestLog(json: configuration.logJSON, trustProxy: configuration.trustProxy), sink: $0)
+        }
+        feeds = FeedHub(maximumFeeds: configuration.maximumFeeds, heartbeat: configuration.heartbeat)
+        thumbnails = Thumbnails(
+            pipeline: gateway.imagePipeline(cacheLimits: CacheLimits(bytes: 32 << 20, count: 64)),
+            cacheBytes: configuration.thumbnailCacheBytes)
+        readCache = ReadCache(maximumBytes: configuration.readCacheBytes)
+        executor = BoardExecutor(threads: configuration.boardThreads)
+        voteLimiter = configuration.rateLimited ? RateLimiter(rate: configuration.voteRate) : nil
+        postLimiter = configuration.rateLimited ? RateLimiter(rate: configuration.postRate) : nil
+    }
+
+    /// Every endpoint, declared once: path, policy and handler. docs/http-api.md describes each.
+    var routes: [Route] {
+        let upload = configuration.maximumUploadBytes
+        let posterForm = FormLimits(
+            maximumBytes: upload, maximumParts: 3 + PosterTextLimits.maximumHashtags,
+            maximumFileBytes: min(upload, gateway.maximumImageBytes), maximumFieldBytes: PosterTextLimits.maximumContentsBytes)
+        // The page's vote form: `side=1|2`, parsed by libmicrohttpd's urlencoded reader.
+        let voteForm = FormLimits(maximumBytes: 1024, maximumParts: 4, maximumFileBytes: 0, maximumFieldBytes: 16)
+        return [
+            .cachedGet("/", RoutePolicy(errors: .page)) { [self] in try webPage($0) },
+            .get("/static/{name}") { [self] in try staticFile($0) },
+            .get("/healthz") { [self] _ in health() },
+            .get("/readyz") { [self] _ in readiness() },
+            .get("/metrics", RoutePolicy(loopbackOnly: true)) { [self] _ in .now(metricsText()) },
+            .get("/blobs/{digest}") { [self] in try blob($0) },
+            .get("/thumbs/{digest}") { [self] in try thumbnail($0) },
+            .cachedGet("/api/v1/posters") { [self] in try page($0) },
+            .write(.post, "/api/v1/posters", RoutePolicy(bodies: [.multipart: .form(posterForm)], rate: .posts, errors: .pageForForms)) {
+                [self] in try newPoster($0, $1)
+            },
+            .cachedGet("/api/v1/posters/{id:poster}") { [self] in try poster($0) },
+            .write(.patch, "/api/v1/posters/{id:poster}", RoutePolicy(bodies: [.json: .bytes(APIInput.maximumJSONBytes)], admin: true)) {
+                [self] in try edit($0, $1)
+            },
+            .write(.delete, "/api/v1/posters/{id:poster}", RoutePolicy(bodies: [.none: .bytes(0)], admin: true)) { [self] in
+                try delete($0, $1)
+            },
+            .write(
+                .post, "/api/v1/posters/{id:poster}/votes",
+                RoutePolicy(bodies: [.json: .bytes(1024), .urlencoded: .form(voteForm)], rate: .votes, errors: .pageForForms)
+            ) { [self] in try vote($0, $1) },
+            .cachedGet("/api/v1/search") { [self] in try search($0) },
+            .get("/api/v1/feed") { [self] in try feed($0) },
+        ]
+    }
+
+    /// The limiter of a rate class, nil when rates are off.
+    func limiter(_ rate: RateClass) -> RateLimiter? {
+        switch rate {
+        case .posts: postLimiter
+        case .votes: voteLimiter
+        }
+    }
+
+    /// The 429 for a client with `wait` seconds to wait.
+    func rateLimited(_ what: String, _ wait: Int, _ head: RequestHead) -> APIError {
+        var error = APIError.rateLimited(what, retryAfter: wait)
+        // Behind a proxy started without --trust-proxy every visitor is the proxy's address:
+        // the log says so where the operator looks (the client reads the usual sentence).
+        if !policy.trustProxy, head.header("x-forwarded-for") != nil {
+            error.cause =
+                "the request names X-Forwarded-For (a proxy in front?) but --trust-proxy is off: every client behind that proxy shares one address's rate limits"
+        }
+        return error
+    }
+
+    func finished(_ record: ExchangeRecord) {
+        metrics.record(record)
+        log?.log(record)
+    }
+
+    /// This server committed a write: cached reads go before its answer is sent.
+    func committed() {
+        readCache.invalidate()
+    }
+
+    /// Starts pushing the store's changes into the read cache: reads are cached only while
+    /// the watch listens. A change source that fails turns the cache off until it answers
+    /// again.
+    func startChangeWatch() {
+        let task = Task.detached { [gateway, readCache] in
+            while !Task.isCancelled {
+                do {
+                    var version = try gateway.changeVersion()
+                    readCache.resume()
+                    while !Task.isCancelled {
+                        version = try await gateway.nextChange(after: version)
+                        readCache.invalidate()
+                    }
+                } catch {
+                    readCache.suspend()
+                    try? await Task.sleep(for: .milliseconds(250))  // cancelled: the loop ends
+                }
+            }
+        }
+        changeWatch.withLock { $0 = task }
+    }
+
+    /// Stops the change watch and the executor (after the jobs already queued).
+    func stop() {
+        changeWatch.withLock { $0 }?.cancel()
+        executor.stop()
+    }
+
+    static func bytes(_ body: RequestBody) -> [UInt8] {
+        if case .bytes(let bytes) = body { return bytes }
+        return []
+    }
+}

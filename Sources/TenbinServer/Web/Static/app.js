@@ -1,0 +1,561 @@
+// app.js: voting, live updates, infinite scroll, search and posting on top of the
+// server-rendered page. Plain JavaScript, no framework, no build step; user text only ever
+// goes through `textContent` and attribute properties, never through HTML (the lint config
+// beside this file forbids innerHTML and its kin).
+"use strict";
+(() => {
+  const body = document.body;
+  const board = document.getElementById("board");
+  const statusLine = document.getElementById("status");
+  const more = document.getElementById("more");
+  const searchInput = document.getElementById("search");
+  const form = document.getElementById("post-form");
+  const compose = document.getElementById("compose");
+  const pageSize = Number(body.dataset.pageSize) || 20;
+  const widths = [160, 320, 640];
+  const maxFeedLimit = 100;
+  const searchDelay = 500;
+
+  const state = {
+    sort: body.dataset.sort === "popular" ? "popular" : "new",
+    query: body.dataset.query || "",
+    next: body.dataset.next || null,
+    loadingMore: false,
+    counts: new Map(),
+    feed: null,
+    feedLimit: pageSize,
+    searchTimer: 0,
+    searchController: null,
+    generation: 0,
+  };
+
+  // ---- small helpers -------------------------------------------------------------
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+  const cardFor = (id) => document.getElementById("poster-" + id);
+  async function readJSON(response) {
+    try { return await response.json(); } catch (error) {
+      if (error.name === "AbortError") throw error;
+      return null;
+    }
+  }
+  function errorMessage(data, response) {
+    const message = data && data.error && data.error.message;
+    return message || ("the server answered " + response.status + " " + response.statusText).trim();
+  }
+  let toastTimer = 0;
+  const toast = el("p", "toast");
+  toast.setAttribute("role", "alert");
+  toast.hidden = true;
+  document.body.append(toast);
+  function say(text) {
+    toast.textContent = text;
+    toast.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { toast.hidden = true; }, 4000);
+  }
+  function pagePath(query, sort) {
+    const params = new URLSearchParams();
+    if (sort !== "new") params.set("sort", sort);
+    if (query) params.set("q", query);
+    const text = params.toString();
+    return "/" + (text ? "?" + text : "");
+  }
+  function listURL(query, cursor) {
+    const params = new URLSearchParams({ sort: state.sort, limit: String(pageSize) });
+    if (query) params.set("q", query);
+    if (cursor) params.set("cursor", cursor);
+    return (query ? "/api/v1/search?" : "/api/v1/posters?") + params;
+  }
+  // Store text made safe to show, by the rule the server's HTML follows (SafeText in
+  // TenbinKit): line breaks become LF, a tab a space, C0 controls and DEL their control
+  // pictures, C1 controls and bidirectional overrides U+FFFD.
+  function safeText(text) {
+    return String(text)
+      .replace(/\r\n|[\r\u0085\u2028\u2029]/g, "\n")
+      // Matching control characters is this expression's purpose.
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (character) => {
+        const code = character.charCodeAt(0);
+        if (code === 9) return " ";
+        if (code < 0x20) return String.fromCharCode(0x2400 + code);
+        if (code === 0x7f) return "\u2421";
+        return "\ufffd";
+      });
+  }
+  function altText(side, poster) {
+    const which = side === 1 ? "Left image" : "Right image";
+    return poster.contents ? which + ": " + safeText(poster.contents) : which + " of poster " + poster.id;
+  }
+
+  // ---- cards ---------------------------------------------------------------------
+  // The same markup WebPage+Card.swift renders on the server.
+  function buildCard(poster) {
+    const card = el("li", "card");
+    card.id = "poster-" + poster.id;
+    card.dataset.id = String(poster.id);
+    const article = el("article");
+    article.setAttribute("aria-labelledby", "question-" + poster.id);
+    const pair = el("div", "pair");
+    poster.images.slice(0, 2).forEach((image, index) => {
+      const link = el("a", "image");
+      link.href = "/blobs/" + image.digest;
+      const img = el("img");
+      img.src = "/thumbs/" + image.digest + "?w=" + widths[1];
+      img.srcset = widths.map((w) => "/thumbs/" + image.digest + "?w=" + w + " " + w + "w").join(", ");
+      img.sizes = "(min-width: 720px) 180px, 50vw";
+      img.loading = "lazy";
+      img.decoding = "async";
+      img.width = image.width;
+      img.height = image.height;
+      img.alt = altText(index + 1, poster);
+      link.append(img);
+      pair.append(link);
+    });
+    article.append(pair);
+    const question = el("p", "question", safeText(poster.contents));
+    question.id = "question-" + poster.id;
+    question.dir = "auto";  // user text: its own direction, isolated from the page's
+    article.append(question);
+    if (poster.hashtags.length > 0) {
+      const tags = el("ul", "tags");
+      for (const tag of poster.hashtags) {
+        const item = el("li");
+        const link = el("a", "", "#" + safeText(tag));
+        link.dir = "auto";
+        link.href = pagePath("#" + tag, state.sort);
+        item.append(link);
+        tags.append(item);
+      }
+      article.append(tags);
+    }
+    const meter = el("div", "meter");
+    meter.setAttribute("aria-hidden", "true");
+    meter.append(el("span", "fill"));
+    article.append(meter);
+    const votes = el("form", "votes");
+    votes.method = "post";
+    votes.action = "/api/v1/posters/" + poster.id + "/votes";
+    for (const side of [1, 2]) {
+      const button = el("button", "vote side" + side);
+      button.type = "submit";
+      button.name = "side";
+      button.value = String(side);
+      button.dataset.side = String(side);
+      button.append(el("span", "label", side === 1 ? "Vote left" : "Vote right"), " ",
+        el("span", "count"), " ", el("span", "pct"));
+      votes.append(button);
+    }
+    article.append(votes);
+    const meta = el("p", "meta");
+    const link = el("a", "", "#" + poster.id);
+    link.href = "/api/v1/posters/" + poster.id;
+    const time = el("time", "", String(poster.createdAt).slice(0, 10));
+    time.dateTime = poster.createdAt;
+    meta.append(link, " · ", time);
+    article.append(meta);
+    card.append(article);
+    return card;
+  }
+
+  // Counts: the highest the server has reported (votes only ever grow) plus this
+  // page's votes still on their way.
+  function record(id) {
+    let entry = state.counts.get(id);
+    if (!entry) {
+      entry = { good1: 0, good2: 0, pending: [0, 0] };
+      state.counts.set(id, entry);
+    }
+    return entry;
+  }
+  function learn(id, good1, good2) {
+    const entry = record(id);
+    if (Number.isFinite(good1)) entry.good1 = Math.max(entry.good1, good1);
+    if (Number.isFinite(good2)) entry.good2 = Math.max(entry.good2, good2);
+  }
+  function showCounts(id) {
+    const card = cardFor(id);
+    if (!card) return;
+    const entry = record(id);
+    const good1 = entry.good1 + entry.pending[0];
+    const good2 = entry.good2 + entry.pending[1];
+    const total = good1 + good2;
+    const percent1 = total === 0 ? 50 : Math.round((good1 * 100) / total);
+    card.dataset.good1 = String(good1);
+    card.dataset.good2 = String(good2);
+    const meter = card.querySelector(".meter");
+    meter.classList.toggle("none", total === 0);
+    meter.querySelector(".fill").className = "fill p" + percent1;
+    const buttons = card.querySelectorAll(".vote");
+    const shown = [[good1, percent1], [good2, 100 - percent1]];
+    buttons.forEach((button, index) => {
+      button.querySelector(".count").textContent = String(shown[index][0]);
+      button.querySelector(".pct").textContent = total === 0 ? "–" : shown[index][1] + "%";
+    });
+  }
+  function tagsOf(card) {
+    return Array.from(card.querySelectorAll(".tags a"), (link) => link.textContent.slice(1)).join("\n");
+  }
+  // Moves `card` to position `index` of the board (the end when past it), keeping focus.
+  function place(card, index) {
+    const others = Array.from(board.children).filter((node) => node !== card);
+    const before = index < others.length ? others[index] : null;
+    if (card.parentNode === board && card.nextElementSibling === before) return;
+    const focused = card.contains(document.activeElement) ? document.activeElement : null;
+    board.insertBefore(card, before);
+    if (focused) focused.focus({ preventScroll: true });
+  }
+  function upsert(poster, index, arrived) {
+    learn(poster.id, poster.good1, poster.good2);
+    let card = cardFor(poster.id);
+    if (!card) {
+      card = buildCard(poster);
+      if (arrived) card.classList.add("arrived");
+    } else if (card.querySelector(".question").textContent !== safeText(poster.contents) ||
+               tagsOf(card) !== poster.hashtags.map(safeText).join("\n")) {
+      const fresh = buildCard(poster);
+      card.replaceWith(fresh);
+      card = fresh;
+    }
+    place(card, index);
+    showCounts(poster.id);
+  }
+  function removeCard(id) {
+    const card = cardFor(id);
+    if (card) card.remove();
+    state.counts.delete(id);
+    updateStatus();
+  }
+  // A poster that left the live window was deleted or only moved out of it: ask.
+  async function checkGone(id) {
+    try {
+      const response = await fetch("/api/v1/posters/" + id, { headers: { Accept: "application/json" } });
+      if (response.status === 404) removeCard(id);
+    } catch (error) { /* offline: keep the card */ }
+  }
+  function updateStatus() {
+    const count = board.children.length;
+    if (!state.query) { statusLine.textContent = count === 0 ? "No posters yet." : ""; return; }
+    // The query sits in a <bdi>: right-to-left text in it cannot reorder the sentence.
+    statusLine.replaceChildren(count === 0 ? "Nothing matches “" : "Posters matching “", el("bdi", "", state.query),
+      count === 0 ? "”." : "”");
+  }
+  function updateMore() {
+    more.hidden = !state.next;
+    more.href = state.next ? pagePath(state.query, state.sort) + (state.query || state.sort !== "new" ? "&" : "?") +
+      "cursor=" + encodeURIComponent(state.next) : "#";
+  }
+
+  // ---- live feed -----------------------------------------------------------------
+  function onFeedLine(data) {
+    if (!data || typeof data !== "object") return;
+    switch (data.type) {
+      case "snapshot": {
+        const ids = new Set(data.posters.map((poster) => poster.id));
+        const top = Array.from(board.children).slice(0, state.feedLimit);
+        data.posters.forEach((poster, index) => upsert(poster, index, false));
+        for (const card of top) {
+          const id = Number(card.dataset.id);
+          if (!ids.has(id)) checkGone(id);
+        }
+        updateStatus();
+        break;
+      }
+      case "added": upsert(data.poster, data.newIndex, true); updateStatus(); break;
+      case "modified": upsert(data.poster, data.newIndex, false); break;
+      case "removed": checkGone(data.poster ? data.poster.id : data.id); break;
+    }
+  }
+  function openFeed() {
+    if (state.feed) state.feed.close();
+    state.feed = null;
+    if (!("EventSource" in window)) return;
+    const params = new URLSearchParams({ sort: state.sort, limit: String(state.feedLimit) });
+    if (state.query) params.set("q", state.query);
+    const feed = new EventSource("/api/v1/feed?" + params);
+    state.feed = feed;
+    const handle = (event) => {
+      if (state.feed !== feed) return;
+      let data = null;
+      try { data = JSON.parse(event.data); } catch (error) { return; }
+      onFeedLine(data);
+    };
+    for (const name of ["snapshot", "added", "modified", "removed", "message"]) feed.addEventListener(name, handle);
+    feed.addEventListener("open", () => body.classList.add("live"));
+    feed.addEventListener("error", (event) => {
+      body.classList.remove("live");
+      // The server's own `error` event carries {"error": {"kind", "message"}}.
+      if (state.feed === feed && event.data) {
+        let data = null;
+        try { data = JSON.parse(event.data); } catch (error) { /* not JSON */ }
+        if (data && data.error) say("Live updates stopped: " + data.error.message);
+      }
+    });
+  }
+
+  // ---- voting --------------------------------------------------------------------
+  async function vote(id, side) {
+    const entry = record(id);
+    entry.pending[side - 1] += 1;
+    showCounts(id);
+    try {
+      const response = await fetch("/api/v1/posters/" + id + "/votes", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        body: JSON.stringify({ side: side, times: 1 }),
+      });
+      const data = await readJSON(response);
+      entry.pending[side - 1] -= 1;
+      if (!response.ok) {
+        if (response.status === 404) removeCard(id);
+        say("Your vote was not counted: " + errorMessage(data, response));
+      } else {
+        const counts = data && data.poster ? data.poster : data || {};
+        learn(id, counts.good1, counts.good2);
+      }
+    } catch (error) {
+      entry.pending[side - 1] -= 1;
+      say("The server could not be reached; your vote may not have counted.");
+    }
+    showCounts(id);
+  }
+
+  // ---- paging --------------------------------------------------------------------
+  async function loadMore() {
+    if (state.loadingMore || !state.next) return;
+    state.loadingMore = true;
+    const generation = state.generation;
+    try {
+      const response = await fetch(listURL(state.query, state.next), { headers: { Accept: "application/json" } });
+      const data = await readJSON(response);
+      if (generation !== state.generation) return;
+      if (!response.ok || !data) { say("More posters could not be loaded: " + errorMessage(data, response)); return; }
+      for (const poster of data.posters) {
+        if (cardFor(poster.id)) learn(poster.id, poster.good1, poster.good2);
+        else upsert(poster, Infinity, false);
+      }
+      state.next = data.next || null;
+      updateMore();
+      const wanted = Math.min(maxFeedLimit, board.children.length);
+      if (wanted > state.feedLimit) {
+        state.feedLimit = wanted;
+        openFeed();
+      }
+    } catch (error) {
+      say("More posters could not be loaded: the server cannot be reached.");
+    } finally {
+      state.loadingMore = false;
+    }
+    if (state.next && more.getBoundingClientRect().top < window.innerHeight + 600) loadMore();
+  }
+
+  // ---- search --------------------------------------------------------------------
+  function cancelSearch() {
+    clearTimeout(state.searchTimer);
+    if (state.searchController) state.searchController.abort();
+    state.searchController = null;
+  }
+  async function runSearch(text) {
+    cancelSearch();
+    const query = text.trim() === "" ? "" : text.trim();
+    const controller = new AbortController();
+    state.searchController = controller;
+    try {
+      const response = await fetch(listURL(query, null), { signal: controller.signal, headers: { Accept: "application/json" } });
+      const data = await readJSON(response);
+      if (state.searchController !== controller) return;
+      if (!response.ok || !data) { say("Search failed: " + errorMessage(data, response)); return; }
+      state.generation += 1;
+      state.query = query;
+      state.next = data.next || null;
+      board.replaceChildren();
+      state.counts.clear();
+      data.posters.forEach((poster, index) => upsert(poster, index, false));
+      history.replaceState(null, "", pagePath(query, state.sort));
+      document.title = query ? query + " – tenbin" : "tenbin";
+      for (const tab of document.querySelectorAll(".tab")) tab.href = pagePath(query, tab.dataset.sort);
+      updateMore();
+      updateStatus();
+      state.feedLimit = pageSize;
+      openFeed();
+    } catch (error) {
+      if (error.name !== "AbortError") say("Search failed: the server cannot be reached.");
+    } finally {
+      if (state.searchController === controller) state.searchController = null;
+    }
+  }
+
+  // ---- posting -------------------------------------------------------------------
+  const fields = ["image1", "image2", "contents", "hashtags", "form"];
+  function fieldError(name, text) {
+    const target = document.getElementById(name + "-error");
+    target.textContent = text;
+    const input = name === "form" ? null : document.getElementById(name);
+    if (input) {
+      if (text) input.setAttribute("aria-invalid", "true");
+      else input.removeAttribute("aria-invalid");
+    }
+  }
+  function clearErrors() { for (const name of fields) fieldError(name, ""); }
+  // What the file's first bytes say it is, as the server will decide: nil when no
+  // image format tenbin knows.
+  async function sniff(file) {
+    const bytes = new Uint8Array(await file.slice(0, 16).arrayBuffer());
+    const ascii = (from, to) => String.fromCharCode(...bytes.slice(from, to));
+    if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return "jpeg";
+    if (bytes[0] === 0x89 && ascii(1, 4) === "PNG") return "png";
+    if (ascii(0, 4) === "RIFF" && ascii(8, 12) === "WEBP") return "webp";
+    if (ascii(4, 8) === "ftyp") return "heif";
+    return null;
+  }
+  function describeBad(file) {
+    return file.size === 0 ? file.name + " is empty." : file.name + " is not a JPEG, PNG, WebP, HEIC or AVIF image.";
+  }
+  async function picked(side) {
+    const name = "image" + side;
+    const input = document.getElementById(name);
+    const preview = document.getElementById(name + "-preview");
+    fieldError(name, "");
+    if (preview.src) URL.revokeObjectURL(preview.src);
+    preview.removeAttribute("src");
+    preview.hidden = true;
+    const file = input.files[0];
+    if (!file) return;
+    if (!(await sniff(file))) { fieldError(name, describeBad(file)); return; }
+    preview.src = URL.createObjectURL(file);
+    preview.hidden = false;
+  }
+  // Which field a server error is about: named in its message, or (for a body that is
+  // too large) the larger image.
+  function fieldFor(message, status, files) {
+    const text = message.toLowerCase();
+    if (/image ?1|first image|left image/.test(text)) return "image1";
+    if (/image ?2|second image|right image/.test(text)) return "image2";
+    if (files[0] && files[0].name && message.includes(files[0].name)) return "image1";
+    if (files[1] && files[1].name && message.includes(files[1].name)) return "image2";
+    if (/hashtag/.test(text)) return "hashtags";
+    if (/contents|question|text/.test(text)) return "contents";
+    if (status === 413 && files[0] && files[1]) return files[0].size >= files[1].size ? "image1" : "image2";
+    return "form";
+  }
+  function splitTags(text) {
+    return text.split(/[\s,、，]+/).filter((tag) => tag !== "");
+  }
+  async function submitPost(event) {
+    event.preventDefault();
+    clearErrors();
+    const files = [1, 2].map((side) => document.getElementById("image" + side).files[0]);
+    let firstBad = null;
+    for (const [index, file] of files.entries()) {
+      const name = "image" + (index + 1);
+      let problem = null;
+      if (!file) problem = index === 0 ? "Choose the left image." : "Choose the right image.";
+      else if (!(await sniff(file))) problem = describeBad(file);
+      if (problem) {
+        fieldError(name, problem);
+        firstBad = firstBad || name;
+      }
+    }
+    if (firstBad) { document.getElementById(firstBad).focus(); return; }
+    // The server refuses a body over its limit before reading it: say so before a phone
+    // spends minutes sending it. The form's other fields and its framing take at most
+    // 16 KiB more.
+    const maxUpload = Number(body.dataset.maxUpload) || 0;
+    const total = files[0].size + files[1].size;
+    if (maxUpload > 0 && total + 16384 > maxUpload) {
+      const larger = files[0].size >= files[1].size ? "image1" : "image2";
+      const mb = (bytes) => (bytes / 1048576).toFixed(1) + " MB";
+      fieldError(larger, "The two images are " + mb(total) + " together; this server takes at most " +
+        mb(maxUpload) + ". Choose smaller images.");
+      document.getElementById(larger).focus();
+      return;
+    }
+    const data = new FormData();
+    data.append("image1", files[0]);
+    data.append("image2", files[1]);
+    data.append("contents", document.getElementById("contents").value);
+    for (const tag of splitTags(document.getElementById("hashtags").value)) data.append("hashtags", tag);
+    const submit = document.getElementById("post-submit");
+    submit.disabled = true;
+    try {
+      const response = await fetch(form.action, { method: "POST", body: data, headers: { Accept: "application/json" } });
+      const answer = await readJSON(response);
+      if (!response.ok) {
+        const message = errorMessage(answer, response);
+        const field = fieldFor(message, response.status, files);
+        fieldError(field, message);
+        if (field !== "form") document.getElementById(field).focus();
+        return;
+      }
+      const poster = answer && answer.poster ? answer.poster : answer;
+      form.reset();
+      for (const side of [1, 2]) await picked(side);
+      compose.open = false;
+      if (poster && poster.id !== undefined) {
+        if (!state.query && state.sort === "new") upsert(poster, 0, true);
+        say("Posted #" + poster.id + ".");
+        updateStatus();
+      }
+    } catch (error) {
+      fieldError("form", "The server could not be reached; the poster may have been stored: look for it on the board before posting again.");
+    } finally {
+      submit.disabled = false;
+    }
+  }
+
+  // ---- wiring --------------------------------------------------------------------
+  for (const card of board.children) {
+    learn(Number(card.dataset.id), Number(card.dataset.good1), Number(card.dataset.good2));
+  }
+  board.addEventListener("click", (event) => {
+    const button = event.target.closest("button.vote");
+    if (button && board.contains(button)) {
+      event.preventDefault();  // the form is for pages without this script
+      vote(Number(button.closest(".card").dataset.id), Number(button.dataset.side));
+      return;
+    }
+    const tag = event.target.closest(".tags a");
+    if (tag && !event.ctrlKey && !event.metaKey && !event.shiftKey && event.button === 0) {
+      event.preventDefault();
+      searchInput.value = tag.textContent;
+      window.scrollTo({ top: 0 });
+      runSearch(searchInput.value);
+    }
+  });
+  searchInput.addEventListener("input", () => {
+    cancelSearch();
+    state.searchTimer = setTimeout(() => runSearch(searchInput.value), searchDelay);
+  });
+  searchInput.form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    runSearch(searchInput.value);
+  });
+  document.addEventListener("keydown", (event) => {
+    const typing = /^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement.tagName);
+    if (event.key === "/" && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) {
+      event.preventDefault();
+      searchInput.focus();
+    } else if (event.key === "Escape" && document.activeElement === searchInput && searchInput.value) {
+      searchInput.value = "";
+      runSearch("");
+    }
+  });
+  more.addEventListener("click", (event) => {
+    event.preventDefault();
+    loadMore();
+  });
+  if ("IntersectionObserver" in window) {
+    new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) loadMore();
+    }, { rootMargin: "600px" }).observe(more);
+  }
+  for (const side of [1, 2]) document.getElementById("image" + side).addEventListener("change", () => picked(side));
+  form.addEventListener("submit", submitPost);
+  updateMore();
+  openFeed();
+  body.classList.add("scripted");
+})();

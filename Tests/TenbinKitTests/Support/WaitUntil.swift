@@ -1,0 +1,23 @@
+import Testing
+
+/// How long a test waits for something the code under test does by itself: generous for a
+/// loaded machine and sanitizer builds. A bound that keeps a broken test from spinning for
+/// ever, never a speed asserted.
+let waitLimit = Duration.seconds(60)
+
+/// Yields until `condition` holds (the tasks it waits for are already running); when it still
+/// does not after `limit`, records an issue naming `what` and returns, so a test whose awaited
+/// event never comes fails instead of spinning.
+func waitUntil(
+    _ what: @autoclosure () -> String, within limit: Duration = waitLimit, sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () -> Bool
+) async {
+    let deadline = ContinuousClock.now + limit
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("waited \(limit) for \(what()), in vain", sourceLocation: sourceLocation)
+            return
+        }
+        await Task.yield()
+    }
+}

@@ -1,0 +1,136 @@
+import Dispatch
+import Foundation
+import TenbinKit
+import TenbinSQLite
+import Testing
+
+@testable import TenbinServer
+
+/// The route table and the policy the router applies, in process.
+@Suite struct RouterTests {
+    @Test func everyRouteIsCountedUnderItsDeclaredLabel() async throws {
+        let server = try TestServer { $0.rateLimited = false }
+        await server.post()
+        let cases: [(String, String, String)] = [
+            ("GET", "/", "GET /"), ("GET", "/api/v1/posters", "GET /api/v1/posters"),
+            ("GET", "/api/v1/posters/1", "GET /api/v1/posters/{id}"), ("HEAD", "/api/v1/posters/1", "GET /api/v1/posters/{id}"),
+            ("GET", "/api/v1/search?q=cats", "GET /api/v1/search"), ("GET", "/static/app.css", "GET /static/{name}"),
+            ("PUT", "/api/v1/posters/1", "GET /api/v1/posters/{id}"), ("GET", "/nothing/here", "unmatched"),
+        ]
+        for (method, target, label) in cases {
+            let reply = await server.request(method, target)
+            #expect(reply.route == label, "\(method) \(target)")
+        }
+        let metrics = await server.request("GET", "/metrics").text
+        #expect(metrics.contains(#"route="GET /api/v1/posters/{id}",status="200"} 2"#), "\(metrics)")
+    }
+
+    @Test func aPathThatNamesNothingIs404WithoutEchoingItAndAWrongMethodIs405WithAllow() async throws {
+        let server = try TestServer { $0.rateLimited = false }
+        await server.post()
+        for target in [
+            "/<script>alert(1)</script>", "/api/v1/posters/abc", "/api/v1/posters/0", "/api/v1/posters/1/votes/x", "/api/v2/posters",
+        ] {
+            let reply = await server.request("GET", target)
+            #expect(reply.status == 404, "\(target)")
+            #expect(reply.errorKind == "not_found")
+            #expect(reply.errorMessage?.contains("script") == false && reply.errorMessage?.contains("abc") == false, "\(target)")
+        }
+        let put = await server.request("PUT", "/api/v1/posters/1")
+        #expect(put.status == 405)
+        #expect(put.header("Allow") == "GET, HEAD, PATCH, DELETE")
+        let getVotes = await server.request("GET", "/api/v1/posters/1/votes")
+        #expect(getVotes.status == 405)
+        #expect(getVotes.header("Allow") == "POST")
+        let head = await server.request("HEAD", "/api/v1/posters/1")
+        #expect(head.status == 200, "GET routes answer HEAD")
+    }
+
+    @Test func aVoteSpendsItsTimesFromTheClientsBudgetAllOrNothing() async throws {
+        let server = try TestServer { $0.voteRate = Rate(perSecond: 0.001, burst: 40) }
+        try #require(await server.post(headers: [("Authorization", "Bearer x")]).status == 201)
+        for _ in 0..<3 { #expect(await server.vote(1, side: 1, times: 10).status == 200) }
+        let over = await server.vote(1, side: 2, times: 11)
+        #expect(over.status == 429, "10 votes are left, not 11")
+        #expect(over.header("Retry-After") != nil)
+        #expect(await server.vote(1, side: 2, times: 10).status == 200, "nothing of the refused request was spent")
+        #expect(await server.vote(1, side: 2, times: 1).status == 429)
+        let counts = await server.request("GET", "/api/v1/posters/1").json
+        #expect(counts["good1"] as? Int == 30)
+        #expect(counts["good2"] as? Int == 10, "a refused request counts nothing")
+        #expect(await server.vote(1, side: 1, times: 40, peer: "10.0.0.9").status == 200, "another client has its own budget")
+    }
+
+    @Test func aVoteOfMoreTimesThanTheBurstIsRefusedEvenFromAFullBudget() async throws {
+        let server = try TestServer { $0.voteRate = Rate(perSecond: 10, burst: 40) }
+        await server.post()
+        let reply = await server.vote(1, side: 1, times: 41)
+        #expect(reply.status == 429)
+        #expect(await server.vote(1, side: 1, times: 40).status == 200)
+    }
+
+    @Test func metricsAnswerOnlyThisMachineAndNeverAProxiedRequest() async throws {
+        let server = try TestServer()
+        #expect(await server.request("GET", "/metrics").status == 200)
+        let proxied = await server.request("GET", "/metrics", headers: [("X-Forwarded-For", "203.0.113.9")])
+        #expect(proxied.status == 404)
+        let remote = try TestServer(peer: "192.0.2.7")
+        #expect(await remote.request("GET", "/metrics").status == 404)
+        #expect(await remote.request("GET", "/healthz").status == 200)
+    }
+
+    @Test func aCachedReadIsAnsweredFromMemoryUntilThisServerWrites() async throws {
+        let server = try TestServer { $0.rateLimited = false }
+        await server.post()
+        try await server.waitUntilListening()
+        // The watch also hears of the post (a moment later): read until a read is a hit.
+        let first = await server.request("GET", "/api/v1/posters/1")
+        let deadline = ContinuousClock.now + .seconds(20)
+        while server.app.readCache.statistics.hits == 0, ContinuousClock.now < deadline {
+            #expect(await server.request("GET", "/api/v1/posters/1").header("ETag") == first.header("ETag"))
+        }
+        #expect(server.app.readCache.statistics.hits >= 1)
+        #expect(await server.vote(1, side: 2, times: 3).status == 200)
+        let after = await server.request("GET", "/api/v1/posters/1")
+        #expect(after.json["good2"] as? Int == 3, "a vote this server answered is in every later read")
+        #expect(after.header("ETag") != first.header("ETag"))
+    }
+
+    @Test func aCommitByAnotherProcessReachesCachedReadsThroughTheChangeWatch() async throws {
+        let server = try TestServer { $0.rateLimited = false }
+        await server.post()
+        try await server.waitUntilListening()
+        #expect(await server.request("GET", "/api/v1/posters/1").json["good1"] as? Int == 0)
+        // Another connection to the same store, as another process would have.
+        let other = try Board(folder: server.folder, create: false)
+        _ = try other.vote(id: 1, side: .first, times: 5)
+        let deadline = ContinuousClock.now + .seconds(20)
+        var seen = 0
+        while ContinuousClock.now < deadline {
+            seen = await server.request("GET", "/api/v1/posters/1").json["good1"] as? Int ?? -1
+            if seen == 5 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(seen == 5)
+    }
+
+    @Test func theExecutorRefusesWorkPastItsQueueWith503() async throws {
+        let executor = BoardExecutor(threads: 1, maximumQueued: 1)
+        defer { executor.stop() }
+        let release = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        #expect(
+            executor.submit {
+                started.signal()
+                release.wait()
+            })
+        started.wait()
+        #expect(executor.submit {}, "one may wait")
+        let reply = executor.reply(failure: HTTPResponse.error) { .json("{}") }
+        guard case .callback(let work) = reply else { Issue.record("not a callback"); return }
+        let answered = Locked<HTTPResponse?>(nil)
+        work { response in answered.withLock { $0 = response } }
+        #expect(answered.withLock { $0?.status } == 503, "refused at once, not queued")
+        release.signal()
+    }
+}

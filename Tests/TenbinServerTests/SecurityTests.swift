@@ -13,7 +13,7 @@ import Testing
     }
 
     static func head(_ headers: [String: String], peer: String = "127.0.0.1") -> RequestHead {
-        RequestHead(method: "POST", target: "/api/v1/posters/1/votes", headers: headers, peerAddress: peer)
+        RequestHead(method: "POST", target: "/api/v1/posters/1/votes", headers: HeaderFields(headers), peerAddress: peer)
     }
 
     @Test func stateChangingRequestsMustComeFromTheirOwnSite() {

@@ -181,7 +181,8 @@ final class HTTPDaemon: Sendable {
         case .fresh:
             exchange.connection = connection
             deadlines.headArrived(connection)
-            let (headers, headerBytes) = Self.headers(of: connection)
+            let headers = Self.headers(of: connection)
+            let headerBytes = headers.bytes
             let head = RequestHead(
                 method: method, target: exchange.target, headers: headers,
                 peerAddress: ListenAddress.describe(tb_http_client_address(connection)))
@@ -379,19 +380,13 @@ final class HTTPDaemon: Sendable {
         return MHD_queue_response(connection, UInt32(response.status), made) == MHD_Result.YES
     }
 
-    /// The request's header fields by lowercased name, and the bytes of their names and values.
-    private static func headers(of connection: OpaquePointer) -> ([String: String], Int) {
+    /// The request's header fields tenbin reads, and the bytes of all of them.
+    private static func headers(of connection: OpaquePointer) -> HeaderFields {
         var fields = HeaderFields()
         withUnsafeMutablePointer(to: &fields) { pointer in
             _ = MHD_get_connection_values(connection, .HEADER_KIND, Callbacks.header, pointer)  // the count is not needed
         }
-        return (fields.values, fields.bytes)
-    }
-
-    /// What the header iterator collects.
-    fileprivate struct HeaderFields {
-        var values: [String: String] = [:]
-        var bytes = 0
+        return fields
     }
 
     /// A connection opened or closed.
@@ -440,15 +435,7 @@ private enum Callbacks {
 
     static let header: MHD_KeyValueIterator = { context, _, key, value in
         guard let key, let context else { return MHD_Result.YES }
-        let fields = context.assumingMemoryBound(to: HTTPDaemon.HeaderFields.self)
-        let name = String(cString: key).lowercased()
-        let text = value.map { String(cString: $0) } ?? ""
-        fields.pointee.bytes += name.utf8.count + text.utf8.count
-        if let earlier = fields.pointee.values[name] {
-            fields.pointee.values[name] = earlier + ", " + text
-        } else {
-            fields.pointee.values[name] = text
-        }
+        context.assumingMemoryBound(to: HeaderFields.self).pointee.add(name: key, value: value)
         return MHD_Result.YES
     }
 

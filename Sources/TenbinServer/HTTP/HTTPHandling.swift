@@ -14,8 +14,8 @@ struct RequestHead: Sendable {
     var method: String
     /// The request target as sent: path and query, still percent-encoded.
     var target: String
-    /// Header fields by lowercased name; repeated fields are joined with ", ".
-    var headers: [String: String]
+    /// The header fields tenbin reads (repeated ones joined with ", ").
+    var headers: HeaderFields
     /// The address of the peer that connected (a proxy's, behind one).
     var peerAddress: String
 
@@ -35,8 +35,8 @@ struct RequestHead: Sendable {
         return target[..<mark]
     }
 
-    /// A header field's value by name (any case).
-    func header(_ name: String) -> String? { headers[name.lowercased()] }
+    /// A header field's value by its lowercase name (one of ``HeaderFields/known``).
+    func header(_ name: String) -> String? { headers[name] }
 }
 
 /// How to answer a request, decided from its head.

@@ -12,7 +12,11 @@ enum APIInput {
     /// The most bytes of a JSON body.
     static let maximumJSONBytes = 16 * 1024
 
-    /// The query of a request; 400 when it is not percent-encoded UTF-8.
+    /// The query of a request; 400 when it is not percent-encoded UTF-8. Read by tenbin's own
+    /// ``QueryString``, not libmicrohttpd's GET arguments, for what they cannot say: MHD decodes
+    /// a bad escape (`%zz`) or bytes that are not UTF-8 silently, where a query must be refused
+    /// naming the problem; and the read cache keys on the raw query anyway. Its cost is under a
+    /// microsecond for a page's query (docs/benchmarks.md's serve rows include it).
     static func query(_ raw: Substring) throws(APIError) -> QueryString {
         do {
             return try QueryString(raw)

@@ -57,7 +57,7 @@ final class TestServer: Sendable {
         for (name, value) in headers { fields[name.lowercased()] = value }
         if case .form = body, fields["content-type"] == nil { fields["content-type"] = "multipart/form-data; boundary=x" }
         if case .bytes(let bytes) = body { fields["content-length"] = String(bytes.count) }
-        let head = RequestHead(method: method, target: target, headers: fields, peerAddress: peer)
+        let head = RequestHead(method: method, target: target, headers: HeaderFields(fields), peerAddress: peer)
         let admission = router.admit(head)
         let reply: Reply
         switch admission.action {

@@ -25,11 +25,6 @@ import Testing
         #expect(fields["x-forwarded-for"] == "192.0.2.1, 198.51.100.2", "a repeated field's values are joined")
         #expect(fields["origin"] == nil)
         #expect(fields.bytes == sent.reduce(0) { $0 + $1.0.utf8.count + ($1.1?.utf8.count ?? 0) }, "unread fields count too")
-        #expect(
-            fields
-                == HeaderFields([
-                    "host": "example.org", "Accept-Encoding": "gzip", "cookie": "a=1", "x-forwarded-for": "192.0.2.1, 198.51.100.2",
-                    "empty": "",
-                ]))
+        #expect(HeaderFields(["Host": "example.org", "Cookie": "a=1"])["host"] == "example.org")
     }
 }

@@ -67,6 +67,7 @@ struct HeaderFields: Sendable, Equatable {
         cKnown.firstIndex { strcasecmp($0, name) == 0 }
     }
 
-    /// ``known`` as C strings, made once.
-    private nonisolated(unsafe) static let cKnown: [UnsafeMutablePointer<CChar>] = known.map { strdup($0)! }  // strdup of a short constant; never freed
+    /// ``known`` as C strings, made once and never freed (strdup of a short constant cannot
+    /// fail but for want of memory at start).
+    private nonisolated(unsafe) static let cKnown: [UnsafeMutablePointer<CChar>] = known.map { strdup($0)! }
 }

@@ -32,7 +32,7 @@ struct HTTPDaemonOptions: Sendable {
 /// on an ``HTTPHandling``.
 ///
 /// The daemon runs a pool of threads, each with its own epoll set. Answers that need blocking
-/// work are produced elsewhere while the connection is suspended (see ``Reply/later(_:)``), so
+/// work are produced elsewhere while the connection is suspended (see ``Reply/callback(_:)``), so
 /// no thread serving other connections waits on them.
 final class HTTPDaemon: Sendable {
     let handler: any HTTPHandling
@@ -325,14 +325,6 @@ final class HTTPDaemon: Sendable {
         switch reply {
         case .now(let response):
             return queue(response, exchange)
-        case .later(let work):
-            exchange.phase = .waiting
-            exchange.suspend()
-            Task {
-                let response = await work()
-                exchange.complete(response)
-            }
-            return true
         case .callback(let work):
             exchange.phase = .waiting
             exchange.suspend()

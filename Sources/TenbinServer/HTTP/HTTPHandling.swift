@@ -62,11 +62,10 @@ struct Admission: Sendable {
 enum Reply: Sendable {
     /// Answer with this response.
     case now(HTTPResponse)
-    /// Answer with what `work` returns; the connection waits (suspended) meanwhile.
-    case later(@Sendable () async -> HTTPResponse)
     /// Answer with what `work` hands to its callback, from any thread; the connection waits
-    /// (suspended) meanwhile. For work that calls back from a thread of its own (the vote
-    /// batcher), so no task is made and no thread of the pool is woken per request.
+    /// (suspended) meanwhile. The work runs where its job's model says (docs/architecture.md):
+    /// the board executor (``BoardExecutor/reply(failure:invalidStatus:_:)``), the vote
+    /// batcher's queue, or the image pipeline's tasks.
     case callback(@Sendable (_ answer: @escaping @Sendable (HTTPResponse) -> Void) -> Void)
 }
 

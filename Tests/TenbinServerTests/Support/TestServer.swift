@@ -131,8 +131,6 @@ final class TestServer: Sendable {
         switch reply {
         case .now(let response):
             return response
-        case .later(let work):
-            return await work()
         case .callback(let work):
             return await withCheckedContinuation { continuation in
                 work { continuation.resume(returning: $0) }

@@ -38,6 +38,19 @@ enum ServeBenchmark {
         ])
         defer { _ = server.interrupt() }
         try LoopbackHTTP.waitForListener(port: port, seconds: 30)
+        // An earlier build to compare with in the same run (`TENBIN_BENCH_BASELINE=PATH`, say a
+        // release build of the last landing): served from the same store, measured in the
+        // same alternating rounds.
+        let baselinePath = ProcessInfo.processInfo.environment["TENBIN_BENCH_BASELINE"].flatMap { $0.isEmpty ? nil : $0 }
+        let baselinePort = try LoopbackHTTP.freePort()
+        let baseline = try baselinePath.map { path in
+            try Child([
+                path, "--store", store, "serve", "--listen", "127.0.0.1:\(baselinePort)", "--no-rate-limit", "--max-connections-per-ip",
+                "0",
+            ])
+        }
+        defer { _ = baseline?.interrupt() }
+        if baseline != nil { try LoopbackHTTP.waitForListener(port: baselinePort, seconds: 30) }
 
         // nginx's copies: the same page JSON, web page and blob bytes.
         let pagePath = "/api/v1/posters?sort=new&limit=20"
@@ -67,10 +80,15 @@ enum ServeBenchmark {
                 // machine hits both; the ratio is of the medians.
                 var tenbinRuns: [Wrk] = []
                 var nginxRuns: [Wrk] = []
+                var baselineRuns: [Wrk] = []
                 for _ in 0..<rounds {
                     tenbinRuns.append(try Wrk.run(url: "http://127.0.0.1:\(port)\(tenbinPath)", connections: count, seconds: roundSeconds))
                     nginxRuns.append(
                         try Wrk.run(url: "http://127.0.0.1:\(nginx.port)\(nginxPath)", connections: count, seconds: roundSeconds))
+                    if baseline != nil {
+                        baselineRuns.append(
+                            try Wrk.run(url: "http://127.0.0.1:\(baselinePort)\(tenbinPath)", connections: count, seconds: roundSeconds))
+                    }
                 }
                 let tenbin = Wrk.median(tenbinRuns)
                 let reference = Wrk.median(nginxRuns)
@@ -81,7 +99,13 @@ enum ServeBenchmark {
                     "tenbin: \(tenbinPath.hasPrefix("/blobs") ? "/blobs/{digest}" : tenbinPath)", String(count),
                     Format.number(tenbin.rate, digits: 0), Format.ms(tenbin.p50), Format.ms(tenbin.p99),
                     Format.ratio(tenbin.rate / reference.rate))
-                for run in tenbinRuns + nginxRuns where run.failures > 0 {
+                if !baselineRuns.isEmpty {
+                    let before = Wrk.median(baselineRuns)
+                    throughput.add(
+                        "baseline build: same path", String(count), Format.number(before.rate, digits: 0), Format.ms(before.p50),
+                        Format.ms(before.p99), Format.ratio(before.rate / reference.rate))
+                }
+                for run in tenbinRuns + nginxRuns + baselineRuns where run.failures > 0 {
                     print("Warning: \(run.failures) non-2xx answers or socket errors from \(run.url).")
                 }
             }
@@ -92,6 +116,10 @@ enum ServeBenchmark {
         print("blob ≥ 0.7× nginx. wrk, nginx (2 workers) and tenbin share the 2 cores.\n")
 
         try votes(context, board: board, port: port, folder: folder)
+        if baseline != nil {
+            print("The same votes through the baseline build (TENBIN_BENCH_BASELINE), on the same store:\n")
+            try votes(context, board: board, port: baselinePort, folder: folder)
+        }
         let loadPeak = peakBytes(of: server.pid)
         try thumbnails(context, board: board, port: port, server: server, loadPeak: loadPeak)
         try liveFeeds(board: board, port: port, server: server)

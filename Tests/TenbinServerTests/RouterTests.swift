@@ -96,6 +96,29 @@ import Testing
         #expect(after.header("ETag") != first.header("ETag"))
     }
 
+    @Test func everyWriteThisServerAnswersDropsTheCachedReadsBeforeItsAnswer() async throws {
+        // No change watch: only the writes' own invalidation can make a read fresh.
+        let server = try TestServer(watchingChanges: false) {
+            $0.rateLimited = false
+            $0.adminToken = "secret-token"
+        }
+        let admin = [("Authorization", "Bearer secret-token")]
+        func cached(_ target: String) async -> TestReply {
+            _ = await server.request("GET", target)
+            return await server.request("GET", target)
+        }
+        #expect((await cached("/api/v1/posters").json["posters"] as? [Any])?.count == 0)
+        #expect(await server.post().status == 201)
+        let page = await cached("/api/v1/posters")
+        #expect((page.json["posters"] as? [Any])?.count == 1, "a post")
+        #expect(await server.vote(1, side: 1, times: 2).status == 200)
+        #expect(await cached("/api/v1/posters/1").json["good1"] as? Int == 2, "a vote")
+        #expect(await server.request("PATCH", "/api/v1/posters/1", json: #"{"contents": "edited"}"#, headers: admin).status == 200)
+        #expect(await cached("/api/v1/posters/1").json["contents"] as? String == "edited", "an edit")
+        #expect(await server.request("DELETE", "/api/v1/posters/1", headers: admin).status == 200)
+        #expect(await cached("/api/v1/posters/1").status == 404, "a delete")
+    }
+
     @Test func aCommitByAnotherProcessReachesCachedReadsThroughTheChangeWatch() async throws {
         let server = try TestServer { $0.rateLimited = false }
         await server.post()

@@ -23,7 +23,12 @@ final class TestServer: Sendable {
 
     /// A server with `configure`'s changes to the default configuration (rate limits on, as
     /// `tenbin serve` starts).
-    init(peer: String = "127.0.0.1", _ configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    /// Without `watchingChanges`, the read cache keeps answers until this server's own writes
+    /// drop them: what another process commits is never heard (tests of the writes' own
+    /// invalidation).
+    init(peer: String = "127.0.0.1", watchingChanges: Bool = true, _ configure: (inout ServerConfiguration) -> Void = { _ in })
+        throws
+    {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tenbin-server-\(UUID().uuidString)").path
         var configuration = ServerConfiguration()
         configuration.threads = 1
@@ -33,7 +38,7 @@ final class TestServer: Sendable {
         app = Application(configuration: configuration, gateway: BoardGateway(board: board))
         router = Router(app: app, routes: app.routes)
         self.peer = peer
-        app.startChangeWatch()
+        if watchingChanges { app.startChangeWatch() } else { app.readCache.resume() }
     }
 
     deinit {

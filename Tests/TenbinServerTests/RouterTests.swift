@@ -46,6 +46,37 @@ import Testing
         #expect(head.status == 200, "GET routes answer HEAD")
     }
 
+    @Test func everyAnswerCarriesTheSecurityHeadersOfWhatItIs() async throws {
+        let server = try TestServer { $0.rateLimited = false }
+        let posted = await server.post()
+        let digest = try #require(((posted.json["images"] as? [[String: Any]])?.first?["digest"]) as? String)
+        for target in ["/api/v1/posters", "/api/v1/posters/99", "/nothing", "/static/app.js", "/metrics"] {
+            let reply = await server.request("GET", target)
+            #expect(reply.header("X-Content-Type-Options") == "nosniff", "\(target)")
+            #expect(reply.header("Cross-Origin-Resource-Policy") == "same-origin", "\(target)")
+            #expect(reply.header("Cross-Origin-Opener-Policy") == nil, "\(target)")
+        }
+        let page = await server.request("GET", "/")
+        #expect(page.header("Cross-Origin-Opener-Policy") == "same-origin")
+        #expect(page.header("Permissions-Policy")?.contains("camera=()") == true)
+        #expect(page.header("Cross-Origin-Resource-Policy") == "same-origin")
+        let image = await server.request("GET", "/blobs/\(digest)")
+        #expect(image.status == 200)
+        #expect(image.header("Cross-Origin-Resource-Policy") == "cross-origin", "a shared poster's pictures may be shown elsewhere")
+        #expect(image.header("X-Content-Type-Options") == "nosniff")
+    }
+
+    @Test func noAnswerEchoesWhatTheRequestPathSaid() async throws {
+        let server = try TestServer { $0.rateLimited = false }
+        for target in [
+            "/blobs/<b>hello</b>", "/thumbs/<b>hello</b>?w=160", "/static/<b>hello</b>", "/<b>hello</b>", "/api/v1/<b>hello</b>",
+        ] {
+            let reply = await server.request("GET", target)
+            #expect(reply.status == 404, "\(target)")
+            #expect(!reply.text.contains("hello"), "\(target): \(reply.text)")
+        }
+    }
+
     @Test func aVoteSpendsItsTimesFromTheClientsBudgetAllOrNothing() async throws {
         let server = try TestServer { $0.voteRate = Rate(perSecond: 0.001, burst: 40) }
         try #require(await server.post(headers: [("Authorization", "Bearer x")]).status == 201)

@@ -14,7 +14,7 @@ extension Application {
         let stream = try feeds.open(
             try gateway.observe(feed), of: feed, lastEventID: lastEventID, gzip: Gzip.accepted(by: head.header("accept-encoding")))
         var headers = [
-            ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),
+            ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"),
             // nginx would otherwise hold events back in its buffer.
             ("X-Accel-Buffering", "no"), ("Vary", "Accept-Encoding"),
         ]

@@ -335,6 +335,7 @@ final class HTTPDaemon: Sendable {
 
     /// Hands `response` to libmicrohttpd; false (close the connection) when it refuses it.
     private func queue(_ response: HTTPResponse, _ exchange: HTTPExchange) -> Bool {
+        let response = SecurityHeaders.complete(response)
         exchange.phase = .answered
         let connection = exchange.connection!  // set on the first call
         let made: OpaquePointer?

@@ -198,6 +198,8 @@ extension ServeEndToEndTests {
             #expect(long.errorMessage == "the request target is 17018 bytes, over this server's limit of 16384")
             #expect(long.headers["content-type"] == "application/json; charset=utf-8")
             #expect(long.headers["cache-control"] == "no-store")
+            #expect(long.headers["x-content-type-options"] == "nosniff", "the security headers reach the daemon's own answers")
+            #expect(long.headers["cross-origin-resource-policy"] == "same-origin")
             for size in [40_000, 100_000] {
                 let big = try server.request("GET", "/healthz", headers: [("X-Big", String(repeating: "b", count: size))])
                 #expect(big.status == 431)

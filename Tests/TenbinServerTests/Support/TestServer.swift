@@ -71,7 +71,7 @@ final class TestServer: Sendable {
         case .read(let limit, let then):
             reply = then(head, Self.read(body, within: limit))
         }
-        var response = await Self.answer(reply)
+        var response = SecurityHeaders.complete(await Self.answer(reply))
         let bodyCount = response.bodyCount
         if case .file(let descriptor, let size) = response.body { response.body = .bytes(Self.readAll(descriptor, size)) }
         router.finished(

@@ -31,7 +31,7 @@ public final class Server: Sendable {
             throw ServerError(
                 "cannot serve: \(error); the blob folder must exist and be writable by the user tenbin runs as (\(Self.user))")
         }
-        app = Application(configuration: configuration, gateway: BoardGateway(board: board))
+        app = try Application(configuration: configuration, gateway: BoardGateway(board: board))
         app.startChangeWatch()
         let daemon = HTTPDaemon(
             handler: Router(app: app, routes: app.routes), headerTimeout: .seconds(configuration.headerTimeoutSeconds),

@@ -19,6 +19,9 @@ public struct ServerConfiguration: Sendable {
     public var postRate = Rate(perSecond: 0.2, burst: 5)
     /// Off for trusted networks and benchmarks.
     public var rateLimited = true
+    /// The URLs the board is published under (`https://board.example`): the host names it
+    /// answers besides IP addresses and `localhost`, and the origins its writes may come from.
+    public var publicURLs: [String] = []
     /// Read the client's address from `X-Forwarded-For` (set by a proxy in front).
     public var trustProxy = false
     /// The most connections open at once.

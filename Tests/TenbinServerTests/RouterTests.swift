@@ -66,6 +66,26 @@ import Testing
         #expect(image.header("X-Content-Type-Options") == "nosniff")
     }
 
+    @Test func aRequestForAnotherNameIsMisdirectedBeforeAnythingIsDoneDNSRebinding() async throws {
+        let server = try TestServer { $0.rateLimited = false }
+        await server.post()
+        let attacker = [("Host", "attacker.example:8080"), ("Origin", "http://attacker.example:8080")]
+        let page = await server.request("GET", "/", headers: attacker)
+        #expect(page.status == 421)
+        #expect(page.errorKind == "misdirected_request")
+        #expect(await server.vote(1, side: 1, headers: attacker).status == 421)
+        #expect(await server.post(headers: attacker).status == 421)
+        #expect(await server.request("GET", "/api/v1/posters/1").json["good1"] as? Int == 0, "nothing was counted")
+        #expect((await server.request("GET", "/api/v1/posters").json["posters"] as? [Any])?.count == 1, "nothing was posted")
+        // The server's own address over https is not this http server's origin.
+        let https = await server.vote(1, side: 1, headers: [("Origin", "https://127.0.0.1:8080")])
+        #expect(https.status == 403)
+        #expect(await server.vote(1, side: 1, headers: [("Origin", "http://127.0.0.1:8080")]).status == 200)
+        let published = try TestServer { $0.publicURLs = ["https://board.example"] }
+        #expect(await published.request("GET", "/", headers: [("Host", "board.example")]).status == 200)
+        #expect(await published.request("GET", "/", headers: [("Host", "attacker.example")]).status == 421)
+    }
+
     @Test func noAnswerEchoesWhatTheRequestPathSaid() async throws {
         let server = try TestServer { $0.rateLimited = false }
         for target in [

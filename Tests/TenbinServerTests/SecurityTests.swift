@@ -16,25 +16,67 @@ import Testing
         RequestHead(method: "POST", target: "/api/v1/posters/1/votes", headers: HeaderFields(headers), peerAddress: peer)
     }
 
-    @Test func stateChangingRequestsMustComeFromTheirOwnSite() {
-        let policy = RequestPolicy(adminToken: nil, trustProxy: false)
+    static func published(_ urls: [String], trustProxy: Bool = false) throws -> RequestPolicy {
+        RequestPolicy(
+            adminToken: nil, trustProxy: trustProxy, origins: try PublicOrigins.make(publicURLs: urls, trustProxy: trustProxy).get())
+    }
+
+    @Test func stateChangingRequestsMustComeFromTheirOwnSite() throws {
+        let policy = try Self.published(["https://example.org", "http://example.org:8080"])
         let passing: [[String: String]] = [
             ["host": "example.org"], ["host": "example.org", "origin": "https://example.org"],
             ["host": "Example.org:8080", "origin": "http://example.org:8080"],
             ["host": "example.org", "referer": "https://example.org/x?y"],
+            ["host": "127.0.0.1:8080", "origin": "http://127.0.0.1:8080"], ["host": "localhost:9", "origin": "http://localhost:9"],
         ]
         for headers in passing { #expect(throws: Never.self, "\(headers)") { try policy.checkSameOrigin(Self.head(headers)) } }
         let refused: [[String: String]] = [
             ["host": "example.org", "origin": "https://evil.org"], ["host": "example.org", "origin": "null"],
             ["host": "example.org", "origin": "https://example.org.evil.org"], ["host": "example.org", "referer": "https://evil.org/"],
-            ["host": "example.org", "origin": "https://user@example.org"], ["origin": "https://example.org"],
+            ["host": "example.org", "origin": "https://user@example.org"],
             ["host": "example.org", "origin": "ftp://example.org"], ["host": "example.org:8080", "origin": "http://example.org"],
+            // An http server's own address over https is not its origin.
+            ["host": "127.0.0.1:8080", "origin": "https://127.0.0.1:8080"], ["host": "127.0.0.1:8080", "origin": "http://127.0.0.1:9090"],
+            // A name the board is not published under, even when Host and Origin agree.
+            ["host": "attacker.example:8080", "origin": "http://attacker.example:8080"],
         ]
         for headers in refused { #expect(throws: APIError.self, "\(headers)") { try policy.checkSameOrigin(Self.head(headers)) } }
+        let unpublished = RequestPolicy(adminToken: nil, trustProxy: false)
+        #expect(throws: APIError.self) {
+            try unpublished.checkSameOrigin(Self.head(["host": "example.org", "origin": "http://example.org"]))
+        }
+        #expect(throws: Never.self) { try unpublished.checkSameOrigin(Self.head(["host": "[::1]:80", "origin": "http://[::1]"])) }
         let proxied = RequestPolicy(adminToken: nil, trustProxy: true)
         #expect(throws: Never.self) {
             try proxied.checkSameOrigin(
                 Self.head(["host": "127.0.0.1:8080", "x-forwarded-host": "board.example", "origin": "https://board.example"]))
+        }
+    }
+
+    @Test func onlyTheNamesTheBoardIsPublishedUnderAreAnswered() throws {
+        let unpublished = RequestPolicy(adminToken: nil, trustProxy: false)
+        for host in ["127.0.0.1:8080", "LOCALHOST:1", "[::1]:80", "10.0.0.5"] {
+            #expect(throws: Never.self, "\(host)") { try unpublished.checkHost(Self.head(["host": host])) }
+        }
+        for headers in [["host": "attacker.example:8080"], ["host": "127.0.0.1.evil.example"], [:], ["host": "[::1"]] {
+            #expect(throws: APIError.self, "\(headers)") { try unpublished.checkHost(Self.head(headers)) }
+        }
+        #expect(throws: APIError.self) { try unpublished.checkHost(Self.head(["host": "x", "x-forwarded-host": "127.0.0.1"])) }
+        let published = try Self.published(["https://board.example"])
+        for host in ["board.example", "BOARD.example:443", "127.0.0.1:8080"] {
+            #expect(throws: Never.self, "\(host)") { try published.checkHost(Self.head(["host": host])) }
+        }
+        for host in ["board.example:80", "other.example"] {
+            #expect(throws: APIError.self, "\(host)") { try published.checkHost(Self.head(["host": host])) }
+        }
+        #expect(throws: Never.self, "behind a trusted proxy without --public-url, its server_name decides") {
+            try RequestPolicy(adminToken: nil, trustProxy: true).checkHost(Self.head(["host": "anything.example"]))
+        }
+        let proxiedAndPublished = try Self.published(["https://board.example"], trustProxy: true)
+        #expect(throws: Never.self) { try proxiedAndPublished.checkHost(Self.head(["host": "x", "x-forwarded-host": "board.example"])) }
+        #expect(throws: APIError.self) { try proxiedAndPublished.checkHost(Self.head(["host": "x", "x-forwarded-host": "evil.example"])) }
+        for bad in ["board.example", "ftp://board.example", "https://", "https://a@b.example"] {
+            #expect(throws: ServerError.self, "\(bad)") { _ = try PublicOrigins.make(publicURLs: [bad], trustProxy: false).get() }
         }
     }
 

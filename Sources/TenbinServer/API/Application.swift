@@ -29,10 +29,13 @@ final class Application: Sendable {
     /// The task that pushes the store's changes into the read cache.
     private let changeWatch = Locked<Task<Void, Never>?>(nil)
 
-    init(configuration: ServerConfiguration, gateway: BoardGateway) {
+    /// Throws when a `--public-url` is not one.
+    init(configuration: ServerConfiguration, gateway: BoardGateway) throws {
         self.configuration = configuration
         self.gateway = gateway
-        policy = RequestPolicy(adminToken: configuration.adminToken.map { Array($0.utf8) }, trustProxy: configuration.trustProxy)
+        policy = RequestPolicy(
+            adminToken: configuration.adminToken.map { Array($0.utf8) }, trustProxy: configuration.trustProxy,
+            origins: try PublicOrigins.make(publicURLs: configuration.publicURLs, trustProxy: configuration.trustProxy).get())
         log = configuration.log.map {
             RequestLogWriter(format: RequestLog(json: configuration.logJSON, trustProxy: configuration.trustProxy), sink: $0)
         }

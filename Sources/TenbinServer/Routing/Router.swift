@@ -21,6 +21,11 @@ final class Router: HTTPHandling {
         guard head.rawPath.hasPrefix("/") else {
             return .reply("unmatched", .now(.error(.badRequest("the request target must be a path"))))
         }
+        do throws(APIError) {
+            try app.policy.checkHost(head)
+        } catch {
+            return .reply("unmatched", .now(.error(error)))
+        }
         let parts = head.rawPath.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst().map {
             Substring($0)
         }[...]

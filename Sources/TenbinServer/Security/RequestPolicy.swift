@@ -5,6 +5,17 @@ struct RequestPolicy: Sendable {
     let adminToken: [UInt8]?
     /// Whether a proxy in front sets `X-Forwarded-For` (and `X-Forwarded-Host`).
     let trustProxy: Bool
+    /// The names and origins the server answers for.
+    let origins: PublicOrigins
+
+    /// The rules of a server with `adminToken`, behind a trusted proxy or not, published under
+    /// `origins` (by default none: answering IP addresses and `localhost`, or behind a trusted
+    /// proxy every host).
+    init(adminToken: [UInt8]?, trustProxy: Bool, origins: PublicOrigins? = nil) {
+        self.adminToken = adminToken
+        self.trustProxy = trustProxy
+        self.origins = origins ?? PublicOrigins(behindProxy: trustProxy)
+    }
 
     /// The client's address: the peer's, or behind a trusted proxy the last address the
     /// proxy appended to `X-Forwarded-For`.
@@ -36,9 +47,24 @@ struct RequestPolicy: Sendable {
             guard !required else { throw .forbidden("a form must come from this server's page: the request names no Origin or Referer") }
             return
         }
-        let host = (trustProxy ? head.header("x-forwarded-host") : nil) ?? head.header("host") ?? ""
-        guard let authority = Self.authority(of: claimed), !host.isEmpty, authority.lowercased() == host.lowercased() else {
+        guard origins.allows(origin: claimed, host: host(head)) else {
             throw .forbidden("cross-site requests are refused: the request's origin is not this server")
+        }
+    }
+
+    /// The host a request was sent to: its `Host`, or behind a trusted proxy the
+    /// `X-Forwarded-Host` the proxy set.
+    func host(_ head: RequestHead) -> String? {
+        (trustProxy ? head.header("x-forwarded-host") : nil) ?? head.header("host")
+    }
+
+    /// Refuses (421) a request sent to a name this server is not published under (see
+    /// ``PublicOrigins``): DNS rebinding.
+    func checkHost(_ head: RequestHead) throws(APIError) {
+        guard origins.allows(host: host(head)) else {
+            throw APIError(
+                status: 421, kind: "misdirected_request",
+                message: "this server does not answer for the host this request names (its --public-url does not include it)")
         }
     }
 

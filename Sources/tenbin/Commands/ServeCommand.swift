@@ -38,6 +38,9 @@ enum ServeCommand: Command {
         var postRate = Option<Rate>.rate(
             ["--post-rate"], help: "New posters per client address.", default: ServerConfiguration().postRate)
         var noRateLimit = Flag(["--no-rate-limit"], help: "No rate limits (trusted networks, benchmarks).")
+        var publicURL = Option.repeated(
+            ["--public-url"], value: "URL",
+            help: "A URL the board is published under (https://board.example), repeatable: the only host names it answers besides IP addresses and localhost.")
         var trustProxy = Flag(["--trust-proxy"], help: "Take the client address from X-Forwarded-For (behind a proxy).")
         var maxConnectionsPerIP = Option.integer(
             ["--max-connections-per-ip"], value: "N", help: "Open connections per client address, 0 for no limit.",
@@ -66,6 +69,7 @@ enum ServeCommand: Command {
         configuration.postRate = try arguments.postRate
         configuration.rateLimited = !arguments.noRateLimit
         configuration.trustProxy = arguments.trustProxy
+        configuration.publicURLs = try arguments.publicURL
         configuration.maximumConnectionsPerAddress = try arguments.maxConnectionsPerIP
         configuration.heartbeat = .seconds(try arguments.heartbeat)
         configuration.logJSON = arguments.logJSON

@@ -11,7 +11,7 @@ extension ServeEndToEndTests {
         /// Opens a feed with `headers` and returns the connection and the response head.
         static func open(_ server: ServeProcess, _ query: String, headers: [String]) throws -> (HTTPConnection, String) {
             let connection = try server.connect()
-            try connection.send("GET /api/v1/feed\(query) HTTP/1.1\r\nHost: x\r\n\(headers.map { $0 + "\r\n" }.joined())\r\n")
+            try connection.send("GET /api/v1/feed\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(headers.map { $0 + "\r\n" }.joined())\r\n")
             let head = try connection.read(until: "\r\n\r\n")
             #expect(head.hasPrefix("HTTP/1.1 200"))
             #expect(head.contains("Content-Type: text/event-stream"))

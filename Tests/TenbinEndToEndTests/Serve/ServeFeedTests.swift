@@ -31,7 +31,7 @@ extension ServeEndToEndTests {
         static func open(_ server: ServeProcess, _ query: String = "", lastEventID: String? = nil) throws -> HTTPConnection {
             let connection = try server.connect()
             let resume = lastEventID.map { "Last-Event-ID: \($0)\r\n" } ?? ""
-            try connection.send("GET /api/v1/feed\(query) HTTP/1.1\r\nHost: x\r\n\(resume)\r\n")
+            try connection.send("GET /api/v1/feed\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(resume)\r\n")
             let head = try connection.read(until: "\r\n\r\n")
             #expect(head.hasPrefix("HTTP/1.1 200"))
             #expect(head.contains("Content-Type: text/event-stream"))
@@ -88,7 +88,7 @@ extension ServeEndToEndTests {
             let leaving = try (0..<4).map { _ in try Self.open(server) }
             for feed in leaving { #expect(try Self.nextEvent(feed).name == "snapshot") }
             let zipped = try server.connect()
-            try zipped.send("GET /api/v1/feed HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n")
+            try zipped.send("GET /api/v1/feed HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\n\r\n")
             #expect(try zipped.read(until: "\r\n\r\n").contains("Content-Encoding: gzip"))
             #expect(try Self.feedsOpen(server, settlingAt: 6) == 6)
 

@@ -14,8 +14,8 @@ extension ServeEndToEndTests {
         @Test func garbageRequestLinesAreRefused() throws {
             let server = try ServeProcess()
             for garbage in [
-                "GARBAGE\r\n\r\n", "GET\r\n\r\n", "GET / HTTP/9.9\r\nHost: x\r\n\r\n", "\u{1}\u{2}\u{3} / HTTP/1.1\r\n\r\n",
-                "GET /%00 HTTP/1.1\r\nHost: x\r\n\r\n", "GET / HTTP/1.1\r\nBad Header Without Colon\r\n\r\n",
+                "GARBAGE\r\n\r\n", "GET\r\n\r\n", "GET / HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n", "\u{1}\u{2}\u{3} / HTTP/1.1\r\n\r\n",
+                "GET /%00 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "GET / HTTP/1.1\r\nBad Header Without Colon\r\n\r\n",
             ] {
                 let connection = try server.connect()
                 try connection.send(garbage)
@@ -34,13 +34,13 @@ extension ServeEndToEndTests {
             let server = try ServeProcess()
             let connection = try server.connect()
             let field = "X-Big: " + String(repeating: "a", count: 200_000) + "\r\n"
-            try? connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n" + field + "\r\n")
+            try? connection.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n" + field + "\r\n")
             if let reply = try? connection.readReply() {
                 #expect(reply.status == 431 || reply.status == 413 || reply.status == 400, "\(reply.status)")
             }
             connection.close()
             let many = try server.connect()
-            var head = "GET /healthz HTTP/1.1\r\nHost: x\r\n"
+            var head = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             for index in 0..<5000 { head += "X-\(index): v\r\n" }
             try? many.send(head + "\r\n")
             if let reply = try? many.readReply() { #expect(reply.status >= 400) }
@@ -67,7 +67,7 @@ extension ServeEndToEndTests {
             let held = try (0..<4).map { _ in try server.connect() }
             for connection in held { #expect(try connection.request("GET", "/healthz").status == 200) }
             let extra = try server.connect()
-            try? extra.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            try? extra.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             #expect((try? extra.readReply()) == nil, "a fifth connection from one address is closed unanswered")
             for connection in held { connection.close() }
             // The server counts a connection gone once it has seen it close, which a loaded
@@ -102,7 +102,7 @@ final class IdleClients {
             for i in range(\(slow + silent)):
                 s = socket.create_connection(("127.0.0.1", \(port)))
                 if i < \(slow):
-                    s.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\nX-Slow: " if i % 2 == 0 else b"POST /api/v1/posters/1/votes HTTP/1.1\\r\\n")
+                    s.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nX-Slow: " if i % 2 == 0 else b"POST /api/v1/posters/1/votes HTTP/1.1\\r\\n")
                 held.append(s)
             print("ready", flush=True)
             sys.stdin.read()

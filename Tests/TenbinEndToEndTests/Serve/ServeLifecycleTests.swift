@@ -43,7 +43,7 @@ extension ServeEndToEndTests {
             let server = try ServeProcess(["--no-rate-limit"])
             try ServeAPITests.post(server)
             let feed = try server.connect()
-            try feed.send("GET /api/v1/feed?limit=2 HTTP/1.1\r\nHost: x\r\n\r\n")
+            try feed.send("GET /api/v1/feed?limit=2 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             _ = try feed.read(until: "\r\n\r\n")
             struct Outcome {
                 var answered = Tally()
@@ -163,11 +163,11 @@ extension ServeEndToEndTests {
                 socks = []
                 for i in range(10):
                     s = socket.create_connection(("127.0.0.1", \(server.port)))
-                    s.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\nX-Slow: ")
+                    s.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nX-Slow: ")
                     s.settimeout(0)
                     socks.append(s)
                 kept = socket.create_connection(("127.0.0.1", \(server.port)))
-                kept.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+                kept.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n")
                 kept.settimeout(10)
                 answer = kept.recv(100)
                 open_ = set(range(10))

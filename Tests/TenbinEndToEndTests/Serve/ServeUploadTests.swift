@@ -40,7 +40,7 @@ extension ServeEndToEndTests {
             let server = try ServeProcess(["--max-upload-mb", "1"])
             let connection = try server.connect()
             try connection.send(
-                "POST /api/v1/posters HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n"
+                "POST /api/v1/posters HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=b\r\n"
                     + "Content-Length: 5000000\r\nExpect: 100-continue\r\n\r\n")
             let reply = try connection.readReply()
             #expect(reply.status == 413)
@@ -68,7 +68,7 @@ extension ServeEndToEndTests {
             let body = form.body
             let connection = try server.connect()
             try connection.send(
-                "POST /api/v1/posters HTTP/1.1\r\nHost: x\r\nContent-Type: \(form.contentType)\r\nContent-Length: \(body.count)\r\n\r\n")
+                "POST /api/v1/posters HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: \(form.contentType)\r\nContent-Length: \(body.count)\r\n\r\n")
             var offset = 0
             let step = body.count / 8 + 1
             while offset < body.count {
@@ -90,7 +90,7 @@ extension ServeEndToEndTests {
             for cut in [10, body.count / 2, body.count - 5] {
                 let connection = try server.connect()
                 try connection.send(
-                    "POST /api/v1/posters HTTP/1.1\r\nHost: x\r\nContent-Type: \(form.contentType)\r\nContent-Length: \(body.count)\r\n\r\n"
+                    "POST /api/v1/posters HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: \(form.contentType)\r\nContent-Length: \(body.count)\r\n\r\n"
                 )
                 try connection.send(Array(body[..<cut]))
                 connection.close()
@@ -105,7 +105,7 @@ extension ServeEndToEndTests {
             let server = try ServeProcess(["--max-upload-mb", "1"])
             let connection = try server.connect()
             try connection.send(
-                "POST /api/v1/posters HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nTransfer-Encoding: chunked\r\n\r\n"
+                "POST /api/v1/posters HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=b\r\nTransfer-Encoding: chunked\r\n\r\n"
             )
             let chunk = Array("10000\r\n".utf8) + [UInt8](repeating: 0x41, count: 0x10000) + Array("\r\n".utf8)
             var refused = false

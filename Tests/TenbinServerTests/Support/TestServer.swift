@@ -35,7 +35,7 @@ final class TestServer: Sendable {
         configuration.boardThreads = 2
         configure(&configuration)
         board = try Board(folder: folder, create: true)
-        app = Application(configuration: configuration, gateway: BoardGateway(board: board))
+        app = try Application(configuration: configuration, gateway: BoardGateway(board: board))
         router = Router(app: app, routes: app.routes)
         self.peer = peer
         if watchingChanges { app.startChangeWatch() } else { app.readCache.resume() }

@@ -40,7 +40,9 @@ enum ServeCommand: Command {
         var noRateLimit = Flag(["--no-rate-limit"], help: "No rate limits (trusted networks, benchmarks).")
         var publicURL = Option.repeated(
             ["--public-url"], value: "URL",
-            help: "A URL the board is published under (https://board.example), repeatable: the only host names it answers besides IP addresses and localhost.")
+            help:
+                "A URL the board is published under (https://board.example), repeatable: the only names it answers besides IP addresses and localhost."
+        )
         var trustProxy = Flag(["--trust-proxy"], help: "Take the client address from X-Forwarded-For (behind a proxy).")
         var maxConnectionsPerIP = Option.integer(
             ["--max-connections-per-ip"], value: "N", help: "Open connections per client address, 0 for no limit.",

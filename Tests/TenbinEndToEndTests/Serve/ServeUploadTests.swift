@@ -68,7 +68,8 @@ extension ServeEndToEndTests {
             let body = form.body
             let connection = try server.connect()
             try connection.send(
-                "POST /api/v1/posters HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: \(form.contentType)\r\nContent-Length: \(body.count)\r\n\r\n")
+                "POST /api/v1/posters HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: \(form.contentType)\r\nContent-Length: \(body.count)\r\n\r\n"
+            )
             var offset = 0
             let step = body.count / 8 + 1
             while offset < body.count {

@@ -37,7 +37,14 @@ import Testing
         }
     }
 
-    @Test func aFeedOutlastsAnOutageWithinTheGraceThenDeliversOneDiffToTheCurrentCounts() async throws {
+    /// What stops answering: the reads alone (the change source saw a commit, then the re-read
+    /// failed half way), or the change source too.
+    enum Outage: CaseIterable {
+        case reads, readsAndChanges
+    }
+
+    @Test(arguments: Outage.allCases)
+    func aFeedOutlastsAnOutageWithinTheGraceThenDeliversOneDiffToTheCurrentCounts(_ outage: Outage) async throws {
         let (store, folder, clock, recorder) = (MemoryStore(), try TemporaryStore(), VirtualClock(), LiveRecorder())
         let board = Self.board(store, folder, clock: clock, recorder: recorder, grace: .seconds(10))
         let posted = try (1...2).map { try board.quickPost("poster \($0)") }
@@ -48,6 +55,7 @@ import Testing
 
         // The store stops answering this process; another one votes meanwhile.
         store.unavailable.withLock { $0 = true }
+        store.changesUnavailable.withLock { $0 = outage == .readsAndChanges }
         for _ in 0..<3 { _ = try board.vote(id: posted[0].id, side: .first) }
         var waited = Duration.zero
         while waited < .seconds(9) {
@@ -61,6 +69,7 @@ import Testing
 
         // Back: one diff from what the feed delivered to what is there now.
         store.unavailable.withLock { $0 = false }
+        store.changesUnavailable.withLock { $0 = false }
         // The next try comes within a second (the longest pause).
         for _ in 0..<2 where recorder.delivered.count == 1 { await Self.step(clock, .milliseconds(500), board, ended: ended) }
         #expect(recorder.delivered.count == 2)
@@ -88,6 +97,7 @@ import Testing
         await clock.untilSomeoneSleeps()
 
         store.unavailable.withLock { $0 = true }
+        store.changesUnavailable.withLock { $0 = true }
         // The first poll after this step fails; the grace counts from there.
         await Self.step(clock, .milliseconds(50), board, ended: ended)
         var waited = Duration.zero

@@ -27,9 +27,11 @@ final class MemoryStore: StoreBackend {
     /// there to see what the votes behind it do).
     let beforeCommitVotes: (@Sendable () -> Void)?
 
-    /// While set, reads and the change source fail as `unavailable`, as a database that went
-    /// away fails this process; writes still commit (another server's, in the story).
+    /// While set, reads fail as `unavailable`, as a database that went away fails this
+    /// process; writes still commit (another server's, in the story).
     let unavailable = Locked(false)
+    /// While set, the change source fails as `unavailable` too.
+    let changesUnavailable = Locked(false)
 
     /// An empty store; `beforeCommitVotes`, when given, runs as each `commitVotes` begins.
     init(beforeCommitVotes: (@Sendable () -> Void)? = nil) {
@@ -91,7 +93,7 @@ struct MemoryChanges: ChangeSource {
     let store: MemoryStore
 
     func currentVersion() throws -> StoreVersion {
-        try store.checkAvailable()
+        if store.changesUnavailable.withLock({ $0 }) { throw StoreError(.unavailable("switched off by the test"), at: store.location) }
         return StoreVersion(store.version)
     }
 

@@ -4,6 +4,7 @@
 #
 #   scripts/postgres.sh start DIR      initdb + start; prints the connection URL
 #   scripts/postgres.sh restart DIR    stop (immediate) and start again on the same port
+#   scripts/postgres.sh halt DIR       stop (immediate), keeping DIR (an outage; `stop` removes it)
 #   scripts/postgres.sh stop DIR       stop (immediate) and remove DIR
 #   scripts/postgres.sh run CMD…       start, run CMD with TENBIN_TEST_DATABASE_URL and
 #                                      TENBIN_TEST_POSTGRES_DIR set, stop and remove (also when
@@ -71,6 +72,12 @@ stop() {
     rm -rf "$dir"
 }
 
+halt() {
+    local dir=$1 bin
+    bin=$(bin_dir)
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null
+}
+
 restart() {
     local dir=$1 bin
     bin=$(bin_dir)
@@ -101,6 +108,7 @@ case ${1:-} in
 start) start "$2" ;;
 stop) stop "$2" ;;
 restart) restart "$2" ;;
+halt) halt "$2" ;;
 run) shift; run "$@" ;;
-*) echo "usage: $0 start DIR | restart DIR | stop DIR | run CMD…" >&2; exit 64 ;;
+*) echo "usage: $0 start DIR | restart DIR | halt DIR | stop DIR | run CMD…" >&2; exit 64 ;;
 esac

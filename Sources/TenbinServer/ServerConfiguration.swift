@@ -36,6 +36,9 @@ public struct ServerConfiguration: Sendable {
     public var headerTimeoutSeconds = 10
     /// How often live feeds get a heartbeat comment.
     public var heartbeat: Duration = .seconds(15)
+    /// How long live feeds outlast a database that does not answer (a restart): the board's
+    /// ``LiveFeeds/Options/grace``, which `tenbin serve` opens the board with.
+    public var feedGrace: Duration = LiveFeeds.Options().grace
     /// Bytes of encoded thumbnails kept in memory.
     public var thumbnailCacheBytes = 64 << 20
     /// Bytes of encoded JSON reads (pages, search pages, posters) kept for the store's current

@@ -72,15 +72,15 @@ struct Context {
 
     var formatter: PosterFormatter { PosterFormatter(width: terminalWidth, color: useColor) }
 
-    /// Opens the board for `access` (see ``BoardLocation/Access``). A command that does not
-    /// create a SQLite store that does not exist (a reader shows an empty board, a vote fails)
-    /// first says on stderr which folder it looked at and how to choose another (unless
-    /// `noteIfMissing` is off).
+    /// Opens the board for `access` (see ``BoardLocation/Access``), its live feeds waiting as
+    /// `live` says. A command that does not create a SQLite store that does not exist (a reader
+    /// shows an empty board, a vote fails) first says on stderr which folder it looked at and
+    /// how to choose another (unless `noteIfMissing` is off).
     func board(
         _ access: BoardLocation.Access, limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(),
-        noteIfMissing: Bool = true
+        noteIfMissing: Bool = true, live: LiveFeeds.Options = LiveFeeds.Options()
     ) throws -> Board {
-        let configuration = Board.Configuration(limits: limits, encoding: encoding)
+        let configuration = Board.Configuration(limits: limits, encoding: encoding, live: live)
         if databaseURL == nil, noteIfMissing, let note = missingStoreNote() {
             switch access {
             case .read, .write: Errors.write(note)

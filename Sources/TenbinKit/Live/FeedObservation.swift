@@ -6,6 +6,10 @@
 /// is busy come out as one change set when it next asks (a slow reader costs no memory for
 /// what it has not read); commits that leave the feed as it was deliver nothing.
 ///
+/// A store that stops answering (`unavailable`) for less than ``LiveFeeds/Options/grace`` does
+/// not end it: once the store answers, the next element is one change set from what it last
+/// delivered. Past the grace, or at any other failure, `next()` throws the store's error.
+///
 /// Cancelling the iterating task ends the sequence; releasing the iterator closes it too.
 public struct FeedObservation: AsyncSequence, Sendable {
     /// Each element is a snapshot (first) or a list of changes.

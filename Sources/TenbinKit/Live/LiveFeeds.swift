@@ -21,17 +21,24 @@ public final class LiveFeeds: Sendable {
         public var clock: any Clock<Duration>
         /// Told of each step, for tests and benchmarks.
         public var monitor: (@Sendable (Event) -> Void)?
+        /// How long feeds outlast a store that fails as `unavailable` (a database restarting):
+        /// meanwhile the source tries again after a short pause, and once the store answers
+        /// every feed is re-read and its observers get one diff. A store still failing after
+        /// `grace` (on `clock`) ends every observer with its error.
+        public var grace: Duration
 
         /// Options looking for commits every `interval` of `clock`, re-reading the feeds at
-        /// most once per `spacing`.
+        /// most once per `spacing`, outlasting an unavailable store for `grace`.
         public init(
             interval: Duration = .milliseconds(50), spacing: Duration = .milliseconds(50),
-            clock: any Clock<Duration> = ContinuousClock(), monitor: (@Sendable (Event) -> Void)? = nil
+            clock: any Clock<Duration> = ContinuousClock(), monitor: (@Sendable (Event) -> Void)? = nil,
+            grace: Duration = .seconds(30)
         ) {
             self.interval = interval
             self.spacing = spacing
             self.clock = clock
             self.monitor = monitor
+            self.grace = grace
         }
     }
 
@@ -45,6 +52,8 @@ public final class LiveFeeds: Sendable {
         case read(Feed)
         /// The waiting task stopped (the last observer left).
         case stopped
+        /// The store failed as `unavailable`; the source tries again (within the grace).
+        case unavailable
     }
 
     /// One observer: what it was last given, and its pending `next()` call, if any.
@@ -221,31 +230,71 @@ public final class LiveFeeds: Sendable {
         }
     }
 
-    /// Waits for changes and hands them out until cancelled or the source fails.
+    /// Waits for changes and hands them out until cancelled or the source fails (past the
+    /// grace, for an unavailable store).
     private func run() async {
         defer { options.monitor?(.stopped) }
         // Under a test's virtual clock, ticks alone pace the reads.
         let realTime = ChangeSignal.wakes(on: options.clock)
         var lastRefresh: ContinuousClock.Instant?
+        var outage: Outage?
         while !Task.isCancelled {
             guard let version = state.withLock({ $0.version }) else { return }
             do {
                 // Taken each round: once closed, the task holds the store no more than a round.
-                let next = try await store(or: CancellationError()).changes.nextChange(
-                    after: version, interval: options.interval, clock: options.clock)
-                if realTime, let lastRefresh, ContinuousClock.now < lastRefresh + options.spacing {
-                    // The read after the pause sees every commit made meanwhile too.
-                    try await ContinuousClock().sleep(until: lastRefresh + options.spacing)
+                let changes = try store(or: CancellationError()).changes
+                let next: StoreVersion
+                if outage != nil {
+                    // Whatever was committed while the store failed is unknown (a refresh may
+                    // have stopped half way, and a restarted database's listener heard
+                    // nothing): every feed is re-read, and each observer gets one diff from
+                    // what it was last given.
+                    next = try changes.currentVersion()
+                } else {
+                    next = try await changes.nextChange(after: version, interval: options.interval, clock: options.clock)
+                    if realTime, let lastRefresh, ContinuousClock.now < lastRefresh + options.spacing {
+                        // The read after the pause sees every commit made meanwhile too.
+                        try await ContinuousClock().sleep(until: lastRefresh + options.spacing)
+                    }
                 }
                 try Task.checkCancellation()
                 options.monitor?(.changed)
                 lastRefresh = ContinuousClock.now
                 try refresh(version: next)
+                outage = nil
             } catch {
                 if Task.isCancelled || error is CancellationError || error as? FeedError == .closed { return }
-                fail(error)
-                return
+                var failing = outage ?? Outage(since: options.clock)
+                guard ErrorKind.of(error) == .unavailable, let pause = failing.nextPause(grace: options.grace) else {
+                    fail(error)
+                    return
+                }
+                outage = failing
+                options.monitor?(.unavailable)
+                // Cancelled (the last observer left, or closed): the loop ends.
+                try? await options.clock.sleep(for: pause)
             }
+        }
+    }
+
+    /// How long the store has failed as `unavailable`, and the pauses between tries: short at
+    /// first (a dropped connection is often back at once), doubling up to a second.
+    private struct Outage {
+        /// Time since the first failure, on the options' clock.
+        let elapsed: () -> Duration
+        var tries = 0
+
+        init<C: Clock<Duration>>(since clock: C) {
+            let start = clock.now
+            elapsed = { start.duration(to: clock.now) }
+        }
+
+        /// The pause before the next try, never past the grace; nil once the grace is spent.
+        mutating func nextPause(grace: Duration) -> Duration? {
+            let left = grace - elapsed()
+            guard left > .zero else { return nil }
+            defer { tries += 1 }
+            return min(.milliseconds(100) * (1 << min(tries, 4)), .seconds(1), left)
         }
     }
 

@@ -50,6 +50,9 @@ enum ServeCommand: Command {
         var heartbeat = Option.integer(
             ["--heartbeat"], value: "SECONDS", help: "Seconds between heartbeats on live feeds, 1 to 300.", in: 1...300,
             default: Int(ServerConfiguration().heartbeat.components.seconds))
+        var feedGrace = Option.integer(
+            ["--feed-grace"], value: "SECONDS", help: "Seconds live feeds outlast a database outage, 0 to 3600.",
+            in: 0...3600, default: Int(ServerConfiguration().feedGrace.components.seconds))
         var logJSON = Flag(["--log-json"], help: "Log one JSON object per request instead of a text line.")
         var logFile = Option.text(
             ["--log-file"], value: "PATH", help: "Append the log to PATH instead of standard error; SIGHUP reopens it.")
@@ -74,6 +77,7 @@ enum ServeCommand: Command {
         configuration.publicURLs = try arguments.publicURL
         configuration.maximumConnectionsPerAddress = try arguments.maxConnectionsPerIP
         configuration.heartbeat = .seconds(try arguments.heartbeat)
+        configuration.feedGrace = .seconds(try arguments.feedGrace)
         configuration.logJSON = arguments.logJSON
         configuration.headerTimeoutSeconds = try arguments.headerTimeout
         let logFile = try (try arguments.logFile).map { path in try LogFile(path: path) }
@@ -104,7 +108,8 @@ enum ServeCommand: Command {
             }
         }
         defer { hangUp.cancel() }
-        var board: Board? = try context.board(.serve(migrate: arguments.migrate), limits: limits, encoding: encoding)
+        var board: Board? = try context.board(
+            .serve(migrate: arguments.migrate), limits: limits, encoding: encoding, live: LiveFeeds.Options(grace: configuration.feedGrace))
         // The store closes (and checkpoints) here, before tenbin exits, not on a thread that held it.
         defer { Blocking.release(&board) }
         var server: Server? = try Server(configuration, board: board!)  // opened just above

@@ -27,6 +27,12 @@ final class MemoryStore: StoreBackend {
     /// there to see what the votes behind it do).
     let beforeCommitVotes: (@Sendable () -> Void)?
 
+    /// While set, reads fail as `unavailable`, as a database that went away fails this
+    /// process; writes still commit (another server's, in the story).
+    let unavailable = Locked(false)
+    /// While set, the change source fails as `unavailable` too.
+    let changesUnavailable = Locked(false)
+
     /// An empty store; `beforeCommitVotes`, when given, runs as each `commitVotes` begins.
     init(beforeCommitVotes: (@Sendable () -> Void)? = nil) {
         self.beforeCommitVotes = beforeCommitVotes
@@ -35,11 +41,18 @@ final class MemoryStore: StoreBackend {
     var location: String { "memory" }
 
     func read<T>(_ body: (any StoreReading) throws -> T) throws -> T {
-        try body(MemorySession(state.withLock { $0 }))
+        try checkAvailable()
+        return try body(MemorySession(state.withLock { $0 }))
     }
 
     func readSingle<T>(_ body: (any StoreReading) throws -> T) throws -> T {
-        try body(MemorySession(state.withLock { $0 }, single: true))
+        try checkAvailable()
+        return try body(MemorySession(state.withLock { $0 }, single: true))
+    }
+
+    /// Throws while ``unavailable`` is set.
+    func checkAvailable() throws {
+        if unavailable.withLock({ $0 }) { throw StoreError(.unavailable("switched off by the test"), at: location) }
     }
 
     func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
@@ -79,7 +92,10 @@ final class MemoryStore: StoreBackend {
 struct MemoryChanges: ChangeSource {
     let store: MemoryStore
 
-    func currentVersion() throws -> StoreVersion { StoreVersion(store.version) }
+    func currentVersion() throws -> StoreVersion {
+        if store.changesUnavailable.withLock({ $0 }) { throw StoreError(.unavailable("switched off by the test"), at: store.location) }
+        return StoreVersion(store.version)
+    }
 
     func nextChange(after version: StoreVersion, interval: Duration, clock: any Clock<Duration>) async throws -> StoreVersion {
         while true {

@@ -170,7 +170,9 @@ public final class Connection {
         let learnt = sent - 1  // the list's own result
         queued =
             queued
-            && withBinds(query.binds) { count, values, lengths, formats in queuePrepared(name, sql, count: count, values, lengths, formats) }
+            && withBinds(query.binds) { count, values, lengths, formats in
+                queuePrepared(name, sql, count: count, values, lengths, formats)
+            }
         let synced = queued && PQpipelineSync(handle) == 1
         let results = collectPipeline(sent, synced: synced)
         let failure = results.lazy.compactMap(\.error).first

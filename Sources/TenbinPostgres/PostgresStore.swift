@@ -201,7 +201,8 @@ public final class PostgresStore: StoreBackend {
             deltas.count == 1
             ? votes(ids, deltas, from: "delta", where: "poster.id = delta.id")
             : votes(
-                ids, deltas, from: "(SELECT id FROM poster WHERE id = ANY(\(ids)::bigint[]) ORDER BY id FOR NO KEY UPDATE) AS locked, delta",
+                ids, deltas,
+                from: "(SELECT id FROM poster WHERE id = ANY(\(ids)::bigint[]) ORDER BY id FOR NO KEY UPDATE) AS locked, delta",
                 where: "poster.id = locked.id AND delta.id = locked.id")
         let rows = try prepared ? connection.queryPrepared(query) : connection.query(query)
         return try (0..<rows.count).map { try decodePoster(rows, $0) }

@@ -57,7 +57,9 @@ import Testing
         let other = PostgresQuery.Shared([Int64(4), 5])
         let locked: PostgresQuery = "SELECT id FROM poster WHERE id = ANY(\(ids)::bigint[])"
         let query: PostgresQuery = "WITH d AS (SELECT unnest(\(ids)::bigint[]), \(other)::bigint[]) \(locked) AND id <> \(1)"
-        #expect(query.sql == "WITH d AS (SELECT unnest($1::bigint[]), $2::bigint[]) SELECT id FROM poster WHERE id = ANY($1::bigint[]) AND id <> $3")
+        #expect(
+            query.sql
+                == "WITH d AS (SELECT unnest($1::bigint[]), $2::bigint[]) SELECT id FROM poster WHERE id = ANY($1::bigint[]) AND id <> $3")
         #expect(query.binds == [.text("{4,5}"), .text("{4,5}"), .text("1")])
     }
 

@@ -58,32 +58,25 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation {
     /// Appends `other`'s text, its placeholders numbered after this query's; a ``Shared``
     /// value both hold keeps its one placeholder.
     public mutating func append(_ other: PostgresQuery) {
-        var renumbered: [Int] = []
-        for (bind, shared) in zip(other.binds, other.sharedBinds) {
-            if let shared, let index = sharedBinds.firstIndex(where: { $0 === shared }) {
-                renumbered.append(index)
-            } else {
-                renumbered.append(binds.count)
-                binds.append(bind)
-                sharedBinds.append(shared)
-            }
-        }
+        let renumbered = zip(other.binds, other.sharedBinds).map { bindIndex($0, shared: $1) }
         pieces[pieces.count - 1] += other.pieces[0]
         placeholders += other.placeholders.map { renumbered[$0] }
         pieces += other.pieces.dropFirst()
     }
 
-    /// Appends a placeholder for `bind` (from `shared`, when it is one: its placeholder again
-    /// if it is bound already).
+    /// Appends a placeholder for `bind` (from `shared`, when it is one).
     private mutating func appendPlaceholder(_ bind: PostgresBind, shared: Shared? = nil) {
-        if let shared, let index = sharedBinds.firstIndex(where: { $0 === shared }) {
-            placeholders.append(index)
-        } else {
-            placeholders.append(binds.count)
-            binds.append(bind)
-            sharedBinds.append(shared)
-        }
+        placeholders.append(bindIndex(bind, shared: shared))
         pieces.append("")
+    }
+
+    /// `bind`'s index in ``binds``, appended there unless it comes from a ``Shared`` value
+    /// bound already.
+    private mutating func bindIndex(_ bind: PostgresBind, shared: Shared?) -> Int {
+        if let shared, let index = sharedBinds.firstIndex(where: { $0 === shared }) { return index }
+        binds.append(bind)
+        sharedBinds.append(shared)
+        return binds.count - 1
     }
 
     /// A value bound once however many times one query interpolates it: the same array of

@@ -50,7 +50,7 @@ final class ChangeNotifier: Sendable {
             var payload = batch.all ? "*" : batch.ids.sorted().map(String.init).joined(separator: ",")
             if payload.utf8.count > Self.maximumPayload { payload = "*" }
             // A failed NOTIFY means the database is unreachable; see above.
-            _ = try? pool.withConnection { try $0.query("SELECT pg_notify($1, $2)", [.text(Self.channel), .text(payload)]) }
+            _ = try? pool.withConnection { try $0.query("SELECT pg_notify(\(Self.channel), \(payload))") }
         }
     }
 

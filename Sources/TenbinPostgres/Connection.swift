@@ -11,7 +11,7 @@ import TenbinKit
 /// hands each connection to one borrower at a time; a ``NotificationListener`` owns its own.
 public final class Connection {
     private let handle: OpaquePointer
-    /// The name of each statement prepared on this connection (see ``queryPrepared(_:_:)``).
+    /// The name of each statement prepared on this connection (see ``queryPrepared(_:binary:)``).
     private var prepared: Set<String> = []
     /// The database this connection is to.
     public let target: ConnectionTarget
@@ -78,60 +78,55 @@ public final class Connection {
         return poll(&descriptor, 1, 0) == 0
     }
 
-    /// Runs one statement with `$1…$n` parameters and returns its rows, in libpq's binary
-    /// format when `binary` (see ``Rows``).
+    /// Runs one statement with its values bound (see ``PostgresQuery``) and returns its rows,
+    /// in libpq's binary format when `binary` (see ``Rows``).
     @discardableResult
-    public func query(_ sql: String, _ parameters: [SQLParameter] = [], binary: Bool = false) throws -> Rows {
+    public func query(_ query: PostgresQuery, binary: Bool = false) throws -> Rows {
         try settle()
         try beginDeferred()
-        let encoded = parameters.map(\.encoded)
-        let lengths = encoded.map { Int32($0?.bytes.count ?? 0) }
-        let formats = encoded.map { $0?.format ?? 0 }
-        let result = withByteArrays(encoded.map { $0?.bytes }) { values in
-            PQexecParams(handle, sql, Int32(parameters.count), nil, values, lengths, formats, binary ? 1 : 0)
+        let result = withBinds(query.binds) { count, values, lengths, formats in
+            PQexecParams(handle, query.sql, count, nil, values, lengths, formats, binary ? 1 : 0)
         }
         return try check(result)
     }
 
-    /// ``query(_:_:binary:)`` through a statement prepared once on this connection, so the server
+    /// ``query(_:binary:)`` through a statement prepared once on this connection, so the server
     /// parses and plans it once (its generic plan), not on every call: for statements run
     /// many times a second (a vote batch), outside explicit transactions. The statement's
     /// name is a hash of its text, so behind a pooler that shares server sessions a name
     /// always means the same statement; where the prepared statement is missing after all
     /// (such a pooler moved the session), the statement runs unprepared.
     @discardableResult
-    public func queryPrepared(_ sql: String, _ parameters: [SQLParameter] = [], binary: Bool = false) throws -> Rows {
+    public func queryPrepared(_ query: PostgresQuery, binary: Bool = false) throws -> Rows {
         try settle()
         if let begin = deferredBegin {
             deferredBegin = nil
-            return try self.begin(begin, then: sql, parameters, binary: binary)
+            return try self.begin(begin, then: query, binary: binary)
         }
+        let sql = query.sql
         let name = Self.statementName(sql)
         if !prepared.contains(name) {
             do {
-                _ = try check(PQprepare(handle, name, sql, Int32(parameters.count), nil))  // no rows: freed with them
+                _ = try check(PQprepare(handle, name, sql, Int32(query.binds.count), nil))  // no rows: freed with them
             } catch let error as PostgresError where error.sqlState == "42P05" {
                 // Already prepared in this server session under this name: the same text.
             }
             prepared.insert(name)
         }
-        let encoded = parameters.map(\.encoded)
-        let lengths = encoded.map { Int32($0?.bytes.count ?? 0) }
-        let formats = encoded.map { $0?.format ?? 0 }
-        let result = withByteArrays(encoded.map { $0?.bytes }) { values in
-            PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, formats, binary ? 1 : 0)
+        let result = withBinds(query.binds) { count, values, lengths, formats in
+            PQexecPrepared(handle, name, count, values, lengths, formats, binary ? 1 : 0)
         }
         do {
             return try check(result)
         } catch let error as PostgresError where error.sqlState == "26000" {
             prepared.remove(name)
-            return try query(sql, parameters, binary: binary)
+            return try self.query(query, binary: binary)
         }
     }
 
     /// Begins a transaction with `begin` (`BEGIN …`) and, in the same round trip, learns
     /// which statements the server session holds prepared: inside the transaction the session
-    /// cannot change (even behind a pooler), so ``queryPrepared(_:_:binary:)`` there neither
+    /// cannot change (even behind a pooler), so ``queryPrepared(_:binary:)`` there neither
     /// prepares a statement twice nor runs one the session lacks, either of which would abort it.
     public func begin(_ begin: String) throws {
         try settle()
@@ -139,7 +134,7 @@ public final class Connection {
         prepared = Set((0..<rows.count).map { rows.text($0, 0) })
     }
 
-    /// ``begin(_:)`` and the transaction's first statement (``queryPrepared(_:_:binary:)``)
+    /// ``begin(_:)`` and the transaction's first statement (``queryPrepared(_:binary:)``)
     /// in one round trip, through libpq's pipeline mode: BEGIN, the session's prepared
     /// statements (``preparedListSQL``), the statement, each prepared first if this connection
     /// has not prepared it, then one Sync.
@@ -150,12 +145,10 @@ public final class Connection {
     /// slower way, with the list learnt first. Any other failure is thrown with the
     /// transaction failed (the caller rolls it back) or not begun, and the connection out of
     /// pipeline mode, usable or broken.
-    public func begin(_ begin: String, then sql: String, _ parameters: [SQLParameter], binary: Bool = false) throws -> Rows {
+    public func begin(_ begin: String, then query: PostgresQuery, binary: Bool = false) throws -> Rows {
         try settle()
+        let sql = query.sql
         let name = Self.statementName(sql)
-        let encoded = parameters.map(\.encoded)
-        let lengths = encoded.map { Int32($0?.bytes.count ?? 0) }
-        let formats = encoded.map { $0?.format ?? 0 }
         guard PQenterPipelineMode(handle) == 1 else { throw lastError }
         var sent = 0
         /// Queues one more command of the pipeline; false when libpq could not.
@@ -165,17 +158,21 @@ public final class Connection {
             return true
         }
         /// Queues a prepared statement, prepared first where this connection has not.
-        func queuePrepared(_ name: String, _ sql: String, count: Int, _ values: [UnsafePointer<CChar>?]) -> Bool {
-            (prepared.contains(name) || queue { PQsendPrepare(handle, name, sql, Int32(count), nil) })
-                && queue { PQsendQueryPrepared(handle, name, Int32(count), values, lengths, formats, binary ? 1 : 0) }
+        func queuePrepared(
+            _ name: String, _ sql: String, count: Int32, _ values: [UnsafePointer<CChar>?], _ lengths: [Int32], _ formats: [Int32]
+        ) -> Bool {
+            (prepared.contains(name) || queue { PQsendPrepare(handle, name, sql, count, nil) })
+                && queue { PQsendQueryPrepared(handle, name, count, values, lengths, formats, binary ? 1 : 0) }
         }
         var queued =
             queue { PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 0) }
-            && queuePrepared(Self.preparedListName, Self.preparedListSQL, count: 0, [])
+            && queuePrepared(Self.preparedListName, Self.preparedListSQL, count: 0, [], [], [])
         let learnt = sent - 1  // the list's own result
         queued =
             queued
-            && withByteArrays(encoded.map { $0?.bytes }) { values in queuePrepared(name, sql, count: parameters.count, values) }
+            && withBinds(query.binds) { count, values, lengths, formats in
+                queuePrepared(name, sql, count: count, values, lengths, formats)
+            }
         let synced = queued && PQpipelineSync(handle) == 1
         let results = collectPipeline(sent, synced: synced)
         let failure = results.lazy.compactMap(\.error).first
@@ -190,13 +187,13 @@ public final class Connection {
             // nothing was read in the transaction yet, so it begins again, learning them first.
             try execute("ROLLBACK")
             try self.begin(begin)
-            return try queryPrepared(sql, parameters, binary: binary)
+            return try queryPrepared(query, binary: binary)
         }
         throw failure ?? lastError
     }
 
     /// The statement listing the session's prepared statements, itself prepared (and so in
-    /// its own list) by ``begin(_:then:_:binary:)``: parsing and planning it took longer than
+    /// its own list) by ``begin(_:then:binary:)``: parsing and planning it took longer than
     /// running it.
     static let preparedListSQL = "SELECT name FROM pg_prepared_statements"
     /// ``preparedListSQL``'s statement name.
@@ -254,8 +251,8 @@ public final class Connection {
     public private(set) var hasPendingCommit = false
 
     /// Begins a read-only transaction with `begin` (`BEGIN …`) when the next statement runs,
-    /// in the same round trip: a prepared one (``queryPrepared(_:_:binary:)``) through
-    /// ``begin(_:then:_:binary:)``, anything else after ``begin(_:)``. End it with
+    /// in the same round trip: a prepared one (``queryPrepared(_:binary:)``) through
+    /// ``begin(_:then:binary:)``, anything else after ``begin(_:)``. End it with
     /// ``commitWithoutWaiting()``, or ``cancelDeferredBegin()`` and a ROLLBACK when it failed.
     public func deferBegin(_ begin: String) throws {
         try settle()
@@ -373,10 +370,14 @@ private func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>
     return body(copies.map { $0.map { UnsafePointer($0) } })
 }
 
-/// Calls `body` with a C array of pointers to each value's bytes (NULL for nil).
-private func withByteArrays<T>(_ values: [[UInt8]?], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
-    let buffers: [UnsafeMutablePointer<CChar>?] = values.map { value in
-        guard let value else { return nil }
+/// Calls `body` with the binds as libpq takes them: their count, a C array of pointers to
+/// each value's bytes (NULL for NULL), their lengths and their formats.
+private func withBinds<T>(
+    _ binds: [PostgresBind], _ body: (Int32, [UnsafePointer<CChar>?], [Int32], [Int32]) -> T
+) -> T {
+    let encoded = binds.map(\.encoded)
+    let buffers: [UnsafeMutablePointer<CChar>?] = encoded.map { value in
+        guard let value = value?.bytes else { return nil }
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(1, value.count))
         value.withUnsafeBufferPointer { source in
             if let base = source.baseAddress {
@@ -386,5 +387,7 @@ private func withByteArrays<T>(_ values: [[UInt8]?], _ body: ([UnsafePointer<CCh
         return buffer
     }
     defer { buffers.forEach { $0?.deallocate() } }
-    return body(buffers.map { $0.map { UnsafePointer($0) } })
+    return body(
+        Int32(binds.count), buffers.map { $0.map { UnsafePointer($0) } }, encoded.map { Int32($0?.bytes.count ?? 0) },
+        encoded.map { $0?.format ?? 0 })
 }

@@ -117,7 +117,7 @@ public enum PostgresSchema {
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it
     /// the same to use the index), over these columns or values: an MD5 of both images'
     /// digests (fixed-length hex, decoded) and the contents.
-    static func identityKey(_ image1: String, _ image2: String, _ contents: String) -> String {
+    static func identityKey(_ image1: PostgresQuery, _ image2: PostgresQuery, _ contents: PostgresQuery) -> PostgresQuery {
         "md5(decode(\(image1) || \(image2), 'hex') || \(contents))"
     }
 
@@ -142,7 +142,7 @@ public enum PostgresSchema {
         while true {
             let before = applied.count
             let done = try connection.transaction { () -> Bool in
-                try connection.query("SELECT pg_advisory_xact_lock($1, $2)", [.integer(lockSpace), .integer(migrationLock)])
+                try connection.query("SELECT pg_advisory_xact_lock(\(lockSpace), \(migrationLock))")
                 try connection.execute(
                     "CREATE TABLE IF NOT EXISTS tenbin_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
                 )
@@ -153,7 +153,7 @@ public enum PostgresSchema {
                 let step = steps[now]
                 try connection.execute(step.sql)
                 try step.then?(connection)
-                try connection.query("INSERT INTO tenbin_schema (version) VALUES ($1)", [.integer(now + 1)])
+                try connection.query("INSERT INTO tenbin_schema (version) VALUES (\(now + 1))")
                 applied.append(now + 1)
                 return false
             }

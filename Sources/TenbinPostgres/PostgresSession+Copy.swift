@@ -7,7 +7,7 @@ extension PostgresSession {
     func posters(afterID: Int64, limit: Int) throws -> [Poster] {
         guard limit > 0 else { return [] }
         let rows = try connection.query(
-            PostgresStore.posterColumns + " WHERE p.id > $1 ORDER BY p.id LIMIT $2", [.int(afterID), .integer(min(limit, Int(Int32.max)))])
+            "\(unescaped: PostgresStore.posterColumns) WHERE p.id > \(afterID) ORDER BY p.id LIMIT \(min(limit, Int(Int32.max)))")
         return try (0..<rows.count).map { try PostgresStore.decodePoster(rows, $0) }
     }
 
@@ -18,8 +18,8 @@ extension PostgresSession {
             SELECT b.digest, b.format, b.width, b.height, b.bytes,
                    (SELECT array_agg(u.source ORDER BY u.source, u.options) FROM upload u WHERE u.digest = b.digest),
                    (SELECT array_agg(u.options ORDER BY u.source, u.options) FROM upload u WHERE u.digest = b.digest)
-            FROM blob b WHERE b.digest > $1 ORDER BY b.digest LIMIT $2
-            """, [.text(after?.hex ?? ""), .integer(min(limit, Int(Int32.max)))])
+            FROM blob b WHERE b.digest > \(after?.hex ?? "") ORDER BY b.digest LIMIT \(min(limit, Int(Int32.max)))
+            """)
         return try (0..<rows.count).map { row in
             let sources = rows.isNull(row, 5) ? [] : ArrayLiteral.parse(rows.text(row, 5))
             let options = rows.isNull(row, 6) ? [] : ArrayLiteral.parse(rows.text(row, 6))
@@ -47,22 +47,20 @@ extension PostgresSession {
         try connection.query(
             """
             INSERT INTO blob (digest, format, width, height, bytes, source)
-            SELECT d, f, w, h, n, nullif(s, '') FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::bigint[], $6::text[])
+            SELECT d, f, w, h, n, nullif(s, '') FROM unnest(\(images.map(\.digest.hex))::text[], \(images.map(\.format.rawValue))::text[], \
+            \(images.map(\.width))::int[], \(images.map(\.height))::int[], \(images.map(\.bytes))::bigint[], \
+            \(records.map { $0.uploads.first?.source.hex ?? "" })::text[])
                 AS t(d, f, w, h, n, s)
             ON CONFLICT (digest) DO NOTHING
-            """,
-            [
-                .textArray(images.map(\.digest.hex)), .textArray(images.map(\.format.rawValue)), .intArray(images.map(\.width)),
-                .intArray(images.map(\.height)), .intArray(images.map(\.bytes)),
-                .textArray(records.map { $0.uploads.first?.source.hex ?? "" }),
-            ])
+            """)
         let uploads = records.flatMap { record in record.uploads.map { ($0, record.image.digest) } }
         guard !uploads.isEmpty else { return }
         try connection.query(
             """
-            INSERT INTO upload (source, options, digest) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
+            INSERT INTO upload (source, options, digest) SELECT * FROM unnest(\(uploads.map(\.0.source.hex))::text[], \
+            \(uploads.map(\.0.encodingKey))::text[], \(uploads.map(\.1.hex))::text[])
             ON CONFLICT (source, options) DO UPDATE SET digest = excluded.digest
-            """, [.textArray(uploads.map(\.0.source.hex)), .textArray(uploads.map(\.0.encodingKey)), .textArray(uploads.map(\.1.hex))])
+            """)
     }
 
     func insertPosters(_ records: [PosterRecord]) throws {
@@ -72,25 +70,23 @@ extension PostgresSession {
         try connection.execute("SET LOCAL gin_pending_list_limit = '64MB'")
         let posters = records.map(\.poster)
         let ids = posters.map(\.id)
+        let hashtags = posters.map { PostgresBind.textArrayLiteral($0.hashtags) }
         try connection.query(
             """
-            INSERT INTO poster (id, contents, good1, good2, created_at, image1, image2, hashtags, walk_key, \(PostgresStore.imageColumnNames))
+            INSERT INTO poster (id, contents, good1, good2, created_at, image1, image2, hashtags, walk_key, \(unescaped: PostgresStore.imageColumnNames))
             SELECT i, decode(c, 'hex'), g1, g2, t, a, b, h::text[], \(PostgresStore.walkKeySQL("k")), f1, w1, h1, n1, f2, w2, h2, n2
-            FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[],
-                \(PostgresStore.imageColumnUnnest(from: 10)))
+            FROM unnest(\(ids)::bigint[], \(posters.map { Self.hex($0.contents) })::text[], \(posters.map(\.good1))::bigint[], \
+            \(posters.map(\.good2))::bigint[], \(posters.map(\.createdAt.secondsSince1970))::bigint[], \
+            \(posters.map(\.images[0].digest.hex))::text[], \(posters.map(\.images[1].digest.hex))::text[], \(hashtags)::text[], \
+            \(records.map(\.search.key))::text[], \(PostgresStore.imageColumnUnnest(posters.map(\.images))))
                 AS u(i, c, g1, g2, t, a, b, h, k, f1, w1, h1, n1, f2, w2, h2, n2)
-            """,
-            [
-                .intArray(ids), .textArray(posters.map { Self.hex($0.contents) }), .intArray(posters.map(\.good1)),
-                .intArray(posters.map(\.good2)), .intArray(posters.map(\.createdAt.secondsSince1970)),
-                .textArray(posters.map(\.images[0].digest.hex)), .textArray(posters.map(\.images[1].digest.hex)),
-                .textArray(posters.map { SQLParameter.textArrayLiteral($0.hashtags) }), .textArray(records.map(\.search.key)),
-            ] + PostgresStore.imageColumnArrays(posters.map(\.images)))
+            """)
         try connection.query(
             """
             INSERT INTO search_key (poster_id, key, grams)
-            SELECT i, k, string_to_array(d, ' ') FROM unnest($1::bigint[], $2::text[], $3::text[]) AS t(i, k, d)
-            """, [.intArray(ids), .textArray(records.map(\.search.key)), .textArray(records.map(\.search.document))])
+            SELECT i, k, string_to_array(d, ' ') FROM unnest(\(ids)::bigint[], \(records.map(\.search.key))::text[], \
+            \(records.map(\.search.document))::text[]) AS t(i, k, d)
+            """)
         // Ids given here do not move the identity sequence: move it now, so a copy interrupted
         // after this batch leaves a store whose next post gets a new id.
         try reservePosterIDs(through: ids.max() ?? 0)
@@ -98,11 +94,12 @@ extension PostgresSession {
 
     func reservePosterIDs(through id: Int64) throws {
         try takeInsertLockIfWriting()
+        let through = PostgresQuery.Shared(id)
         try connection.query(
             """
-            SELECT setval(s.name::regclass, $1::bigint) FROM (SELECT pg_get_serial_sequence('poster', 'id') AS name) s
-            WHERE $1::bigint > coalesce(pg_sequence_last_value(s.name::regclass), 0)
-            """, [.int(id)])
+            SELECT setval(s.name::regclass, \(through)::bigint) FROM (SELECT pg_get_serial_sequence('poster', 'id') AS name) s
+            WHERE \(through)::bigint > coalesce(pg_sequence_last_value(s.name::regclass), 0)
+            """)
     }
 
     /// `text`'s UTF-8 bytes in hex, for a `bytea` column filled from a `text[]` (`decode(…, 'hex')`).

@@ -5,26 +5,24 @@ import TenbinKit
 /// batch's size. Both run under the insert lock, so two imports of the same poster take turns
 /// (the second finds the first's) and ids commit in the order they are drawn.
 extension PostgresSession {
-    /// `$1`, `$2` image digests and `$3` hex contents, one element per poster: the ids of the
-    /// posters with the same two images and contents, each with its 1-based place in the
-    /// arrays. The identity hash is the only indexed expression it tests (see schema step 3).
-    static let identityLookup = """
-        SELECT u.n, p.id FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u(a, b, c, n)
+    /// The ids of the posters with the same two images and contents as each of `posters`, each
+    /// with its 1-based place in `posters`. The identity hash is the only indexed expression
+    /// it tests (see schema step 3).
+    static func identityLookup(_ posters: [NewPoster]) -> PostgresQuery {
+        """
+        SELECT u.n, p.id FROM unnest(\(posters.map(\.images[0].digest.hex))::text[], \(posters.map(\.images[1].digest.hex))::text[], \
+        \(posters.map { hex($0.contents) })::text[]) WITH ORDINALITY AS u(a, b, c, n)
         JOIN poster p ON \(PostgresSchema.identityKey("p.image1", "p.image2", "p.contents"))
             = \(PostgresSchema.identityKey("u.a", "u.b", "decode(u.c, 'hex')"))
             AND p.image1 || p.image2 = u.a || u.b AND p.contents = decode(u.c, 'hex')
         ORDER BY u.n, p.id
         """
+    }
 
     func posterIDs(matching posters: [NewPoster]) throws -> [[Int64]] {
         guard !posters.isEmpty else { return [] }
         try takeInsertLockIfWriting()
-        let rows = try connection.query(
-            Self.identityLookup,
-            [
-                .textArray(posters.map(\.images[0].digest.hex)), .textArray(posters.map(\.images[1].digest.hex)),
-                .textArray(posters.map { Self.hex($0.contents) }),
-            ])
+        let rows = try connection.query(Self.identityLookup(posters))
         var candidates = Array(repeating: [Int64](), count: posters.count)
         for row in 0..<rows.count { try candidates[rows.int(row, 0) - 1].append(rows.int64(row, 1)) }
         return candidates
@@ -44,26 +42,25 @@ extension PostgresSession {
         let first = try connection.query(
             """
             WITH s AS (SELECT pg_get_serial_sequence('poster', 'id')::regclass AS name), f AS (SELECT nextval(name) AS id FROM s)
-            SELECT f.id, setval(s.name, f.id + $1 - 1) FROM s, f
-            """, [.integer(posters.count)]
+            SELECT f.id, setval(s.name, f.id + \(posters.count) - 1) FROM s, f
+            """
         ).int64(0, 0)
         let ids = Array(first..<first + Int64(posters.count))
+        let (shared, keys) = (PostgresQuery.Shared(ids), PostgresQuery.Shared(search.map(\.key)))
+        let hashtags = posters.map { PostgresBind.textArrayLiteral($0.hashtags) }
         let rows = try connection.query(
             """
             WITH inserted AS (
-                INSERT INTO poster (id, contents, created_at, image1, image2, hashtags, walk_key, \(PostgresStore.imageColumnNames))
-                SELECT i, decode(c, 'hex'), $2, a, b, h::text[], \(PostgresStore.walkKeySQL("k")), f1, w1, h1, n1, f2, w2, h2, n2
-                FROM unnest($1::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], \(PostgresStore.imageColumnUnnest(from: 9)))
+                INSERT INTO poster (id, contents, created_at, image1, image2, hashtags, walk_key, \(unescaped: PostgresStore.imageColumnNames))
+                SELECT i, decode(c, 'hex'), \(createdAt.secondsSince1970), a, b, h::text[], \(PostgresStore.walkKeySQL("k")), \
+            f1, w1, h1, n1, f2, w2, h2, n2
+                FROM unnest(\(shared)::bigint[], \(posters.map { Self.hex($0.contents) })::text[], \(posters.map(\.images[0].digest.hex))::text[], \
+            \(posters.map(\.images[1].digest.hex))::text[], \(hashtags)::text[], \(keys)::text[], \
+            \(PostgresStore.imageColumnUnnest(posters.map(\.images))))
                     AS u(i, c, a, b, h, k, f1, w1, h1, n1, f2, w2, h2, n2))
             INSERT INTO search_key (poster_id, key, grams)
-            SELECT i, k, string_to_array(d, ' ') FROM unnest($1::bigint[], $7::text[], $8::text[]) AS u(i, k, d)
-            """,
-            [
-                .intArray(ids), .int(createdAt.secondsSince1970), .textArray(posters.map { Self.hex($0.contents) }),
-                .textArray(posters.map(\.images[0].digest.hex)), .textArray(posters.map(\.images[1].digest.hex)),
-                .textArray(posters.map { SQLParameter.textArrayLiteral($0.hashtags) }), .textArray(search.map(\.key)),
-                .textArray(search.map(\.document)),
-            ] + PostgresStore.imageColumnArrays(posters.map(\.images)))
+            SELECT i, k, string_to_array(d, ' ') FROM unnest(\(shared)::bigint[], \(keys)::text[], \(search.map(\.document))::text[]) AS u(i, k, d)
+            """)
         guard ids.count == posters.count, rows.changes == posters.count else {
             throw PostgresError(
                 kind: .internal, sqlState: nil, message: "inserting \(posters.count) posters wrote \(rows.changes)",

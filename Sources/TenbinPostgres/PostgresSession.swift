@@ -32,10 +32,9 @@ final class PostgresSession: StoreWriting {
     /// its values.
     /// Its rows come in binary format (``Rows``): every column a read selects is of a type
     /// ``Rows`` reads in either format.
-    private func select(_ sql: String, _ parameters: [SQLParameter] = [], planOnce: Bool = true) throws -> Rows {
+    private func select(_ query: PostgresQuery, planOnce: Bool = true) throws -> Rows {
         guard single else {
-            return try planOnce && !isWriting
-                ? connection.queryPrepared(sql, parameters, binary: true) : connection.query(sql, parameters, binary: true)
+            return try planOnce && !isWriting ? connection.queryPrepared(query, binary: true) : connection.query(query, binary: true)
         }
         statements += 1
         guard statements == 1 else {
@@ -43,7 +42,7 @@ final class PostgresSession: StoreWriting {
                 kind: .internal, sqlState: nil, message: "a single-statement read ran a second statement",
                 target: connection.target.description)
         }
-        return try planOnce ? connection.queryPrepared(sql, parameters, binary: true) : connection.query(sql, parameters, binary: true)
+        return try planOnce ? connection.queryPrepared(query, binary: true) : connection.query(query, binary: true)
     }
 
     // MARK: Reading
@@ -52,7 +51,7 @@ final class PostgresSession: StoreWriting {
         guard !ids.isEmpty else { return [] }
         var seen: Set<Int64> = []
         let distinct = ids.filter { seen.insert($0).inserted }
-        let rows = try select(PostgresStore.posterColumns + " WHERE p.id = ANY($1::bigint[])", [.intArray(distinct)])
+        let rows = try select("\(unescaped: PostgresStore.posterColumns) WHERE p.id = ANY(\(distinct)::bigint[])")
         var byID: [Int64: Poster] = [:]
         for row in 0..<rows.count {
             let poster = try PostgresStore.decodePoster(rows, row)
@@ -66,24 +65,16 @@ final class PostgresSession: StoreWriting {
         // The limit is written into the text and OFFSET left out at 0, so a prepared
         // statement's one generic plan knows how few rows it reads (a page's sizes are few):
         // with `LIMIT $n` the planner would plan for a tenth of the table.
-        var parameters: [SQLParameter] = []
-        var condition = ""
+        var query = PostgresQuery(unescaped: PostgresStore.posterColumns)
         if let after {
             switch order {
-            case .new:
-                condition = " WHERE p.id < $1"
-                parameters.append(.int(after.id))
-            case .popular:
-                condition = " WHERE (p.votes, p.id) < ($1, $2)"
-                parameters += [.integer(after.votes), .int(after.id)]
+            case .new: query.append(" WHERE p.id < \(after.id)")
+            case .popular: query.append(" WHERE (p.votes, p.id) < (\(after.votes), \(after.id))")
             }
         }
-        var tail = PostgresStore.pageTail(order: order, limit: limit)
-        if offset > 0 {
-            parameters.append(.integer(offset))
-            tail += " OFFSET $\(parameters.count)"
-        }
-        let rows = try select(PostgresStore.posterColumns + condition + tail, parameters)
+        query.append(PostgresQuery(unescaped: PostgresStore.pageTail(order: order, limit: limit)))
+        if offset > 0 { query.append(" OFFSET \(offset)") }
+        let rows = try select(query)
         return try (0..<rows.count).map { try PostgresStore.decodePoster(rows, $0) }
     }
 
@@ -95,19 +86,19 @@ final class PostgresSession: StoreWriting {
         let rows = try select(
             """
             SELECT b.digest, b.format, b.width, b.height, b.bytes FROM upload u JOIN blob b ON b.digest = u.digest
-            WHERE u.source = $1 AND u.options = $2
-            """, [.text(source.hex), .text(encodingKey)])
+            WHERE u.source = \(source.hex) AND u.options = \(encodingKey)
+            """)
         return rows.count == 0 ? nil : try PostgresStore.decodeImage(rows, 0, from: 0, target: connection.target)
     }
 
     func storedImage(digest: Digest) throws -> StoredImage? {
-        let rows = try select("SELECT digest, format, width, height, bytes FROM blob WHERE digest = $1", [.text(digest.hex)])
+        let rows = try select("SELECT digest, format, width, height, bytes FROM blob WHERE digest = \(digest.hex)")
         return rows.count == 0 ? nil : try PostgresStore.decodeImage(rows, 0, from: 0, target: connection.target)
     }
 
     func blobRowsPresent(_ digests: [Digest]) throws -> Set<Digest> {
         guard !digests.isEmpty else { return [] }
-        let rows = try select("SELECT digest FROM blob WHERE digest = ANY($1::text[])", [.textArray(digests.map(\.hex))])
+        let rows = try select("SELECT digest FROM blob WHERE digest = ANY(\(digests.map(\.hex))::text[])")
         return Set((0..<rows.count).compactMap { Digest(hex: rows.text($0, 0)) })
     }
 
@@ -117,8 +108,8 @@ final class PostgresSession: StoreWriting {
     }
 
     func posterIDs(using digest: Digest) throws -> [Int64] {
-        let rows = try select(
-            "SELECT id FROM poster WHERE image1 = $1 UNION SELECT id FROM poster WHERE image2 = $1 ORDER BY 1", [.text(digest.hex)])
+        let hex = PostgresQuery.Shared(digest.hex)
+        let rows = try select("SELECT id FROM poster WHERE image1 = \(hex) UNION SELECT id FROM poster WHERE image2 = \(hex) ORDER BY 1")
         return try (0..<rows.count).map { try rows.int64($0, 0) }
     }
 
@@ -126,11 +117,13 @@ final class PostgresSession: StoreWriting {
         // In a write, import's identity check then insert must not race another import.
         try takeInsertLockIfWriting()
         let key = PostgresSchema.identityKey("image1", "image2", "contents")
+        let (first, second) = (PostgresQuery.Shared(image1.hex), PostgresQuery.Shared(image2.hex))
+        let text = PostgresQuery.Shared(Array(contents.utf8))
         let rows = try select(
             """
-            SELECT id FROM poster WHERE \(key) = \(PostgresSchema.identityKey("$1::text", "$2::text", "$3::bytea"))
-            AND image1 || image2 = $1::text || $2::text AND contents = $3::bytea ORDER BY id
-            """, [.text(image1.hex), .text(image2.hex), .utf8(contents)])
+            SELECT id FROM poster WHERE \(key) = \(PostgresSchema.identityKey("\(first)::text", "\(second)::text", "\(text)::bytea"))
+            AND image1 || image2 = \(first)::text || \(second)::text AND contents = \(text)::bytea ORDER BY id
+            """)
         return try (0..<rows.count).map { try rows.int64($0, 0) }
     }
 
@@ -163,6 +156,7 @@ final class PostgresSession: StoreWriting {
     /// candidates (at most 2,048–4,096 ids by a window token).
     private func candidates(_ terms: [IndexTerm], below: Int64?, wanted: Int, visit: (SearchEntry) throws -> Bool) throws {
         var cursor = below ?? Int64.max
+        let tokens = PostgresStore.searchTokensExpression
         guard !terms.isEmpty else {
             var batch = Self.walkBudget
             while true {
@@ -180,7 +174,7 @@ final class PostgresSession: StoreWriting {
         // Candidates seen per id read, half a candidate assumed where none was seen.
         var found = Double(walked.candidates)
         var covered = Double(max(1, walked.first - walked.last + 1))
-        let prefixes = Self.prefixFilter(terms, firstParameter: 4)
+        let prefixes = Self.prefixFilter(terms)
         // A window's keys sent at once: a few times what is wanted (the core's recheck drops
         // some), a power of two so that few statements are prepared.
         var sent = 64
@@ -204,9 +198,9 @@ final class PostgresSession: StoreWriting {
                 """
                 SELECT w.poster_id, w.key, (SELECT p.good1 + p.good2 FROM poster p WHERE p.id = w.poster_id) FROM (
                 SELECT k.poster_id, k.key FROM search_key k
-                WHERE (\(PostgresStore.searchTokensExpression) @> $1::text[] OR \(PostgresStore.searchTokensExpression) @> $2::text[])
-                AND k.poster_id + 0 < $3\(prefixes.sql) ORDER BY k.poster_id + 0 DESC LIMIT \(sent)) AS w ORDER BY w.poster_id DESC
-                """, [.textArray(windows[0]), .textArray(windows[1]), .int(cursor)] + prefixes.parameters)
+                WHERE (\(unescaped: tokens) @> \(windows[0])::text[] OR \(unescaped: tokens) @> \(windows[1])::text[])
+                AND k.poster_id + 0 < \(cursor)\(prefixes) ORDER BY k.poster_id + 0 DESC LIMIT \(unescaped: sent)) AS w ORDER BY w.poster_id DESC
+                """)
             guard try visitAll(rows, visit) else { return }
             // A full batch: the windows hold more below its last key, read next from there.
             let next = try rows.count == sent ? rows.int64(rows.count - 1, 0) : max(0, (upper - 1) << size)
@@ -214,7 +208,6 @@ final class PostgresSession: StoreWriting {
             covered += Double(cursor - next)
             cursor = next
         }
-        let rest = Self.prefixFilter(terms, firstParameter: 3)
         var batch = Self.rareBelow
         while cursor > 1 {
             // A bitmap scan reads every candidate below the cursor whatever the limit; the
@@ -224,9 +217,9 @@ final class PostgresSession: StoreWriting {
                 """
                 SELECT w.poster_id, w.key, (SELECT p.good1 + p.good2 FROM poster p WHERE p.id = w.poster_id) FROM (
                 SELECT k.poster_id, k.key FROM search_key k
-                WHERE \(PostgresStore.searchTokensExpression) @> $1::text[] AND k.poster_id + 0 < $2\(rest.sql)
-                ORDER BY k.poster_id + 0 DESC LIMIT \(batch)) AS w ORDER BY w.poster_id DESC
-                """, [.textArray(exact), .int(cursor)] + rest.parameters)
+                WHERE \(unescaped: tokens) @> \(exact)::text[] AND k.poster_id + 0 < \(cursor)\(prefixes)
+                ORDER BY k.poster_id + 0 DESC LIMIT \(unescaped: batch)) AS w ORDER BY w.poster_id DESC
+                """)
             guard try visitAll(rows, visit), rows.count == batch else { return }
             cursor = try rows.int64(rows.count - 1, 0)
             batch = 4096
@@ -244,11 +237,12 @@ final class PostgresSession: StoreWriting {
     private func walk(
         below cursor: Int64, limit: Int, pieces: [[UInt8]], visit: (SearchEntry) throws -> Bool
     ) throws -> (first: Int64, last: Int64, candidates: Int)? {
+        let below = PostgresQuery.Shared(cursor)
         let rows = try select(
             """
             SELECT k.poster_id, k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id
-            WHERE k.poster_id < $1 AND p.id < $1 ORDER BY k.poster_id DESC LIMIT \(limit)
-            """, [.int(cursor)])
+            WHERE k.poster_id < \(below) AND p.id < \(below) ORDER BY k.poster_id DESC LIMIT \(unescaped: limit)
+            """)
         var candidates = 0
         for row in 0..<rows.count {
             let entry = try SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))
@@ -291,19 +285,19 @@ final class PostgresSession: StoreWriting {
     {
         guard limit > 0 else { return [] }
         guard offset >= 0, offset < Self.exactSearchReach, limit <= Self.exactSearchReach - offset else { return nil }
-        var parameters: [SQLParameter] = [.textArray(SearchGrams.terms(for: query).map(\.token)), .textArray(query.words)]
-        let function: String
-        switch order {
-        case .new:
-            function = "\(PostgresStore.exactSearchFunction)($1::text[], $2::text[], $3, $4, $5)"
-            parameters.append(.int(after?.id ?? Int64.max))
-        case .popular:
-            function = "\(PostgresStore.exactPopularSearchFunction)($1::text[], $2::text[], $3, $4, $5, $6)"
-            parameters += [.int(after.map { Int64($0.votes) } ?? Int64.max), .int(after?.id ?? Int64.max)]
-        }
-        parameters += [.int(Int64(offset)), .int(Int64(limit))]
+        let words: PostgresQuery = "\(SearchGrams.terms(for: query).map(\.token))::text[], \(query.words)::text[]"
+        let function: PostgresQuery =
+            switch order {
+            case .new:
+                "\(unescaped: PostgresStore.exactSearchFunction)(\(words), \(after?.id ?? Int64.max), \(offset), \(limit))"
+            case .popular:
+                """
+                \(unescaped: PostgresStore.exactPopularSearchFunction)(\(words), \(after.map { Int64($0.votes) } ?? Int64.max), \
+                \(after?.id ?? Int64.max), \(offset), \(limit))
+                """
+            }
         let rows = try select(
-            PostgresStore.posterColumns + " WHERE p.id = ANY(\(function)) ORDER BY \(PostgresStore.orderBy(order))", parameters)
+            "\(unescaped: PostgresStore.posterColumns) WHERE p.id = ANY(\(function)) ORDER BY \(unescaped: PostgresStore.orderBy(order))")
         return try (0..<rows.count).map { try PostgresStore.decodePoster(rows, $0) }
     }
 
@@ -316,8 +310,8 @@ final class PostgresSession: StoreWriting {
         let rows = try select(
             """
             SELECT k.poster_id, k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id
-            WHERE k.poster_id = ANY($1::bigint[])
-            """, [.intArray(ids)])
+            WHERE k.poster_id = ANY(\(ids)::bigint[])
+            """)
         var byID: [Int64: SearchEntry] = [:]
         for row in 0..<rows.count {
             let entry = try SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))
@@ -333,17 +327,13 @@ final class PostgresSession: StoreWriting {
             // The limit is written into the text (one plan per batch size, sized for it); the
             // first batch, without a cursor, reads the popular index from its start. The keys
             // come from that index (schema step 6: an index-only scan), a long one looked up.
-            var parameters: [SQLParameter] = []
-            var condition = ""
-            if let cursor {
-                condition = " WHERE (p.votes, p.id) < ($1, $2)"
-                parameters += [.integer(cursor.votes), .int(cursor.id)]
-            }
+            var condition: PostgresQuery = ""
+            if let cursor { condition = " WHERE (p.votes, p.id) < (\(cursor.votes), \(cursor.id))" }
             let rows = try select(
                 """
                 SELECT p.id, coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)), p.votes
-                FROM poster p\(condition) ORDER BY p.votes DESC, p.id DESC LIMIT \(batch)
-                """, parameters)
+                FROM poster p\(condition) ORDER BY p.votes DESC, p.id DESC LIMIT \(unescaped: batch)
+                """)
             guard try visitAll(rows, visit), rows.count == batch else { return }
             cursor = try FeedPosition(id: rows.int64(rows.count - 1, 0), votes: rows.int(rows.count - 1, 2))
             batch = min(batch * 4, 4096)
@@ -352,14 +342,13 @@ final class PostgresSession: StoreWriting {
 
     /// The WHERE clause (` AND …`) requiring every prefix term, by a test of the candidate's
     /// pieces (exact terms go to the index).
-    static func prefixFilter(_ terms: [IndexTerm], firstParameter: Int) -> (sql: String, parameters: [SQLParameter]) {
-        var sql = ""
-        var parameters: [SQLParameter] = []
+    static func prefixFilter(_ terms: [IndexTerm]) -> PostgresQuery {
+        var filter: PostgresQuery = ""
         for term in terms where term.isPrefix {
-            parameters.append(.text(term.token.replacing("\\", with: "\\\\").replacing("%", with: "\\%").replacing("_", with: "\\_") + "%"))
-            sql += " AND EXISTS (SELECT 1 FROM unnest(k.grams) AS g WHERE g LIKE $\(firstParameter + parameters.count - 1))"
+            let pattern = term.token.replacing("\\", with: "\\\\").replacing("%", with: "\\%").replacing("_", with: "\\_") + "%"
+            filter.append(" AND EXISTS (SELECT 1 FROM unnest(k.grams) AS g WHERE g LIKE \(pattern))")
         }
-        return (sql, parameters)
+        return filter
     }
 
     // MARK: Writing
@@ -370,17 +359,16 @@ final class PostgresSession: StoreWriting {
 
     func insertBlob(_ image: StoredImage, source: Digest?, encodingKey: String) throws {
         try connection.query(
-            "INSERT INTO blob (digest, format, width, height, bytes, source) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (digest) DO NOTHING",
-            [
-                .text(image.digest.hex), .text(image.format.rawValue), .integer(image.width), .integer(image.height),
-                .integer(image.bytes), source.map { .text($0.hex) } ?? .null,
-            ])
+            """
+            INSERT INTO blob (digest, format, width, height, bytes, source) VALUES (\(image.digest.hex), \(image.format.rawValue), \
+            \(image.width), \(image.height), \(image.bytes), \(source?.hex)) ON CONFLICT (digest) DO NOTHING
+            """)
         if let source {
             try connection.query(
                 """
-                INSERT INTO upload (source, options, digest) VALUES ($1, $2, $3)
+                INSERT INTO upload (source, options, digest) VALUES (\(source.hex), \(encodingKey), \(image.digest.hex))
                 ON CONFLICT (source, options) DO UPDATE SET digest = excluded.digest
-                """, [.text(source.hex), .text(encodingKey), .text(image.digest.hex)])
+                """)
         }
     }
 
@@ -395,22 +383,25 @@ final class PostgresSession: StoreWriting {
     }
 
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool {
+        let key = PostgresQuery.Shared(search.key)
         let updated = try connection.query(
-            "UPDATE poster SET contents = $2::bytea, hashtags = $3::text[], walk_key = \(PostgresStore.walkKeySQL("$4::text")) WHERE id = $1",
-            [.int(id), .utf8(contents), .textArray(hashtags), .text(search.key)])
+            """
+            UPDATE poster SET contents = \(Array(contents.utf8))::bytea, hashtags = \(hashtags)::text[], \
+            walk_key = \(PostgresStore.walkKeySQL("\(key)::text")) WHERE id = \(id)
+            """)
         guard updated.changes == 1 else { return false }
         try connection.query(
             """
-            INSERT INTO search_key (poster_id, key, grams) VALUES ($1, $2, $3::text[])
+            INSERT INTO search_key (poster_id, key, grams) VALUES (\(id), \(search.key), \(search.tokens)::text[])
             ON CONFLICT (poster_id) DO UPDATE SET key = excluded.key, grams = excluded.grams
-            """, [.int(id), .text(search.key), .textArray(search.tokens)])
+            """)
         changed.insert(id)
         return true
     }
 
     func deletePoster(id: Int64) throws -> Bool {
         // The search key goes with it (ON DELETE CASCADE).
-        let deleted = try connection.query("DELETE FROM poster WHERE id = $1", [.int(id)])
+        let deleted = try connection.query("DELETE FROM poster WHERE id = \(id)")
         guard deleted.changes == 1 else { return false }
         changed.insert(id)
         return true
@@ -423,9 +414,9 @@ final class PostgresSession: StoreWriting {
         try PostgresStore.lockBlobs([digest], on: connection)
         try connection.query(
             """
-            DELETE FROM blob b WHERE b.digest = $1
+            DELETE FROM blob b WHERE b.digest = \(digest.hex)
             AND NOT EXISTS (SELECT 1 FROM poster WHERE image1 = b.digest) AND NOT EXISTS (SELECT 1 FROM poster WHERE image2 = b.digest)
-            """, [.text(digest.hex)])
+            """)
     }
 
     func unreferencedBlobRows() throws -> [Digest] {
@@ -453,25 +444,25 @@ final class PostgresSession: StoreWriting {
     func storeSearch(ids: [Int64], search: [SearchRecord]) throws {
         guard !ids.isEmpty else { return }
         try connection.execute("SET LOCAL gin_pending_list_limit = '64MB'")
+        let keys = search.map(\.key)
         try connection.query(
             """
             INSERT INTO search_key AS s (poster_id, key, grams)
-            SELECT i, k, string_to_array(d, ' ') FROM unnest($1::bigint[], $2::text[], $3::text[]) AS t(i, k, d)
+            SELECT i, k, string_to_array(d, ' ') FROM unnest(\(ids)::bigint[], \(keys)::text[], \(search.map(\.document))::text[]) AS t(i, k, d)
             ON CONFLICT (poster_id) DO UPDATE SET key = excluded.key, grams = excluded.grams
             WHERE (s.key, s.grams) IS DISTINCT FROM (excluded.key, excluded.grams)
-            """, [.intArray(ids), .textArray(search.map(\.key)), .textArray(search.map(\.document))])
+            """)
         try connection.query(
             """
-            UPDATE poster p SET walk_key = \(PostgresStore.walkKeySQL("u.k")) FROM unnest($1::bigint[], $2::text[]) AS u(i, k)
+            UPDATE poster p SET walk_key = \(PostgresStore.walkKeySQL("u.k")) FROM unnest(\(ids)::bigint[], \(keys)::text[]) AS u(i, k)
             WHERE p.id = u.i AND p.walk_key IS DISTINCT FROM \(PostgresStore.walkKeySQL("u.k"))
-            """, [.intArray(ids), .textArray(search.map(\.key))])
+            """)
     }
 
     /// Takes the insert lock once per write transaction (reads take none).
     func takeInsertLockIfWriting() throws {
         guard isWriting, !holdsInsertLock else { return }
-        try connection.query(
-            "SELECT pg_advisory_xact_lock($1, $2)", [.integer(PostgresSchema.lockSpace), .integer(PostgresSchema.insertLock)])
+        try connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.lockSpace), \(PostgresSchema.insertLock))")
         holdsInsertLock = true
     }
 

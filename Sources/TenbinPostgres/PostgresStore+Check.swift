@@ -12,7 +12,7 @@ extension PostgresStore {
     func databaseProblems() throws -> [String] {
         try pool.withConnection { connection in
             var problems: [String] = []
-            if try connection.query("SELECT to_regclass('\(Self.searchIndexName)') IS NULL").bool(0, 0) {
+            if try connection.query("SELECT to_regclass('\(unescaped: Self.searchIndexName)') IS NULL").bool(0, 0) {
                 problems.append("the search index is missing (a copy into this database was interrupted; resume it)")
             }
             let missing = try connection.query(
@@ -21,8 +21,8 @@ extension PostgresStore {
             let images = try connection.query(
                 """
                 SELECT p.id FROM poster p JOIN blob b1 ON b1.digest = p.image1 JOIN blob b2 ON b2.digest = p.image2
-                WHERE (\(Self.imageColumnNames)) IS DISTINCT FROM
-                    (\(Self.imageColumns.map { "b\($0.side).\($0.blobColumn)" }.joined(separator: ", "))) ORDER BY p.id
+                WHERE (\(unescaped: Self.imageColumnNames)) IS DISTINCT FROM
+                    (\(unescaped: Self.imageColumns.map { "b\($0.side).\($0.blobColumn)" }.joined(separator: ", "))) ORDER BY p.id
                 """)
             problems += try (0..<images.count).map { "poster \(try images.int64($0, 0))'s copies of its images' rows do not match them" }
             let malformed = try connection.query(
@@ -33,8 +33,8 @@ extension PostgresStore {
                 let rows = try connection.query(
                     """
                     SELECT p.id, p.contents, p.hashtags, k.key, k.grams, p.walk_key IS NULL OR p.walk_key = k.key
-                    FROM poster p JOIN search_key k ON k.poster_id = p.id WHERE p.id > $1 ORDER BY p.id LIMIT 2000
-                    """, [.int(after)])
+                    FROM poster p JOIN search_key k ON k.poster_id = p.id WHERE p.id > \(after) ORDER BY p.id LIMIT 2000
+                    """)
                 guard rows.count > 0 else { break }
                 for row in 0..<rows.count {
                     let id = try rows.int64(row, 0)

@@ -16,10 +16,10 @@ extension PostgresStore {
     /// schema (the rows of step 6 and later were written with it).
     static let walkKeyLimit = 512
 
-    /// The `walk_key` stored for the key `key` (an SQL expression): the key itself, or NULL
-    /// when it is longer than ``walkKeyLimit``.
-    static func walkKeySQL(_ key: String) -> String {
-        "CASE WHEN octet_length(\(key)) <= \(walkKeyLimit) THEN \(key) END"
+    /// The `walk_key` stored for the key `key` (an SQL expression, or a shared value): the key
+    /// itself, or NULL when it is longer than ``walkKeyLimit``.
+    static func walkKeySQL(_ key: PostgresQuery) -> PostgresQuery {
+        "CASE WHEN octet_length(\(key)) <= \(unescaped: walkKeyLimit) THEN \(key) END"
     }
 
     /// Schema step 6, before the search function: the columns and the index. Votes become a
@@ -41,7 +41,7 @@ extension PostgresStore {
     static let popularWalkSchemaSQL = """
         DROP INDEX poster_popular;
         ALTER TABLE poster ADD COLUMN walk_key text, \(imageColumns.map { "ADD COLUMN \($0.name) \($0.type)" }.joined(separator: ", "));
-        UPDATE poster p SET walk_key = (SELECT \(walkKeySQL("k.key")) FROM search_key k WHERE k.poster_id = p.id),
+        UPDATE poster p SET walk_key = (SELECT \(walkKeySQL("k.key").sql) FROM search_key k WHERE k.poster_id = p.id),
             \(imageColumns.map { "\($0.name) = b\($0.side).\($0.blobColumn)" }.joined(separator: ", "))
         FROM blob b1, blob b2 WHERE b1.digest = p.image1 AND b2.digest = p.image2;
         ALTER TABLE poster ADD COLUMN votes bigint GENERATED ALWAYS AS (good1 + good2) STORED,
@@ -61,21 +61,15 @@ extension PostgresStore {
     /// ``imageColumns``' names, in order, for an INSERT's column list.
     static let imageColumnNames = imageColumns.map(\.name).joined(separator: ", ")
 
-    /// `images`' ``imageColumns`` values as arrays, one element per poster, for `unnest`: the
-    /// formats, widths, heights and sizes of the first images, then of the second.
-    static func imageColumnArrays(_ images: [[StoredImage]]) -> [SQLParameter] {
-        [0, 1].flatMap { side -> [SQLParameter] in
-            let sides = images.map { $0[side] }
-            return [
-                .textArray(sides.map(\.format.rawValue)), .intArray(sides.map(\.width)), .intArray(sides.map(\.height)),
-                .intArray(sides.map(\.bytes)),
-            ]
-        }
-    }
-
-    /// The `unnest` argument types of ``imageColumnArrays(_:)``, from parameter `$first` on.
-    static func imageColumnUnnest(from first: Int) -> String {
-        (0..<8).map { "$\(first + $0)::\(["text", "int", "int", "bigint"][$0 % 4])[]" }.joined(separator: ", ")
+    /// `images`' ``imageColumns`` values as `unnest` arguments, arrays of one element per
+    /// poster: the formats, widths, heights and sizes of the first images, then of the second.
+    static func imageColumnUnnest(_ images: [[StoredImage]]) -> PostgresQuery {
+        let (first, second) = (images.map { $0[0] }, images.map { $0[1] })
+        return """
+            \(first.map(\.format.rawValue))::text[], \(first.map(\.width))::int[], \(first.map(\.height))::int[], \
+            \(first.map(\.bytes))::bigint[], \(second.map(\.format.rawValue))::text[], \(second.map(\.width))::int[], \
+            \(second.map(\.height))::int[], \(second.map(\.bytes))::bigint[]
+            """
     }
 
     /// Schema step 6's search in popular order, replacing step 5's

@@ -283,13 +283,12 @@ extension PostgresStore {
         let keys = records.map(\.key)
         // One array literal per poster, unnested as text and cast back: unnest would flatten
         // an array of arrays.
-        let grams = records.map { record -> String in
-            guard case .text(let literal) = SQLParameter.textArray(record.tokens) else { return "{}" }
-            return literal
-        }
+        let grams = records.map { PostgresBind.textArrayLiteral($0.tokens) }
         try connection.query(
-            "INSERT INTO search_key (poster_id, key, grams) SELECT id, k, g::text[] FROM unnest($1::bigint[], $2::text[], $3::text[]) AS t(id, k, g)",
-            [.intArray(ids), .textArray(keys), .textArray(grams)])
+            """
+            INSERT INTO search_key (poster_id, key, grams) SELECT id, k, g::text[] \
+            FROM unnest(\(ids)::bigint[], \(keys)::text[], \(grams)::text[]) AS t(id, k, g)
+            """)
     }
 
     /// Migration 2: indexes every poster stored before search existed.
@@ -299,8 +298,8 @@ extension PostgresStore {
             let rows = try connection.query(
                 """
                 SELECT p.id, p.contents, (SELECT array_agg(h.tag ORDER BY h.position) FROM hashtag h WHERE h.poster_id = p.id)
-                FROM poster p WHERE p.id > $1 ORDER BY p.id LIMIT 1000
-                """, [.int(after)])
+                FROM poster p WHERE p.id > \(after) ORDER BY p.id LIMIT 1000
+                """)
             guard rows.count > 0 else { return }
             let ids = try (0..<rows.count).map { try rows.int64($0, 0) }
             let texts = (0..<rows.count).map {

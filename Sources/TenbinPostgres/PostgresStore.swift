@@ -170,8 +170,7 @@ public final class PostgresStore: StoreBackend {
     /// transactions locking overlapping sets cannot deadlock).
     static func lockBlobs(_ digests: Set<Digest>, on connection: Connection) throws {
         guard !digests.isEmpty else { return }
-        try connection.query(
-            "SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k ORDER BY k", [.intArray(digests.map(lockKey).sorted())])
+        try connection.query("SELECT pg_advisory_xact_lock(k) FROM unnest(\(digests.map(lockKey).sorted())::bigint[]) AS k ORDER BY k")
     }
 
     /// A digest's advisory lock key: its first 64 bits. Two digests sharing a key only share
@@ -197,25 +196,29 @@ public final class PostgresStore: StoreBackend {
     /// connection, which saves the server planning the statement for every batch.
     static func addVotes(_ deltas: [VoteDelta], on connection: Connection, prepared: Bool = false) throws -> [Poster] {
         guard !deltas.isEmpty else { return [] }
-        let sql = deltas.count == 1 ? votesOnOnePoster : votesInOrder
-        let parameters: [SQLParameter] = [.intArray(deltas.map(\.id)), .intArray(deltas.map(\.good1)), .intArray(deltas.map(\.good2))]
-        let rows = try prepared ? connection.queryPrepared(sql, parameters) : connection.query(sql, parameters)
+        let ids = PostgresQuery.Shared(deltas.map(\.id))
+        let query: PostgresQuery =
+            deltas.count == 1
+            ? votes(ids, deltas, from: "delta", where: "poster.id = delta.id")
+            : votes(
+                ids, deltas,
+                from: "(SELECT id FROM poster WHERE id = ANY(\(ids)::bigint[]) ORDER BY id FOR NO KEY UPDATE) AS locked, delta",
+                where: "poster.id = locked.id AND delta.id = locked.id")
+        let rows = try prepared ? connection.queryPrepared(query) : connection.query(query)
         return try (0..<rows.count).map { try decodePoster(rows, $0) }
     }
 
-    private static let votesInOrder = votes(
-        from: "(SELECT id FROM poster WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE) AS locked, delta",
-        where: "poster.id = locked.id AND delta.id = locked.id")
-    private static let votesOnOnePoster = votes(from: "delta", where: "poster.id = delta.id")
-
-    /// `$1` ids, `$2` and `$3` votes per side: added, and the posters read back.
-    private static func votes(from sources: String, where condition: String) -> String {
+    /// The deltas' votes per side added to the posters `ids` (theirs), and the posters read back.
+    private static func votes(_ ids: PostgresQuery.Shared, _ deltas: [VoteDelta], from sources: PostgresQuery, where condition: String)
+        -> PostgresQuery
+    {
         """
-        WITH delta AS (SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS d(id, good1, good2)),
+        WITH delta AS (SELECT * FROM unnest(\(ids)::bigint[], \(deltas.map(\.good1))::bigint[], \(deltas.map(\.good2))::bigint[]) AS d(id, good1, good2)),
         voted AS (
             UPDATE poster SET good1 = poster.good1 + delta.good1, good2 = poster.good2 + delta.good2
-            FROM \(sources) WHERE \(condition) RETURNING poster.*)
-        """ + posterColumns(from: "voted") + " ORDER BY p.id"
+            FROM \(sources) WHERE \(unescaped: condition) RETURNING poster.*)
+        \(unescaped: posterColumns(from: "voted")) ORDER BY p.id
+        """
     }
 
     // MARK: Decoding

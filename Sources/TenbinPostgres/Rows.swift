@@ -4,7 +4,7 @@ import TenbinKit
 /// The rows of one query's result, the only owner of libpq's result (freed in `deinit`).
 ///
 /// Values come in libpq's text format, or in its binary format where the query asked for it
-/// (``Connection/query(_:_:binary:)``): the hot reads, which then skip parsing digits, hex
+/// (``Connection/query(_:binary:)``): the hot reads, which then skip parsing digits, hex
 /// and array literals. Each accessor reads either format of the types tenbin's schema uses
 /// (`bigint`, `integer`, `boolean`, `text`, `bytea`, `text[]`). Integers and booleans decode
 /// or throw ``RowDecodingError`` naming the column and row (NULL is never read as 0 or

@@ -12,12 +12,12 @@ struct PostgresConnectionTests {
     @Test func parametersRoundTripEveryTypeTheStoreUses() throws {
         let connection = try Connection(ConnectionTarget(TestPostgres.freshDatabase()))
         let text = "東京 \"quoted\" back\\slash ＃tag"
+        let words = PostgresQuery.Shared(["a", "b\"c\\d", "e"])
         let rows = try connection.query(
-            "SELECT $1::text, $2::bigint, $3::bytea, array_length($4::text[], 1), ($4::text[])[2], $5::text IS NULL, ($6::bigint[])[3]",
-            [
-                .text(text), .int(-9_000_000_000), .bytes([0, 1, 0xFF, 0x41]), .textArray(["a", "b\"c\\d", "e"]), .null,
-                .intArray([1, 2, 3]),
-            ])
+            """
+            SELECT \(text)::text, \(Int64(-9_000_000_000))::bigint, \([UInt8]([0, 1, 0xFF, 0x41]))::bytea, \
+            array_length(\(words)::text[], 1), (\(words)::text[])[2], \(String?.none)::text IS NULL, (\([Int64]([1, 2, 3]))::bigint[])[3]
+            """)
         #expect(rows.count == 1)
         #expect(rows.text(0, 0) == text)
         #expect(try rows.int64(0, 1) == -9_000_000_000)
@@ -37,7 +37,7 @@ struct PostgresConnectionTests {
         #expect(try edges.bool(0, 3) == false)
         for binary in [false, true] {
             let rows = try connection.query(
-                "SELECT v AS votes, NULL::boolean AS hidden FROM (VALUES (1::bigint), (NULL)) t(v) ORDER BY v NULLS LAST", [],
+                "SELECT v AS votes, NULL::boolean AS hidden FROM (VALUES (1::bigint), (NULL)) t(v) ORDER BY v NULLS LAST",
                 binary: binary)
             #expect(try rows.int64(0, 0) == 1)
             #expect(throws: RowDecodingError(column: "votes", row: 1, expected: "an integer", found: "NULL")) { try rows.int64(1, 0) }
@@ -54,24 +54,25 @@ struct PostgresConnectionTests {
 
     @Test func aPreparedStatementIsPreparedOnceAndStillRunsWhenItsSessionLostIt() throws {
         let connection = try Connection(ConnectionTarget(TestPostgres.freshDatabase()))
-        let sql = "SELECT $1::bigint + 1"
+        func plusOne(_ number: Int) -> PostgresQuery { "SELECT \(number)::bigint + 1" }
+        let sql = plusOne(0).sql
         let name = Connection.statementName(sql)
-        #expect(try connection.queryPrepared(sql, [.int(1)]).int(0, 0) == 2)
-        #expect(try connection.queryPrepared(sql, [.int(41)]).int(0, 0) == 42)
-        let named = "SELECT count(*) FROM pg_prepared_statements WHERE name = $1"
-        #expect(try connection.query(named, [.text(name)]).int(0, 0) == 1)
-        let plans = try connection.query("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1", [.text(name)])
+        #expect(try connection.queryPrepared(plusOne(1)).int(0, 0) == 2)
+        #expect(try connection.queryPrepared(plusOne(41)).int(0, 0) == 42)
+        let named: PostgresQuery = "SELECT count(*) FROM pg_prepared_statements WHERE name = \(name)"
+        #expect(try connection.query(named).int(0, 0) == 1)
+        let plans = try connection.query("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = \(name)")
         #expect(try plans.int(0, 0) >= 1 && plans.int(0, 1) == 0, "planned once, generically")
         // A pooler that moved the session (or DEALLOCATE): the statement runs unprepared, then
         // is prepared again.
         try connection.execute("DEALLOCATE ALL")
-        #expect(try connection.queryPrepared(sql, [.int(2)]).int(0, 0) == 3)
-        #expect(try connection.queryPrepared(sql, [.int(3)]).int(0, 0) == 4)
-        #expect(try connection.query(named, [.text(name)]).int(0, 0) == 1)
+        #expect(try connection.queryPrepared(plusOne(2)).int(0, 0) == 3)
+        #expect(try connection.queryPrepared(plusOne(3)).int(0, 0) == 4)
+        #expect(try connection.query(named).int(0, 0) == 1)
         // A session that already holds the name (a pooler's shared session) holds the same text.
         let other = try Connection(connection.target)
         try other.execute("PREPARE \(name)(bigint) AS \(sql.replacingOccurrences(of: "$1::bigint", with: "$1"))")
-        #expect(try other.queryPrepared(sql, [.int(9)]).int(0, 0) == 10)
+        #expect(try other.queryPrepared(plusOne(9)).int(0, 0) == 10)
         #expect(Connection.statementName(sql) != Connection.statementName(sql + " "))
     }
 
@@ -127,7 +128,7 @@ struct PostgresConnectionTests {
         let pool = ConnectionPool(target: try ConnectionTarget(url), size: 2)
         let pid = try pool.withConnection { try $0.query("SELECT pg_backend_pid()").int(0, 0) }
         let admin = try Connection(ConnectionTarget(url))
-        #expect(try admin.query("SELECT pg_terminate_backend($1)", [.integer(pid)]).bool(0, 0))
+        #expect(try admin.query("SELECT pg_terminate_backend(\(pid))").bool(0, 0))
         // The terminated connection is found dead while idle and replaced: no request fails.
         var newPID = 0
         for _ in 0..<1_000 where newPID == 0 {  // up to 20 s: a bound for a loaded machine, not a speed

@@ -24,9 +24,8 @@ struct PostgresImportTests {
         }
         #expect(try board.store.read { try $0.posterIDs(matching: [batch[7], batch[2_999]]) } == [[ids[7]], [ids[2_999]]])
         let plan = try store.pool.withConnection { connection in
-            let rows = try connection.query(
-                "EXPLAIN " + PostgresSession.identityLookup,
-                [.textArray([images[0].digest.hex]), .textArray([images[1].digest.hex]), .textArray([PostgresSession.hex("poster 7")])])
+            let lookup = PostgresSession.identityLookup([NewPoster(contents: "poster 7", hashtags: [], images: images)])
+            let rows = try connection.query("EXPLAIN \(lookup)")
             return (0..<rows.count).map { rows.text($0, 0) }.joined(separator: "\n")
         }
         #expect(plan.contains("poster_identity"), "\(plan)")

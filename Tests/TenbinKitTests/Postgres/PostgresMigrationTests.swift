@@ -24,16 +24,14 @@ struct PostgresMigrationTests {
                     )
                     if version < 3 {
                         for (position, tag) in tags.enumerated() {
-                            try connection.query("INSERT INTO hashtag VALUES ($1, $2, $3)", [.integer(id), .integer(position), .text(tag)])
+                            try connection.query("INSERT INTO hashtag VALUES (\(id), \(position), \(tag))")
                         }
                     } else {
-                        try connection.query("UPDATE poster SET hashtags = $2::text[] WHERE id = $1", [.integer(id), .textArray(tags)])
+                        try connection.query("UPDATE poster SET hashtags = \(tags)::text[] WHERE id = \(id)")
                     }
                     if version >= 2 {
                         let record = SearchRecord(contents: "AB東", hashtags: tags)
-                        try connection.query(
-                            "INSERT INTO search_key VALUES ($1, $2, $3::text[])",
-                            [.integer(id), .text(record.key), .textArray(record.tokens)])
+                        try connection.query("INSERT INTO search_key VALUES (\(id), \(record.key), \(record.tokens)::text[])")
                     }
                 }
             }
@@ -77,8 +75,8 @@ struct PostgresMigrationTests {
         let posters = try board.quickPost([("a", ["x"]), ("b", ["y"]), ("c", [])])
         #expect(try store.integrityProblems().isEmpty)
         try store.pool.withConnection { connection in
-            try connection.query("UPDATE poster SET hashtags = ARRAY['x', NULL] WHERE id = $1", [.int(posters[0].id)])
-            try connection.query("UPDATE poster SET hashtags = ARRAY[ARRAY['y']] WHERE id = $1", [.int(posters[1].id)])
+            try connection.query("UPDATE poster SET hashtags = ARRAY['x', NULL] WHERE id = \(posters[0].id)")
+            try connection.query("UPDATE poster SET hashtags = ARRAY[ARRAY['y']] WHERE id = \(posters[1].id)")
         }
         let problems = try store.integrityProblems()
         #expect(problems.contains("poster \(posters[0].id)'s hashtags are not a list of tags"), "\(problems)")

@@ -48,7 +48,7 @@ struct PostgresPipelineTests {
         let settled = try store.pool.withConnection { try $0.query("SELECT 1").int(0, 0) }
         #expect(settled == 1)
         let admin = try Connection(ConnectionTarget(url))
-        let state = try admin.query("SELECT state FROM pg_stat_activity WHERE pid = $1", [.integer(pid)])
+        let state = try admin.query("SELECT state FROM pg_stat_activity WHERE pid = \(pid)")
         #expect(state.count == 1 && state.text(0, 0) == "idle")
         // A read that runs no statement begins nothing, and the next read still begins its own.
         #expect(try store.read { _ in 7 } == 7)
@@ -59,7 +59,7 @@ struct PostgresPipelineTests {
     @Test func aFailedFirstStatementLeavesTheConnectionUsableOutOfPipelineMode() throws {
         let connection = try Connection(ConnectionTarget(TestPostgres.freshDatabase()))
         let error = try #require(throws: PostgresError.self) {
-            try connection.begin(Self.begin, then: "SELECT 1 / $1::int", [.int(0)])
+            try connection.begin(Self.begin, then: "SELECT 1 / \(0)::int")
         }
         #expect(error.sqlState == "22012")
         #expect(!connection.isBroken && connection.isInTransaction)
@@ -67,7 +67,7 @@ struct PostgresPipelineTests {
         #expect(!connection.isInTransaction)
         // Out of pipeline mode: a plain query (not allowed in a pipeline) runs.
         try connection.execute("SELECT 1; SELECT 2")
-        #expect(try connection.begin(Self.begin, then: "SELECT 10 / $1::int", [.int(5)]).int(0, 0) == 2)
+        #expect(try connection.begin(Self.begin, then: "SELECT 10 / \(5)::int").int(0, 0) == 2)
         try connection.execute("COMMIT")
     }
 
@@ -75,7 +75,7 @@ struct PostgresPipelineTests {
         let connection = try Connection(ConnectionTarget(TestPostgres.freshDatabase()))
         try connection.execute("CREATE TABLE t (n int); INSERT INTO t VALUES (1)")
         let error = try #require(throws: PostgresError.self) {
-            try connection.begin("BEGIN ISOLATION LEVEL NONSENSE", then: "UPDATE t SET n = n + 1 RETURNING n", [])
+            try connection.begin("BEGIN ISOLATION LEVEL NONSENSE", then: "UPDATE t SET n = n + 1 RETURNING n")
         }
         #expect(error.sqlState == "42601")
         #expect(!connection.isBroken && !connection.isInTransaction)
@@ -84,23 +84,24 @@ struct PostgresPipelineTests {
 
     @Test func aSessionThatLostOrAlreadyHoldsTheStatementIsBegunAgainTheSlowWay() throws {
         let url = try TestPostgres.freshDatabase()
-        let sql = "SELECT $1::bigint * 2"
+        func double(_ number: Int) -> PostgresQuery { "SELECT \(number)::bigint * 2" }
+        let sql = double(0).sql
         // Lost: this connection prepared it, then the session dropped it (a pooler, DEALLOCATE).
         let connection = try Connection(ConnectionTarget(url))
-        #expect(try connection.queryPrepared(sql, [.int(1)]).int(0, 0) == 2)
+        #expect(try connection.queryPrepared(double(1)).int(0, 0) == 2)
         try connection.execute("DEALLOCATE ALL")
-        #expect(try connection.begin(Self.begin, then: sql, [.int(4)]).int(0, 0) == 8)
+        #expect(try connection.begin(Self.begin, then: double(4)).int(0, 0) == 8)
         #expect(connection.isInTransaction)
         try connection.execute("COMMIT")
-        let named = "SELECT count(*) FROM pg_prepared_statements WHERE name = $1"
-        #expect(try connection.query(named, [.text(Connection.statementName(sql))]).int(0, 0) == 1)
+        let named: PostgresQuery = "SELECT count(*) FROM pg_prepared_statements WHERE name = \(Connection.statementName(sql))"
+        #expect(try connection.query(named).int(0, 0) == 1)
         // Already held: the session has the name this connection never prepared.
         let other = try Connection(ConnectionTarget(url))
         try other.execute("PREPARE \(Connection.statementName(sql))(bigint) AS SELECT $1 * 2")
-        #expect(try other.begin(Self.begin, then: sql, [.int(5)]).int(0, 0) == 10)
+        #expect(try other.begin(Self.begin, then: double(5)).int(0, 0) == 10)
         try other.execute("COMMIT")
         // Known now on both: the next begin sends no Prepare and runs in one round trip.
-        #expect(try other.begin(Self.begin, then: sql, [.int(6)]).int(0, 0) == 12)
+        #expect(try other.begin(Self.begin, then: double(6)).int(0, 0) == 12)
         try other.execute("COMMIT")
     }
 
@@ -133,7 +134,7 @@ struct PostgresPipelineTests {
         // The read below leaves its COMMIT unanswered on the pool's one connection; the server
         // then ends that backend, which the next borrower finds out when it reads the answer.
         #expect(try store.read { try $0.count() } == 0)
-        #expect(try admin.query("SELECT pg_terminate_backend($1)", [.integer(pid)]).bool(0, 0))
+        #expect(try admin.query("SELECT pg_terminate_backend(\(pid))").bool(0, 0))
         var answered = false
         for _ in 0..<1_000 where !answered {  // up to 20 s: a bound for a loaded machine, not a speed
             usleep(20_000)  // the backend's goodbye reaches the socket asynchronously
@@ -144,15 +145,15 @@ struct PostgresPipelineTests {
         // Broken in the middle of a pipeline: the error says the database is unavailable.
         let connection = try Connection(ConnectionTarget(url))
         let doomed = try connection.query("SELECT pg_backend_pid()").int(0, 0)
-        #expect(try admin.query("SELECT pg_terminate_backend($1)", [.integer(doomed)]).bool(0, 0))
+        #expect(try admin.query("SELECT pg_terminate_backend(\(doomed))").bool(0, 0))
         // Once the backend is gone, its socket is closed: the next round trip finds out.
         var gone = false
         for _ in 0..<1_000 where !gone {  // up to 20 s: a bound for a loaded machine, not a speed
-            gone = try admin.query("SELECT count(*) FROM pg_stat_activity WHERE pid = $1", [.integer(doomed)]).int(0, 0) == 0
+            gone = try admin.query("SELECT count(*) FROM pg_stat_activity WHERE pid = \(doomed)").int(0, 0) == 0
             if !gone { usleep(20_000) }
         }
         #expect(gone)
-        let error = try #require(throws: PostgresError.self) { try connection.begin(Self.begin, then: "SELECT 1", []) }
+        let error = try #require(throws: PostgresError.self) { try connection.begin(Self.begin, then: "SELECT 1") }
         #expect(error.kind == .unavailable)
         #expect(connection.isBroken)
     }

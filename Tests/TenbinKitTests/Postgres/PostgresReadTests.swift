@@ -57,14 +57,14 @@ struct PostgresReadTests {
         let expected = try board.scanSearchIDs(query: "東京タ", limit: 20)
         #expect(try board.search(query: "東京タ").map(\.id) == expected)
         let sql = PostgresStore.posterColumns + " WHERE p.id = ANY($1::bigint[])"
-        let count = "SELECT count(*) FROM pg_prepared_statements WHERE name = $1"
-        #expect(try store.pool.withConnection { try $0.query(count, [.text(Connection.statementName(sql))]).int(0, 0) } == 1)
+        let count: PostgresQuery = "SELECT count(*) FROM pg_prepared_statements WHERE name = \(Connection.statementName(sql))"
+        #expect(try store.pool.withConnection { try $0.query(count).int(0, 0) } == 1)
         // The session lost every prepared statement (a pooler moved it, or DEALLOCATE): the next
         // read's transaction learns so when it begins, and prepares again.
         try store.pool.withConnection { try $0.execute("DEALLOCATE ALL") }
         #expect(try board.search(query: "東京タ").map(\.id) == expected)
         #expect(try board.posters(order: .new, limit: 2).count == 2)
-        #expect(try store.pool.withConnection { try $0.query(count, [.text(Connection.statementName(sql))]).int(0, 0) } == 1)
+        #expect(try store.pool.withConnection { try $0.query(count).int(0, 0) } == 1)
         // A search of shorter words is one statement outside any transaction: lost, it is
         // prepared again.
         #expect(try board.search(query: "東京").map(\.id) == expected)
@@ -74,14 +74,14 @@ struct PostgresReadTests {
 
     @Test func everyStatementOfTheSessionIsPlannedGenericallyInsideAReadsTransactionToo() throws {
         let connection = try Connection(ConnectionTarget(TestPostgres.freshDatabase()))
-        let mode = "SELECT current_setting('plan_cache_mode')"
+        let mode: PostgresQuery = "SELECT current_setting('plan_cache_mode')"
         #expect(try connection.query(mode).text(0, 0) == "force_generic_plan")
-        #expect(try connection.queryPrepared("SELECT $1::bigint", [.int(1)]).int(0, 0) == 1)
+        #expect(try connection.queryPrepared("SELECT \(1)::bigint").int(0, 0) == 1)
         try connection.begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         // Inside the transaction the session's statements are known: a prepared one runs
         // without being prepared again, and planning stays generic.
-        #expect(try connection.queryPrepared("SELECT $1::bigint", [.int(2)]).int(0, 0) == 2)
-        #expect(try connection.queryPrepared("SELECT $1::bigint + 1", [.int(2)]).int(0, 0) == 3)
+        #expect(try connection.queryPrepared("SELECT \(2)::bigint").int(0, 0) == 2)
+        #expect(try connection.queryPrepared("SELECT \(2)::bigint + 1").int(0, 0) == 3)
         #expect(try connection.query(mode).text(0, 0) == "force_generic_plan")
         try connection.execute("COMMIT")
         let plans = try connection.query("SELECT sum(generic_plans), sum(custom_plans) FROM pg_prepared_statements")

@@ -31,7 +31,7 @@ struct PostgresSearchTests {
             #expect(poster.id > id)
             id = poster.id + Int64(number < 300 ? 1 + next(400) : next(2))
             _ = try store.pool.withConnection { connection in
-                try connection.query("SELECT setval(pg_get_serial_sequence('poster', 'id'), $1)", [.int(id)])
+                try connection.query("SELECT setval(pg_get_serial_sequence('poster', 'id'), \(id))")
             }
         }
         for query in ["猫", "犬", "東京", "らーめん", "きのこ", "猫 東京", "ﾗｰﾒﾝ 犬", "tag", "と", "1", "42", "どこにもない"] {
@@ -117,7 +117,7 @@ struct PostgresSearchTests {
         #expect(!SearchGrams.indexIsExact(for: SearchQuery("ねこ 東京都")) && !SearchGrams.indexIsExact(for: SearchQuery("㍿")))
         let statements = try store.pool.withConnection { connection in
             try connection.query(
-                "SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%\(PostgresStore.exactSearchFunction)%'")
+                "SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%\(unescaped: PostgresStore.exactSearchFunction)%'")
         }
         #expect(statements.count == 1)
     }
@@ -150,13 +150,14 @@ struct PostgresSearchTests {
             try connection.transaction {
                 try connection.query(
                     """
-                    INSERT INTO poster (id, contents, created_at, image1, image2, \(PostgresStore.imageColumnNames))
+                    INSERT INTO poster (id, contents, created_at, image1, image2, \(unescaped: PostgresStore.imageColumnNames))
                     SELECT id, convert_to(t, 'UTF8'), 0, b1.digest, b2.digest,
-                        \(PostgresStore.imageColumns.map { "b\($0.side).\($0.blobColumn)" }.joined(separator: ", "))
-                    FROM unnest($1::bigint[], $2::text[]) AS u(id, t), blob b1, blob b2 WHERE b1.digest = $3 AND b2.digest = $4
-                    """, [.intArray(ids), .textArray(texts)] + Board.standInImages.map { .text($0.digest.hex) })
+                        \(unescaped: PostgresStore.imageColumns.map { "b\($0.side).\($0.blobColumn)" }.joined(separator: ", "))
+                    FROM unnest(\(ids)::bigint[], \(texts)::text[]) AS u(id, t), blob b1, blob b2
+                    WHERE b1.digest = \(Board.standInImages[0].digest.hex) AND b2.digest = \(Board.standInImages[1].digest.hex)
+                    """)
                 try PostgresStore.indexSearchKeys(ids: ids, posters: texts.map { ($0, []) }, on: connection)
-                try connection.query("SELECT setval(pg_get_serial_sequence('poster', 'id'), $1)", [.int(ids.last!)])  // 6,000 ids
+                try connection.query("SELECT setval(pg_get_serial_sequence('poster', 'id'), \(ids.last!))")  // 6,000 ids
                 // Votes, many tied, so popular order ranks by votes and then by id.
                 try connection.execute("UPDATE poster SET good1 = id % 7, good2 = (id / 7) % 3")
                 // Half the keys beside the votes, half left to be looked up (as a long key is),
@@ -213,10 +214,10 @@ struct PostgresSearchTests {
         try expectScan("ね")
         // A key beside the votes that is not the poster's key is named by check.
         _ = try store.pool.withConnection { connection in
-            try connection.query("UPDATE poster SET walk_key = 'x' WHERE id = $1", [.int(posters[2].id)])
+            try connection.query("UPDATE poster SET walk_key = 'x' WHERE id = \(posters[2].id)")
         }
         _ = try store.pool.withConnection { connection in
-            try connection.query("UPDATE poster SET image2_width = image2_width + 1 WHERE id = $1", [.int(posters[3].id)])
+            try connection.query("UPDATE poster SET image2_width = image2_width + 1 WHERE id = \(posters[3].id)")
         }
         #expect(
             try store.integrityProblems() == [

@@ -1,35 +1,33 @@
-/// A value bound to a query's `$n` placeholder.
+/// A value bound to a query's placeholder, as libpq sends it (see ``PostgresQuery``).
 ///
 /// Text and integers go in libpq's text format; bytes go in binary format, so a `bytea` value
 /// may hold any byte (NUL included) without escaping. Arrays are written as PostgreSQL array
-/// literals and need a cast in the query (`$1::bigint[]`, `$2::text[]`).
-public enum SQLParameter: Sendable, Hashable {
+/// literals and need a cast in the query (`::bigint[]`, `::text[]`).
+public enum PostgresBind: Sendable, Hashable {
     /// SQL NULL.
     case null
-    /// Text (no NUL: libpq passes text parameters as C strings).
+    /// Text (no NUL: libpq passes text parameters as C strings); integers and arrays as their text.
     case text(String)
-    /// An integer.
-    case int(Int64)
     /// Raw bytes for a `bytea` parameter.
     case bytes([UInt8])
 
-    /// An integer parameter from any integer.
-    public static func integer<T: BinaryInteger>(_ value: T) -> SQLParameter { .int(Int64(value)) }
+    /// An integer, as its decimal text.
+    static func integer<T: BinaryInteger>(_ value: T) -> PostgresBind { .text(String(value)) }
 
     /// A `bigint[]` literal.
-    public static func intArray<S: Sequence>(_ values: S) -> SQLParameter where S.Element: BinaryInteger {
-        .text("{" + values.map { String(Int64($0)) }.joined(separator: ",") + "}")
+    static func integerArray<T: BinaryInteger>(_ values: [T]) -> PostgresBind {
+        .text("{" + values.map { String($0) }.joined(separator: ",") + "}")
     }
 
     /// A `text[]` literal, every element quoted.
-    public static func textArray<S: Sequence>(_ values: S) -> SQLParameter where S.Element: StringProtocol {
+    static func textArray<S: StringProtocol>(_ values: [S]) -> PostgresBind {
         .text(textArrayLiteral(values))
     }
 
     /// The `text[]` literal of `values`, every element quoted: as an element of a `text[]`
-    /// parameter, cast back per row (`unnest($1::text[]) AS t(h)`, then `h::text[]`), one
+    /// parameter, cast back per row (`unnest(… ::text[]) AS t(h)`, then `h::text[]`), one
     /// array per row — unnest would flatten a two-dimensional array, which must be rectangular.
-    public static func textArrayLiteral<S: Sequence>(_ values: S) -> String where S.Element: StringProtocol {
+    static func textArrayLiteral<S: Sequence>(_ values: S) -> String where S.Element: StringProtocol {
         // Byte by byte: a quote or backslash byte is never part of a longer UTF-8 sequence.
         // (Appending scalar by scalar to a String took 0.8 s for an import batch's 5 MB.)
         var literal: [UInt8] = [UInt8(ascii: "{")]
@@ -46,15 +44,11 @@ public enum SQLParameter: Sendable, Hashable {
         return String(decoding: literal, as: UTF8.self)
     }
 
-    /// UTF-8 text as `bytea` (for text that may contain NUL).
-    public static func utf8(_ text: String) -> SQLParameter { .bytes(Array(text.utf8)) }
-
     /// The value in libpq's terms: bytes (NUL-terminated for text) and the format (0 text, 1 binary).
     var encoded: (bytes: [UInt8], format: Int32)? {
         switch self {
         case .null: nil
         case .text(let text): (Array(text.utf8) + [0], 0)
-        case .int(let value): (Array(String(value).utf8) + [0], 0)
         case .bytes(let bytes): (bytes, 1)
         }
     }

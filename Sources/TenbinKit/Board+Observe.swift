@@ -3,7 +3,7 @@ extension Board {
     /// changes every process commits to it (see ``FeedObservation``). All observations of a
     /// board share one change source (``LiveFeeds``). Throws when the feed's limit is below 1
     /// or the board's polling interval is not positive.
-    public func observe(_ feed: Feed) throws -> FeedObservation {
+    package func observe(_ feed: Feed) throws -> FeedObservation {
         guard feed.limit >= 1 else { throw FeedError.invalidLimit(feed.limit) }
         guard configuration.live.interval > .zero else { throw FeedError.invalidInterval(configuration.live.interval) }
         return FeedObservation(live: live, feed: feed)
@@ -15,7 +15,7 @@ extension Board {
     /// after this call and a later call that answers the same version saw the same data, since
     /// any commit in between — by this process or another — moves it. A server keys what it
     /// caches on it.
-    public func changeVersion() throws -> StoreVersion {
+    package func changeVersion() throws -> StoreVersion {
         try store.changes.currentVersion()
     }
 
@@ -23,7 +23,7 @@ extension Board {
     /// with the new version; waits as live feeds do (``LiveFeeds/Options``). Cancelling the
     /// calling task ends the wait with `CancellationError`. A server pushes these into what it
     /// caches instead of asking for the version on every request.
-    public func nextChange(after version: StoreVersion) async throws -> StoreVersion {
+    package func nextChange(after version: StoreVersion) async throws -> StoreVersion {
         try await store.changes.nextChange(after: version, interval: configuration.live.interval, clock: configuration.live.clock)
     }
 }
@@ -34,7 +34,7 @@ extension Board {
     /// changes stops. Call it last: the board is then the only holder of its store, so letting
     /// go of the board closes the store (SQLite moves its write-ahead log into the database
     /// and removes it). Reads and writes still work; observing throws ``FeedError/closed``.
-    public func close() async {
+    package func close() async {
         await live.close()
     }
 }
@@ -43,14 +43,14 @@ extension Board {
     /// Throws unless the board can take a write now: the store answers and the blob folder
     /// exists and takes a probe write (see ``BlobStoring/checkWritable(creating:)``). With
     /// `creating`, a store's blob folder that does not exist yet is made.
-    public func checkReady(creating: Bool = false) throws {
+    package func checkReady(creating: Bool = false) throws {
         _ = try count()
         try checkBlobFolder(creating: creating)
     }
 
     /// Throws unless the blob folder exists (made first with `creating`, when its parent
     /// does) and takes a probe write.
-    public func checkBlobFolder(creating: Bool) throws {
+    package func checkBlobFolder(creating: Bool) throws {
         try blobs.checkWritable(creating: creating)
     }
 }

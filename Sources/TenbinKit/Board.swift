@@ -5,22 +5,22 @@ import Dispatch
 /// A board is a store backend (where posters, votes and blob rows live) and a blob store
 /// (where images live). Library code never prints or exits; every method returns a value or
 /// throws an error that names what it is about, with a ``ErrorKind``.
-public final class Board: Sendable {
+package final class Board: Sendable {
     /// Everything a board is built from; tests swap the parts.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Limits checked on every upload.
-        public var limits: ImageLimits
+        package var limits: ImageLimits
         /// How uploads are stored.
-        public var encoding: EncodingOptions
+        package var encoding: EncodingOptions
         /// The clock posters are dated by.
-        public var now: @Sendable () -> Timestamp
+        package var now: @Sendable () -> Timestamp
         /// How live feeds wait for changes (see ``LiveFeeds``).
-        public var live: LiveFeeds.Options
+        package var live: LiveFeeds.Options
         /// How votes cast with ``castVote(id:side:times:)`` are grouped into one commit.
-        public var voteBatching: VoteBatcher.Options
+        package var voteBatching: VoteBatcher.Options
 
         /// A configuration with tenbin's defaults.
-        public init(
+        package init(
             limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(),
             now: @escaping @Sendable () -> Timestamp = Timestamp.now, live: LiveFeeds.Options = LiveFeeds.Options(),
             voteBatching: VoteBatcher.Options = VoteBatcher.Options()
@@ -34,22 +34,22 @@ public final class Board: Sendable {
     }
 
     /// What this board was opened with.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// Where posters, votes and blob rows live.
-    public let store: any StoreBackend
+    package let store: any StoreBackend
     let blobs: any BlobStoring
     /// The upload pipeline this board re-encodes with.
-    public let codec: ImageCodec
+    package let codec: ImageCodec
     /// The one live-feed source every observer of this board shares.
-    public let live: LiveFeeds
+    package let live: LiveFeeds
     /// Groups concurrent votes into one commit.
     let votes: VoteBatcher
 
     /// Votes committed through ``castVote(id:side:times:)`` and the transactions they took.
-    public var voteStatistics: (votes: Int, commits: Int) { votes.statistics }
+    package var voteStatistics: (votes: Int, commits: Int) { votes.statistics }
 
     /// A board over the given parts.
-    public init(_ configuration: Configuration, store: any StoreBackend, blobs: any BlobStoring) {
+    package init(_ configuration: Configuration, store: any StoreBackend, blobs: any BlobStoring) {
         self.configuration = configuration
         self.store = store
         self.blobs = blobs
@@ -61,13 +61,13 @@ public final class Board: Sendable {
     // MARK: Reading
 
     /// One poster.
-    public func poster(id: Int64) throws -> Poster {
+    package func poster(id: Int64) throws -> Poster {
         guard let poster = try store.readSingle({ try $0.posters(ids: [id]) }).first else { throw BoardError.noSuchPoster(id) }
         return poster
     }
 
     /// A page of a feed, skipping `offset` posters.
-    public func posters(order: FeedOrder = .new, limit: Int = 20, offset: Int = 0) throws -> [Poster] {
+    package func posters(order: FeedOrder = .new, limit: Int = 20, offset: Int = 0) throws -> [Poster] {
         guard limit > 0 else { return [] }
         return try store.readSingle { try $0.page(order: order, after: nil, offset: max(0, offset), limit: limit) }
     }
@@ -75,7 +75,7 @@ public final class Board: Sendable {
     /// A page of a feed that continues after `cursor` (the first page without one), read from
     /// one snapshot. Unlike an offset, a cursor does not shift when posters arrive while
     /// someone scrolls.
-    public func page(order: FeedOrder = .new, limit: Int = 20, after cursor: PageCursor? = nil) throws -> Page {
+    package func page(order: FeedOrder = .new, limit: Int = 20, after cursor: PageCursor? = nil) throws -> Page {
         let position = try cursor?.position(for: order, query: nil)
         guard limit > 0 else { return Page(posters: [], next: nil) }
         let posters = try store.readSingle { try $0.page(order: order, after: position, offset: 0, limit: limit) }
@@ -85,14 +85,14 @@ public final class Board: Sendable {
     /// A page of the posters whose contents or hashtags contain every word of `query`,
     /// ignoring width, Latin case and hiragana/katakana (see ``SearchQuery``). A query with no
     /// words finds nothing.
-    public func search(query: String, order: FeedOrder = .new, limit: Int = 20, offset: Int = 0) throws -> [Poster] {
+    package func search(query: String, order: FeedOrder = .new, limit: Int = 20, offset: Int = 0) throws -> [Poster] {
         let parsed = SearchQuery(query)
         guard !parsed.isEmpty, limit > 0 else { return [] }
         return try searchPosters(parsed, order: order, after: nil, offset: max(0, offset), limit: limit)
     }
 
     /// ``search(query:order:limit:offset:)`` continuing after `cursor`, from one snapshot.
-    public func searchPage(query: String, order: FeedOrder = .new, limit: Int = 20, after cursor: PageCursor? = nil) throws -> Page {
+    package func searchPage(query: String, order: FeedOrder = .new, limit: Int = 20, after cursor: PageCursor? = nil) throws -> Page {
         let parsed = SearchQuery(query)
         let position = try cursor?.position(for: order, query: parsed)
         guard !parsed.isEmpty, limit > 0 else { return Page(posters: [], next: nil) }
@@ -101,13 +101,13 @@ public final class Board: Sendable {
     }
 
     /// The stored bytes of one of a poster's images.
-    public func imageBytes(id: Int64, side: VoteSide) throws -> (image: StoredImage, bytes: [UInt8]) {
+    package func imageBytes(id: Int64, side: VoteSide) throws -> (image: StoredImage, bytes: [UInt8]) {
         let image = try poster(id: id).images[side.rawValue - 1]
         return (image, try blobs.read(image.digest))
     }
 
     /// A stored image by its digest, with the path of its file (for a server to send as is).
-    public func blob(_ digest: Digest) throws -> (image: StoredImage, path: String) {
+    package func blob(_ digest: Digest) throws -> (image: StoredImage, path: String) {
         guard let image = try store.readSingle({ try $0.storedImage(digest: digest) }), blobs.contains(digest) else {
             throw BoardError.noSuchBlob(digest)
         }
@@ -115,19 +115,19 @@ public final class Board: Sendable {
     }
 
     /// The bytes of a stored image by its digest.
-    public func blobBytes(_ digest: Digest) throws -> [UInt8] {
+    package func blobBytes(_ digest: Digest) throws -> [UInt8] {
         guard try store.readSingle({ try $0.storedImage(digest: digest) }) != nil else { throw BoardError.noSuchBlob(digest) }
         return try blobs.read(digest)
     }
 
     /// How many posters the board has.
-    public func count() throws -> Int { try store.readSingle { try $0.count() } }
+    package func count() throws -> Int { try store.readSingle { try $0.count() } }
 
     // MARK: Writing
 
     /// Adds `times` votes to one side of a poster, in one transaction of its own.
     @discardableResult
-    public func vote(id: Int64, side: VoteSide, times: Int = 1) throws -> Poster {
+    package func vote(id: Int64, side: VoteSide, times: Int = 1) throws -> Poster {
         try VoteBatcher.validate(times)
         let delta = VoteDelta(id: id, good1: side == .first ? times : 0, good2: side == .second ? times : 0)
         let poster = try store.commitVotes([delta]).first
@@ -139,7 +139,7 @@ public final class Board: Sendable {
     /// cast within a few milliseconds (group commit). Returns once the vote is committed, with
     /// the poster as that commit left it.
     @discardableResult
-    public func castVote(id: Int64, side: VoteSide, times: Int = 1) async throws -> Poster {
+    package func castVote(id: Int64, side: VoteSide, times: Int = 1) async throws -> Poster {
         try VoteBatcher.validate(times)
         return try await votes.cast(id: id, side: side, times: times)
     }
@@ -149,7 +149,7 @@ public final class Board: Sendable {
     /// runs exactly once, on the vote batcher's thread, when the vote's batch has committed
     /// (with the poster as that commit left it) or failed. It must not block: the next batch
     /// waits for it.
-    public func castVote(
+    package func castVote(
         id: Int64, side: VoteSide, times: Int = 1, completion: @escaping @Sendable (Result<Poster, any Error>) -> Void
     ) throws(BoardError) {
         try VoteBatcher.validate(times)
@@ -160,7 +160,7 @@ public final class Board: Sendable {
     /// their blobs, then commits the poster and its blob rows in one transaction. A bad
     /// image leaves nothing behind; a failure after the blobs are written leaves only whole,
     /// unreferenced files that `gc` removes. Text over ``PosterTextLimits`` is refused first.
-    public func post(_ draft: PosterDraft) throws -> Poster {
+    package func post(_ draft: PosterDraft) throws -> Poster {
         try PosterTextLimits.check(contents: draft.contents, hashtags: draft.hashtags)
         let uploads = draft.images
         let slots = Locked([Result<PreparedImage, any Error>?](repeating: nil, count: uploads.count))
@@ -274,7 +274,7 @@ public final class Board: Sendable {
     /// kept as it is is not checked (a poster stored over the limits by an older version can
     /// still have its other field edited).
     @discardableResult
-    public func edit(id: Int64, contents: String? = nil, hashtags: [String]? = nil) throws -> Poster {
+    package func edit(id: Int64, contents: String? = nil, hashtags: [String]? = nil) throws -> Poster {
         if let contents { try PosterTextLimits.check(contents: contents) }
         if let hashtags { try PosterTextLimits.check(hashtags: hashtags) }
         let poster = try store.write { writing -> Poster? in
@@ -291,7 +291,7 @@ public final class Board: Sendable {
 
     /// Deletes a poster, and the blobs no other poster uses.
     @discardableResult
-    public func delete(id: Int64) throws -> Poster {
+    package func delete(id: Int64) throws -> Poster {
         let deleted = try store.write { writing -> (Poster, [Digest])? in
             guard let poster = try writing.posters(ids: [id]).first, try writing.deletePoster(id: id) else { return nil }
             var orphaned: [Digest] = []
@@ -319,16 +319,16 @@ public final class Board: Sendable {
 }
 
 /// What a new poster is made of, before its images are stored.
-public struct PosterDraft: Sendable {
+package struct PosterDraft: Sendable {
     /// The first and second image.
-    public var images: [ImageUpload]
+    package var images: [ImageUpload]
     /// The question; may be empty.
-    public var contents: String
+    package var contents: String
     /// Hashtags as typed; normalised when stored.
-    public var hashtags: [String]
+    package var hashtags: [String]
 
     /// A draft; hashtags are normalised when stored.
-    public init(image1: ImageUpload, image2: ImageUpload, contents: String = "", hashtags: [String] = []) {
+    package init(image1: ImageUpload, image2: ImageUpload, contents: String = "", hashtags: [String] = []) {
         self.images = [image1, image2]
         self.contents = contents
         self.hashtags = hashtags
@@ -336,12 +336,12 @@ public struct PosterDraft: Sendable {
 }
 
 /// An uploaded image: a file to read, or bytes already in memory, with a label for errors.
-public enum ImageUpload: Sendable {
+package enum ImageUpload: Sendable {
     case file(String)
     case bytes([UInt8], label: String)
 
     /// The file name or label errors name.
-    public var label: String {
+    package var label: String {
         switch self {
         case .file(let path): path
         case .bytes(_, let label): label
@@ -357,7 +357,7 @@ public enum ImageUpload: Sendable {
 }
 
 /// A request a board refuses.
-public enum BoardError: KindedError, Sendable, Equatable {
+package enum BoardError: KindedError, Sendable, Equatable {
     /// No poster has this id.
     case noSuchPoster(Int64)
     /// No image is stored under this digest.
@@ -368,7 +368,7 @@ public enum BoardError: KindedError, Sendable, Equatable {
     case invalidCursor(String)
 
     /// What kind of failure this is.
-    public var kind: ErrorKind {
+    package var kind: ErrorKind {
         switch self {
         case .noSuchPoster, .noSuchBlob: .notFound
         case .invalidVoteCount, .invalidCursor: .invalidInput
@@ -376,7 +376,7 @@ public enum BoardError: KindedError, Sendable, Equatable {
     }
 
     /// One sentence naming the thing and the reason.
-    public var description: String {
+    package var description: String {
         switch self {
         case .noSuchPoster(let id): "poster #\(id): no such poster"
         case .noSuchBlob(let digest): "no image with digest \(digest.hex)"

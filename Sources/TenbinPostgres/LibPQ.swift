@@ -16,12 +16,12 @@ enum LibPQ {
 
 /// PostgreSQL cannot be used because libpq cannot be loaded (not installed, or too old): the
 /// library's name and the loader's reason.
-public struct LibPQUnavailableError: KindedError, Sendable {
+package struct LibPQUnavailableError: KindedError, Sendable {
     /// The loader's message, naming the library (`libpq.so.5`) and why it cannot be loaded.
-    public let reason: String
+    package let reason: String
 
     /// Always `unavailable`: nothing about the request is wrong.
-    public var kind: ErrorKind { .unavailable }
+    package var kind: ErrorKind { .unavailable }
 
-    public var description: String { reason }
+    package var description: String { reason }
 }

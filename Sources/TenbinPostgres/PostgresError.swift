@@ -3,19 +3,19 @@ import TenbinKit
 
 /// A failure reported by PostgreSQL or libpq: what the server said, the SQLSTATE code, and
 /// the database it was about (described without a password). Never holds SQL text.
-public struct PostgresError: KindedError, Sendable {
+package struct PostgresError: KindedError, Sendable {
     /// What a front end should make of it (see ``kind(sqlState:)``).
-    public let kind: ErrorKind
+    package let kind: ErrorKind
     /// The five-character SQLSTATE code, when the server sent one.
-    public let sqlState: String?
+    package let sqlState: String?
     /// The server's or libpq's message.
-    public let message: String
+    package let message: String
     /// The database, as ``ConnectionTarget/description`` (no password); empty when the
     /// connection string itself could not be read.
-    public let target: String
+    package let target: String
 
     /// An error with the given parts.
-    public init(kind: ErrorKind, sqlState: String?, message: String, target: String) {
+    package init(kind: ErrorKind, sqlState: String?, message: String, target: String) {
         self.kind = kind
         self.sqlState = sqlState
         self.message = message
@@ -24,14 +24,14 @@ public struct PostgresError: KindedError, Sendable {
 
     /// Whether the connection itself failed (the server is down, restarting or unreachable):
     /// the connection must be dropped, and the same request may succeed later.
-    public var isConnectionFailure: Bool {
+    package var isConnectionFailure: Bool {
         sqlState == nil || sqlState!.hasPrefix("08") || sqlState!.hasPrefix("57P")
     }
 
     /// Whether the transaction lost a deadlock or serialization race and may simply be retried.
-    public var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
+    package var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
 
-    public var description: String {
+    package var description: String {
         (target.isEmpty ? message : "database \(target): \(message)")
             + (kind == .unavailable ? " (the database is unavailable; try again)" : "")
     }

@@ -7,9 +7,9 @@ import TenbinKit
 /// is one statement (one snapshot, one round trip); a write is one transaction. Nothing here
 /// holds a lock on the whole database: votes are single-row updates, inserts take one
 /// advisory lock so ids commit in order, and blob references are guarded per digest.
-public final class PostgresStore: StoreBackend {
+package final class PostgresStore: StoreBackend {
     /// The database.
-    public let target: ConnectionTarget
+    package let target: ConnectionTarget
     let pool: ConnectionPool
     /// Announces committed changes to every process listening (see ``ChangeNotifier``).
     let notifier: ChangeNotifier
@@ -17,7 +17,7 @@ public final class PostgresStore: StoreBackend {
 
     /// Opens the database at `url` (any libpq connection string or URI) with a pool of at
     /// most `poolSize` connections, creating or upgrading the schema unless `migrate` is false.
-    public init(url: String, poolSize: Int = ConnectionPool.defaultSize, migrate: Bool = true) throws {
+    package init(url: String, poolSize: Int = ConnectionPool.defaultSize, migrate: Bool = true) throws {
         guard poolSize >= 1 else {
             throw PostgresError(
                 kind: .invalidInput, sqlState: nil, message: "the connection pool size must be at least 1 (got \(poolSize))", target: "")
@@ -35,31 +35,31 @@ public final class PostgresStore: StoreBackend {
     }
 
     /// Waits until every change committed through this store has been announced to listeners.
-    public func flushNotifications() {
+    package func flushNotifications() {
         notifier.flush()
     }
 
     /// Creates or upgrades the schema to the newest version; returns the versions applied.
     @discardableResult
-    public func migrate() throws -> [Int] {
+    package func migrate() throws -> [Int] {
         try translatingErrors { try pool.withConnection { try PostgresSchema.migrate(on: $0) } }
     }
 
     /// Upgrades the schema only as far as `version` (tests build databases at each earlier version).
     @discardableResult
-    public func migrate(to version: Int) throws -> [Int] {
+    package func migrate(to version: Int) throws -> [Int] {
         try pool.withConnection { try PostgresSchema.migrate(on: $0, to: version) }
     }
 
     /// The schema version the database is at.
-    public func schemaVersion() throws -> Int {
+    package func schemaVersion() throws -> Int {
         try translatingErrors { try pool.withConnection { try PostgresSchema.version(on: $0) } }
     }
 
     // MARK: The seam
 
     /// `user@host:port/dbname` (never a password).
-    public var location: String { target.description }
+    package var location: String { target.description }
 
     /// Runs `body` in a REPEATABLE READ, READ ONLY transaction: one snapshot, whatever it
     /// reads, and no lock that a writer waits for.
@@ -68,7 +68,7 @@ public final class PostgresStore: StoreBackend {
     /// waiting for the answer (see ``Connection/deferBegin(_:)``): everything the body read
     /// came from the one snapshot, and a read-only transaction's COMMIT changes nothing. A
     /// body that runs no statement begins no transaction.
-    public func read<T>(_ body: (any StoreReading) throws -> T) throws -> T {
+    package func read<T>(_ body: (any StoreReading) throws -> T) throws -> T {
         try translatingErrors {
             try pool.withConnection { connection in
                 try connection.deferBegin(Self.readBegin)
@@ -92,7 +92,7 @@ public final class PostgresStore: StoreBackend {
     /// Runs `body`'s one statement outside any transaction (it is its own snapshot): one round
     /// trip, through a statement prepared once per connection. A second statement in `body`
     /// fails (kind `internal`): that read needs ``read(_:)``.
-    public func readSingle<T>(_ body: (any StoreReading) throws -> T) throws -> T {
+    package func readSingle<T>(_ body: (any StoreReading) throws -> T) throws -> T {
         try translatingErrors {
             try pool.withConnection { connection in try body(PostgresSession(connection, single: true)) }
         }
@@ -100,7 +100,7 @@ public final class PostgresStore: StoreBackend {
 
     /// A search the index answers exactly, as one statement outside any transaction (it is its
     /// own snapshot): one round trip (see ``PostgresSession/exactSearchPosters(_:order:after:offset:limit:)``).
-    public func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
+    package func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
         -> [Poster]?
     {
         try translatingErrors {
@@ -113,7 +113,7 @@ public final class PostgresStore: StoreBackend {
 
     /// Runs `body` in one READ COMMITTED transaction, from the start again (a few times at
     /// most) when it lost a deadlock; the posters it changed are announced after it commits.
-    public func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {
+    package func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {
         var changed: Set<Int64> = []
         let value = try translatingErrors {
             try pool.transaction { connection in
@@ -131,7 +131,7 @@ public final class PostgresStore: StoreBackend {
     /// A batch of votes as one statement outside any explicit transaction: one round trip
     /// that commits on its own (and again, a few times at most, if it lost a deadlock); the
     /// posters it changed are announced after it commits.
-    public func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+    package func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
         guard !deltas.isEmpty else { return [] }
         let posters = try translatingErrors {
             var attempt = 0
@@ -148,10 +148,10 @@ public final class PostgresStore: StoreBackend {
     }
 
     /// Live-feed changes, pushed by LISTEN/NOTIFY.
-    public var changes: any ChangeSource { changeSource }
+    package var changes: any ChangeSource { changeSource }
 
     /// What tenbin's own checks of the database find (see `PostgresStore+Check.swift`).
-    public func integrityProblems() throws -> [String] {
+    package func integrityProblems() throws -> [String] {
         try translatingErrors { try databaseProblems() }
     }
 
@@ -237,7 +237,7 @@ public final class PostgresStore: StoreBackend {
     /// The statement of a feed's first page of `limit` posters (no cursor, no offset), as
     /// ``PostgresSession/page(order:after:offset:limit:)`` sends it: the benchmark runs it
     /// through pgbench as the floor under a page.
-    public static func firstPageStatement(order: FeedOrder, limit: Int) -> String {
+    package static func firstPageStatement(order: FeedOrder, limit: Int) -> String {
         posterColumns + pageTail(order: order, limit: limit)
     }
 

@@ -3,7 +3,7 @@
 /// Text and integers go in libpq's text format; bytes go in binary format, so a `bytea` value
 /// may hold any byte (NUL included) without escaping. Arrays are written as PostgreSQL array
 /// literals and need a cast in the query (`$1::bigint[]`, `$2::text[]`).
-public enum SQLParameter: Sendable, Hashable {
+package enum SQLParameter: Sendable, Hashable {
     /// SQL NULL.
     case null
     /// Text (no NUL: libpq passes text parameters as C strings).
@@ -14,22 +14,22 @@ public enum SQLParameter: Sendable, Hashable {
     case bytes([UInt8])
 
     /// An integer parameter from any integer.
-    public static func integer<T: BinaryInteger>(_ value: T) -> SQLParameter { .int(Int64(value)) }
+    package static func integer<T: BinaryInteger>(_ value: T) -> SQLParameter { .int(Int64(value)) }
 
     /// A `bigint[]` literal.
-    public static func intArray<S: Sequence>(_ values: S) -> SQLParameter where S.Element: BinaryInteger {
+    package static func intArray<S: Sequence>(_ values: S) -> SQLParameter where S.Element: BinaryInteger {
         .text("{" + values.map { String(Int64($0)) }.joined(separator: ",") + "}")
     }
 
     /// A `text[]` literal, every element quoted.
-    public static func textArray<S: Sequence>(_ values: S) -> SQLParameter where S.Element: StringProtocol {
+    package static func textArray<S: Sequence>(_ values: S) -> SQLParameter where S.Element: StringProtocol {
         .text(textArrayLiteral(values))
     }
 
     /// The `text[]` literal of `values`, every element quoted: as an element of a `text[]`
     /// parameter, cast back per row (`unnest($1::text[]) AS t(h)`, then `h::text[]`), one
     /// array per row — unnest would flatten a two-dimensional array, which must be rectangular.
-    public static func textArrayLiteral<S: Sequence>(_ values: S) -> String where S.Element: StringProtocol {
+    package static func textArrayLiteral<S: Sequence>(_ values: S) -> String where S.Element: StringProtocol {
         // Byte by byte: a quote or backslash byte is never part of a longer UTF-8 sequence.
         // (Appending scalar by scalar to a String took 0.8 s for an import batch's 5 MB.)
         var literal: [UInt8] = [UInt8(ascii: "{")]
@@ -47,7 +47,7 @@ public enum SQLParameter: Sendable, Hashable {
     }
 
     /// UTF-8 text as `bytea` (for text that may contain NUL).
-    public static func utf8(_ text: String) -> SQLParameter { .bytes(Array(text.utf8)) }
+    package static func utf8(_ text: String) -> SQLParameter { .bytes(Array(text.utf8)) }
 
     /// The value in libpq's terms: bytes (NUL-terminated for text) and the format (0 text, 1 binary).
     var encoded: (bytes: [UInt8], format: Int32)? {

@@ -2,15 +2,15 @@ import CSQLite
 import TenbinKit
 
 /// A failure reported by SQLite, with the statement it was running.
-public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+package struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// SQLite's primary or extended result code.
-    public let code: Int32
+    package let code: Int32
     /// SQLite's own message for the failure.
-    public let message: String
+    package let message: String
     /// The SQL that failed, when one was running.
-    public let sql: String?
+    package let sql: String?
     /// The database file, when known.
-    public let path: String?
+    package let path: String?
 
     init(code: Int32, message: String, sql: String? = nil, path: String? = nil) {
         self.code = code
@@ -36,21 +36,21 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     }
 
     /// Whether another connection held a lock past the busy timeout.
-    public var isBusy: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
+    package var isBusy: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
 
     /// Whether the database could not be written because it is read-only.
-    public var isReadOnly: Bool { code & 0xff == SQLITE_READONLY }
+    package var isReadOnly: Bool { code & 0xff == SQLITE_READONLY }
 
     /// Whether the store's disk or file system refused the write.
-    public var isDiskFull: Bool { code & 0xff == SQLITE_FULL }
+    package var isDiskFull: Bool { code & 0xff == SQLITE_FULL }
 
     /// One sentence for a user: the file and SQLite's reason, never the statement.
-    public var description: String {
+    package var description: String {
         (path.map { "\($0): " } ?? "database: ") + message
     }
 
     /// The statement that failed, for debugging (never shown to users by tenbin).
-    public var debugDescription: String {
+    package var debugDescription: String {
         description + " [SQLite \(code)" + (sql.map { " in: \($0.split(separator: "\n").first.map(String.init)?.prefix(80) ?? "")" } ?? "")
             + "]"
     }
@@ -73,7 +73,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 
 extension SQLiteError: KindedError, CustomDebugStringConvertible {
     /// Failures the store's state causes are `unavailable`; the rest are internal.
-    public var kind: ErrorKind {
+    package var kind: ErrorKind {
         switch code & 0xff {
         case SQLITE_READONLY, SQLITE_FULL, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_CANTOPEN, SQLITE_IOERR: .unavailable
         case SQLITE_CONSTRAINT: .conflict

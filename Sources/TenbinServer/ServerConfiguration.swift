@@ -1,53 +1,53 @@
 import TenbinKit
 
 /// Everything `tenbin serve` is started with.
-public struct ServerConfiguration: Sendable {
+package struct ServerConfiguration: Sendable {
     /// `HOST:PORT` to listen on; port 0 lets the system choose.
-    public var listen: String = "127.0.0.1:8080"
+    package var listen: String = "127.0.0.1:8080"
     /// The admin token for edits and deletes; nil turns both off over HTTP.
-    public var adminToken: String?
+    package var adminToken: String?
     /// libmicrohttpd worker threads (each with its own epoll set).
-    public var threads: Int = max(4, 2 * ServerConfiguration.cores)
+    package var threads: Int = max(4, 2 * ServerConfiguration.cores)
     /// Threads of the board executor, where every blocking store call runs (reads that miss
     /// the read cache, searches, posts, edits, deletes).
-    public var boardThreads: Int = max(4, 2 * ServerConfiguration.cores)
+    package var boardThreads: Int = max(4, 2 * ServerConfiguration.cores)
     /// The most bytes a request body may have (a new poster's form).
-    public var maximumUploadBytes: Int = 25 << 20
+    package var maximumUploadBytes: Int = 25 << 20
     /// How fast one client may vote.
-    public var voteRate = Rate(perSecond: 10, burst: 40)
+    package var voteRate = Rate(perSecond: 10, burst: 40)
     /// How fast one client may post.
-    public var postRate = Rate(perSecond: 0.2, burst: 5)
+    package var postRate = Rate(perSecond: 0.2, burst: 5)
     /// Off for trusted networks and benchmarks.
-    public var rateLimited = true
+    package var rateLimited = true
     /// Read the client's address from `X-Forwarded-For` (set by a proxy in front).
-    public var trustProxy = false
+    package var trustProxy = false
     /// The most connections open at once.
-    public var maximumConnections = 10_000
+    package var maximumConnections = 10_000
     /// The most connections open at once from one address (0: no limit; off behind a proxy).
-    public var maximumConnectionsPerAddress = 256
+    package var maximumConnectionsPerAddress = 256
     /// The most live feeds open at once.
-    public var maximumFeeds = 4096
+    package var maximumFeeds = 4096
     /// Seconds a connection may stay idle.
-    public var idleTimeoutSeconds = 30
+    package var idleTimeoutSeconds = 30
     /// Seconds a connection has to send a request's line and header fields.
-    public var headerTimeoutSeconds = 10
+    package var headerTimeoutSeconds = 10
     /// How often live feeds get a heartbeat comment.
-    public var heartbeat: Duration = .seconds(15)
+    package var heartbeat: Duration = .seconds(15)
     /// Bytes of encoded thumbnails kept in memory.
-    public var thumbnailCacheBytes = 64 << 20
+    package var thumbnailCacheBytes = 64 << 20
     /// Bytes of encoded JSON reads (pages, search pages, posters) kept for the store's current
     /// version; 0 turns the cache off.
-    public var readCacheBytes = 16 << 20
+    package var readCacheBytes = 16 << 20
     /// The most posts being re-encoded at once; more are answered 503.
-    public var maximumPostsInProgress = max(2, ServerConfiguration.cores)
+    package var maximumPostsInProgress = max(2, ServerConfiguration.cores)
     /// Log lines as JSON objects.
-    public var logJSON = false
+    package var logJSON = false
     /// Where log lines go (each ends in a newline); nil for no log.
-    public var log: (@Sendable (String) -> Void)?
+    package var log: (@Sendable (String) -> Void)?
 
     /// Cores online.
     static var cores: Int { Machine.activeCores }
 
     /// A configuration with the defaults.
-    public init() {}
+    package init() {}
 }

@@ -1,7 +1,7 @@
 /// A failure reading or writing the blob store, naming the blob and its file.
-public struct BlobError: KindedError, Sendable {
+package struct BlobError: KindedError, Sendable {
     /// What was being done.
-    public enum Operation: String, Sendable {
+    package enum Operation: String, Sendable {
         case create = "create the blob folder"
         case write = "write"
         case flush = "flush to the disk"
@@ -11,15 +11,15 @@ public struct BlobError: KindedError, Sendable {
     }
 
     /// What was being done.
-    public let operation: Operation
+    package let operation: Operation
     /// The file or folder concerned.
-    public let path: String
+    package let path: String
     /// The blob concerned, when one is.
-    public let digest: Digest?
+    package let digest: Digest?
     /// The system's errno, when the system refused.
-    public let errno: Int32?
+    package let errno: Int32?
     /// Extra detail, when there is no errno.
-    public let detail: String?
+    package let detail: String?
 
     init(_ operation: Operation, path: String, digest: Digest? = nil, errno: Int32? = nil, detail: String? = nil) {
         self.operation = operation
@@ -32,11 +32,11 @@ public struct BlobError: KindedError, Sendable {
     /// A refusal by the system (no space, no permission, read-only) is `unavailable`; a blob
     /// file that is missing or wrong where the store says it is means the store is damaged
     /// (`internal`).
-    public var kind: ErrorKind {
+    package var kind: ErrorKind {
         errno.map { SystemError.kind(for: $0, missing: .internal) } ?? .internal
     }
 
-    public var description: String {
+    package var description: String {
         var reason = detail ?? errno.map(SystemError.message(for:)) ?? "unknown error"
         switch errno {
         case 28: reason += " (the disk is full)"

@@ -1,12 +1,12 @@
 import CCrypto
 
 /// A SHA-256 digest, named by its 64 lowercase hex digits.
-public struct Digest: Sendable, Hashable, Comparable, CustomStringConvertible {
+package struct Digest: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The 64 lowercase hexadecimal digits.
-    public let hex: String
+    package let hex: String
 
     /// Accepts exactly 64 lowercase hexadecimal digits.
-    public init?(hex: String) {
+    package init?(hex: String) {
         // Every page read checks two digests a poster: a plain loop over the contiguous bytes
         // (the usual case) instead of a closure per character.
         guard hex.utf8.count == 64,
@@ -35,11 +35,11 @@ public struct Digest: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// The SHA-256 of `bytes`.
-    public init(of bytes: [UInt8]) {
+    package init(of bytes: [UInt8]) {
         self = bytes.withUnsafeBytes { Digest(of: $0) }
     }
 
-    public var description: String { hex }
+    package var description: String { hex }
 
-    public static func < (lhs: Digest, rhs: Digest) -> Bool { lhs.hex < rhs.hex }
+    package static func < (lhs: Digest, rhs: Digest) -> Bool { lhs.hex < rhs.hex }
 }

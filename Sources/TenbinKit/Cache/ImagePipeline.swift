@@ -5,20 +5,20 @@
 /// Reading and decoding run in tasks of their own on the global executor, never on a
 /// caller's actor. The pipeline holds no actor itself: its table of loads in flight sits
 /// behind a `Locked` (a pthread mutex).
-public final class ImagePipeline: Sendable {
+package final class ImagePipeline: Sendable {
     /// What a pipeline is built from; tests swap the parts.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Where decoded images are kept.
-        public var cache: any ImageCaching
+        package var cache: any ImageCaching
         /// The most images `images(for:)` loads at once.
-        public var maxConcurrentLoads: Int
+        package var maxConcurrentLoads: Int
         /// Reads a blob's stored bytes.
-        public var read: @Sendable (Digest) async throws -> [UInt8]
+        package var read: @Sendable (Digest) async throws -> [UInt8]
         /// Decodes stored bytes at the request's size.
-        public var decode: @Sendable ([UInt8], ImageRequest) throws -> PixelBuffer
+        package var decode: @Sendable ([UInt8], ImageRequest) throws -> PixelBuffer
 
         /// Parts as given.
-        public init(
+        package init(
             cache: any ImageCaching, maxConcurrentLoads: Int,
             read: @escaping @Sendable (Digest) async throws -> [UInt8],
             decode: @escaping @Sendable ([UInt8], ImageRequest) throws -> PixelBuffer
@@ -31,7 +31,7 @@ public final class ImagePipeline: Sendable {
 
         /// Blobs read from `blobs` and decoded by `codec`, cached in an LRU cache with
         /// `limits`, as many loads at once as the machine has cores.
-        public init(
+        package init(
             blobs: any BlobStoring, codec: ImageCodec = ImageCodec(), limits: CacheLimits = .default,
             maxConcurrentLoads: Int? = nil
         ) {
@@ -43,22 +43,22 @@ public final class ImagePipeline: Sendable {
         }
 
         /// One load per core.
-        public static var defaultConcurrentLoads: Int { Machine.activeCores }
+        package static var defaultConcurrentLoads: Int { Machine.activeCores }
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let loads = Locked<[ImageRequest: ImageLoad]>([:])
 
     /// A pipeline over the given parts.
-    public init(_ configuration: Configuration) {
+    package init(_ configuration: Configuration) {
         self.configuration = configuration
     }
 
     /// The cache images are kept in.
-    public var cache: any ImageCaching { configuration.cache }
+    package var cache: any ImageCaching { configuration.cache }
 
     /// Loads in flight now.
-    public var loadsInFlight: Int { loads.withLock { $0.count } }
+    package var loadsInFlight: Int { loads.withLock { $0.count } }
 
     /// How many callers wait for the load of `request` now (for tests).
     func callers(waitingFor request: ImageRequest) -> Int {
@@ -69,7 +69,7 @@ public final class ImagePipeline: Sendable {
     /// same image is loading waits for that load instead of starting another. Cancelling the
     /// caller returns `CancellationError` at once; the load itself stops when every caller
     /// waiting for it has been cancelled.
-    public func image(for request: ImageRequest) async throws -> PixelBuffer {
+    package func image(for request: ImageRequest) async throws -> PixelBuffer {
         if let cached = cache.image(for: request) { return cached }
         return try await load(request)
     }
@@ -78,7 +78,7 @@ public final class ImagePipeline: Sendable {
     /// time. Results come in request order; one image failing does not fail the others.
     /// Cached images are answered before any task starts. Cancelling the caller fails every
     /// image not loaded yet with `CancellationError`.
-    public func images(for requests: [ImageRequest]) async -> [Result<PixelBuffer, any Error>] {
+    package func images(for requests: [ImageRequest]) async -> [Result<PixelBuffer, any Error>] {
         var results = [Result<PixelBuffer, any Error>?](repeating: nil, count: requests.count)
         var missing: [Int] = []
         for (index, request) in requests.enumerated() {

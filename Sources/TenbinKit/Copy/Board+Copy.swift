@@ -1,64 +1,64 @@
 import Dispatch
 
 /// How ``Board/copy(to:options:progress:)`` runs.
-public struct CopyOptions: Sendable {
+package struct CopyOptions: Sendable {
     /// Continue a copy that was interrupted: the target may already hold what an earlier copy
     /// of the same source wrote, and posters are copied from above its highest id.
-    public var resume = false
+    package var resume = false
     /// Posters per transaction.
-    public var posterBatch = 2000
+    package var posterBatch = 2000
     /// Blob rows per transaction.
-    public var blobBatch = 500
+    package var blobBatch = 500
     /// The most bytes of image files read into memory before they are written out.
-    public var blobBatchBytes = 64 << 20
+    package var blobBatchBytes = 64 << 20
     /// Give the target's blob folder each image file as a second name of the source's (a hard
     /// link, after checking that the file hashes to its name) where the file system allows,
     /// instead of a copy. A backup does this: blob files are never changed in place, so the
     /// two stores can share them.
-    public var linkFiles = false
+    package var linkFiles = false
 
     /// Options with the defaults.
-    public init(resume: Bool = false, posterBatch: Int = 2000) {
+    package init(resume: Bool = false, posterBatch: Int = 2000) {
         self.resume = resume
         self.posterBatch = max(1, posterBatch)
     }
 }
 
 /// How far a copy has come.
-public struct CopyProgress: Sendable {
+package struct CopyProgress: Sendable {
     /// What is being copied.
-    public enum Stage: String, Sendable {
+    package enum Stage: String, Sendable {
         case blobs, posters, verifying
     }
 
     /// What is being copied.
-    public var stage: Stage
+    package var stage: Stage
     /// How many of `stage`'s things are done.
-    public var done: Int
+    package var done: Int
     /// How many there are in all, when known.
-    public var total: Int?
+    package var total: Int?
 }
 
 /// What a copy did, and what both boards hold after it.
-public struct CopyReport: Sendable {
+package struct CopyReport: Sendable {
     /// Posters written to the target by this run.
-    public var postersCopied = 0
+    package var postersCopied = 0
     /// Blob rows written (those already present included).
-    public var blobRowsCopied = 0
+    package var blobRowsCopied = 0
     /// Image files written to the target's blob folder.
-    public var filesWritten = 0
+    package var filesWritten = 0
     /// Image files the target's blob folder already had (a shared folder, or a resumed copy).
-    public var filesPresent = 0
+    package var filesPresent = 0
     /// Of ``filesWritten``, those given as hard links to the source's files (``CopyOptions/linkFiles``).
-    public var filesLinked = 0
+    package var filesLinked = 0
     /// Blob rows left out: rows no poster of the snapshot uses whose files a `gc` removed
     /// while the copy ran (it had deleted the rows after the snapshot was taken).
-    public var blobRowsSkipped = 0
+    package var blobRowsSkipped = 0
     /// With `resume`: the highest id the target already had.
-    public var resumedAfter: Int64?
+    package var resumedAfter: Int64?
     /// The source as the copy read it, from the one snapshot it copied (less the skipped
     /// rows): what the target is to hold, whatever the source holds by now.
-    public var source = BoardSummary()
+    package var source = BoardSummary()
 }
 
 extension Board {
@@ -72,7 +72,7 @@ extension Board {
     /// An empty target is required unless `options.resume` is set. A copy that is interrupted
     /// leaves whole batches only, and its next post still gets a new id; it can be continued
     /// with `resume`. Call ``verifyCopy(of:)`` on the target afterwards.
-    public func copy(to target: Board, options: CopyOptions = CopyOptions(), progress: (CopyProgress) throws -> Void = { _ in }) throws
+    package func copy(to target: Board, options: CopyOptions = CopyOptions(), progress: (CopyProgress) throws -> Void = { _ in }) throws
         -> CopyReport
     {
         var report = CopyReport()
@@ -194,7 +194,7 @@ extension Board {
     }
 
     /// This board's summary, from one snapshot.
-    public func summary() throws -> BoardSummary {
+    package func summary() throws -> BoardSummary {
         try store.read { try BoardSummary($0) }
     }
 
@@ -202,14 +202,14 @@ extension Board {
     /// wrote to since): `check` finds nothing wrong, and both hold the same posters and blob
     /// rows (counts and digests), with ids drawn from above the source's highest. Returns both
     /// summaries; throws ``CopyError`` naming the first difference otherwise.
-    public func verifyCopy(of source: Board) throws -> (source: BoardSummary, target: BoardSummary, check: CheckReport) {
+    package func verifyCopy(of source: Board) throws -> (source: BoardSummary, target: BoardSummary, check: CheckReport) {
         try verifyCopy(of: source, as: try source.summary(), asRead: false)
     }
 
     /// Checks that this board is a whole copy of the snapshot of `source` that a copy read
     /// (``CopyReport/source``), as ``verifyCopy(of:)`` does, while `source` goes on changing:
     /// votes and posts since the snapshot are not differences.
-    public func verifyCopy(of source: Board, asRead theirs: BoardSummary) throws -> (
+    package func verifyCopy(of source: Board, asRead theirs: BoardSummary) throws -> (
         source: BoardSummary, target: BoardSummary, check: CheckReport
     ) {
         try verifyCopy(of: source, as: theirs, asRead: true)

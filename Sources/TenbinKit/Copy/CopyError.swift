@@ -1,5 +1,5 @@
 /// A copy between two stores that cannot be made, or that came out different.
-public enum CopyError: KindedError, Sendable, Equatable {
+package enum CopyError: KindedError, Sendable, Equatable {
     /// The target already holds posters or blob rows (its location, and how many posters).
     case targetNotEmpty(String, posters: Int)
     /// The source and the target are the same store.
@@ -12,7 +12,7 @@ public enum CopyError: KindedError, Sendable, Equatable {
     case targetUnsound([String])
 
     /// What kind of failure this is.
-    public var kind: ErrorKind {
+    package var kind: ErrorKind {
         switch self {
         case .targetNotEmpty, .sameStore: .conflict
         case .sourceBlob, .differs, .targetUnsound: .internal
@@ -20,7 +20,7 @@ public enum CopyError: KindedError, Sendable, Equatable {
     }
 
     /// One sentence naming the store and the reason.
-    public var description: String {
+    package var description: String {
         switch self {
         case .targetNotEmpty(let location, let posters):
             "\(location) is not empty (it holds \(posters > 0 ? Plural.count(posters, "poster") : "blob rows")); a copy goes only into an empty store"

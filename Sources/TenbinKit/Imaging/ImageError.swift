@@ -1,7 +1,7 @@
 /// Why an uploaded image was refused, naming the file and the stage that refused it.
-public struct ImageError: KindedError, Sendable {
+package struct ImageError: KindedError, Sendable {
     /// Where in the pipeline the image failed.
-    public enum Stage: String, Sendable {
+    package enum Stage: String, Sendable {
         /// Reading the file from disk.
         case read
         /// Recognising the format from the first bytes.
@@ -17,19 +17,19 @@ public struct ImageError: KindedError, Sendable {
     }
 
     /// The file (or other source) the image came from.
-    public let source: String
+    package let source: String
     /// Where the image failed.
-    public let stage: Stage
+    package let stage: Stage
     /// The format, once it is known.
-    public let format: UploadFormat?
+    package let format: UploadFormat?
     /// What is wrong, as a phrase a user can act on.
-    public let reason: String
+    package let reason: String
     /// What kind of failure this is: by default, over the limits for `limits`, internal for
     /// `encode`, and invalid input for the rest.
-    public let kind: ErrorKind
+    package let kind: ErrorKind
 
     /// Creates an image error; `kind` defaults to the stage's usual kind.
-    public init(source: String, stage: Stage, format: UploadFormat? = nil, reason: String, kind: ErrorKind? = nil) {
+    package init(source: String, stage: Stage, format: UploadFormat? = nil, reason: String, kind: ErrorKind? = nil) {
         self.source = source
         self.stage = stage
         self.format = format
@@ -38,7 +38,7 @@ public struct ImageError: KindedError, Sendable {
     }
 
     /// The same error about another source (a path instead of a label).
-    public func about(_ source: String) -> ImageError {
+    package func about(_ source: String) -> ImageError {
         ImageError(source: source, stage: stage, format: format, reason: reason, kind: kind)
     }
 
@@ -50,7 +50,7 @@ public struct ImageError: KindedError, Sendable {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch stage {
         case .read, .sniff, .limits: "\(source): \(reason)"
         default: "\(source): \(format.map { "\($0.name) " } ?? "")\(stage.rawValue) failed: \(reason)"

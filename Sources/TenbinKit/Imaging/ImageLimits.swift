@@ -1,14 +1,14 @@
 /// What an upload may be, checked from its header before any pixel is decoded.
-public struct ImageLimits: Sendable, Hashable {
+package struct ImageLimits: Sendable, Hashable {
     /// The largest file accepted, in bytes (default 50 MiB).
-    public var maxFileBytes: Int
+    package var maxFileBytes: Int
     /// The most pixels accepted (default 50 megapixels).
-    public var maxPixels: Int
+    package var maxPixels: Int
     /// The longest side accepted, in pixels (default 20000).
-    public var maxSide: Int
+    package var maxSide: Int
 
     /// Creates limits; the defaults are tenbin's documented ones.
-    public init(maxFileBytes: Int = 50 << 20, maxPixels: Int = 50_000_000, maxSide: Int = 20_000) {
+    package init(maxFileBytes: Int = 50 << 20, maxPixels: Int = 50_000_000, maxSide: Int = 20_000) {
         self.maxFileBytes = maxFileBytes
         self.maxPixels = maxPixels
         self.maxSide = maxSide
@@ -35,14 +35,14 @@ public struct ImageLimits: Sendable, Hashable {
 }
 
 /// How accepted images are stored.
-public struct EncodingOptions: Sendable, Hashable {
+package struct EncodingOptions: Sendable, Hashable {
     /// Images with a longer side are scaled down to it (default 2048).
-    public var maxEdge: Int
+    package var maxEdge: Int
     /// JPEG quality for opaque images, 1–100 (default 50, as the original app used).
-    public var jpegQuality: Int
+    package var jpegQuality: Int
 
     /// Creates options; the defaults are tenbin's documented ones.
-    public init(maxEdge: Int = 2048, jpegQuality: Int = 50) {
+    package init(maxEdge: Int = 2048, jpegQuality: Int = 50) {
         self.maxEdge = maxEdge
         self.jpegQuality = jpegQuality
     }

@@ -1,16 +1,16 @@
 /// Decoded 8-bit pixels, rows packed: gray (1 channel), RGB (3) or RGBA (4).
-public struct PixelBuffer: Sendable, Hashable {
+package struct PixelBuffer: Sendable, Hashable {
     /// Width in pixels.
-    public let width: Int
+    package let width: Int
     /// Height in pixels.
-    public let height: Int
+    package let height: Int
     /// 1 (gray), 3 (RGB) or 4 (RGBA).
-    public let channels: Int
+    package let channels: Int
     /// `width * height * channels` bytes, row by row.
-    public var pixels: [UInt8]
+    package var pixels: [UInt8]
 
     /// Wraps pixels; `pixels.count` must be `width * height * channels`.
-    public init(width: Int, height: Int, channels: Int, pixels: [UInt8]) {
+    package init(width: Int, height: Int, channels: Int, pixels: [UInt8]) {
         // Invariant every pixel loop relies on for its unchecked indexing.
         precondition(pixels.count == width * height * channels, "pixel count does not match the size")
         self.width = width
@@ -20,10 +20,10 @@ public struct PixelBuffer: Sendable, Hashable {
     }
 
     /// Memory the pixels take, in bytes.
-    public var byteCount: Int { pixels.count }
+    package var byteCount: Int { pixels.count }
 
     /// Whether any pixel is less than fully opaque (always false without an alpha channel).
-    public var hasTransparency: Bool {
+    package var hasTransparency: Bool {
         guard channels == 4 else { return false }
         return pixels.withUnsafeBufferPointer { buffer in
             var index = 3

@@ -1,6 +1,6 @@
 /// The formats tenbin accepts as uploads, recognised from their first bytes. Every upload
 /// is stored as JPEG, or PNG when it has real transparency (``ImageFormat``).
-public enum UploadFormat: String, Sendable, CaseIterable {
+package enum UploadFormat: String, Sendable, CaseIterable {
     case jpeg
     case png
     case webp
@@ -10,7 +10,7 @@ public enum UploadFormat: String, Sendable, CaseIterable {
     case avif
 
     /// The name people know the format by.
-    public var name: String {
+    package var name: String {
         switch self {
         case .jpeg: "JPEG"
         case .png: "PNG"

@@ -1,23 +1,23 @@
 /// How an import runs.
-public struct ImportOptions: Sendable, Hashable {
+package struct ImportOptions: Sendable, Hashable {
     /// How many images are read and re-encoded at once (default: the number of cores). Never
     /// more images than this are in memory at a time.
-    public var jobs: Int
+    package var jobs: Int
     /// Check and re-encode everything, but write nothing (no blob, no row, no store folder).
-    public var dryRun: Bool
+    package var dryRun: Bool
     /// List every poster in the report; when off, only failures are listed (the counts are
     /// always complete). Off keeps a million-line import's report small.
-    public var listsEveryItem: Bool
+    package var listsEveryItem: Bool
     /// Posters committed per transaction, at most.
-    public var batchSize: Int
+    package var batchSize: Int
     /// A batch waiting this long is committed even when not full, so an interrupted import
     /// loses little work.
-    public var batchInterval: Duration
+    package var batchInterval: Duration
     /// How many folders or lines may wait, read, for their images (bounds memory).
-    public var window: Int
+    package var window: Int
 
     /// Options with tenbin's defaults.
-    public init(
+    package init(
         jobs: Int = ImportOptions.defaultJobs, dryRun: Bool = false, listsEveryItem: Bool = true, batchSize: Int = 20_000,
         batchInterval: Duration = .milliseconds(500), window: Int = 512
     ) {
@@ -32,7 +32,7 @@ public struct ImportOptions: Sendable, Hashable {
     }
 
     /// The number of cores online.
-    public static var defaultJobs: Int { Machine.activeCores }
+    package static var defaultJobs: Int { Machine.activeCores }
 }
 
 /// Imports many posters into a board: a folder of poster folders or a JSON Lines manifest.
@@ -44,12 +44,12 @@ public struct ImportOptions: Sendable, Hashable {
 /// nothing. Killing an import at any moment leaves a sound store: a batch is committed whole
 /// or not at all, and blob files written for an uncommitted batch are only unreferenced
 /// files (`gc` removes them; a rerun reuses them).
-public struct Importer: Sendable {
-    public let board: Board
-    public let options: ImportOptions
+package struct Importer: Sendable {
+    package let board: Board
+    package let options: ImportOptions
 
     /// An importer into `board`.
-    public init(board: Board, options: ImportOptions = ImportOptions()) {
+    package init(board: Board, options: ImportOptions = ImportOptions()) {
         self.board = board
         self.options = options
     }
@@ -61,7 +61,7 @@ public struct Importer: Sendable {
     ///
     /// `progress` is called from the importing task at most ten times a second, and once at
     /// the end.
-    public func run(_ source: ImportSource, progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) async throws -> ImportReport
+    package func run(_ source: ImportSource, progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) async throws -> ImportReport
     {
         var reader = try source.makeReader()
         let run = ImportRun(board: board, options: options, total: reader.total, reusesImages: reader.reusesImages, progress: progress)

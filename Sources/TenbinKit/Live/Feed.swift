@@ -1,15 +1,15 @@
 /// A feed to observe: an order, how many posters it shows, and optionally a search query.
-public struct Feed: Sendable, Hashable {
+package struct Feed: Sendable, Hashable {
     /// Newest first or most voted first.
-    public var order: FeedOrder
+    package var order: FeedOrder
     /// At most this many posters, from the top of the order (at least 1).
-    public var limit: Int
+    package var limit: Int
     /// Words every poster in the feed must contain, matched as `tenbin search` matches them
     /// (width, case and kana ignored); nil (or only white space) for every poster.
-    public var query: String?
+    package var query: String?
 
     /// A feed of the first `limit` posters in `order`, optionally only those matching `query`.
-    public init(order: FeedOrder = .new, limit: Int = 20, query: String? = nil) {
+    package init(order: FeedOrder = .new, limit: Int = 20, query: String? = nil) {
         self.order = order
         self.limit = limit
         self.query = query
@@ -24,21 +24,21 @@ public struct Feed: Sendable, Hashable {
 }
 
 /// A feed or an observation that cannot be started.
-public enum FeedError: KindedError, Sendable, Equatable {
+package enum FeedError: KindedError, Sendable, Equatable {
     case invalidLimit(Int)
     case invalidInterval(Duration)
     /// The board's live feeds were closed (``Board/close()``): it observes nothing more.
     case closed
 
     /// `invalidInput` when the feed was asked for with a bad value; `unavailable` once closed.
-    public var kind: ErrorKind {
+    package var kind: ErrorKind {
         switch self {
         case .invalidLimit, .invalidInterval: .invalidInput
         case .closed: .unavailable
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidLimit(let limit): "cannot observe a feed of \(limit) posters: the limit must be at least 1"
         case .invalidInterval(let interval): "cannot poll for changes every \(interval): the interval must be longer than zero"

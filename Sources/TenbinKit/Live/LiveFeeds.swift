@@ -7,24 +7,24 @@ import Dispatch
 ///
 /// ``close()`` ends every observer and waits for the task: after it the source holds the
 /// store no more, so a process that lets go of its board closes the store before it exits.
-public final class LiveFeeds: Sendable {
+package final class LiveFeeds: Sendable {
     /// How the source waits for changes.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// How often the change source looks for commits nobody told it of (a polling
         /// backend finds every commit this way).
-        public var interval: Duration
+        package var interval: Duration
         /// The least time between two re-reads of the feeds: a change after a quiet spell is
         /// read at once, and under a stream of commits the feeds are re-read (and their
         /// events sent) at most once per `spacing`.
-        public var spacing: Duration
+        package var spacing: Duration
         /// The clock polling sleeps on (tests pass a virtual one).
-        public var clock: any Clock<Duration>
+        package var clock: any Clock<Duration>
         /// Told of each step, for tests and benchmarks.
-        public var monitor: (@Sendable (Event) -> Void)?
+        package var monitor: (@Sendable (Event) -> Void)?
 
         /// Options looking for commits every `interval` of `clock`, re-reading the feeds at
         /// most once per `spacing`.
-        public init(
+        package init(
             interval: Duration = .milliseconds(50), spacing: Duration = .milliseconds(50),
             clock: any Clock<Duration> = ContinuousClock(), monitor: (@Sendable (Event) -> Void)? = nil
         ) {
@@ -36,7 +36,7 @@ public final class LiveFeeds: Sendable {
     }
 
     /// A step of the source, as a monitor sees it.
-    public enum Event: Sendable, Equatable {
+    package enum Event: Sendable, Equatable {
         /// The waiting task started (the first observer arrived).
         case started
         /// The change source answered that the store may have changed.
@@ -109,7 +109,7 @@ public final class LiveFeeds: Sendable {
     }
 
     /// How many observers are open.
-    public var observerCount: Int {
+    package var observerCount: Int {
         state.withLock { $0.groups.values.reduce(0) { $0 + $1.observers.count } }
     }
 

@@ -1,22 +1,22 @@
 /// A two-image poster: a question, hashtags, and the votes each side has received.
-public struct Poster: Sendable, Hashable, Identifiable {
+package struct Poster: Sendable, Hashable, Identifiable {
     /// Assigned in increasing order and never reused.
-    public let id: Int64
+    package let id: Int64
     /// The question text, exactly as posted; may be empty.
-    public var contents: String
+    package var contents: String
     /// Normalised hashtags in their posted order (see ``Hashtags``).
-    public var hashtags: [String]
+    package var hashtags: [String]
     /// Votes for the first image.
-    public var good1: Int
+    package var good1: Int
     /// Votes for the second image.
-    public var good2: Int
+    package var good2: Int
     /// When the poster was created.
-    public var createdAt: Timestamp
+    package var createdAt: Timestamp
     /// The two stored images, first and second.
-    public var images: [StoredImage]
+    package var images: [StoredImage]
 
     /// Creates a poster value.
-    public init(
+    package init(
         id: Int64, contents: String, hashtags: [String], good1: Int, good2: Int,
         createdAt: Timestamp, images: [StoredImage]
     ) {
@@ -30,27 +30,27 @@ public struct Poster: Sendable, Hashable, Identifiable {
     }
 
     /// All votes cast on this poster.
-    public var totalVotes: Int { good1 + good2 }
+    package var totalVotes: Int { good1 + good2 }
 
     /// The share of votes for `side`, from 0 to 1; an even 0.5 when nobody has voted.
-    public func share(of side: VoteSide) -> Double {
+    package func share(of side: VoteSide) -> Double {
         guard totalVotes > 0 else { return 0.5 }
         return Double(side == .first ? good1 : good2) / Double(totalVotes)
     }
 
     /// The side with more votes, or nil on a tie.
-    public var majority: VoteSide? {
+    package var majority: VoteSide? {
         good1 == good2 ? nil : (good1 > good2 ? .first : .second)
     }
 
     /// The votes for `side`.
-    public func votes(for side: VoteSide) -> Int {
+    package func votes(for side: VoteSide) -> Int {
         side == .first ? good1 : good2
     }
 }
 
 /// One of a poster's two sides.
-public enum VoteSide: Int, Sendable, CaseIterable {
+package enum VoteSide: Int, Sendable, CaseIterable {
     case first = 1
     case second = 2
 
@@ -59,7 +59,7 @@ public enum VoteSide: Int, Sendable, CaseIterable {
 }
 
 /// The order a feed lists posters in.
-public enum FeedOrder: String, Sendable, CaseIterable {
+package enum FeedOrder: String, Sendable, CaseIterable {
     /// Newest first (id descending).
     case new
     /// Most votes first (good1 + good2 descending, then id descending).

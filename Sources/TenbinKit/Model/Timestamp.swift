@@ -1,21 +1,21 @@
 import Glibc
 
 /// A moment in whole seconds since 1970-01-01T00:00:00Z, printed as ISO 8601 in UTC.
-public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+package struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Seconds since the Unix epoch.
-    public let secondsSince1970: Int64
+    package let secondsSince1970: Int64
 
     /// Creates a timestamp from seconds since the Unix epoch.
-    public init(secondsSince1970: Int64) {
+    package init(secondsSince1970: Int64) {
         self.secondsSince1970 = secondsSince1970
     }
 
-    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
+    package static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
         lhs.secondsSince1970 < rhs.secondsSince1970
     }
 
     /// `YYYY-MM-DDTHH:MM:SSZ`.
-    public var description: String {
+    package var description: String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(20)
         write(into: &bytes)
@@ -75,7 +75,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
 extension Timestamp {
     /// The current time from the system clock.
-    @Sendable public static func now() -> Timestamp {
+    @Sendable package static func now() -> Timestamp {
         Timestamp(secondsSince1970: Int64(time(nil)))
     }
 }

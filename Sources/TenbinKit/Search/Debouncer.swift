@@ -5,11 +5,11 @@
 /// delay or already running (the operation sees `Task.isCancelled`, and whatever it returns is
 /// dropped), so results arrive in the order inputs were sent and never for a replaced input.
 /// Time comes from a `Clock`, so tests drive it in virtual time.
-public final class Debouncer<Input: Sendable, Output: Sendable, C: Clock>: Sendable {
+package final class Debouncer<Input: Sendable, Output: Sendable, C: Clock>: Sendable {
     /// What became of one input that was not replaced.
-    public struct Outcome: Sendable {
-        public let input: Input
-        public let result: Result<Output, any Error>
+    package struct Outcome: Sendable {
+        package let input: Input
+        package let result: Result<Output, any Error>
     }
 
     private struct State {
@@ -28,7 +28,7 @@ public final class Debouncer<Input: Sendable, Output: Sendable, C: Clock>: Senda
     /// `operation` on it. `deliver` receives each outcome; it is called holding the
     /// debouncer's lock (which is what keeps replaced results out), so it must return quickly
     /// and must not call `send` or `cancel` itself.
-    public init(
+    package init(
         delay: C.Duration, clock: C, operation: @escaping @Sendable (Input) async throws -> Output,
         deliver: @escaping @Sendable (Outcome) -> Void
     ) {
@@ -43,7 +43,7 @@ public final class Debouncer<Input: Sendable, Output: Sendable, C: Clock>: Senda
     }
 
     /// Replaces the pending input with `input`, starting its delay over.
-    public func send(_ input: Input) {
+    package func send(_ input: Input) {
         state.withLock { state in
             state.task?.cancel()
             state.generation += 1
@@ -66,7 +66,7 @@ public final class Debouncer<Input: Sendable, Output: Sendable, C: Clock>: Senda
     }
 
     /// Drops the pending input and cancels its work; nothing more is delivered for it.
-    public func cancel() {
+    package func cancel() {
         state.withLock { state in
             state.task?.cancel()
             state.task = nil

@@ -1,12 +1,12 @@
 /// A page of posters and where the next one starts.
-public struct Page: Sendable, Hashable {
+package struct Page: Sendable, Hashable {
     /// The posters, in the page's order.
-    public var posters: [Poster]
+    package var posters: [Poster]
     /// Where the next page starts; nil when this page is the last.
-    public var next: PageCursor?
+    package var next: PageCursor?
 
     /// A page.
-    public init(posters: [Poster], next: PageCursor?) {
+    package init(posters: [Poster], next: PageCursor?) {
         self.posters = posters
         self.next = next
     }
@@ -18,16 +18,16 @@ public struct Page: Sendable, Hashable {
 /// it was made for, and for a search a short fingerprint of the query, so a cursor handed to
 /// another list is refused instead of silently skipping posters. Its text is ASCII letters,
 /// digits, `.` and `-`, safe in a URL as it is.
-public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
+package struct PageCursor: Sendable, Hashable, CustomStringConvertible {
     /// The order the cursor was made for.
-    public let order: FeedOrder
+    package let order: FeedOrder
     /// The last poster of the page it follows.
-    public let position: FeedPosition
+    package let position: FeedPosition
     /// The fingerprint of the search it belongs to; 0 for a plain list.
     let query: UInt32
 
     /// The cursor as text.
-    public var encoded: String {
+    package var encoded: String {
         switch order {
         case .new: "n\(position.id)" + (query == 0 ? "" : ".\(String(query, radix: 36))")
         case .popular: "p\(position.votes)-\(position.id)" + (query == 0 ? "" : ".\(String(query, radix: 36))")
@@ -35,10 +35,10 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The cursor as text.
-    public var description: String { encoded }
+    package var description: String { encoded }
 
     /// Reads a cursor's text; nil unless it is exactly what ``encoded`` makes.
-    public init?(encoded text: String) {
+    package init?(encoded text: String) {
         guard text.utf8.count <= 64, let first = text.first else { return nil }
         let parts = text.dropFirst().split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count) else { return nil }

@@ -3,7 +3,7 @@
 /// own target; the core holds the logic — search planning and recheck, import
 /// de-duplication, live diffs, vote batching — and speaks to a backend only through these
 /// protocols. Every backend passes the same contract suite.
-public protocol StoreBackend: Sendable {
+package protocol StoreBackend: Sendable {
     /// Where the store lives, for messages (never a password).
     var location: String { get }
 
@@ -47,26 +47,26 @@ public protocol StoreBackend: Sendable {
 
 extension StoreBackend {
     /// ``read(_:)``.
-    public func readSingle<T>(_ body: (any StoreReading) throws -> T) throws -> T {
+    package func readSingle<T>(_ body: (any StoreReading) throws -> T) throws -> T {
         try read(body)
     }
 
     /// nil: the core reads candidates and rechecks them.
-    public func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
+    package func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
         -> [Poster]?
     {
         nil
     }
 
     /// `addVotes` in a `write` of its own.
-    public func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+    package func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
         try write { try $0.addVotes(deltas) }
     }
 }
 
 /// Reads inside one snapshot. Every method returns posters whole: hashtags are read for a
 /// whole page at once, never one query per poster.
-public protocol StoreReading {
+package protocol StoreReading {
     /// The posters with these ids, in the order given; ids with no poster are left out.
     func posters(ids: [Int64]) throws -> [Poster]
     /// A page of posters in `order`, after skipping `offset` posters that come after `after`
@@ -115,7 +115,7 @@ public protocol StoreReading {
 }
 
 /// Writes inside one transaction; it can read what it wrote.
-public protocol StoreWriting: StoreReading {
+package protocol StoreWriting: StoreReading {
     /// Makes the blob rows of `digests` this transaction's alone until it ends: a `gc` or a
     /// `delete` removing those blobs waits, and so does a post referencing them. Backends whose
     /// write transactions already exclude each other do nothing.
@@ -168,14 +168,14 @@ public protocol StoreWriting: StoreReading {
 
 extension StoreReading {
     /// ``posterIDs(image1:image2:contents:)`` once per poster.
-    public func posterIDs(matching posters: [NewPoster]) throws -> [[Int64]] {
+    package func posterIDs(matching posters: [NewPoster]) throws -> [[Int64]] {
         try posters.map { try posterIDs(image1: $0.images[0].digest, image2: $0.images[1].digest, contents: $0.contents) }
     }
 }
 
 extension StoreWriting {
     /// ``insertPoster(_:createdAt:search:)`` once per poster.
-    public func insertPosters(_ posters: [NewPoster], createdAt: Timestamp, search: [SearchRecord]) throws -> [Int64] {
+    package func insertPosters(_ posters: [NewPoster], createdAt: Timestamp, search: [SearchRecord]) throws -> [Int64] {
         // Invariant of the callers: one search record per poster.
         precondition(posters.count == search.count, "one search record per poster")
         return try zip(posters, search).map { try insertPoster($0, createdAt: createdAt, search: $1) }
@@ -183,62 +183,62 @@ extension StoreWriting {
 }
 
 /// A blob row with the uploads remembered as having become it (``StoreReading/storedImage(source:encodingKey:)``).
-public struct BlobRecord: Sendable, Hashable {
+package struct BlobRecord: Sendable, Hashable {
     /// The stored image.
-    public var image: StoredImage
+    package var image: StoredImage
     /// The uploads (SHA-256 of the uploaded bytes, and the encoding options' key) that became it.
-    public var uploads: [UploadKey]
+    package var uploads: [UploadKey]
 
     /// A record.
-    public init(image: StoredImage, uploads: [UploadKey]) {
+    package init(image: StoredImage, uploads: [UploadKey]) {
         self.image = image
         self.uploads = uploads
     }
 }
 
 /// An upload as the store remembers it: what was uploaded, and under which encoding options.
-public struct UploadKey: Sendable, Hashable, Comparable {
+package struct UploadKey: Sendable, Hashable, Comparable {
     /// The SHA-256 of the uploaded bytes.
-    public var source: Digest
+    package var source: Digest
     /// ``EncodingOptions/key`` at the time.
-    public var encodingKey: String
+    package var encodingKey: String
 
     /// A key.
-    public init(source: Digest, encodingKey: String) {
+    package init(source: Digest, encodingKey: String) {
         self.source = source
         self.encodingKey = encodingKey
     }
 
-    public static func < (lhs: UploadKey, rhs: UploadKey) -> Bool {
+    package static func < (lhs: UploadKey, rhs: UploadKey) -> Bool {
         (lhs.source.hex, lhs.encodingKey) < (rhs.source.hex, rhs.encodingKey)
     }
 }
 
 /// A poster as another store holds it, with the search record its text gives.
-public struct PosterRecord: Sendable, Hashable {
+package struct PosterRecord: Sendable, Hashable {
     /// The poster, id, votes and creation time included.
-    public var poster: Poster
+    package var poster: Poster
     /// What search stores for its text.
-    public var search: SearchRecord
+    package var search: SearchRecord
 
     /// The record of `poster`, its search record computed from its text.
-    public init(_ poster: Poster) {
+    package init(_ poster: Poster) {
         self.poster = poster
         self.search = SearchRecord(contents: poster.contents, hashtags: poster.hashtags)
     }
 }
 
 /// Votes to add to one poster in a batch (``StoreWriting/addVotes(_:)``).
-public struct VoteDelta: Sendable, Hashable {
+package struct VoteDelta: Sendable, Hashable {
     /// The poster's id.
-    public var id: Int64
+    package var id: Int64
     /// Votes to add to the first image.
-    public var good1: Int
+    package var good1: Int
     /// Votes to add to the second image.
-    public var good2: Int
+    package var good2: Int
 
     /// A delta.
-    public init(id: Int64, good1: Int, good2: Int) {
+    package init(id: Int64, good1: Int, good2: Int) {
         self.id = id
         self.good1 = good1
         self.good2 = good2
@@ -246,35 +246,35 @@ public struct VoteDelta: Sendable, Hashable {
 }
 
 /// Where a poster stands in a feed: what a page continues after.
-public struct FeedPosition: Sendable, Hashable {
+package struct FeedPosition: Sendable, Hashable {
     /// The poster's id.
-    public var id: Int64
+    package var id: Int64
     /// Its total votes (popular order only).
-    public var votes: Int
+    package var votes: Int
 
     /// A position at a poster.
-    public init(id: Int64, votes: Int = 0) {
+    package init(id: Int64, votes: Int = 0) {
         self.id = id
         self.votes = votes
     }
 
     /// The position of `poster`.
-    public init(_ poster: Poster) {
+    package init(_ poster: Poster) {
         self.init(id: poster.id, votes: poster.totalVotes)
     }
 }
 
 /// A poster's search key with what ordering needs.
-public struct SearchEntry: Sendable, Hashable {
+package struct SearchEntry: Sendable, Hashable {
     /// The poster's id.
-    public var id: Int64
+    package var id: Int64
     /// Its normalised search key (``SearchText/key(contents:hashtags:)``).
-    public var key: String
+    package var key: String
     /// Its total votes.
-    public var votes: Int
+    package var votes: Int
 
     /// An entry.
-    public init(id: Int64, key: String, votes: Int) {
+    package init(id: Int64, key: String, votes: Int) {
         self.id = id
         self.key = key
         self.votes = votes
@@ -282,14 +282,14 @@ public struct SearchEntry: Sendable, Hashable {
 }
 
 /// One piece of a search key as the index stores it, in ASCII (see ``SearchGrams``).
-public struct IndexTerm: Sendable, Hashable {
+package struct IndexTerm: Sendable, Hashable {
     /// The piece, encoded as an ASCII token.
-    public var token: String
+    package var token: String
     /// True when the index is to match every token starting with `token`.
-    public var isPrefix: Bool
+    package var isPrefix: Bool
 
     /// A term.
-    public init(token: String, isPrefix: Bool = false) {
+    package init(token: String, isPrefix: Bool = false) {
         self.token = token
         self.isPrefix = isPrefix
     }
@@ -297,38 +297,38 @@ public struct IndexTerm: Sendable, Hashable {
 
 /// What a backend stores so a poster can be found: its normalised key, exact, and the index
 /// pieces computed from it. The core computes both; a backend only stores them.
-public struct SearchRecord: Sendable, Hashable {
+package struct SearchRecord: Sendable, Hashable {
     /// The normalised key, rechecked against every query.
-    public var key: String
+    package var key: String
     /// The distinct pieces of the key, packed (``SearchGrams/pieces(forKey:)``).
-    public var pieces: [UInt64]
+    package var pieces: [UInt64]
 
     /// The distinct index tokens of the key, space-separated (an FTS5 document).
-    public var document: String { SearchGrams.document(ofPieces: pieces) }
+    package var document: String { SearchGrams.document(ofPieces: pieces) }
 
     /// The distinct index tokens of the key.
-    public var tokens: [String] { pieces.map(SearchGrams.token(ofPiece:)) }
+    package var tokens: [String] { pieces.map(SearchGrams.token(ofPiece:)) }
 
     /// The record of a poster's text.
-    public init(contents: String, hashtags: [String]) {
+    package init(contents: String, hashtags: [String]) {
         key = SearchText.key(contents: contents, hashtags: hashtags)
         pieces = SearchGrams.pieces(forKey: key)
     }
 }
 
 /// A poster about to be stored: its text, hashtags, and two already-written images.
-public struct NewPoster: Sendable, Hashable {
+package struct NewPoster: Sendable, Hashable {
     /// The question; may be empty.
-    public var contents: String
+    package var contents: String
     /// Normalised hashtags.
-    public var hashtags: [String]
+    package var hashtags: [String]
     /// The first and second image.
-    public var images: [StoredImage]
+    package var images: [StoredImage]
     /// The SHA-256 of each image's upload, remembered so the same file is recognised later.
-    public var sources: [Digest?]
+    package var sources: [Digest?]
 
     /// Creates a poster to insert; hashtags are normalised.
-    public init(contents: String, hashtags: [String], images: [StoredImage], sources: [Digest?] = [nil, nil]) {
+    package init(contents: String, hashtags: [String], images: [StoredImage], sources: [Digest?] = [nil, nil]) {
         // Invariant of the data model: a poster has exactly two images.
         precondition(images.count == 2 && sources.count == 2, "a poster has exactly two images")
         self.contents = contents

@@ -5,24 +5,24 @@ import Dispatch
 /// poster and returns the posters it left), and each vote is answered only after the
 /// transaction holding it commits. Under load this turns thousands of commits into a few,
 /// without giving up durability; a lone vote waits for nothing but its own commit.
-public final class VoteBatcher: Sendable {
+package final class VoteBatcher: Sendable {
     /// How votes are grouped.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// How long the first vote of a batch waits for others before its commit starts
         /// (zero: batches form only from votes that arrive while a commit is under way).
-        public var window: Duration
+        package var window: Duration
         /// At most this many votes in one transaction.
-        public var maximumBatch: Int
+        package var maximumBatch: Int
 
         /// Options; by default no waiting and at most 4,096 votes a transaction.
-        public init(window: Duration = .zero, maximumBatch: Int = 4096) {
+        package init(window: Duration = .zero, maximumBatch: Int = 4096) {
             self.window = window
             self.maximumBatch = max(1, maximumBatch)
         }
     }
 
     /// The most votes one request may add at once.
-    public static let maximumTimes = 1_000_000_000
+    package static let maximumTimes = 1_000_000_000
 
     /// Throws unless `times` is a vote count one request may add.
     static func validate(_ times: Int) throws(BoardError) {
@@ -58,7 +58,7 @@ public final class VoteBatcher: Sendable {
     }
 
     /// Votes committed and transactions used so far (for metrics and benchmarks).
-    public var statistics: (votes: Int, commits: Int) {
+    package var statistics: (votes: Int, commits: Int) {
         state.withLock { ($0.committedVotes, $0.commits) }
     }
 

@@ -1,29 +1,29 @@
 /// What `gc` removed.
-package struct GarbageReport: Sendable, Equatable {
+public struct GarbageReport: Sendable, Equatable {
     /// Blobs removed (rows and files no poster references).
-    package var removedBlobs: [Digest] = []
+    public var removedBlobs: [Digest] = []
     /// Bytes those files took.
-    package var removedBytes = 0
+    public var removedBytes = 0
     /// Leftover temporary files of interrupted writes that were removed.
-    package var removedTemporaryFiles = 0
+    public var removedTemporaryFiles = 0
 }
 
 /// What `check` found.
-package struct CheckReport: Sendable, Equatable {
+public struct CheckReport: Sendable, Equatable {
     /// Problems that make the store wrong; empty when it is sound.
-    package var problems: [String] = []
+    public var problems: [String] = []
     /// Things worth knowing that are not wrong (files `gc` would remove).
-    package var notes: [String] = []
+    public var notes: [String] = []
     /// Posters in the store.
-    package var posters = 0
+    public var posters = 0
     /// Blob rows in the store.
-    package var blobs = 0
+    public var blobs = 0
     /// Posters whose search records `check --repair` wrote afresh before checking; nil
     /// when no repair was asked for.
-    package var searchRebuilt: Int?
+    public var searchRebuilt: Int?
 
     /// Whether no problem was found.
-    package var isSound: Bool { problems.isEmpty }
+    public var isSound: Bool { problems.isEmpty }
 }
 
 extension Board {
@@ -35,7 +35,7 @@ extension Board {
     /// Files are removed while holding the store's write lock, and a post re-checks its blob
     /// files under that same lock before committing, so gc never removes a file a poster is
     /// about to reference.
-    package func collectGarbage() throws -> GarbageReport {
+    public func collectGarbage() throws -> GarbageReport {
         var report = GarbageReport()
         _ = try store.write { writing in
             let unused = try writing.unreferencedBlobRows()
@@ -73,7 +73,7 @@ extension Board {
     /// wrong with search (a poster without a key, a key that is not the normal form of its
     /// text, a key left by a deleted poster, a damaged block of the index) is derived from
     /// the posters' text, so this mends it. Reads go on meanwhile; writes wait for it.
-    package func rebuildSearch() throws -> Int {
+    public func rebuildSearch() throws -> Int {
         try store.write { writing in
             try writing.clearSearch()
             var recorded = 0
@@ -91,7 +91,7 @@ extension Board {
 
     /// Checks the store; with `repairingSearch`, first rebuilds search (``rebuildSearch()``)
     /// and records how many posters it recorded in the report.
-    package func check(repairingSearch: Bool = false) throws -> CheckReport {
+    public func check(repairingSearch: Bool = false) throws -> CheckReport {
         var report = CheckReport()
         if repairingSearch { report.searchRebuilt = try rebuildSearch() }
         report.problems += try store.integrityProblems().map { "database: \($0)" }

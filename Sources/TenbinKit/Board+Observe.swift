@@ -3,7 +3,7 @@ extension Board {
     /// changes every process commits to it (see ``FeedObservation``). All observations of a
     /// board share one change source (``LiveFeeds``). Throws when the feed's limit is below 1
     /// or the board's polling interval is not positive.
-    package func observe(_ feed: Feed) throws -> FeedObservation {
+    public func observe(_ feed: Feed) throws -> FeedObservation {
         guard feed.limit >= 1 else { throw FeedError.invalidLimit(feed.limit) }
         guard configuration.live.interval > .zero else { throw FeedError.invalidInterval(configuration.live.interval) }
         return FeedObservation(live: live, feed: feed)
@@ -34,7 +34,7 @@ extension Board {
     /// changes stops. Call it last: the board is then the only holder of its store, so letting
     /// go of the board closes the store (SQLite moves its write-ahead log into the database
     /// and removes it). Reads and writes still work; observing throws ``FeedError/closed``.
-    package func close() async {
+    public func close() async {
         await live.close()
     }
 }
@@ -43,7 +43,7 @@ extension Board {
     /// Throws unless the board can take a write now: the store answers and the blob folder
     /// exists and takes a probe write (see ``BlobStoring/checkWritable(creating:)``). With
     /// `creating`, a store's blob folder that does not exist yet is made.
-    package func checkReady(creating: Bool = false) throws {
+    public func checkReady(creating: Bool = false) throws {
         _ = try count()
         try checkBlobFolder(creating: creating)
     }

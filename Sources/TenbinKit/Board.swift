@@ -5,22 +5,22 @@ import Dispatch
 /// A board is a store backend (where posters, votes and blob rows live) and a blob store
 /// (where images live). Library code never prints or exits; every method returns a value or
 /// throws an error that names what it is about, with a ``ErrorKind``.
-package final class Board: Sendable {
+public final class Board: Sendable {
     /// Everything a board is built from; tests swap the parts.
-    package struct Configuration: Sendable {
+    public struct Configuration: Sendable {
         /// Limits checked on every upload.
-        package var limits: ImageLimits
+        public var limits: ImageLimits
         /// How uploads are stored.
-        package var encoding: EncodingOptions
+        public var encoding: EncodingOptions
         /// The clock posters are dated by.
-        package var now: @Sendable () -> Timestamp
+        public var now: @Sendable () -> Timestamp
         /// How live feeds wait for changes (see ``LiveFeeds``).
-        package var live: LiveFeeds.Options
+        public var live: LiveFeeds.Options
         /// How votes cast with ``castVote(id:side:times:)`` are grouped into one commit.
-        package var voteBatching: VoteBatcher.Options
+        public var voteBatching: VoteBatcher.Options
 
         /// A configuration with tenbin's defaults.
-        package init(
+        public init(
             limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(),
             now: @escaping @Sendable () -> Timestamp = Timestamp.now, live: LiveFeeds.Options = LiveFeeds.Options(),
             voteBatching: VoteBatcher.Options = VoteBatcher.Options()
@@ -34,7 +34,7 @@ package final class Board: Sendable {
     }
 
     /// What this board was opened with.
-    package let configuration: Configuration
+    public let configuration: Configuration
     /// Where posters, votes and blob rows live.
     package let store: any StoreBackend
     let blobs: any BlobStoring
@@ -49,7 +49,7 @@ package final class Board: Sendable {
     package var voteStatistics: (votes: Int, commits: Int) { votes.statistics }
 
     /// A board over the given parts.
-    package init(_ configuration: Configuration, store: any StoreBackend, blobs: any BlobStoring) {
+    public init(_ configuration: Configuration, store: any StoreBackend, blobs: any BlobStoring) {
         self.configuration = configuration
         self.store = store
         self.blobs = blobs
@@ -61,13 +61,13 @@ package final class Board: Sendable {
     // MARK: Reading
 
     /// One poster.
-    package func poster(id: Int64) throws -> Poster {
+    public func poster(id: Int64) throws -> Poster {
         guard let poster = try store.readSingle({ try $0.posters(ids: [id]) }).first else { throw BoardError.noSuchPoster(id) }
         return poster
     }
 
     /// A page of a feed, skipping `offset` posters.
-    package func posters(order: FeedOrder = .new, limit: Int = 20, offset: Int = 0) throws -> [Poster] {
+    public func posters(order: FeedOrder = .new, limit: Int = 20, offset: Int = 0) throws -> [Poster] {
         guard limit > 0 else { return [] }
         return try store.readSingle { try $0.page(order: order, after: nil, offset: max(0, offset), limit: limit) }
     }
@@ -75,7 +75,7 @@ package final class Board: Sendable {
     /// A page of a feed that continues after `cursor` (the first page without one), read from
     /// one snapshot. Unlike an offset, a cursor does not shift when posters arrive while
     /// someone scrolls.
-    package func page(order: FeedOrder = .new, limit: Int = 20, after cursor: PageCursor? = nil) throws -> Page {
+    public func page(order: FeedOrder = .new, limit: Int = 20, after cursor: PageCursor? = nil) throws -> Page {
         let position = try cursor?.position(for: order, query: nil)
         guard limit > 0 else { return Page(posters: [], next: nil) }
         let posters = try store.readSingle { try $0.page(order: order, after: position, offset: 0, limit: limit) }
@@ -85,14 +85,14 @@ package final class Board: Sendable {
     /// A page of the posters whose contents or hashtags contain every word of `query`,
     /// ignoring width, Latin case and hiragana/katakana (see ``SearchQuery``). A query with no
     /// words finds nothing.
-    package func search(query: String, order: FeedOrder = .new, limit: Int = 20, offset: Int = 0) throws -> [Poster] {
+    public func search(query: String, order: FeedOrder = .new, limit: Int = 20, offset: Int = 0) throws -> [Poster] {
         let parsed = SearchQuery(query)
         guard !parsed.isEmpty, limit > 0 else { return [] }
         return try searchPosters(parsed, order: order, after: nil, offset: max(0, offset), limit: limit)
     }
 
     /// ``search(query:order:limit:offset:)`` continuing after `cursor`, from one snapshot.
-    package func searchPage(query: String, order: FeedOrder = .new, limit: Int = 20, after cursor: PageCursor? = nil) throws -> Page {
+    public func searchPage(query: String, order: FeedOrder = .new, limit: Int = 20, after cursor: PageCursor? = nil) throws -> Page {
         let parsed = SearchQuery(query)
         let position = try cursor?.position(for: order, query: parsed)
         guard !parsed.isEmpty, limit > 0 else { return Page(posters: [], next: nil) }
@@ -101,13 +101,13 @@ package final class Board: Sendable {
     }
 
     /// The stored bytes of one of a poster's images.
-    package func imageBytes(id: Int64, side: VoteSide) throws -> (image: StoredImage, bytes: [UInt8]) {
+    public func imageBytes(id: Int64, side: VoteSide) throws -> (image: StoredImage, bytes: [UInt8]) {
         let image = try poster(id: id).images[side.rawValue - 1]
         return (image, try blobs.read(image.digest))
     }
 
     /// A stored image by its digest, with the path of its file (for a server to send as is).
-    package func blob(_ digest: Digest) throws -> (image: StoredImage, path: String) {
+    public func blob(_ digest: Digest) throws -> (image: StoredImage, path: String) {
         guard let image = try store.readSingle({ try $0.storedImage(digest: digest) }), blobs.contains(digest) else {
             throw BoardError.noSuchBlob(digest)
         }
@@ -115,19 +115,19 @@ package final class Board: Sendable {
     }
 
     /// The bytes of a stored image by its digest.
-    package func blobBytes(_ digest: Digest) throws -> [UInt8] {
+    public func blobBytes(_ digest: Digest) throws -> [UInt8] {
         guard try store.readSingle({ try $0.storedImage(digest: digest) }) != nil else { throw BoardError.noSuchBlob(digest) }
         return try blobs.read(digest)
     }
 
     /// How many posters the board has.
-    package func count() throws -> Int { try store.readSingle { try $0.count() } }
+    public func count() throws -> Int { try store.readSingle { try $0.count() } }
 
     // MARK: Writing
 
     /// Adds `times` votes to one side of a poster, in one transaction of its own.
     @discardableResult
-    package func vote(id: Int64, side: VoteSide, times: Int = 1) throws -> Poster {
+    public func vote(id: Int64, side: VoteSide, times: Int = 1) throws -> Poster {
         try VoteBatcher.validate(times)
         let delta = VoteDelta(id: id, good1: side == .first ? times : 0, good2: side == .second ? times : 0)
         let poster = try store.commitVotes([delta]).first
@@ -139,7 +139,7 @@ package final class Board: Sendable {
     /// cast within a few milliseconds (group commit). Returns once the vote is committed, with
     /// the poster as that commit left it.
     @discardableResult
-    package func castVote(id: Int64, side: VoteSide, times: Int = 1) async throws -> Poster {
+    public func castVote(id: Int64, side: VoteSide, times: Int = 1) async throws -> Poster {
         try VoteBatcher.validate(times)
         return try await votes.cast(id: id, side: side, times: times)
     }
@@ -149,7 +149,7 @@ package final class Board: Sendable {
     /// runs exactly once, on the vote batcher's thread, when the vote's batch has committed
     /// (with the poster as that commit left it) or failed. It must not block: the next batch
     /// waits for it.
-    package func castVote(
+    public func castVote(
         id: Int64, side: VoteSide, times: Int = 1, completion: @escaping @Sendable (Result<Poster, any Error>) -> Void
     ) throws(BoardError) {
         try VoteBatcher.validate(times)
@@ -160,7 +160,7 @@ package final class Board: Sendable {
     /// their blobs, then commits the poster and its blob rows in one transaction. A bad
     /// image leaves nothing behind; a failure after the blobs are written leaves only whole,
     /// unreferenced files that `gc` removes. Text over ``PosterTextLimits`` is refused first.
-    package func post(_ draft: PosterDraft) throws -> Poster {
+    public func post(_ draft: PosterDraft) throws -> Poster {
         try PosterTextLimits.check(contents: draft.contents, hashtags: draft.hashtags)
         let uploads = draft.images
         let slots = Locked([Result<PreparedImage, any Error>?](repeating: nil, count: uploads.count))
@@ -274,7 +274,7 @@ package final class Board: Sendable {
     /// kept as it is is not checked (a poster stored over the limits by an older version can
     /// still have its other field edited).
     @discardableResult
-    package func edit(id: Int64, contents: String? = nil, hashtags: [String]? = nil) throws -> Poster {
+    public func edit(id: Int64, contents: String? = nil, hashtags: [String]? = nil) throws -> Poster {
         if let contents { try PosterTextLimits.check(contents: contents) }
         if let hashtags { try PosterTextLimits.check(hashtags: hashtags) }
         let poster = try store.write { writing -> Poster? in
@@ -291,7 +291,7 @@ package final class Board: Sendable {
 
     /// Deletes a poster, and the blobs no other poster uses.
     @discardableResult
-    package func delete(id: Int64) throws -> Poster {
+    public func delete(id: Int64) throws -> Poster {
         let deleted = try store.write { writing -> (Poster, [Digest])? in
             guard let poster = try writing.posters(ids: [id]).first, try writing.deletePoster(id: id) else { return nil }
             var orphaned: [Digest] = []
@@ -319,16 +319,16 @@ package final class Board: Sendable {
 }
 
 /// What a new poster is made of, before its images are stored.
-package struct PosterDraft: Sendable {
+public struct PosterDraft: Sendable {
     /// The first and second image.
-    package var images: [ImageUpload]
+    public var images: [ImageUpload]
     /// The question; may be empty.
-    package var contents: String
+    public var contents: String
     /// Hashtags as typed; normalised when stored.
-    package var hashtags: [String]
+    public var hashtags: [String]
 
     /// A draft; hashtags are normalised when stored.
-    package init(image1: ImageUpload, image2: ImageUpload, contents: String = "", hashtags: [String] = []) {
+    public init(image1: ImageUpload, image2: ImageUpload, contents: String = "", hashtags: [String] = []) {
         self.images = [image1, image2]
         self.contents = contents
         self.hashtags = hashtags
@@ -336,12 +336,12 @@ package struct PosterDraft: Sendable {
 }
 
 /// An uploaded image: a file to read, or bytes already in memory, with a label for errors.
-package enum ImageUpload: Sendable {
+public enum ImageUpload: Sendable {
     case file(String)
     case bytes([UInt8], label: String)
 
     /// The file name or label errors name.
-    package var label: String {
+    public var label: String {
         switch self {
         case .file(let path): path
         case .bytes(_, let label): label
@@ -357,7 +357,7 @@ package enum ImageUpload: Sendable {
 }
 
 /// A request a board refuses.
-package enum BoardError: KindedError, Sendable, Equatable {
+public enum BoardError: KindedError, Sendable, Equatable {
     /// No poster has this id.
     case noSuchPoster(Int64)
     /// No image is stored under this digest.
@@ -368,7 +368,7 @@ package enum BoardError: KindedError, Sendable, Equatable {
     case invalidCursor(String)
 
     /// What kind of failure this is.
-    package var kind: ErrorKind {
+    public var kind: ErrorKind {
         switch self {
         case .noSuchPoster, .noSuchBlob: .notFound
         case .invalidVoteCount, .invalidCursor: .invalidInput
@@ -376,7 +376,7 @@ package enum BoardError: KindedError, Sendable, Equatable {
     }
 
     /// One sentence naming the thing and the reason.
-    package var description: String {
+    public var description: String {
         switch self {
         case .noSuchPoster(let id): "poster #\(id): no such poster"
         case .noSuchBlob(let digest): "no image with digest \(digest.hex)"

@@ -12,7 +12,7 @@ import TenbinKit
 /// and an idle one found dead is replaced before it is lent, so after PostgreSQL comes back
 /// the next request succeeds without restarting tenbin; while it is down, requests fail with
 /// a ``PostgresError`` of kind `unavailable`.
-package final class ConnectionPool: @unchecked Sendable {
+public final class ConnectionPool: @unchecked Sendable {
     // `idle` and `open` are read and written only while `mutex` is held; `condition` is
     // signalled whenever either changes. That lock is what makes the `@unchecked Sendable`
     // safe; each `Connection` in `idle` is used by nobody until it is taken out under the lock.
@@ -27,7 +27,7 @@ package final class ConnectionPool: @unchecked Sendable {
     package let size: Int
 
     /// The default pool size: enough for a server's concurrent reads on a small machine.
-    package static let defaultSize = 8
+    public static let defaultSize = 8
 
     /// A pool of at most `size` connections to `target`; none is opened until first used.
     package init(target: ConnectionTarget, size: Int = defaultSize) {

@@ -16,12 +16,12 @@ enum LibPQ {
 
 /// PostgreSQL cannot be used because libpq cannot be loaded (not installed, or too old): the
 /// library's name and the loader's reason.
-package struct LibPQUnavailableError: KindedError, Sendable {
+public struct LibPQUnavailableError: KindedError, Sendable {
     /// The loader's message, naming the library (`libpq.so.5`) and why it cannot be loaded.
-    package let reason: String
+    public let reason: String
 
     /// Always `unavailable`: nothing about the request is wrong.
-    package var kind: ErrorKind { .unavailable }
+    public var kind: ErrorKind { .unavailable }
 
-    package var description: String { reason }
+    public var description: String { reason }
 }

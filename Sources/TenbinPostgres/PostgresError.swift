@@ -3,16 +3,16 @@ import TenbinKit
 
 /// A failure reported by PostgreSQL or libpq: what the server said, the SQLSTATE code, and
 /// the database it was about (described without a password). Never holds SQL text.
-package struct PostgresError: KindedError, Sendable {
+public struct PostgresError: KindedError, Sendable {
     /// What a front end should make of it (see ``kind(sqlState:)``).
-    package let kind: ErrorKind
+    public let kind: ErrorKind
     /// The five-character SQLSTATE code, when the server sent one.
-    package let sqlState: String?
+    public let sqlState: String?
     /// The server's or libpq's message.
-    package let message: String
+    public let message: String
     /// The database, as ``ConnectionTarget/description`` (no password); empty when the
     /// connection string itself could not be read.
-    package let target: String
+    public let target: String
 
     /// An error with the given parts.
     package init(kind: ErrorKind, sqlState: String?, message: String, target: String) {
@@ -31,7 +31,7 @@ package struct PostgresError: KindedError, Sendable {
     /// Whether the transaction lost a deadlock or serialization race and may simply be retried.
     package var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
 
-    package var description: String {
+    public var description: String {
         (target.isEmpty ? message : "database \(target): \(message)")
             + (kind == .unavailable ? " (the database is unavailable; try again)" : "")
     }

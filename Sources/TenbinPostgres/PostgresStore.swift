@@ -7,7 +7,7 @@ import TenbinKit
 /// is one statement (one snapshot, one round trip); a write is one transaction. Nothing here
 /// holds a lock on the whole database: votes are single-row updates, inserts take one
 /// advisory lock so ids commit in order, and blob references are guarded per digest.
-package final class PostgresStore: StoreBackend {
+public final class PostgresStore: StoreBackend {
     /// The database.
     package let target: ConnectionTarget
     let pool: ConnectionPool
@@ -17,7 +17,7 @@ package final class PostgresStore: StoreBackend {
 
     /// Opens the database at `url` (any libpq connection string or URI) with a pool of at
     /// most `poolSize` connections, creating or upgrading the schema unless `migrate` is false.
-    package init(url: String, poolSize: Int = ConnectionPool.defaultSize, migrate: Bool = true) throws {
+    public init(url: String, poolSize: Int = ConnectionPool.defaultSize, migrate: Bool = true) throws {
         guard poolSize >= 1 else {
             throw PostgresError(
                 kind: .invalidInput, sqlState: nil, message: "the connection pool size must be at least 1 (got \(poolSize))", target: "")
@@ -41,25 +41,25 @@ package final class PostgresStore: StoreBackend {
 
     /// Creates or upgrades the schema to the newest version; returns the versions applied.
     @discardableResult
-    package func migrate() throws -> [Int] {
+    public func migrate() throws -> [Int] {
         try translatingErrors { try pool.withConnection { try PostgresSchema.migrate(on: $0) } }
     }
 
     /// Upgrades the schema only as far as `version` (tests build databases at each earlier version).
     @discardableResult
-    package func migrate(to version: Int) throws -> [Int] {
+    public func migrate(to version: Int) throws -> [Int] {
         try pool.withConnection { try PostgresSchema.migrate(on: $0, to: version) }
     }
 
     /// The schema version the database is at.
-    package func schemaVersion() throws -> Int {
+    public func schemaVersion() throws -> Int {
         try translatingErrors { try pool.withConnection { try PostgresSchema.version(on: $0) } }
     }
 
     // MARK: The seam
 
     /// `user@host:port/dbname` (never a password).
-    package var location: String { target.description }
+    public var location: String { target.description }
 
     /// Runs `body` in a REPEATABLE READ, READ ONLY transaction: one snapshot, whatever it
     /// reads, and no lock that a writer waits for.
@@ -68,7 +68,7 @@ package final class PostgresStore: StoreBackend {
     /// waiting for the answer (see ``Connection/deferBegin(_:)``): everything the body read
     /// came from the one snapshot, and a read-only transaction's COMMIT changes nothing. A
     /// body that runs no statement begins no transaction.
-    package func read<T>(_ body: (any StoreReading) throws -> T) throws -> T {
+    public func read<T>(_ body: (any StoreReading) throws -> T) throws -> T {
         try translatingErrors {
             try pool.withConnection { connection in
                 try connection.deferBegin(Self.readBegin)
@@ -92,7 +92,7 @@ package final class PostgresStore: StoreBackend {
     /// Runs `body`'s one statement outside any transaction (it is its own snapshot): one round
     /// trip, through a statement prepared once per connection. A second statement in `body`
     /// fails (kind `internal`): that read needs ``read(_:)``.
-    package func readSingle<T>(_ body: (any StoreReading) throws -> T) throws -> T {
+    public func readSingle<T>(_ body: (any StoreReading) throws -> T) throws -> T {
         try translatingErrors {
             try pool.withConnection { connection in try body(PostgresSession(connection, single: true)) }
         }
@@ -100,7 +100,7 @@ package final class PostgresStore: StoreBackend {
 
     /// A search the index answers exactly, as one statement outside any transaction (it is its
     /// own snapshot): one round trip (see ``PostgresSession/exactSearchPosters(_:order:after:offset:limit:)``).
-    package func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
+    public func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
         -> [Poster]?
     {
         try translatingErrors {
@@ -113,7 +113,7 @@ package final class PostgresStore: StoreBackend {
 
     /// Runs `body` in one READ COMMITTED transaction, from the start again (a few times at
     /// most) when it lost a deadlock; the posters it changed are announced after it commits.
-    package func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {
+    public func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {
         var changed: Set<Int64> = []
         let value = try translatingErrors {
             try pool.transaction { connection in
@@ -131,7 +131,7 @@ package final class PostgresStore: StoreBackend {
     /// A batch of votes as one statement outside any explicit transaction: one round trip
     /// that commits on its own (and again, a few times at most, if it lost a deadlock); the
     /// posters it changed are announced after it commits.
-    package func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+    public func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
         guard !deltas.isEmpty else { return [] }
         let posters = try translatingErrors {
             var attempt = 0
@@ -148,10 +148,10 @@ package final class PostgresStore: StoreBackend {
     }
 
     /// Live-feed changes, pushed by LISTEN/NOTIFY.
-    package var changes: any ChangeSource { changeSource }
+    public var changes: any ChangeSource { changeSource }
 
     /// What tenbin's own checks of the database find (see `PostgresStore+Check.swift`).
-    package func integrityProblems() throws -> [String] {
+    public func integrityProblems() throws -> [String] {
         try translatingErrors { try databaseProblems() }
     }
 

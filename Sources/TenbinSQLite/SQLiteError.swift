@@ -2,15 +2,15 @@ import CSQLite
 import TenbinKit
 
 /// A failure reported by SQLite, with the statement it was running.
-package struct SQLiteError: Error, CustomStringConvertible, Sendable {
+public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// SQLite's primary or extended result code.
-    package let code: Int32
+    public let code: Int32
     /// SQLite's own message for the failure.
-    package let message: String
+    public let message: String
     /// The SQL that failed, when one was running.
-    package let sql: String?
+    public let sql: String?
     /// The database file, when known.
-    package let path: String?
+    public let path: String?
 
     init(code: Int32, message: String, sql: String? = nil, path: String? = nil) {
         self.code = code
@@ -45,12 +45,12 @@ package struct SQLiteError: Error, CustomStringConvertible, Sendable {
     package var isDiskFull: Bool { code & 0xff == SQLITE_FULL }
 
     /// One sentence for a user: the file and SQLite's reason, never the statement.
-    package var description: String {
+    public var description: String {
         (path.map { "\($0): " } ?? "database: ") + message
     }
 
     /// The statement that failed, for debugging (never shown to users by tenbin).
-    package var debugDescription: String {
+    public var debugDescription: String {
         description + " [SQLite \(code)" + (sql.map { " in: \($0.split(separator: "\n").first.map(String.init)?.prefix(80) ?? "")" } ?? "")
             + "]"
     }
@@ -73,7 +73,7 @@ package struct SQLiteError: Error, CustomStringConvertible, Sendable {
 
 extension SQLiteError: KindedError, CustomDebugStringConvertible {
     /// Failures the store's state causes are `unavailable`; the rest are internal.
-    package var kind: ErrorKind {
+    public var kind: ErrorKind {
         switch code & 0xff {
         case SQLITE_READONLY, SQLITE_FULL, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_CANTOPEN, SQLITE_IOERR: .unavailable
         case SQLITE_CONSTRAINT: .conflict

@@ -5,9 +5,9 @@ import TenbinKit
 /// own transaction on its own connection, so in WAL mode reads proceed side by side and
 /// never wait for the writer. At most `size` connections exist; a reader beyond that waits
 /// for one to come back.
-package final class SQLitePool: Sendable {
+public final class SQLitePool: Sendable {
     /// Two read connections per core, at least four.
-    package static let defaultSize = max(4, 2 * Machine.activeCores)
+    public static let defaultSize = max(4, 2 * Machine.activeCores)
 
     private struct State {
         var path: String?

@@ -10,13 +10,13 @@ import TenbinKit
 ///
 /// A store that does not exist yet reads as empty and creates nothing; it is opened as soon
 /// as another process creates it.
-package final class SQLiteStore: StoreBackend {
+public final class SQLiteStore: StoreBackend {
     /// The store folder.
-    package let folder: String
+    public let folder: String
     /// The database file.
-    package let path: String
+    public let path: String
     /// The folder, as messages name the store.
-    package var location: String { folder }
+    public var location: String { folder }
 
     private let connections: Locked<Connections?>
     private let readers: SQLitePool
@@ -31,7 +31,7 @@ package final class SQLiteStore: StoreBackend {
     /// Opens the store in `folder`. With `create`, the folder and database are made when
     /// missing; without, a missing store reads as empty and nothing is created. A path that
     /// is not a folder, or a database that is not tenbin's, is refused with an error naming it.
-    package convenience init(folder: String, create: Bool, readers: Int = SQLitePool.defaultSize) throws {
+    public convenience init(folder: String, create: Bool, readers: Int = SQLitePool.defaultSize) throws {
         try self.init(folder: folder, create: create, readers: readers, searchMergeStep: SQLiteSession.searchMergeStep)
     }
 
@@ -104,7 +104,7 @@ package final class SQLiteStore: StoreBackend {
         }
     }
 
-    package func read<T>(_ body: (any StoreReading) throws -> T) throws -> T {
+    public func read<T>(_ body: (any StoreReading) throws -> T) throws -> T {
         guard try open() != nil else { return try body(EmptyStoreReading()) }
         return try readers.withConnection { database in
             try translatingErrors {
@@ -113,7 +113,7 @@ package final class SQLiteStore: StoreBackend {
         }
     }
 
-    package func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {
+    public func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {
         guard let connections = try open() else { throw StoreError(.missing, at: folder) }
         if connections.readOnly { throw StoreError(.readOnly, at: folder) }
         let value = try connections.writer.withLock { database in
@@ -125,9 +125,9 @@ package final class SQLiteStore: StoreBackend {
         return value
     }
 
-    package var changes: any ChangeSource { changeSource }
+    public var changes: any ChangeSource { changeSource }
 
-    package func integrityProblems() throws -> [String] {
+    public func integrityProblems() throws -> [String] {
         guard let connections = try open() else {
             // A folder without a database is a store nothing was written to yet: sound.
             guard FileSystem.exists(folder) else { throw StoreError(.missing, at: folder) }

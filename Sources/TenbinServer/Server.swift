@@ -6,19 +6,19 @@ import TenbinKit
 
 /// `tenbin serve`: a board on HTTP — the JSON API under `/api/v1`, live feeds as server-sent
 /// events, images and thumbnails, the web page, health and metrics.
-package final class Server: Sendable {
+public final class Server: Sendable {
     /// What the server was started with.
-    package let configuration: ServerConfiguration
+    public let configuration: ServerConfiguration
     let app: Application
     private let daemon: HTTPDaemon
     /// The port the server listens on.
-    package let port: UInt16
+    public let port: UInt16
     /// The URL to print.
-    package let url: String
+    public let url: String
 
     /// Starts serving `board` (whatever its backend). Throws when the listen address is not
     /// one or cannot be bound.
-    package init(_ configuration: ServerConfiguration, board: Board) throws {
+    public init(_ configuration: ServerConfiguration, board: Board) throws {
         guard let address = ListenAddress(configuration.listen) else {
             throw ServerError(
                 "--listen must be IPV4:PORT, [IPV6]:PORT or a host name that resolves to loopback (localhost:PORT), not \"\(configuration.listen)\""
@@ -56,7 +56,7 @@ package final class Server: Sendable {
     /// received given up to `grace` to be answered (votes after their batch commits), requests
     /// arriving meanwhile on open connections refused with 503, every answer closing its
     /// connection; then every connection closed.
-    package func stop(grace: Duration = .seconds(3)) {
+    public func stop(grace: Duration = .seconds(3)) {
         app.feeds.stopAll()
         daemon.stop(grace: grace)
         app.stop()
@@ -75,9 +75,9 @@ extension Server {
 }
 
 /// A server that cannot start.
-package struct ServerError: Error, CustomStringConvertible, KindedError {
-    package let description: String
-    package var kind: ErrorKind { .invalidInput }
+public struct ServerError: Error, CustomStringConvertible, KindedError {
+    public let description: String
+    public var kind: ErrorKind { .invalidInput }
 
     init(_ description: String) {
         self.description = description

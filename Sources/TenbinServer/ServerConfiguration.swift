@@ -1,53 +1,53 @@
 import TenbinKit
 
 /// Everything `tenbin serve` is started with.
-package struct ServerConfiguration: Sendable {
+public struct ServerConfiguration: Sendable {
     /// `HOST:PORT` to listen on; port 0 lets the system choose.
-    package var listen: String = "127.0.0.1:8080"
+    public var listen: String = "127.0.0.1:8080"
     /// The admin token for edits and deletes; nil turns both off over HTTP.
-    package var adminToken: String?
+    public var adminToken: String?
     /// libmicrohttpd worker threads (each with its own epoll set).
-    package var threads: Int = max(4, 2 * ServerConfiguration.cores)
+    public var threads: Int = max(4, 2 * ServerConfiguration.cores)
     /// Threads of the board executor, where every blocking store call runs (reads that miss
     /// the read cache, searches, posts, edits, deletes).
-    package var boardThreads: Int = max(4, 2 * ServerConfiguration.cores)
+    public var boardThreads: Int = max(4, 2 * ServerConfiguration.cores)
     /// The most bytes a request body may have (a new poster's form).
-    package var maximumUploadBytes: Int = 25 << 20
+    public var maximumUploadBytes: Int = 25 << 20
     /// How fast one client may vote.
-    package var voteRate = Rate(perSecond: 10, burst: 40)
+    public var voteRate = Rate(perSecond: 10, burst: 40)
     /// How fast one client may post.
-    package var postRate = Rate(perSecond: 0.2, burst: 5)
+    public var postRate = Rate(perSecond: 0.2, burst: 5)
     /// Off for trusted networks and benchmarks.
-    package var rateLimited = true
+    public var rateLimited = true
     /// Read the client's address from `X-Forwarded-For` (set by a proxy in front).
-    package var trustProxy = false
+    public var trustProxy = false
     /// The most connections open at once.
-    package var maximumConnections = 10_000
+    public var maximumConnections = 10_000
     /// The most connections open at once from one address (0: no limit; off behind a proxy).
-    package var maximumConnectionsPerAddress = 256
+    public var maximumConnectionsPerAddress = 256
     /// The most live feeds open at once.
-    package var maximumFeeds = 4096
+    public var maximumFeeds = 4096
     /// Seconds a connection may stay idle.
-    package var idleTimeoutSeconds = 30
+    public var idleTimeoutSeconds = 30
     /// Seconds a connection has to send a request's line and header fields.
-    package var headerTimeoutSeconds = 10
+    public var headerTimeoutSeconds = 10
     /// How often live feeds get a heartbeat comment.
-    package var heartbeat: Duration = .seconds(15)
+    public var heartbeat: Duration = .seconds(15)
     /// Bytes of encoded thumbnails kept in memory.
-    package var thumbnailCacheBytes = 64 << 20
+    public var thumbnailCacheBytes = 64 << 20
     /// Bytes of encoded JSON reads (pages, search pages, posters) kept for the store's current
     /// version; 0 turns the cache off.
-    package var readCacheBytes = 16 << 20
+    public var readCacheBytes = 16 << 20
     /// The most posts being re-encoded at once; more are answered 503.
-    package var maximumPostsInProgress = max(2, ServerConfiguration.cores)
+    public var maximumPostsInProgress = max(2, ServerConfiguration.cores)
     /// Log lines as JSON objects.
-    package var logJSON = false
+    public var logJSON = false
     /// Where log lines go (each ends in a newline); nil for no log.
-    package var log: (@Sendable (String) -> Void)?
+    public var log: (@Sendable (String) -> Void)?
 
     /// Cores online.
     static var cores: Int { Machine.activeCores }
 
     /// A configuration with the defaults.
-    package init() {}
+    public init() {}
 }

@@ -1,7 +1,7 @@
 /// A failure reading or writing the blob store, naming the blob and its file.
-package struct BlobError: KindedError, Sendable {
+public struct BlobError: KindedError, Sendable {
     /// What was being done.
-    package enum Operation: String, Sendable {
+    public enum Operation: String, Sendable {
         case create = "create the blob folder"
         case write = "write"
         case flush = "flush to the disk"
@@ -11,15 +11,15 @@ package struct BlobError: KindedError, Sendable {
     }
 
     /// What was being done.
-    package let operation: Operation
+    public let operation: Operation
     /// The file or folder concerned.
-    package let path: String
+    public let path: String
     /// The blob concerned, when one is.
-    package let digest: Digest?
+    public let digest: Digest?
     /// The system's errno, when the system refused.
-    package let errno: Int32?
+    public let errno: Int32?
     /// Extra detail, when there is no errno.
-    package let detail: String?
+    public let detail: String?
 
     init(_ operation: Operation, path: String, digest: Digest? = nil, errno: Int32? = nil, detail: String? = nil) {
         self.operation = operation
@@ -32,11 +32,11 @@ package struct BlobError: KindedError, Sendable {
     /// A refusal by the system (no space, no permission, read-only) is `unavailable`; a blob
     /// file that is missing or wrong where the store says it is means the store is damaged
     /// (`internal`).
-    package var kind: ErrorKind {
+    public var kind: ErrorKind {
         errno.map { SystemError.kind(for: $0, missing: .internal) } ?? .internal
     }
 
-    package var description: String {
+    public var description: String {
         var reason = detail ?? errno.map(SystemError.message(for:)) ?? "unknown error"
         switch errno {
         case 28: reason += " (the disk is full)"

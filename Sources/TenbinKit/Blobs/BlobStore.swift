@@ -1,7 +1,7 @@
 import Glibc
 
 /// Where blobs live: content-addressed files, one per distinct stored image.
-package protocol BlobStoring: Sendable {
+public protocol BlobStoring: Sendable {
     /// Stores `bytes` whole and durably under their SHA-256 and returns it; storing the same
     /// bytes again changes nothing.
     func write(_ bytes: [UInt8]) throws -> Digest
@@ -39,9 +39,9 @@ package protocol BlobStoring: Sendable {
 }
 
 /// A blob written by `stage`, waiting for `publish`.
-package struct StagedBlob: Sendable, Hashable {
+public struct StagedBlob: Sendable, Hashable {
     /// The blob's SHA-256.
-    package let digest: Digest
+    public let digest: Digest
     /// The temporary file holding its bytes; nil when the blob was already stored.
     let temporary: String?
     /// The flush of the temporary file, under way on the store's flusher.
@@ -57,25 +57,25 @@ package struct StagedBlob: Sendable, Hashable {
         self.folders = folders
     }
 
-    package static func == (lhs: StagedBlob, rhs: StagedBlob) -> Bool {
+    public static func == (lhs: StagedBlob, rhs: StagedBlob) -> Bool {
         lhs.digest == rhs.digest && lhs.temporary == rhs.temporary
     }
 
-    package func hash(into hasher: inout Hasher) {
+    public func hash(into hasher: inout Hasher) {
         hasher.combine(digest)
         hasher.combine(temporary)
     }
 }
 
 /// What the blob folder holds.
-package struct BlobInventory: Sendable {
+public struct BlobInventory: Sendable {
     /// Blobs whose file names are valid digests.
-    package var digests: [Digest] = []
+    public var digests: [Digest] = []
     /// Temporary files (from writes that were interrupted, or that are under way now)
     /// with their age in seconds.
-    package var temporaryFiles: [(path: String, age: Int)] = []
+    public var temporaryFiles: [(path: String, age: Int)] = []
     /// Files that are neither blobs nor temporary files.
-    package var strangers: [String] = []
+    public var strangers: [String] = []
 }
 
 /// A blob store on the local file system, at `ROOT/<2 hex>/<64 hex>`.
@@ -89,23 +89,23 @@ package struct BlobInventory: Sendable {
 /// writer goes on), and `publish` waits for those flushes, renames, then flushes each
 /// distinct folder once. Only tenbin's own files are flushed, so a batch never waits for
 /// what other programs wrote to the same disk (`syncfs` would).
-package struct BlobStore: BlobStoring {
+public struct BlobStore: BlobStoring {
     /// The folder holding the two-hex-digit subfolders.
-    package let root: String
+    public let root: String
     /// The calls that write blob files (recorded by tests).
     let files: any BlobFileSystem
     /// Flushes staged files in the background.
     let flusher: BlobFlusher
 
     /// A store rooted at `root`; nothing is created until the first write.
-    package init(root: String) {
+    public init(root: String) {
         self.init(root: root, files: LocalBlobFileSystem())
     }
 
     /// The blob store of the store folder `folder`: its `blobs/` (the one place that name is
     /// made, for every backend: SQLite's folder holds its database beside it, PostgreSQL's
     /// only the blobs).
-    package init(storeFolder folder: String) {
+    public init(storeFolder folder: String) {
         self.init(root: Self.root(ofStoreFolder: folder))
     }
 
@@ -120,13 +120,13 @@ package struct BlobStore: BlobStoring {
         self.flusher = BlobFlusher()
     }
 
-    package func path(for digest: Digest) -> String {
+    public func path(for digest: Digest) -> String {
         "\(root)/\(digest.hex.prefix(2))/\(digest.hex)"
     }
 
     static let temporaryPrefix = ".tmp-"
 
-    package func checkWritable(creating: Bool) throws {
+    public func checkWritable(creating: Bool) throws {
         if !files.exists(root) {
             let parent = root.lastIndex(of: "/").map { String(root[..<$0]) } ?? "."
             guard creating, files.exists(parent.isEmpty ? "/" : parent) else {
@@ -145,7 +145,7 @@ package struct BlobStore: BlobStoring {
         guard removed == 0 else { throw BlobError(.remove, path: probe, errno: removed) }
     }
 
-    package func write(_ bytes: [UInt8]) throws -> Digest {
+    public func write(_ bytes: [UInt8]) throws -> Digest {
         let digest = Digest(of: bytes)
         if contains(digest) { return digest }
         let written = try writeTemporary(bytes, digest: digest)
@@ -159,7 +159,7 @@ package struct BlobStore: BlobStoring {
         return digest
     }
 
-    package func stage(_ bytes: [UInt8]) throws -> StagedBlob {
+    public func stage(_ bytes: [UInt8]) throws -> StagedBlob {
         let digest = Digest(of: bytes)
         // Found on disk: perhaps just renamed there by another writer that has not flushed its
         // folder yet, so publish flushes that folder too before a row names the blob.
@@ -169,7 +169,7 @@ package struct BlobStore: BlobStoring {
         return StagedBlob(digest: digest, temporary: written.temporary, flush: flush, folders: written.folders)
     }
 
-    package func publish(_ staged: [StagedBlob]) throws {
+    public func publish(_ staged: [StagedBlob]) throws {
         var pending: [Digest: StagedBlob] = [:]
         var found: [StagedBlob] = []
         for blob in staged {
@@ -203,7 +203,7 @@ package struct BlobStore: BlobStoring {
         try syncFolders(ordered + found)
     }
 
-    package func discard(_ staged: [StagedBlob]) {
+    public func discard(_ staged: [StagedBlob]) {
         for blob in staged {
             guard let temporary = blob.temporary else { continue }
             blob.flush?.cancel()
@@ -243,7 +243,7 @@ package struct BlobStore: BlobStoring {
         return (temporary, folders)
     }
 
-    package func stageLink(_ digest: Digest, from file: String) throws -> StagedBlob? {
+    public func stageLink(_ digest: Digest, from file: String) throws -> StagedBlob? {
         if contains(digest) { return StagedBlob(digest: digest, folders: [folder(of: digest)]) }
         let (temporary, folders) = try temporaryName(for: digest)
         let failure = files.linkFile(file, to: temporary)
@@ -289,29 +289,29 @@ package struct BlobStore: BlobStoring {
         }
     }
 
-    package func read(_ digest: Digest) throws -> [UInt8] {
+    public func read(_ digest: Digest) throws -> [UInt8] {
         let file = path(for: digest)
         return try FileBytes.read(file, limit: Int.max).mapError { BlobError(.read, path: file, digest: digest, errno: $0.code) }.get()
     }
 
-    package func contains(_ digest: Digest) -> Bool {
+    public func contains(_ digest: Digest) -> Bool {
         files.exists(path(for: digest))
     }
 
-    package func remove(_ digest: Digest) throws {
+    public func remove(_ digest: Digest) throws {
         let file = path(for: digest)
         if unlink(file) != 0 && errno != ENOENT {
             throw BlobError(.remove, path: file, digest: digest, errno: errno)
         }
     }
 
-    package func removeTemporary(_ file: String) throws {
+    public func removeTemporary(_ file: String) throws {
         if unlink(file) != 0 && errno != ENOENT {
             throw BlobError(.remove, path: file, errno: errno)
         }
     }
 
-    package func inventory() throws -> BlobInventory {
+    public func inventory() throws -> BlobInventory {
         var inventory = BlobInventory()
         guard let folders = try Self.entries(of: root) else { return inventory }
         let now = time(nil)

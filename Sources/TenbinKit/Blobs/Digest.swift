@@ -1,12 +1,12 @@
 import CCrypto
 
 /// A SHA-256 digest, named by its 64 lowercase hex digits.
-package struct Digest: Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct Digest: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The 64 lowercase hexadecimal digits.
-    package let hex: String
+    public let hex: String
 
     /// Accepts exactly 64 lowercase hexadecimal digits.
-    package init?(hex: String) {
+    public init?(hex: String) {
         // Every page read checks two digests a poster: a plain loop over the contiguous bytes
         // (the usual case) instead of a closure per character.
         guard hex.utf8.count == 64,
@@ -35,11 +35,11 @@ package struct Digest: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// The SHA-256 of `bytes`.
-    package init(of bytes: [UInt8]) {
+    public init(of bytes: [UInt8]) {
         self = bytes.withUnsafeBytes { Digest(of: $0) }
     }
 
-    package var description: String { hex }
+    public var description: String { hex }
 
-    package static func < (lhs: Digest, rhs: Digest) -> Bool { lhs.hex < rhs.hex }
+    public static func < (lhs: Digest, rhs: Digest) -> Bool { lhs.hex < rhs.hex }
 }

@@ -1,6 +1,6 @@
 /// Where an image pipeline keeps decoded images between requests: the seam tests and other
 /// front ends swap.
-package protocol ImageCaching: Sendable {
+public protocol ImageCaching: Sendable {
     /// The cached pixels for `request`, or nil; counts a hit or a miss.
     func image(for request: ImageRequest) -> PixelBuffer?
     /// Caches pixels for `request` (the cache may decline, for instance when they are too big).
@@ -27,14 +27,14 @@ extension LRUCache: ImageCaching where Key == ImageRequest, Value == PixelBuffer
 }
 
 /// How much an image cache may hold: total pixel bytes and number of images.
-package struct CacheLimits: Sendable, Hashable, CustomStringConvertible {
+public struct CacheLimits: Sendable, Hashable, CustomStringConvertible {
     /// The most pixel bytes held; one image over a tenth of this is not cached.
-    package var bytes: Int
+    public var bytes: Int
     /// The most images held.
-    package var count: Int
+    public var count: Int
 
     /// Limits as given.
-    package init(bytes: Int, count: Int) {
+    public init(bytes: Int, count: Int) {
         self.bytes = bytes
         self.count = count
     }
@@ -55,9 +55,9 @@ package struct CacheLimits: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The default limits for this machine.
-    package static var `default`: CacheLimits { scaled(toPhysicalMemory: Machine.physicalMemory) }
+    public static var `default`: CacheLimits { scaled(toPhysicalMemory: Machine.physicalMemory) }
 
-    package var description: String {
+    public var description: String {
         "\(ByteCount(bytes)), \(count) images"
     }
 }

@@ -5,20 +5,20 @@
 /// Reading and decoding run in tasks of their own on the global executor, never on a
 /// caller's actor. The pipeline holds no actor itself: its table of loads in flight sits
 /// behind a `Locked` (a pthread mutex).
-package final class ImagePipeline: Sendable {
+public final class ImagePipeline: Sendable {
     /// What a pipeline is built from; tests swap the parts.
-    package struct Configuration: Sendable {
+    public struct Configuration: Sendable {
         /// Where decoded images are kept.
-        package var cache: any ImageCaching
+        public var cache: any ImageCaching
         /// The most images `images(for:)` loads at once.
-        package var maxConcurrentLoads: Int
+        public var maxConcurrentLoads: Int
         /// Reads a blob's stored bytes.
-        package var read: @Sendable (Digest) async throws -> [UInt8]
+        public var read: @Sendable (Digest) async throws -> [UInt8]
         /// Decodes stored bytes at the request's size.
-        package var decode: @Sendable ([UInt8], ImageRequest) throws -> PixelBuffer
+        public var decode: @Sendable ([UInt8], ImageRequest) throws -> PixelBuffer
 
         /// Parts as given.
-        package init(
+        public init(
             cache: any ImageCaching, maxConcurrentLoads: Int,
             read: @escaping @Sendable (Digest) async throws -> [UInt8],
             decode: @escaping @Sendable ([UInt8], ImageRequest) throws -> PixelBuffer
@@ -43,19 +43,19 @@ package final class ImagePipeline: Sendable {
         }
 
         /// One load per core.
-        package static var defaultConcurrentLoads: Int { Machine.activeCores }
+        public static var defaultConcurrentLoads: Int { Machine.activeCores }
     }
 
-    package let configuration: Configuration
+    public let configuration: Configuration
     private let loads = Locked<[ImageRequest: ImageLoad]>([:])
 
     /// A pipeline over the given parts.
-    package init(_ configuration: Configuration) {
+    public init(_ configuration: Configuration) {
         self.configuration = configuration
     }
 
     /// The cache images are kept in.
-    package var cache: any ImageCaching { configuration.cache }
+    public var cache: any ImageCaching { configuration.cache }
 
     /// Loads in flight now.
     package var loadsInFlight: Int { loads.withLock { $0.count } }
@@ -69,7 +69,7 @@ package final class ImagePipeline: Sendable {
     /// same image is loading waits for that load instead of starting another. Cancelling the
     /// caller returns `CancellationError` at once; the load itself stops when every caller
     /// waiting for it has been cancelled.
-    package func image(for request: ImageRequest) async throws -> PixelBuffer {
+    public func image(for request: ImageRequest) async throws -> PixelBuffer {
         if let cached = cache.image(for: request) { return cached }
         return try await load(request)
     }
@@ -78,7 +78,7 @@ package final class ImagePipeline: Sendable {
     /// time. Results come in request order; one image failing does not fail the others.
     /// Cached images are answered before any task starts. Cancelling the caller fails every
     /// image not loaded yet with `CancellationError`.
-    package func images(for requests: [ImageRequest]) async -> [Result<PixelBuffer, any Error>] {
+    public func images(for requests: [ImageRequest]) async -> [Result<PixelBuffer, any Error>] {
         var results = [Result<PixelBuffer, any Error>?](repeating: nil, count: requests.count)
         var missing: [Int] = []
         for (index, request) in requests.enumerated() {

@@ -1,23 +1,23 @@
 /// One image a front end wants: a stored blob, at full size or fitted into a box.
-package struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
+public struct ImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// The blob holding the image's stored bytes.
-    package let digest: Digest
+    public let digest: Digest
     /// The size to decode it at.
-    package let size: ImageSize
+    public let size: ImageSize
 
     /// A request for the blob `digest` at `size`.
-    package init(_ digest: Digest, size: ImageSize = .full) {
+    public init(_ digest: Digest, size: ImageSize = .full) {
         self.digest = digest
         self.size = size
     }
 
-    package var description: String {
+    public var description: String {
         "image \(digest.hex.prefix(12))… (\(size))"
     }
 }
 
 /// The size an image is wanted at.
-package enum ImageSize: Sendable, Hashable, CustomStringConvertible {
+public enum ImageSize: Sendable, Hashable, CustomStringConvertible {
     /// As stored.
     case full
     /// Scaled down to fit inside `width`×`height` pixels, keeping its aspect ratio; an image
@@ -25,7 +25,7 @@ package enum ImageSize: Sendable, Hashable, CustomStringConvertible {
     case thumbnail(width: Int, height: Int)
 
     /// The size an upright `width`×`height` image comes out at.
-    package func fitting(width: Int, height: Int) -> (width: Int, height: Int) {
+    public func fitting(width: Int, height: Int) -> (width: Int, height: Int) {
         switch self {
         case .full:
             return (width, height)
@@ -40,7 +40,7 @@ package enum ImageSize: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    package var description: String {
+    public var description: String {
         switch self {
         case .full: "full size"
         case .thumbnail(let width, let height): "fitting \(width)×\(height)"

@@ -176,20 +176,20 @@ package final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendabl
 }
 
 /// A cache's counters and current size.
-package struct CacheStatistics: Sendable, Hashable {
+public struct CacheStatistics: Sendable, Hashable {
     /// Lookups that found their entry.
-    package var hits: Int
+    public var hits: Int
     /// Lookups that did not.
-    package var misses: Int
+    public var misses: Int
     /// Entries dropped to keep within the limits.
-    package var evictions: Int
+    public var evictions: Int
     /// Entries held now.
-    package var count: Int
+    public var count: Int
     /// Their total cost now.
-    package var totalCost: Int
+    public var totalCost: Int
 
     /// Counters and size as given.
-    package init(hits: Int, misses: Int, evictions: Int, count: Int, totalCost: Int) {
+    public init(hits: Int, misses: Int, evictions: Int, count: Int, totalCost: Int) {
         self.hits = hits
         self.misses = misses
         self.evictions = evictions

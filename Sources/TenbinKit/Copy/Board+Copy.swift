@@ -1,64 +1,64 @@
 import Dispatch
 
 /// How ``Board/copy(to:options:progress:)`` runs.
-package struct CopyOptions: Sendable {
+public struct CopyOptions: Sendable {
     /// Continue a copy that was interrupted: the target may already hold what an earlier copy
     /// of the same source wrote, and posters are copied from above its highest id.
-    package var resume = false
+    public var resume = false
     /// Posters per transaction.
-    package var posterBatch = 2000
+    public var posterBatch = 2000
     /// Blob rows per transaction.
-    package var blobBatch = 500
+    public var blobBatch = 500
     /// The most bytes of image files read into memory before they are written out.
-    package var blobBatchBytes = 64 << 20
+    public var blobBatchBytes = 64 << 20
     /// Give the target's blob folder each image file as a second name of the source's (a hard
     /// link, after checking that the file hashes to its name) where the file system allows,
     /// instead of a copy. A backup does this: blob files are never changed in place, so the
     /// two stores can share them.
-    package var linkFiles = false
+    public var linkFiles = false
 
     /// Options with the defaults.
-    package init(resume: Bool = false, posterBatch: Int = 2000) {
+    public init(resume: Bool = false, posterBatch: Int = 2000) {
         self.resume = resume
         self.posterBatch = max(1, posterBatch)
     }
 }
 
 /// How far a copy has come.
-package struct CopyProgress: Sendable {
+public struct CopyProgress: Sendable {
     /// What is being copied.
-    package enum Stage: String, Sendable {
+    public enum Stage: String, Sendable {
         case blobs, posters, verifying
     }
 
     /// What is being copied.
-    package var stage: Stage
+    public var stage: Stage
     /// How many of `stage`'s things are done.
-    package var done: Int
+    public var done: Int
     /// How many there are in all, when known.
-    package var total: Int?
+    public var total: Int?
 }
 
 /// What a copy did, and what both boards hold after it.
-package struct CopyReport: Sendable {
+public struct CopyReport: Sendable {
     /// Posters written to the target by this run.
-    package var postersCopied = 0
+    public var postersCopied = 0
     /// Blob rows written (those already present included).
-    package var blobRowsCopied = 0
+    public var blobRowsCopied = 0
     /// Image files written to the target's blob folder.
-    package var filesWritten = 0
+    public var filesWritten = 0
     /// Image files the target's blob folder already had (a shared folder, or a resumed copy).
-    package var filesPresent = 0
+    public var filesPresent = 0
     /// Of ``filesWritten``, those given as hard links to the source's files (``CopyOptions/linkFiles``).
-    package var filesLinked = 0
+    public var filesLinked = 0
     /// Blob rows left out: rows no poster of the snapshot uses whose files a `gc` removed
     /// while the copy ran (it had deleted the rows after the snapshot was taken).
-    package var blobRowsSkipped = 0
+    public var blobRowsSkipped = 0
     /// With `resume`: the highest id the target already had.
-    package var resumedAfter: Int64?
+    public var resumedAfter: Int64?
     /// The source as the copy read it, from the one snapshot it copied (less the skipped
     /// rows): what the target is to hold, whatever the source holds by now.
-    package var source = BoardSummary()
+    public var source = BoardSummary()
 }
 
 extension Board {
@@ -72,7 +72,7 @@ extension Board {
     /// An empty target is required unless `options.resume` is set. A copy that is interrupted
     /// leaves whole batches only, and its next post still gets a new id; it can be continued
     /// with `resume`. Call ``verifyCopy(of:)`` on the target afterwards.
-    package func copy(to target: Board, options: CopyOptions = CopyOptions(), progress: (CopyProgress) throws -> Void = { _ in }) throws
+    public func copy(to target: Board, options: CopyOptions = CopyOptions(), progress: (CopyProgress) throws -> Void = { _ in }) throws
         -> CopyReport
     {
         var report = CopyReport()
@@ -194,7 +194,7 @@ extension Board {
     }
 
     /// This board's summary, from one snapshot.
-    package func summary() throws -> BoardSummary {
+    public func summary() throws -> BoardSummary {
         try store.read { try BoardSummary($0) }
     }
 
@@ -202,14 +202,14 @@ extension Board {
     /// wrote to since): `check` finds nothing wrong, and both hold the same posters and blob
     /// rows (counts and digests), with ids drawn from above the source's highest. Returns both
     /// summaries; throws ``CopyError`` naming the first difference otherwise.
-    package func verifyCopy(of source: Board) throws -> (source: BoardSummary, target: BoardSummary, check: CheckReport) {
+    public func verifyCopy(of source: Board) throws -> (source: BoardSummary, target: BoardSummary, check: CheckReport) {
         try verifyCopy(of: source, as: try source.summary(), asRead: false)
     }
 
     /// Checks that this board is a whole copy of the snapshot of `source` that a copy read
     /// (``CopyReport/source``), as ``verifyCopy(of:)`` does, while `source` goes on changing:
     /// votes and posts since the snapshot are not differences.
-    package func verifyCopy(of source: Board, asRead theirs: BoardSummary) throws -> (
+    public func verifyCopy(of source: Board, asRead theirs: BoardSummary) throws -> (
         source: BoardSummary, target: BoardSummary, check: CheckReport
     ) {
         try verifyCopy(of: source, as: theirs, asRead: true)

@@ -2,30 +2,30 @@
 /// every blob row, read from one snapshot. Two boards with equal summaries hold the same
 /// posters (ids, creation times, texts, hashtags, votes and images) and the same blob rows
 /// with the same remembered uploads.
-package struct BoardSummary: Sendable, Hashable {
+public struct BoardSummary: Sendable, Hashable {
     /// Posters.
-    package var posters = 0
+    public var posters = 0
     /// Blob rows.
-    package var blobs = 0
+    public var blobs = 0
     /// Remembered uploads (the upload digests that led to a blob).
-    package var uploads = 0
+    public var uploads = 0
     /// The lowest and highest poster id present (nil for an empty board).
-    package var idRange: ClosedRange<Int64>?
+    public var idRange: ClosedRange<Int64>?
     /// The highest id ever given, deleted posters' included.
-    package var lastPosterID: Int64 = 0
+    public var lastPosterID: Int64 = 0
     /// The chained digest of every poster, in id order.
-    package var posterDigest = BoardSummary.empty
+    public var posterDigest = BoardSummary.empty
     /// The chained digest of every blob row with its uploads, in digest order.
-    package var blobDigest = BoardSummary.empty
+    public var blobDigest = BoardSummary.empty
 
     /// The digest of nothing: where a chain starts.
-    package static let empty = Digest(of: [UInt8]())
+    public static let empty = Digest(of: [UInt8]())
 
     /// How many rows a summary reads at once.
     static let batch = 1000
 
     /// The first 16 hex digits of the poster digest, as a summary line shows it.
-    package var shortDigest: String { String(posterDigest.hex.prefix(16)) }
+    public var shortDigest: String { String(posterDigest.hex.prefix(16)) }
 
     /// Reads `reading` whole, batch by batch (memory stays bounded at any size).
     init(_ reading: any StoreReading) throws {

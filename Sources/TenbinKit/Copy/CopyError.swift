@@ -1,5 +1,5 @@
 /// A copy between two stores that cannot be made, or that came out different.
-package enum CopyError: KindedError, Sendable, Equatable {
+public enum CopyError: KindedError, Sendable, Equatable {
     /// The target already holds posters or blob rows (its location, and how many posters).
     case targetNotEmpty(String, posters: Int)
     /// The source and the target are the same store.
@@ -12,7 +12,7 @@ package enum CopyError: KindedError, Sendable, Equatable {
     case targetUnsound([String])
 
     /// What kind of failure this is.
-    package var kind: ErrorKind {
+    public var kind: ErrorKind {
         switch self {
         case .targetNotEmpty, .sameStore: .conflict
         case .sourceBlob, .differs, .targetUnsound: .internal
@@ -20,7 +20,7 @@ package enum CopyError: KindedError, Sendable, Equatable {
     }
 
     /// One sentence naming the store and the reason.
-    package var description: String {
+    public var description: String {
         switch self {
         case .targetNotEmpty(let location, let posters):
             "\(location) is not empty (it holds \(posters > 0 ? Plural.count(posters, "poster") : "blob rows")); a copy goes only into an empty store"

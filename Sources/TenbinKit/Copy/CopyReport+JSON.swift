@@ -3,7 +3,7 @@ extension JSON {
     /// "filesPresent", "resumedAfter"}, "source": SUMMARY, "target": SUMMARY, "milliseconds"}`, each
     /// summary `{"location", "posters", "blobs", "uploads", "firstID", "lastID", "lastPosterID",
     /// "posterDigest", "blobDigest"}`.
-    package static func copyReport(
+    public static func copyReport(
         _ report: CopyReport, source: (location: String, summary: BoardSummary), target: (location: String, summary: BoardSummary),
         seconds: Double
     ) -> String {
@@ -27,7 +27,7 @@ extension JSON {
     /// The `backup --json` report: `{"source": SUMMARY, "backup": SUMMARY, "files": {"linked",
     /// "copied"}, "blobRowsSkipped", "milliseconds"}`, the summaries as in ``copyReport(_:source:target:seconds:)``
     /// (the source's as the backup's snapshot read it).
-    package static func backupReport(
+    public static func backupReport(
         _ report: CopyReport, source: (location: String, summary: BoardSummary), backup: (location: String, summary: BoardSummary),
         seconds: Double
     ) -> String {

@@ -1,6 +1,6 @@
 /// What kind of failure an error is, for a front end to act on: a command line maps kinds to
 /// exit statuses, a server to HTTP statuses.
-package enum ErrorKind: String, Sendable, Hashable, CaseIterable {
+public enum ErrorKind: String, Sendable, Hashable, CaseIterable {
     /// The thing asked for does not exist (a poster id, a blob, a store).
     case notFound = "not_found"
     /// The request itself is wrong: a bad image, a bad count, a malformed value.
@@ -18,14 +18,14 @@ package enum ErrorKind: String, Sendable, Hashable, CaseIterable {
 /// An error that says what kind of failure it is. Its `description` is a message for a user:
 /// it names the thing and the reason, and never holds SQL, internal paths or advice for one
 /// particular front end (the front end adds its own hints).
-package protocol KindedError: Error, CustomStringConvertible {
+public protocol KindedError: Error, CustomStringConvertible {
     /// What kind of failure this is.
     var kind: ErrorKind { get }
 }
 
 extension ErrorKind {
     /// The kind of any error: its own when it says, else `internal`.
-    package static func of(_ error: any Error) -> ErrorKind {
+    public static func of(_ error: any Error) -> ErrorKind {
         (error as? any KindedError)?.kind ?? .internal
     }
 }

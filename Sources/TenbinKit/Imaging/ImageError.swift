@@ -1,7 +1,7 @@
 /// Why an uploaded image was refused, naming the file and the stage that refused it.
-package struct ImageError: KindedError, Sendable {
+public struct ImageError: KindedError, Sendable {
     /// Where in the pipeline the image failed.
-    package enum Stage: String, Sendable {
+    public enum Stage: String, Sendable {
         /// Reading the file from disk.
         case read
         /// Recognising the format from the first bytes.
@@ -17,19 +17,19 @@ package struct ImageError: KindedError, Sendable {
     }
 
     /// The file (or other source) the image came from.
-    package let source: String
+    public let source: String
     /// Where the image failed.
-    package let stage: Stage
+    public let stage: Stage
     /// The format, once it is known.
-    package let format: UploadFormat?
+    public let format: UploadFormat?
     /// What is wrong, as a phrase a user can act on.
-    package let reason: String
+    public let reason: String
     /// What kind of failure this is: by default, over the limits for `limits`, internal for
     /// `encode`, and invalid input for the rest.
-    package let kind: ErrorKind
+    public let kind: ErrorKind
 
     /// Creates an image error; `kind` defaults to the stage's usual kind.
-    package init(source: String, stage: Stage, format: UploadFormat? = nil, reason: String, kind: ErrorKind? = nil) {
+    public init(source: String, stage: Stage, format: UploadFormat? = nil, reason: String, kind: ErrorKind? = nil) {
         self.source = source
         self.stage = stage
         self.format = format
@@ -50,7 +50,7 @@ package struct ImageError: KindedError, Sendable {
         }
     }
 
-    package var description: String {
+    public var description: String {
         switch stage {
         case .read, .sniff, .limits: "\(source): \(reason)"
         default: "\(source): \(format.map { "\($0.name) " } ?? "")\(stage.rawValue) failed: \(reason)"

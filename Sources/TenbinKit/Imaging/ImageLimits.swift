@@ -1,14 +1,14 @@
 /// What an upload may be, checked from its header before any pixel is decoded.
-package struct ImageLimits: Sendable, Hashable {
+public struct ImageLimits: Sendable, Hashable {
     /// The largest file accepted, in bytes (default 50 MiB).
-    package var maxFileBytes: Int
+    public var maxFileBytes: Int
     /// The most pixels accepted (default 50 megapixels).
-    package var maxPixels: Int
+    public var maxPixels: Int
     /// The longest side accepted, in pixels (default 20000).
-    package var maxSide: Int
+    public var maxSide: Int
 
     /// Creates limits; the defaults are tenbin's documented ones.
-    package init(maxFileBytes: Int = 50 << 20, maxPixels: Int = 50_000_000, maxSide: Int = 20_000) {
+    public init(maxFileBytes: Int = 50 << 20, maxPixels: Int = 50_000_000, maxSide: Int = 20_000) {
         self.maxFileBytes = maxFileBytes
         self.maxPixels = maxPixels
         self.maxSide = maxSide
@@ -35,14 +35,14 @@ package struct ImageLimits: Sendable, Hashable {
 }
 
 /// How accepted images are stored.
-package struct EncodingOptions: Sendable, Hashable {
+public struct EncodingOptions: Sendable, Hashable {
     /// Images with a longer side are scaled down to it (default 2048).
-    package var maxEdge: Int
+    public var maxEdge: Int
     /// JPEG quality for opaque images, 1–100 (default 50, as the original app used).
-    package var jpegQuality: Int
+    public var jpegQuality: Int
 
     /// Creates options; the defaults are tenbin's documented ones.
-    package init(maxEdge: Int = 2048, jpegQuality: Int = 50) {
+    public init(maxEdge: Int = 2048, jpegQuality: Int = 50) {
         self.maxEdge = maxEdge
         self.jpegQuality = jpegQuality
     }

@@ -1,16 +1,16 @@
 /// Decoded 8-bit pixels, rows packed: gray (1 channel), RGB (3) or RGBA (4).
-package struct PixelBuffer: Sendable, Hashable {
+public struct PixelBuffer: Sendable, Hashable {
     /// Width in pixels.
-    package let width: Int
+    public let width: Int
     /// Height in pixels.
-    package let height: Int
+    public let height: Int
     /// 1 (gray), 3 (RGB) or 4 (RGBA).
-    package let channels: Int
+    public let channels: Int
     /// `width * height * channels` bytes, row by row.
-    package var pixels: [UInt8]
+    public var pixels: [UInt8]
 
     /// Wraps pixels; `pixels.count` must be `width * height * channels`.
-    package init(width: Int, height: Int, channels: Int, pixels: [UInt8]) {
+    public init(width: Int, height: Int, channels: Int, pixels: [UInt8]) {
         // Invariant every pixel loop relies on for its unchecked indexing.
         precondition(pixels.count == width * height * channels, "pixel count does not match the size")
         self.width = width
@@ -20,10 +20,10 @@ package struct PixelBuffer: Sendable, Hashable {
     }
 
     /// Memory the pixels take, in bytes.
-    package var byteCount: Int { pixels.count }
+    public var byteCount: Int { pixels.count }
 
     /// Whether any pixel is less than fully opaque (always false without an alpha channel).
-    package var hasTransparency: Bool {
+    public var hasTransparency: Bool {
         guard channels == 4 else { return false }
         return pixels.withUnsafeBufferPointer { buffer in
             var index = 3

@@ -1,6 +1,6 @@
 /// The formats tenbin accepts as uploads, recognised from their first bytes. Every upload
 /// is stored as JPEG, or PNG when it has real transparency (``ImageFormat``).
-package enum UploadFormat: String, Sendable, CaseIterable {
+public enum UploadFormat: String, Sendable, CaseIterable {
     case jpeg
     case png
     case webp
@@ -10,7 +10,7 @@ package enum UploadFormat: String, Sendable, CaseIterable {
     case avif
 
     /// The name people know the format by.
-    package var name: String {
+    public var name: String {
         switch self {
         case .jpeg: "JPEG"
         case .png: "PNG"

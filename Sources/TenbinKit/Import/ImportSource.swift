@@ -1,5 +1,5 @@
 /// Where an import reads its posters from.
-package enum ImportSource: Sendable, Hashable {
+public enum ImportSource: Sendable, Hashable {
     /// A folder whose immediate subfolders are poster folders (see ``PosterFolder``).
     case folders(String)
     /// A JSON Lines manifest, one poster per line (see ``Manifest``).
@@ -8,7 +8,7 @@ package enum ImportSource: Sendable, Hashable {
     /// A folder at `path` is read as poster folders; a file is read as a manifest when it
     /// looks like one (see ``looksLikeManifest(_:)``). Anything else is refused with an
     /// ``ImportError`` of kind `invalidInput` before anything is read or written.
-    package static func at(_ path: String) throws -> ImportSource {
+    public static func at(_ path: String) throws -> ImportSource {
         switch Directory.kind(of: path) {
         case .folder: return .folders(path)
         case .file:
@@ -43,7 +43,7 @@ package enum ImportSource: Sendable, Hashable {
     }
 
     /// The folder or file, as given.
-    package var path: String {
+    public var path: String {
         switch self {
         case .folders(let path), .manifest(let path): path
         }
@@ -58,19 +58,19 @@ package enum ImportSource: Sendable, Hashable {
 }
 
 /// A problem with an import's source as a whole (not with one poster): the import cannot start.
-package struct ImportError: KindedError, Sendable, Equatable {
+public struct ImportError: KindedError, Sendable, Equatable {
     /// The folder or manifest.
-    package let path: String
+    public let path: String
     /// What is wrong with it, as a phrase following its path.
-    package let reason: String
+    public let reason: String
     /// `notFound` when the source does not exist, else usually `invalidInput`.
-    package let kind: ErrorKind
+    public let kind: ErrorKind
     /// True when the path names something that is not an import source at all (a photo or a
     /// README given as a manifest): a mistake in how the import was asked for.
-    package let isNotASource: Bool
+    public let isNotASource: Bool
 
     /// Creates an import error.
-    package init(path: String, reason: String, kind: ErrorKind = .invalidInput, isNotASource: Bool = false) {
+    public init(path: String, reason: String, kind: ErrorKind = .invalidInput, isNotASource: Bool = false) {
         self.path = path
         self.reason = reason
         self.kind = kind
@@ -85,7 +85,7 @@ package struct ImportError: KindedError, Sendable, Equatable {
     }
 
     /// `PATH: reason`.
-    package var description: String { "\(path): \(reason)" }
+    public var description: String { "\(path): \(reason)" }
 }
 
 /// One image of a poster to import.

@@ -1,23 +1,23 @@
 /// How an import runs.
-package struct ImportOptions: Sendable, Hashable {
+public struct ImportOptions: Sendable, Hashable {
     /// How many images are read and re-encoded at once (default: the number of cores). Never
     /// more images than this are in memory at a time.
-    package var jobs: Int
+    public var jobs: Int
     /// Check and re-encode everything, but write nothing (no blob, no row, no store folder).
-    package var dryRun: Bool
+    public var dryRun: Bool
     /// List every poster in the report; when off, only failures are listed (the counts are
     /// always complete). Off keeps a million-line import's report small.
-    package var listsEveryItem: Bool
+    public var listsEveryItem: Bool
     /// Posters committed per transaction, at most.
-    package var batchSize: Int
+    public var batchSize: Int
     /// A batch waiting this long is committed even when not full, so an interrupted import
     /// loses little work.
-    package var batchInterval: Duration
+    public var batchInterval: Duration
     /// How many folders or lines may wait, read, for their images (bounds memory).
-    package var window: Int
+    public var window: Int
 
     /// Options with tenbin's defaults.
-    package init(
+    public init(
         jobs: Int = ImportOptions.defaultJobs, dryRun: Bool = false, listsEveryItem: Bool = true, batchSize: Int = 20_000,
         batchInterval: Duration = .milliseconds(500), window: Int = 512
     ) {
@@ -32,7 +32,7 @@ package struct ImportOptions: Sendable, Hashable {
     }
 
     /// The number of cores online.
-    package static var defaultJobs: Int { Machine.activeCores }
+    public static var defaultJobs: Int { Machine.activeCores }
 }
 
 /// Imports many posters into a board: a folder of poster folders or a JSON Lines manifest.
@@ -44,12 +44,12 @@ package struct ImportOptions: Sendable, Hashable {
 /// nothing. Killing an import at any moment leaves a sound store: a batch is committed whole
 /// or not at all, and blob files written for an uncommitted batch are only unreferenced
 /// files (`gc` removes them; a rerun reuses them).
-package struct Importer: Sendable {
-    package let board: Board
-    package let options: ImportOptions
+public struct Importer: Sendable {
+    public let board: Board
+    public let options: ImportOptions
 
     /// An importer into `board`.
-    package init(board: Board, options: ImportOptions = ImportOptions()) {
+    public init(board: Board, options: ImportOptions = ImportOptions()) {
         self.board = board
         self.options = options
     }
@@ -61,7 +61,7 @@ package struct Importer: Sendable {
     ///
     /// `progress` is called from the importing task at most ten times a second, and once at
     /// the end.
-    package func run(_ source: ImportSource, progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) async throws -> ImportReport
+    public func run(_ source: ImportSource, progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) async throws -> ImportReport
     {
         var reader = try source.makeReader()
         let run = ImportRun(board: board, options: options, total: reader.total, reusesImages: reader.reusesImages, progress: progress)

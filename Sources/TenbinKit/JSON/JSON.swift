@@ -3,48 +3,48 @@
 ///
 /// Every function returns one JSON text without a trailing newline; the `JSONWriter`
 /// methods of the same names write the same text into a larger document.
-package enum JSON {
+public enum JSON {
     /// A JSON string literal (see ``JSONWriter/string(_:)``).
-    package static func string(_ text: String) -> String {
+    public static func string(_ text: String) -> String {
         write { $0.string(text) }
     }
 
     /// A poster object on one line: `{"id", "contents", "hashtags", "good1", "good2",
     /// "createdAt", "images"}`.
-    package static func poster(_ poster: Poster) -> String {
+    public static func poster(_ poster: Poster) -> String {
         write { $0.poster(poster) }
     }
 
     /// An array of posters, one per line (`[]` when empty): `list --json`, `search --json`.
-    package static func posters(_ posters: [Poster]) -> String {
+    public static func posters(_ posters: [Poster]) -> String {
         write { $0.posters(posters) }
     }
 
     /// A page of posters: `{"posters": [...], "next": "CURSOR"}`, the posters one per line as
     /// in ``posters(_:)``; `next` is an opaque cursor for the following page, omitted when
     /// this is the last page.
-    package static func page(_ posters: [Poster], next: String?) -> String {
+    public static func page(_ posters: [Poster], next: String?) -> String {
         write { $0.page(posters, next: next) }
     }
 
     /// The `import --json` report (see ``JSONWriter/importReport(_:)``).
-    package static func importReport(_ report: ImportReport) -> String {
+    public static func importReport(_ report: ImportReport) -> String {
         write { $0.importReport(report) }
     }
 
     /// The `check --json` report: `{"ok", "posters", "blobs", "problems", "notes"}`.
-    package static func checkReport(_ report: CheckReport) -> String {
+    public static func checkReport(_ report: CheckReport) -> String {
         write { $0.checkReport(report) }
     }
 
     /// The `gc --json` report: `{"removedBlobs", "removedBytes", "removedTemporaryFiles"}`.
-    package static func garbageReport(_ report: GarbageReport) -> String {
+    public static func garbageReport(_ report: GarbageReport) -> String {
         write { $0.garbageReport(report) }
     }
 
     /// The lines of one feed update, in order, as `tenbin watch --json` prints them: one line
     /// for a snapshot, one per change.
-    package static func feedLines(_ update: FeedUpdate) -> [String] {
+    public static func feedLines(_ update: FeedUpdate) -> [String] {
         switch update {
         case .snapshot(let posters): [write { $0.feedSnapshot(posters) }]
         case .changes(let changes): changes.map { change in write { $0.feedChange(change) } }
@@ -52,18 +52,18 @@ package enum JSON {
     }
 
     /// One feed change on one line (see ``JSONWriter/feedChange(_:)``).
-    package static func feedChange(_ change: FeedChange) -> String {
+    public static func feedChange(_ change: FeedChange) -> String {
         write { $0.feedChange(change) }
     }
 
     /// The error object `{"error": {"kind": KIND, "message": MESSAGE}}` for `error`: its
     /// ``ErrorKind`` and its description.
-    package static func error(_ error: any Error) -> String {
+    public static func error(_ error: any Error) -> String {
         write { $0.error(error) }
     }
 
     /// The error object for a kind and a message.
-    package static func error(kind: ErrorKind, message: String) -> String {
+    public static func error(kind: ErrorKind, message: String) -> String {
         write { $0.error(kind: kind, message: message) }
     }
 

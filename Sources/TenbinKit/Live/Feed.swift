@@ -1,15 +1,15 @@
 /// A feed to observe: an order, how many posters it shows, and optionally a search query.
-package struct Feed: Sendable, Hashable {
+public struct Feed: Sendable, Hashable {
     /// Newest first or most voted first.
-    package var order: FeedOrder
+    public var order: FeedOrder
     /// At most this many posters, from the top of the order (at least 1).
-    package var limit: Int
+    public var limit: Int
     /// Words every poster in the feed must contain, matched as `tenbin search` matches them
     /// (width, case and kana ignored); nil (or only white space) for every poster.
-    package var query: String?
+    public var query: String?
 
     /// A feed of the first `limit` posters in `order`, optionally only those matching `query`.
-    package init(order: FeedOrder = .new, limit: Int = 20, query: String? = nil) {
+    public init(order: FeedOrder = .new, limit: Int = 20, query: String? = nil) {
         self.order = order
         self.limit = limit
         self.query = query
@@ -24,21 +24,21 @@ package struct Feed: Sendable, Hashable {
 }
 
 /// A feed or an observation that cannot be started.
-package enum FeedError: KindedError, Sendable, Equatable {
+public enum FeedError: KindedError, Sendable, Equatable {
     case invalidLimit(Int)
     case invalidInterval(Duration)
     /// The board's live feeds were closed (``Board/close()``): it observes nothing more.
     case closed
 
     /// `invalidInput` when the feed was asked for with a bad value; `unavailable` once closed.
-    package var kind: ErrorKind {
+    public var kind: ErrorKind {
         switch self {
         case .invalidLimit, .invalidInterval: .invalidInput
         case .closed: .unavailable
         }
     }
 
-    package var description: String {
+    public var description: String {
         switch self {
         case .invalidLimit(let limit): "cannot observe a feed of \(limit) posters: the limit must be at least 1"
         case .invalidInterval(let interval): "cannot poll for changes every \(interval): the interval must be longer than zero"

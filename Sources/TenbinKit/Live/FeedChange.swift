@@ -5,7 +5,7 @@
 /// `oldIndex` is the poster's position in the list just before its change is applied, and
 /// `newIndex` its position just after. Applying every change of a set to the previous snapshot
 /// gives exactly the new snapshot.
-package enum FeedChange: Sendable, Hashable {
+public enum FeedChange: Sendable, Hashable {
     /// A poster entered the feed: insert it at `newIndex`.
     case added(Poster, newIndex: Int)
     /// A poster in the feed changed (its votes, say) or moved: remove it from `oldIndex`, then
@@ -16,14 +16,14 @@ package enum FeedChange: Sendable, Hashable {
     case removed(Poster, oldIndex: Int)
 
     /// The poster the change is about (for a removal, its last value seen in the feed).
-    package var poster: Poster {
+    public var poster: Poster {
         switch self {
         case .added(let poster, _), .modified(let poster, _, _), .removed(let poster, _): poster
         }
     }
 
     /// Where the poster was just before this change; nil for an addition.
-    package var oldIndex: Int? {
+    public var oldIndex: Int? {
         switch self {
         case .added: nil
         case .modified(_, let oldIndex, _), .removed(_, let oldIndex): oldIndex
@@ -31,7 +31,7 @@ package enum FeedChange: Sendable, Hashable {
     }
 
     /// Where the poster is just after this change; nil for a removal.
-    package var newIndex: Int? {
+    public var newIndex: Int? {
         switch self {
         case .added(_, let newIndex), .modified(_, _, let newIndex): newIndex
         case .removed: nil
@@ -40,7 +40,7 @@ package enum FeedChange: Sendable, Hashable {
 }
 
 /// What an observed feed delivers: the whole feed first, then the changes to it.
-package enum FeedUpdate: Sendable, Hashable {
+public enum FeedUpdate: Sendable, Hashable {
     /// The feed as it is when observation starts.
     case snapshot([Poster])
     /// What changed since the previous update; never empty.
@@ -48,18 +48,18 @@ package enum FeedUpdate: Sendable, Hashable {
 }
 
 /// A change set that does not fit the snapshot it is applied to.
-package struct FeedChangeError: KindedError, Sendable, Equatable {
+public struct FeedChangeError: KindedError, Sendable, Equatable {
     /// The position of the offending change in its set.
-    package let position: Int
+    public let position: Int
     /// The offending change.
-    package let change: FeedChange
+    public let change: FeedChange
     /// How many posters the list had when the change was applied.
-    package let count: Int
+    public let count: Int
 
     /// Always `conflict`: the changes do not fit the list they were applied to.
-    package var kind: ErrorKind { .conflict }
+    public var kind: ErrorKind { .conflict }
 
-    package var description: String {
+    public var description: String {
         "cannot apply change \(position + 1) (poster \(change.poster.id), old index \(change.oldIndex.map(String.init) ?? "none"), "
             + "new index \(change.newIndex.map(String.init) ?? "none")) to a list of \(count) posters: it was made for another snapshot"
     }

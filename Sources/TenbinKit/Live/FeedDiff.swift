@@ -11,9 +11,9 @@
 /// are not mentioned: they end up in place once the others are. Each change's indices are
 /// computed by replaying the changes before it, so ``apply(_:to:)`` — which replays the same
 /// steps — rebuilds the new snapshot exactly.
-package enum FeedDiff {
+public enum FeedDiff {
     /// The change set that turns `old` into `new`. Each snapshot lists a poster at most once.
-    package static func changes(from old: [Poster], to new: [Poster]) -> [FeedChange] {
+    public static func changes(from old: [Poster], to new: [Poster]) -> [FeedChange] {
         let oldIndex = positions(old)
         let newIndex = positions(new)
         var changes: [FeedChange] = []
@@ -47,7 +47,7 @@ package enum FeedDiff {
     ///
     /// Throws when a change does not fit (an index out of range, or a removal naming another
     /// poster than the one at its index): the set was made for another snapshot.
-    package static func apply(_ changes: [FeedChange], to snapshot: [Poster]) throws(FeedChangeError) -> [Poster] {
+    public static func apply(_ changes: [FeedChange], to snapshot: [Poster]) throws(FeedChangeError) -> [Poster] {
         var list = snapshot
         for (position, change) in changes.enumerated() {
             let misfit = FeedChangeError(position: position, change: change, count: list.count)

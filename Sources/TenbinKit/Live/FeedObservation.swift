@@ -7,13 +7,13 @@
 /// what it has not read); commits that leave the feed as it was deliver nothing.
 ///
 /// Cancelling the iterating task ends the sequence; releasing the iterator closes it too.
-package struct FeedObservation: AsyncSequence, Sendable {
+public struct FeedObservation: AsyncSequence, Sendable {
     /// Each element is a snapshot (first) or a list of changes.
-    package typealias Element = FeedUpdate
+    public typealias Element = FeedUpdate
 
     let live: LiveFeeds
     /// The feed observed.
-    package let feed: Feed
+    public let feed: Feed
 
     init(live: LiveFeeds, feed: Feed) {
         self.live = live
@@ -21,12 +21,12 @@ package struct FeedObservation: AsyncSequence, Sendable {
     }
 
     /// Starts observing; nothing is read until the first `next()`.
-    package func makeAsyncIterator() -> Iterator {
+    public func makeAsyncIterator() -> Iterator {
         Iterator(live: live, feed: feed)
     }
 
     /// Delivers the snapshot, then each change set.
-    package struct Iterator: AsyncIteratorProtocol {
+    public struct Iterator: AsyncIteratorProtocol {
         private let live: LiveFeeds
         private let feed: Feed
         private var subscription: Subscription?
@@ -38,12 +38,12 @@ package struct FeedObservation: AsyncSequence, Sendable {
         }
 
         /// The next update; nil once cancelled.
-        package mutating func next() async throws -> FeedUpdate? {
+        public mutating func next() async throws -> FeedUpdate? {
             try await next(isolation: nil)
         }
 
         /// The next update; nil once cancelled.
-        package mutating func next(isolation actor: isolated (any Actor)?) async throws -> FeedUpdate? {
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws -> FeedUpdate? {
             guard !finished else { return nil }
             do {
                 try Task.checkCancellation()

@@ -7,24 +7,24 @@ import Dispatch
 ///
 /// ``close()`` ends every observer and waits for the task: after it the source holds the
 /// store no more, so a process that lets go of its board closes the store before it exits.
-package final class LiveFeeds: Sendable {
+public final class LiveFeeds: Sendable {
     /// How the source waits for changes.
-    package struct Options: Sendable {
+    public struct Options: Sendable {
         /// How often the change source looks for commits nobody told it of (a polling
         /// backend finds every commit this way).
-        package var interval: Duration
+        public var interval: Duration
         /// The least time between two re-reads of the feeds: a change after a quiet spell is
         /// read at once, and under a stream of commits the feeds are re-read (and their
         /// events sent) at most once per `spacing`.
-        package var spacing: Duration
+        public var spacing: Duration
         /// The clock polling sleeps on (tests pass a virtual one).
-        package var clock: any Clock<Duration>
+        public var clock: any Clock<Duration>
         /// Told of each step, for tests and benchmarks.
-        package var monitor: (@Sendable (Event) -> Void)?
+        public var monitor: (@Sendable (Event) -> Void)?
 
         /// Options looking for commits every `interval` of `clock`, re-reading the feeds at
         /// most once per `spacing`.
-        package init(
+        public init(
             interval: Duration = .milliseconds(50), spacing: Duration = .milliseconds(50),
             clock: any Clock<Duration> = ContinuousClock(), monitor: (@Sendable (Event) -> Void)? = nil
         ) {
@@ -36,7 +36,7 @@ package final class LiveFeeds: Sendable {
     }
 
     /// A step of the source, as a monitor sees it.
-    package enum Event: Sendable, Equatable {
+    public enum Event: Sendable, Equatable {
         /// The waiting task started (the first observer arrived).
         case started
         /// The change source answered that the store may have changed.

@@ -1,8 +1,8 @@
 /// Normalisation of the hashtags a poster is posted with.
-package enum Hashtags {
+public enum Hashtags {
     /// Trims each tag, drops one leading `#` or full-width `＃`, drops empty tags and later
     /// duplicates, keeping the first occurrence's position.
-    package static func normalize<S: Sequence>(_ tags: S) -> [String] where S.Element: StringProtocol {
+    public static func normalize<S: Sequence>(_ tags: S) -> [String] where S.Element: StringProtocol {
         var seen: Set<String> = []
         var result: [String] = []
         for raw in tags {

@@ -1,22 +1,22 @@
 /// A two-image poster: a question, hashtags, and the votes each side has received.
-package struct Poster: Sendable, Hashable, Identifiable {
+public struct Poster: Sendable, Hashable, Identifiable {
     /// Assigned in increasing order and never reused.
-    package let id: Int64
+    public let id: Int64
     /// The question text, exactly as posted; may be empty.
-    package var contents: String
+    public var contents: String
     /// Normalised hashtags in their posted order (see ``Hashtags``).
-    package var hashtags: [String]
+    public var hashtags: [String]
     /// Votes for the first image.
-    package var good1: Int
+    public var good1: Int
     /// Votes for the second image.
-    package var good2: Int
+    public var good2: Int
     /// When the poster was created.
-    package var createdAt: Timestamp
+    public var createdAt: Timestamp
     /// The two stored images, first and second.
-    package var images: [StoredImage]
+    public var images: [StoredImage]
 
     /// Creates a poster value.
-    package init(
+    public init(
         id: Int64, contents: String, hashtags: [String], good1: Int, good2: Int,
         createdAt: Timestamp, images: [StoredImage]
     ) {
@@ -30,27 +30,27 @@ package struct Poster: Sendable, Hashable, Identifiable {
     }
 
     /// All votes cast on this poster.
-    package var totalVotes: Int { good1 + good2 }
+    public var totalVotes: Int { good1 + good2 }
 
     /// The share of votes for `side`, from 0 to 1; an even 0.5 when nobody has voted.
-    package func share(of side: VoteSide) -> Double {
+    public func share(of side: VoteSide) -> Double {
         guard totalVotes > 0 else { return 0.5 }
         return Double(side == .first ? good1 : good2) / Double(totalVotes)
     }
 
     /// The side with more votes, or nil on a tie.
-    package var majority: VoteSide? {
+    public var majority: VoteSide? {
         good1 == good2 ? nil : (good1 > good2 ? .first : .second)
     }
 
     /// The votes for `side`.
-    package func votes(for side: VoteSide) -> Int {
+    public func votes(for side: VoteSide) -> Int {
         side == .first ? good1 : good2
     }
 }
 
 /// One of a poster's two sides.
-package enum VoteSide: Int, Sendable, CaseIterable {
+public enum VoteSide: Int, Sendable, CaseIterable {
     case first = 1
     case second = 2
 
@@ -59,7 +59,7 @@ package enum VoteSide: Int, Sendable, CaseIterable {
 }
 
 /// The order a feed lists posters in.
-package enum FeedOrder: String, Sendable, CaseIterable {
+public enum FeedOrder: String, Sendable, CaseIterable {
     /// Newest first (id descending).
     case new
     /// Most votes first (good1 + good2 descending, then id descending).

@@ -5,23 +5,23 @@
 /// Hashtags are measured as they are stored, after ``Hashtags/normalize(_:)`` (a dropped `#`,
 /// an empty tag or a repeated one does not count). Posters stored over these limits by an
 /// older version stay readable, votable and copyable; only new text is checked.
-package enum PosterTextLimits {
+public enum PosterTextLimits {
     /// The most bytes (UTF-8) of a poster's question.
-    package static let maximumContentsBytes = 4096
+    public static let maximumContentsBytes = 4096
     /// The most hashtags a poster has.
-    package static let maximumHashtags = 32
+    public static let maximumHashtags = 32
     /// The most bytes (UTF-8) of one hashtag.
-    package static let maximumHashtagBytes = 200
+    public static let maximumHashtagBytes = 200
 
     /// Checks a new question.
-    package static func check(contents: String) throws(PosterTextError) {
+    public static func check(contents: String) throws(PosterTextError) {
         let bytes = contents.utf8.count
         guard bytes <= maximumContentsBytes else { throw .contentsTooLong(bytes: bytes) }
     }
 
     /// Checks new hashtags, as typed: they are measured as ``Hashtags/normalize(_:)`` will
     /// store them.
-    package static func check(hashtags: [String]) throws(PosterTextError) {
+    public static func check(hashtags: [String]) throws(PosterTextError) {
         // Normalising only removes tags and characters, so tags within the limits as typed are
         // within them as stored: most never need normalising here.
         guard hashtags.count > maximumHashtags || hashtags.contains(where: { $0.utf8.count > maximumHashtagBytes }) else { return }
@@ -33,14 +33,14 @@ package enum PosterTextLimits {
     }
 
     /// Checks a new poster's question and hashtags.
-    package static func check(contents: String, hashtags: [String]) throws(PosterTextError) {
+    public static func check(contents: String, hashtags: [String]) throws(PosterTextError) {
         try check(contents: contents)
         try check(hashtags: hashtags)
     }
 }
 
 /// New text over one of ``PosterTextLimits``.
-package enum PosterTextError: KindedError, Sendable, Equatable {
+public enum PosterTextError: KindedError, Sendable, Equatable {
     /// The question has this many bytes.
     case contentsTooLong(bytes: Int)
     /// The poster would have this many hashtags.
@@ -49,10 +49,10 @@ package enum PosterTextError: KindedError, Sendable, Equatable {
     case hashtagTooLong(String)
 
     /// The text is refused as it is: `invalidInput`, as the HTTP API has always answered it (422).
-    package var kind: ErrorKind { .invalidInput }
+    public var kind: ErrorKind { .invalidInput }
 
     /// One sentence naming the field and the limit.
-    package var description: String {
+    public var description: String {
         switch self {
         case .contentsTooLong:
             "the question is longer than \(CountText.grouped(PosterTextLimits.maximumContentsBytes)) bytes"

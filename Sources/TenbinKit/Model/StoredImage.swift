@@ -1,18 +1,18 @@
 /// An image as stored: its blob's digest and what re-encoding produced.
-package struct StoredImage: Sendable, Hashable {
+public struct StoredImage: Sendable, Hashable {
     /// Lowercase hex SHA-256 of the stored bytes; the blob's name.
-    package let digest: Digest
+    public let digest: Digest
     /// The stored encoding.
-    package let format: ImageFormat
+    public let format: ImageFormat
     /// Stored width in pixels.
-    package let width: Int
+    public let width: Int
     /// Stored height in pixels.
-    package let height: Int
+    public let height: Int
     /// Size of the stored bytes.
-    package let bytes: Int
+    public let bytes: Int
 
     /// Creates a stored-image description.
-    package init(digest: Digest, format: ImageFormat, width: Int, height: Int, bytes: Int) {
+    public init(digest: Digest, format: ImageFormat, width: Int, height: Int, bytes: Int) {
         self.digest = digest
         self.format = format
         self.width = width
@@ -22,7 +22,7 @@ package struct StoredImage: Sendable, Hashable {
 }
 
 /// The image encodings tenbin accepts and stores.
-package enum ImageFormat: String, Sendable, CaseIterable {
+public enum ImageFormat: String, Sendable, CaseIterable {
     case jpeg
     case png
 }

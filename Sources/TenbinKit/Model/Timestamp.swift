@@ -1,21 +1,21 @@
 import Glibc
 
 /// A moment in whole seconds since 1970-01-01T00:00:00Z, printed as ISO 8601 in UTC.
-package struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Seconds since the Unix epoch.
-    package let secondsSince1970: Int64
+    public let secondsSince1970: Int64
 
     /// Creates a timestamp from seconds since the Unix epoch.
-    package init(secondsSince1970: Int64) {
+    public init(secondsSince1970: Int64) {
         self.secondsSince1970 = secondsSince1970
     }
 
-    package static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
+    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
         lhs.secondsSince1970 < rhs.secondsSince1970
     }
 
     /// `YYYY-MM-DDTHH:MM:SSZ`.
-    package var description: String {
+    public var description: String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(20)
         write(into: &bytes)
@@ -75,7 +75,7 @@ package struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertibl
 
 extension Timestamp {
     /// The current time from the system clock.
-    @Sendable package static func now() -> Timestamp {
+    @Sendable public static func now() -> Timestamp {
         Timestamp(secondsSince1970: Int64(time(nil)))
     }
 }

@@ -5,11 +5,11 @@
 /// delay or already running (the operation sees `Task.isCancelled`, and whatever it returns is
 /// dropped), so results arrive in the order inputs were sent and never for a replaced input.
 /// Time comes from a `Clock`, so tests drive it in virtual time.
-package final class Debouncer<Input: Sendable, Output: Sendable, C: Clock>: Sendable {
+public final class Debouncer<Input: Sendable, Output: Sendable, C: Clock>: Sendable {
     /// What became of one input that was not replaced.
-    package struct Outcome: Sendable {
-        package let input: Input
-        package let result: Result<Output, any Error>
+    public struct Outcome: Sendable {
+        public let input: Input
+        public let result: Result<Output, any Error>
     }
 
     private struct State {
@@ -28,7 +28,7 @@ package final class Debouncer<Input: Sendable, Output: Sendable, C: Clock>: Send
     /// `operation` on it. `deliver` receives each outcome; it is called holding the
     /// debouncer's lock (which is what keeps replaced results out), so it must return quickly
     /// and must not call `send` or `cancel` itself.
-    package init(
+    public init(
         delay: C.Duration, clock: C, operation: @escaping @Sendable (Input) async throws -> Output,
         deliver: @escaping @Sendable (Outcome) -> Void
     ) {
@@ -43,7 +43,7 @@ package final class Debouncer<Input: Sendable, Output: Sendable, C: Clock>: Send
     }
 
     /// Replaces the pending input with `input`, starting its delay over.
-    package func send(_ input: Input) {
+    public func send(_ input: Input) {
         state.withLock { state in
             state.task?.cancel()
             state.generation += 1
@@ -66,7 +66,7 @@ package final class Debouncer<Input: Sendable, Output: Sendable, C: Clock>: Send
     }
 
     /// Drops the pending input and cancels its work; nothing more is delivered for it.
-    package func cancel() {
+    public func cancel() {
         state.withLock { state in
             state.task?.cancel()
             state.task = nil

@@ -4,15 +4,15 @@
 /// dropped from each word (so a tapped hashtag and a typed one search alike), and each word is
 /// normalised with ``SearchText/normalize(_:)``. Any text is a valid query; one with no words
 /// left is empty and matches nothing.
-package struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
+public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
     /// The normalised words, each distinct and none inside another (such a word adds nothing:
     /// whatever contains the longer word contains it), longest first.
-    package let words: [String]
+    public let words: [String]
     /// The text the query was parsed from.
-    package let text: String
+    public let text: String
 
     /// Parses `text`.
-    package init(_ text: String) {
+    public init(_ text: String) {
         self.text = text
         var words: [String] = []
         for word in Self.split(text) {
@@ -31,7 +31,7 @@ package struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The query's words as typed: `text` split on Unicode white space, empty pieces dropped.
-    package static func split(_ text: String) -> [Substring] {
+    public static func split(_ text: String) -> [Substring] {
         var words: [Substring] = []
         var start: String.Index?
         var index = text.startIndex
@@ -51,7 +51,7 @@ package struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the query has no words, so nothing matches it.
-    package var isEmpty: Bool { words.isEmpty }
+    public var isEmpty: Bool { words.isEmpty }
 
     /// Whether a stored search key contains every word (as UTF-8 bytes, as SQLite's `instr`
     /// and `LIKE` compare).
@@ -90,5 +90,5 @@ package struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The normalised words, space-separated.
-    package var description: String { words.joined(separator: " ") }
+    public var description: String { words.joined(separator: " ") }
 }

@@ -5,7 +5,7 @@
 /// a pushing backend (PostgreSQL's LISTEN/NOTIFY) answers when told. Either way a change may
 /// be reported that left a feed as it was (the feed is then re-read and nothing delivered),
 /// but a commit is never missed.
-package protocol ChangeSource: Sendable {
+public protocol ChangeSource: Sendable {
     /// The store's current change version, read before the snapshot it stands for: a commit
     /// after this call yields a different version from the next one.
     func currentVersion() throws -> StoreVersion
@@ -15,12 +15,12 @@ package protocol ChangeSource: Sendable {
 }
 
 /// An opaque count of a store's commits, as one change source sees it.
-package struct StoreVersion: Sendable, Hashable {
+public struct StoreVersion: Sendable, Hashable {
     /// The backend's own number.
-    package var value: Int64
+    public var value: Int64
 
     /// A version.
-    package init(_ value: Int64) {
+    public init(_ value: Int64) {
         self.value = value
     }
 }

@@ -1,12 +1,12 @@
 /// A page of posters and where the next one starts.
-package struct Page: Sendable, Hashable {
+public struct Page: Sendable, Hashable {
     /// The posters, in the page's order.
-    package var posters: [Poster]
+    public var posters: [Poster]
     /// Where the next page starts; nil when this page is the last.
-    package var next: PageCursor?
+    public var next: PageCursor?
 
     /// A page.
-    package init(posters: [Poster], next: PageCursor?) {
+    public init(posters: [Poster], next: PageCursor?) {
         self.posters = posters
         self.next = next
     }
@@ -18,16 +18,16 @@ package struct Page: Sendable, Hashable {
 /// it was made for, and for a search a short fingerprint of the query, so a cursor handed to
 /// another list is refused instead of silently skipping posters. Its text is ASCII letters,
 /// digits, `.` and `-`, safe in a URL as it is.
-package struct PageCursor: Sendable, Hashable, CustomStringConvertible {
+public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
     /// The order the cursor was made for.
-    package let order: FeedOrder
+    public let order: FeedOrder
     /// The last poster of the page it follows.
-    package let position: FeedPosition
+    public let position: FeedPosition
     /// The fingerprint of the search it belongs to; 0 for a plain list.
     let query: UInt32
 
     /// The cursor as text.
-    package var encoded: String {
+    public var encoded: String {
         switch order {
         case .new: "n\(position.id)" + (query == 0 ? "" : ".\(String(query, radix: 36))")
         case .popular: "p\(position.votes)-\(position.id)" + (query == 0 ? "" : ".\(String(query, radix: 36))")
@@ -35,10 +35,10 @@ package struct PageCursor: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The cursor as text.
-    package var description: String { encoded }
+    public var description: String { encoded }
 
     /// Reads a cursor's text; nil unless it is exactly what ``encoded`` makes.
-    package init?(encoded text: String) {
+    public init?(encoded text: String) {
         guard text.utf8.count <= 64, let first = text.first else { return nil }
         let parts = text.dropFirst().split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count) else { return nil }

@@ -3,7 +3,7 @@
 /// own target; the core holds the logic — search planning and recheck, import
 /// de-duplication, live diffs, vote batching — and speaks to a backend only through these
 /// protocols. Every backend passes the same contract suite.
-package protocol StoreBackend: Sendable {
+public protocol StoreBackend: Sendable {
     /// Where the store lives, for messages (never a password).
     var location: String { get }
 
@@ -47,26 +47,26 @@ package protocol StoreBackend: Sendable {
 
 extension StoreBackend {
     /// ``read(_:)``.
-    package func readSingle<T>(_ body: (any StoreReading) throws -> T) throws -> T {
+    public func readSingle<T>(_ body: (any StoreReading) throws -> T) throws -> T {
         try read(body)
     }
 
     /// nil: the core reads candidates and rechecks them.
-    package func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
+    public func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
         -> [Poster]?
     {
         nil
     }
 
     /// `addVotes` in a `write` of its own.
-    package func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+    public func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
         try write { try $0.addVotes(deltas) }
     }
 }
 
 /// Reads inside one snapshot. Every method returns posters whole: hashtags are read for a
 /// whole page at once, never one query per poster.
-package protocol StoreReading {
+public protocol StoreReading {
     /// The posters with these ids, in the order given; ids with no poster are left out.
     func posters(ids: [Int64]) throws -> [Poster]
     /// A page of posters in `order`, after skipping `offset` posters that come after `after`
@@ -115,7 +115,7 @@ package protocol StoreReading {
 }
 
 /// Writes inside one transaction; it can read what it wrote.
-package protocol StoreWriting: StoreReading {
+public protocol StoreWriting: StoreReading {
     /// Makes the blob rows of `digests` this transaction's alone until it ends: a `gc` or a
     /// `delete` removing those blobs waits, and so does a post referencing them. Backends whose
     /// write transactions already exclude each other do nothing.
@@ -168,14 +168,14 @@ package protocol StoreWriting: StoreReading {
 
 extension StoreReading {
     /// ``posterIDs(image1:image2:contents:)`` once per poster.
-    package func posterIDs(matching posters: [NewPoster]) throws -> [[Int64]] {
+    public func posterIDs(matching posters: [NewPoster]) throws -> [[Int64]] {
         try posters.map { try posterIDs(image1: $0.images[0].digest, image2: $0.images[1].digest, contents: $0.contents) }
     }
 }
 
 extension StoreWriting {
     /// ``insertPoster(_:createdAt:search:)`` once per poster.
-    package func insertPosters(_ posters: [NewPoster], createdAt: Timestamp, search: [SearchRecord]) throws -> [Int64] {
+    public func insertPosters(_ posters: [NewPoster], createdAt: Timestamp, search: [SearchRecord]) throws -> [Int64] {
         // Invariant of the callers: one search record per poster.
         precondition(posters.count == search.count, "one search record per poster")
         return try zip(posters, search).map { try insertPoster($0, createdAt: createdAt, search: $1) }
@@ -183,62 +183,62 @@ extension StoreWriting {
 }
 
 /// A blob row with the uploads remembered as having become it (``StoreReading/storedImage(source:encodingKey:)``).
-package struct BlobRecord: Sendable, Hashable {
+public struct BlobRecord: Sendable, Hashable {
     /// The stored image.
-    package var image: StoredImage
+    public var image: StoredImage
     /// The uploads (SHA-256 of the uploaded bytes, and the encoding options' key) that became it.
-    package var uploads: [UploadKey]
+    public var uploads: [UploadKey]
 
     /// A record.
-    package init(image: StoredImage, uploads: [UploadKey]) {
+    public init(image: StoredImage, uploads: [UploadKey]) {
         self.image = image
         self.uploads = uploads
     }
 }
 
 /// An upload as the store remembers it: what was uploaded, and under which encoding options.
-package struct UploadKey: Sendable, Hashable, Comparable {
+public struct UploadKey: Sendable, Hashable, Comparable {
     /// The SHA-256 of the uploaded bytes.
-    package var source: Digest
+    public var source: Digest
     /// ``EncodingOptions/key`` at the time.
-    package var encodingKey: String
+    public var encodingKey: String
 
     /// A key.
-    package init(source: Digest, encodingKey: String) {
+    public init(source: Digest, encodingKey: String) {
         self.source = source
         self.encodingKey = encodingKey
     }
 
-    package static func < (lhs: UploadKey, rhs: UploadKey) -> Bool {
+    public static func < (lhs: UploadKey, rhs: UploadKey) -> Bool {
         (lhs.source.hex, lhs.encodingKey) < (rhs.source.hex, rhs.encodingKey)
     }
 }
 
 /// A poster as another store holds it, with the search record its text gives.
-package struct PosterRecord: Sendable, Hashable {
+public struct PosterRecord: Sendable, Hashable {
     /// The poster, id, votes and creation time included.
-    package var poster: Poster
+    public var poster: Poster
     /// What search stores for its text.
-    package var search: SearchRecord
+    public var search: SearchRecord
 
     /// The record of `poster`, its search record computed from its text.
-    package init(_ poster: Poster) {
+    public init(_ poster: Poster) {
         self.poster = poster
         self.search = SearchRecord(contents: poster.contents, hashtags: poster.hashtags)
     }
 }
 
 /// Votes to add to one poster in a batch (``StoreWriting/addVotes(_:)``).
-package struct VoteDelta: Sendable, Hashable {
+public struct VoteDelta: Sendable, Hashable {
     /// The poster's id.
-    package var id: Int64
+    public var id: Int64
     /// Votes to add to the first image.
-    package var good1: Int
+    public var good1: Int
     /// Votes to add to the second image.
-    package var good2: Int
+    public var good2: Int
 
     /// A delta.
-    package init(id: Int64, good1: Int, good2: Int) {
+    public init(id: Int64, good1: Int, good2: Int) {
         self.id = id
         self.good1 = good1
         self.good2 = good2
@@ -246,35 +246,35 @@ package struct VoteDelta: Sendable, Hashable {
 }
 
 /// Where a poster stands in a feed: what a page continues after.
-package struct FeedPosition: Sendable, Hashable {
+public struct FeedPosition: Sendable, Hashable {
     /// The poster's id.
-    package var id: Int64
+    public var id: Int64
     /// Its total votes (popular order only).
-    package var votes: Int
+    public var votes: Int
 
     /// A position at a poster.
-    package init(id: Int64, votes: Int = 0) {
+    public init(id: Int64, votes: Int = 0) {
         self.id = id
         self.votes = votes
     }
 
     /// The position of `poster`.
-    package init(_ poster: Poster) {
+    public init(_ poster: Poster) {
         self.init(id: poster.id, votes: poster.totalVotes)
     }
 }
 
 /// A poster's search key with what ordering needs.
-package struct SearchEntry: Sendable, Hashable {
+public struct SearchEntry: Sendable, Hashable {
     /// The poster's id.
-    package var id: Int64
+    public var id: Int64
     /// Its normalised search key (``SearchText/key(contents:hashtags:)``).
-    package var key: String
+    public var key: String
     /// Its total votes.
-    package var votes: Int
+    public var votes: Int
 
     /// An entry.
-    package init(id: Int64, key: String, votes: Int) {
+    public init(id: Int64, key: String, votes: Int) {
         self.id = id
         self.key = key
         self.votes = votes
@@ -282,14 +282,14 @@ package struct SearchEntry: Sendable, Hashable {
 }
 
 /// One piece of a search key as the index stores it, in ASCII (see ``SearchGrams``).
-package struct IndexTerm: Sendable, Hashable {
+public struct IndexTerm: Sendable, Hashable {
     /// The piece, encoded as an ASCII token.
-    package var token: String
+    public var token: String
     /// True when the index is to match every token starting with `token`.
-    package var isPrefix: Bool
+    public var isPrefix: Bool
 
     /// A term.
-    package init(token: String, isPrefix: Bool = false) {
+    public init(token: String, isPrefix: Bool = false) {
         self.token = token
         self.isPrefix = isPrefix
     }
@@ -297,38 +297,38 @@ package struct IndexTerm: Sendable, Hashable {
 
 /// What a backend stores so a poster can be found: its normalised key, exact, and the index
 /// pieces computed from it. The core computes both; a backend only stores them.
-package struct SearchRecord: Sendable, Hashable {
+public struct SearchRecord: Sendable, Hashable {
     /// The normalised key, rechecked against every query.
-    package var key: String
+    public var key: String
     /// The distinct pieces of the key, packed (``SearchGrams/pieces(forKey:)``).
-    package var pieces: [UInt64]
+    public var pieces: [UInt64]
 
     /// The distinct index tokens of the key, space-separated (an FTS5 document).
-    package var document: String { SearchGrams.document(ofPieces: pieces) }
+    public var document: String { SearchGrams.document(ofPieces: pieces) }
 
     /// The distinct index tokens of the key.
-    package var tokens: [String] { pieces.map(SearchGrams.token(ofPiece:)) }
+    public var tokens: [String] { pieces.map(SearchGrams.token(ofPiece:)) }
 
     /// The record of a poster's text.
-    package init(contents: String, hashtags: [String]) {
+    public init(contents: String, hashtags: [String]) {
         key = SearchText.key(contents: contents, hashtags: hashtags)
         pieces = SearchGrams.pieces(forKey: key)
     }
 }
 
 /// A poster about to be stored: its text, hashtags, and two already-written images.
-package struct NewPoster: Sendable, Hashable {
+public struct NewPoster: Sendable, Hashable {
     /// The question; may be empty.
-    package var contents: String
+    public var contents: String
     /// Normalised hashtags.
-    package var hashtags: [String]
+    public var hashtags: [String]
     /// The first and second image.
-    package var images: [StoredImage]
+    public var images: [StoredImage]
     /// The SHA-256 of each image's upload, remembered so the same file is recognised later.
-    package var sources: [Digest?]
+    public var sources: [Digest?]
 
     /// Creates a poster to insert; hashtags are normalised.
-    package init(contents: String, hashtags: [String], images: [StoredImage], sources: [Digest?] = [nil, nil]) {
+    public init(contents: String, hashtags: [String], images: [StoredImage], sources: [Digest?] = [nil, nil]) {
         // Invariant of the data model: a poster has exactly two images.
         precondition(images.count == 2 && sources.count == 2, "a poster has exactly two images")
         self.contents = contents

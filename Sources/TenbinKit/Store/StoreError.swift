@@ -1,7 +1,7 @@
 /// A store that cannot be used as asked, in words for a user.
-package struct StoreError: KindedError, Sendable, Equatable {
+public struct StoreError: KindedError, Sendable, Equatable {
     /// What went wrong.
-    package enum Reason: Sendable, Equatable {
+    public enum Reason: Sendable, Equatable {
         /// Nothing is there (a store that was never written).
         case missing
         /// Something is there, but it is not a tenbin store; the text says what it is.
@@ -26,18 +26,18 @@ package struct StoreError: KindedError, Sendable, Equatable {
     }
 
     /// Where the store is (a folder, a database name; never a password).
-    package var location: String
+    public var location: String
     /// Why it cannot be used.
-    package var reason: Reason
+    public var reason: Reason
 
     /// An error about the store at `location`.
-    package init(_ reason: Reason, at location: String) {
+    public init(_ reason: Reason, at location: String) {
         self.reason = reason
         self.location = location
     }
 
     /// The kind front ends map to an exit status or an HTTP status.
-    package var kind: ErrorKind {
+    public var kind: ErrorKind {
         switch reason {
         case .missing, .noSchema: .notFound
         case .notAStore: .invalidInput
@@ -47,7 +47,7 @@ package struct StoreError: KindedError, Sendable, Equatable {
     }
 
     /// One sentence naming the store and the reason.
-    package var description: String {
+    public var description: String {
         switch reason {
         case .missing: "no store at \(location)"
         case .notAStore(let what): "\(location): not a tenbin store (\(what))"

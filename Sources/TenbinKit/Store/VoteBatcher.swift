@@ -5,17 +5,17 @@ import Dispatch
 /// poster and returns the posters it left), and each vote is answered only after the
 /// transaction holding it commits. Under load this turns thousands of commits into a few,
 /// without giving up durability; a lone vote waits for nothing but its own commit.
-package final class VoteBatcher: Sendable {
+public final class VoteBatcher: Sendable {
     /// How votes are grouped.
-    package struct Options: Sendable {
+    public struct Options: Sendable {
         /// How long the first vote of a batch waits for others before its commit starts
         /// (zero: batches form only from votes that arrive while a commit is under way).
-        package var window: Duration
+        public var window: Duration
         /// At most this many votes in one transaction.
-        package var maximumBatch: Int
+        public var maximumBatch: Int
 
         /// Options; by default no waiting and at most 4,096 votes a transaction.
-        package init(window: Duration = .zero, maximumBatch: Int = 4096) {
+        public init(window: Duration = .zero, maximumBatch: Int = 4096) {
             self.window = window
             self.maximumBatch = max(1, maximumBatch)
         }

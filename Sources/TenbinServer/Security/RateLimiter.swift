@@ -1,21 +1,21 @@
 import TenbinKit
 
 /// How fast one client may do something: `perSecond` on average, up to `burst` at once.
-package struct Rate: Sendable, Equatable, CustomStringConvertible {
+public struct Rate: Sendable, Equatable, CustomStringConvertible {
     /// Tokens added per second.
-    package var perSecond: Double
+    public var perSecond: Double
     /// The most tokens a client can save up.
-    package var burst: Int
+    public var burst: Int
 
     /// A rate of `perSecond` with bursts of `burst`.
-    package init(perSecond: Double, burst: Int) {
+    public init(perSecond: Double, burst: Int) {
         self.perSecond = perSecond
         self.burst = burst
     }
 
     /// Parses `PER_SECOND[/BURST]` (`10`, `0.5/5`); the burst defaults to the rate rounded up
     /// (at least 1). Nil when the text is not one.
-    package init?(_ text: String) {
+    public init?(_ text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), let rate = Double(parts[0]), rate.isFinite, rate > 0, rate <= 1_000_000 else { return nil }
         let burst: Int
@@ -28,7 +28,7 @@ package struct Rate: Sendable, Equatable, CustomStringConvertible {
         self.init(perSecond: rate, burst: burst)
     }
 
-    package var description: String { "\(perSecond)/\(burst)" }
+    public var description: String { "\(perSecond)/\(burst)" }
 }
 
 /// Token buckets per client address: a request takes as many tokens as it costs (one post, or the votes it adds); a client with too few left is

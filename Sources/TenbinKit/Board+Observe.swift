@@ -15,7 +15,7 @@ extension Board {
     /// after this call and a later call that answers the same version saw the same data, since
     /// any commit in between — by this process or another — moves it. A server keys what it
     /// caches on it.
-    public func changeVersion() throws -> StoreVersion {
+    package func changeVersion() throws -> StoreVersion {
         try store.changes.currentVersion()
     }
 
@@ -23,7 +23,7 @@ extension Board {
     /// with the new version; waits as live feeds do (``LiveFeeds/Options``). Cancelling the
     /// calling task ends the wait with `CancellationError`. A server pushes these into what it
     /// caches instead of asking for the version on every request.
-    public func nextChange(after version: StoreVersion) async throws -> StoreVersion {
+    package func nextChange(after version: StoreVersion) async throws -> StoreVersion {
         try await store.changes.nextChange(after: version, interval: configuration.live.interval, clock: configuration.live.clock)
     }
 }
@@ -50,7 +50,7 @@ extension Board {
 
     /// Throws unless the blob folder exists (made first with `creating`, when its parent
     /// does) and takes a probe write.
-    public func checkBlobFolder(creating: Bool) throws {
+    package func checkBlobFolder(creating: Bool) throws {
         try blobs.checkWritable(creating: creating)
     }
 }

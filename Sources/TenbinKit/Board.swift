@@ -36,17 +36,17 @@ public final class Board: Sendable {
     /// What this board was opened with.
     public let configuration: Configuration
     /// Where posters, votes and blob rows live.
-    public let store: any StoreBackend
+    package let store: any StoreBackend
     let blobs: any BlobStoring
     /// The upload pipeline this board re-encodes with.
-    public let codec: ImageCodec
+    package let codec: ImageCodec
     /// The one live-feed source every observer of this board shares.
-    public let live: LiveFeeds
+    package let live: LiveFeeds
     /// Groups concurrent votes into one commit.
     let votes: VoteBatcher
 
     /// Votes committed through ``castVote(id:side:times:)`` and the transactions they took.
-    public var voteStatistics: (votes: Int, commits: Int) { votes.statistics }
+    package var voteStatistics: (votes: Int, commits: Int) { votes.statistics }
 
     /// A board over the given parts.
     public init(_ configuration: Configuration, store: any StoreBackend, blobs: any BlobStoring) {

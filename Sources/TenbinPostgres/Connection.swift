@@ -9,19 +9,19 @@ import TenbinKit
 ///
 /// Not `Sendable`: libpq's connection must be used by one thread at a time. A ``ConnectionPool``
 /// hands each connection to one borrower at a time; a ``NotificationListener`` owns its own.
-public final class Connection {
+package final class Connection {
     private let handle: OpaquePointer
     /// The name of each statement prepared on this connection (see ``queryPrepared(_:binary:)``).
     private var prepared: Set<String> = []
     /// The database this connection is to.
-    public let target: ConnectionTarget
+    package let target: ConnectionTarget
 
     /// Seconds a connection attempt may take before it fails, unless the string sets its own.
     static let connectTimeoutSeconds = 10
 
     /// Connects to `target`; throws a ``PostgresError`` (kind `unavailable` when the server
     /// cannot be reached or refuses the login).
-    public init(_ target: ConnectionTarget) throws {
+    package init(_ target: ConnectionTarget) throws {
         // Keywords are read in order and the expanded string (`dbname`) overrides the ones
         // before it, so the caller's own connect_timeout or application_name wins.
         let keywords = ["connect_timeout", "fallback_application_name", "dbname"]
@@ -63,10 +63,10 @@ public final class Connection {
     }
 
     /// Whether the connection has failed (the server closed it, restarted, or the network broke).
-    public var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
+    package var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
 
     /// Whether a transaction is open (or failed and not yet rolled back) on this connection.
-    public var isInTransaction: Bool { PQtransactionStatus(handle) != PQTRANS_IDLE }
+    package var isInTransaction: Bool { PQtransactionStatus(handle) != PQTRANS_IDLE }
 
     /// Whether an idle connection still looks usable, once the answer to a COMMIT sent
     /// without waiting is read: nothing else should arrive on it while no query is running,
@@ -81,7 +81,7 @@ public final class Connection {
     /// Runs one statement with its values bound (see ``PostgresQuery``) and returns its rows,
     /// in libpq's binary format when `binary` (see ``Rows``).
     @discardableResult
-    public func query(_ query: PostgresQuery, binary: Bool = false) throws -> Rows {
+    package func query(_ query: PostgresQuery, binary: Bool = false) throws -> Rows {
         try settle()
         try beginDeferred()
         let result = withBinds(query.binds) { count, values, lengths, formats in
@@ -97,7 +97,7 @@ public final class Connection {
     /// always means the same statement; where the prepared statement is missing after all
     /// (such a pooler moved the session), the statement runs unprepared.
     @discardableResult
-    public func queryPrepared(_ query: PostgresQuery, binary: Bool = false) throws -> Rows {
+    package func queryPrepared(_ query: PostgresQuery, binary: Bool = false) throws -> Rows {
         try settle()
         if let begin = deferredBegin {
             deferredBegin = nil
@@ -128,7 +128,7 @@ public final class Connection {
     /// which statements the server session holds prepared: inside the transaction the session
     /// cannot change (even behind a pooler), so ``queryPrepared(_:binary:)`` there neither
     /// prepares a statement twice nor runs one the session lacks, either of which would abort it.
-    public func begin(_ begin: String) throws {
+    package func begin(_ begin: String) throws {
         try settle()
         let rows = try check(PQexec(handle, begin + "; SELECT name FROM pg_prepared_statements"))
         prepared = Set((0..<rows.count).map { rows.text($0, 0) })
@@ -145,7 +145,7 @@ public final class Connection {
     /// slower way, with the list learnt first. Any other failure is thrown with the
     /// transaction failed (the caller rolls it back) or not begun, and the connection out of
     /// pipeline mode, usable or broken.
-    public func begin(_ begin: String, then query: PostgresQuery, binary: Bool = false) throws -> Rows {
+    package func begin(_ begin: String, then query: PostgresQuery, binary: Bool = false) throws -> Rows {
         try settle()
         let sql = query.sql
         let name = Self.statementName(sql)
@@ -248,19 +248,19 @@ public final class Connection {
     private var deferredBegin: String?
 
     /// Whether a COMMIT sent by ``commitWithoutWaiting()`` has not been answered and read yet.
-    public private(set) var hasPendingCommit = false
+    package private(set) var hasPendingCommit = false
 
     /// Begins a read-only transaction with `begin` (`BEGIN …`) when the next statement runs,
     /// in the same round trip: a prepared one (``queryPrepared(_:binary:)``) through
     /// ``begin(_:then:binary:)``, anything else after ``begin(_:)``. End it with
     /// ``commitWithoutWaiting()``, or ``cancelDeferredBegin()`` and a ROLLBACK when it failed.
-    public func deferBegin(_ begin: String) throws {
+    package func deferBegin(_ begin: String) throws {
         try settle()
         deferredBegin = begin
     }
 
     /// Forgets a BEGIN deferred and not sent yet (the transaction ends before it began).
-    public func cancelDeferredBegin() {
+    package func cancelDeferredBegin() {
         deferredBegin = nil
     }
 
@@ -269,7 +269,7 @@ public final class Connection {
     /// (``settle()``) before this connection runs anything else or is next lent by its pool.
     /// Everything read came from the transaction's one snapshot, and a read-only COMMIT
     /// changes nothing, so the caller need not wait a round trip for it.
-    public func commitWithoutWaiting() throws {
+    package func commitWithoutWaiting() throws {
         guard deferredBegin == nil else {
             deferredBegin = nil
             return
@@ -310,7 +310,7 @@ public final class Connection {
     }
 
     /// Runs one or more statements without parameters (a migration step, BEGIN, COMMIT).
-    public func execute(_ sql: String) throws {
+    package func execute(_ sql: String) throws {
         try settle()
         try beginDeferred()
         _ = try check(PQexec(handle, sql))
@@ -327,7 +327,7 @@ public final class Connection {
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    public func transaction<T>(_ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN")
         do {
             let value = try body()

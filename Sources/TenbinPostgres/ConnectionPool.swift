@@ -22,15 +22,15 @@ public final class ConnectionPool: @unchecked Sendable {
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
     /// The database.
-    public let target: ConnectionTarget
+    package let target: ConnectionTarget
     /// The most connections open at once.
-    public let size: Int
+    package let size: Int
 
     /// The default pool size: enough for a server's concurrent reads on a small machine.
     public static let defaultSize = 8
 
     /// A pool of at most `size` connections to `target`; none is opened until first used.
-    public init(target: ConnectionTarget, size: Int = defaultSize) {
+    package init(target: ConnectionTarget, size: Int = defaultSize) {
         precondition(size > 0, "a pool holds at least one connection")  // callers validate the option
         self.target = target
         self.size = size
@@ -48,7 +48,7 @@ public final class ConnectionPool: @unchecked Sendable {
     }
 
     /// Runs `body` with a connection of the pool.
-    public func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
+    package func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
         let connection = try checkOut()
         do {
             let value = try body(connection)
@@ -62,7 +62,7 @@ public final class ConnectionPool: @unchecked Sendable {
 
     /// Runs `body` in a transaction on a pooled connection, again from the start (up to a few
     /// times) when it lost a deadlock or serialization race.
-    public func transaction<T>(_ body: (Connection) throws -> T) throws -> T {
+    package func transaction<T>(_ body: (Connection) throws -> T) throws -> T {
         var attempt = 0
         while true {
             do {

@@ -8,15 +8,15 @@ import TenbinKit
 /// The string is checked with libpq's own parser when the target is made, so a malformed one
 /// fails at once with a message naming what is wrong, and everything shown to a user (errors,
 /// logs) is rebuilt from the parsed fields without the password.
-public struct ConnectionTarget: Sendable, Hashable, CustomStringConvertible {
+package struct ConnectionTarget: Sendable, Hashable, CustomStringConvertible {
     /// The connection string exactly as given (it may hold a password: never show it).
     let conninfo: String
     /// `user@host:port/dbname`, from the fields the string sets; no password.
-    public let description: String
+    package let description: String
 
     /// Parses `conninfo`; throws a ``PostgresError`` when libpq cannot parse it, and a
     /// ``LibPQUnavailableError`` when libpq cannot be loaded (this is its first use).
-    public init(_ conninfo: String) throws {
+    package init(_ conninfo: String) throws {
         try LibPQ.load()
         var message: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(conninfo, &message) else {

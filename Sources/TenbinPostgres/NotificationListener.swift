@@ -10,9 +10,9 @@ import TenbinKit
 /// every reconnect — anything committed while it was not listening was missed, so the owner
 /// re-reads), `.notification` for each NOTIFY, and `.lost` once per outage. It is called on the
 /// listener's thread and must not block for long.
-public final class NotificationListener: @unchecked Sendable {
+package final class NotificationListener: @unchecked Sendable {
     /// What the listener saw.
-    public enum Event: Sendable, Equatable {
+    package enum Event: Sendable, Equatable {
         /// LISTEN is in place (after connecting or reconnecting): re-read what is watched.
         case listening
         /// A notification's payload.
@@ -35,7 +35,7 @@ public final class NotificationListener: @unchecked Sendable {
     static let keepAliveMilliseconds: Int32 = 5_000
 
     /// Starts listening on `channel` (a plain identifier) in the background.
-    public init(
+    package init(
         target: ConnectionTarget, channel: String, retryMilliseconds: Int = 200, handler: @escaping @Sendable (Event) -> Void
     ) throws {
         precondition(channel.utf8.allSatisfy { $0 == 0x5F || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) }, "channel")
@@ -68,7 +68,7 @@ public final class NotificationListener: @unchecked Sendable {
     }
 
     /// Stops listening and waits for the thread to end. Safe to call more than once.
-    public func stop() {
+    package func stop() {
         let join = state.withLock { state -> Bool in
             defer { state = (true, true) }
             return !state.joined

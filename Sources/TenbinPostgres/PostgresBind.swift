@@ -3,7 +3,7 @@
 /// Text and integers go in libpq's text format; bytes go in binary format, so a `bytea` value
 /// may hold any byte (NUL included) without escaping. Arrays are written as PostgreSQL array
 /// literals and need a cast in the query (`::bigint[]`, `::text[]`).
-public enum PostgresBind: Sendable, Hashable {
+package enum PostgresBind: Sendable, Hashable {
     /// SQL NULL.
     case null
     /// Text (no NUL: libpq passes text parameters as C strings); integers and arrays as their text.

@@ -15,7 +15,7 @@ public struct PostgresError: KindedError, Sendable {
     public let target: String
 
     /// An error with the given parts.
-    public init(kind: ErrorKind, sqlState: String?, message: String, target: String) {
+    package init(kind: ErrorKind, sqlState: String?, message: String, target: String) {
         self.kind = kind
         self.sqlState = sqlState
         self.message = message
@@ -24,12 +24,12 @@ public struct PostgresError: KindedError, Sendable {
 
     /// Whether the connection itself failed (the server is down, restarting or unreachable):
     /// the connection must be dropped, and the same request may succeed later.
-    public var isConnectionFailure: Bool {
+    package var isConnectionFailure: Bool {
         sqlState == nil || sqlState!.hasPrefix("08") || sqlState!.hasPrefix("57P")
     }
 
     /// Whether the transaction lost a deadlock or serialization race and may simply be retried.
-    public var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
+    package var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
 
     public var description: String {
         (target.isEmpty ? message : "database \(target): \(message)")

@@ -21,18 +21,18 @@
 ///
 /// The text depends only on how the query was built, never on the values, so a statement
 /// prepared by its text (``Connection/queryPrepared(_:binary:)``) keeps its name and plan.
-public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation {
+package struct PostgresQuery: Sendable, ExpressibleByStringInterpolation {
     /// The statement's text between placeholders: one more piece than `placeholders`.
     private var pieces: [String] = [""]
     /// Each placeholder's index in `binds`, in the order the placeholders appear.
     private var placeholders: [Int] = []
     /// The values bound, `$1` first.
-    public private(set) var binds: [PostgresBind] = []
+    package private(set) var binds: [PostgresBind] = []
     /// The ``Shared`` value each bind came from, if any, so that one bound again reuses its placeholder.
     private var sharedBinds: [Shared?] = []
 
     /// The statement's text, placeholders numbered.
-    public var sql: String {
+    package var sql: String {
         var text = pieces[0]
         for (place, bind) in placeholders.enumerated() {
             text += "$\(bind + 1)"
@@ -42,22 +42,22 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation {
     }
 
     /// A statement with no values.
-    public init(stringLiteral sql: String) {
+    package init(stringLiteral sql: String) {
         pieces = [sql]
     }
 
     /// A statement of tenbin's own text, spliced as it is (see `\(unescaped:)`).
-    public init(unescaped sql: String) {
+    package init(unescaped sql: String) {
         pieces = [sql]
     }
 
-    public init(stringInterpolation: StringInterpolation) {
+    package init(stringInterpolation: StringInterpolation) {
         self = stringInterpolation.query
     }
 
     /// Appends `other`'s text, its placeholders numbered after this query's; a ``Shared``
     /// value both hold keeps its one placeholder.
-    public mutating func append(_ other: PostgresQuery) {
+    package mutating func append(_ other: PostgresQuery) {
         let renumbered = zip(other.binds, other.sharedBinds).map { bindIndex($0, shared: $1) }
         pieces[pieces.count - 1] += other.pieces[0]
         placeholders += other.placeholders.map { renumbered[$0] }
@@ -81,83 +81,83 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation {
 
     /// A value bound once however many times one query interpolates it: the same array of
     /// ids in two places of a statement is sent once, under one placeholder.
-    public final class Shared: Sendable {
+    package final class Shared: Sendable {
         let bind: PostgresBind
 
         /// Shares text.
-        public init(_ value: String) { bind = .text(value) }
+        package init(_ value: String) { bind = .text(value) }
         /// Shares an integer.
-        public init<T: BinaryInteger>(_ value: T) { bind = .integer(value) }
+        package init<T: BinaryInteger>(_ value: T) { bind = .integer(value) }
         /// Shares bytes (`bytea`).
-        public init(_ bytes: [UInt8]) { bind = .bytes(bytes) }
+        package init(_ bytes: [UInt8]) { bind = .bytes(bytes) }
         /// Shares an array of integers (cast it: `::bigint[]`).
-        public init<T: FixedWidthInteger & SignedInteger>(_ values: [T]) { bind = .integerArray(values) }
+        package init<T: FixedWidthInteger & SignedInteger>(_ values: [T]) { bind = .integerArray(values) }
         /// Shares an array of strings (cast it: `::text[]`).
-        public init<S: StringProtocol>(_ values: [S]) { bind = .textArray(values) }
+        package init<S: StringProtocol>(_ values: [S]) { bind = .textArray(values) }
     }
 
     /// Builds a ``PostgresQuery`` from a string literal's pieces and interpolations.
-    public struct StringInterpolation: StringInterpolationProtocol {
+    package struct StringInterpolation: StringInterpolationProtocol {
         var query = PostgresQuery()
 
-        public init(literalCapacity: Int, interpolationCount: Int) {}
+        package init(literalCapacity: Int, interpolationCount: Int) {}
 
-        public mutating func appendLiteral(_ literal: String) {
+        package mutating func appendLiteral(_ literal: String) {
             query.pieces[query.pieces.count - 1] += literal
         }
 
         /// Binds text.
-        public mutating func appendInterpolation(_ value: String) {
+        package mutating func appendInterpolation(_ value: String) {
             query.appendPlaceholder(.text(value))
         }
 
         /// Binds text, or NULL.
-        public mutating func appendInterpolation(_ value: String?) {
+        package mutating func appendInterpolation(_ value: String?) {
             query.appendPlaceholder(value.map { .text($0) } ?? .null)
         }
 
         /// Binds an integer.
-        public mutating func appendInterpolation<T: BinaryInteger>(_ value: T) {
+        package mutating func appendInterpolation<T: BinaryInteger>(_ value: T) {
             query.appendPlaceholder(.integer(value))
         }
 
         /// Binds an integer, or NULL.
-        public mutating func appendInterpolation<T: BinaryInteger>(_ value: T?) {
+        package mutating func appendInterpolation<T: BinaryInteger>(_ value: T?) {
             query.appendPlaceholder(value.map { .integer($0) } ?? .null)
         }
 
         /// Binds bytes as `bytea`.
-        public mutating func appendInterpolation(_ bytes: [UInt8]) {
+        package mutating func appendInterpolation(_ bytes: [UInt8]) {
             query.appendPlaceholder(.bytes(bytes))
         }
 
         /// Binds an array of integers (cast it: `::bigint[]`).
-        public mutating func appendInterpolation<T: FixedWidthInteger & SignedInteger>(_ values: [T]) {
+        package mutating func appendInterpolation<T: FixedWidthInteger & SignedInteger>(_ values: [T]) {
             query.appendPlaceholder(.integerArray(values))
         }
 
         /// Binds an array of strings (cast it: `::text[]`).
-        public mutating func appendInterpolation<S: StringProtocol>(_ values: [S]) {
+        package mutating func appendInterpolation<S: StringProtocol>(_ values: [S]) {
             query.appendPlaceholder(.textArray(values))
         }
 
         /// Binds a shared value, under the placeholder it already has in this query if any.
-        public mutating func appendInterpolation(_ shared: Shared) {
+        package mutating func appendInterpolation(_ shared: Shared) {
             query.appendPlaceholder(shared.bind, shared: shared)
         }
 
         /// Splices another query: its text, its values bound after the ones before it.
-        public mutating func appendInterpolation(_ fragment: PostgresQuery) {
+        package mutating func appendInterpolation(_ fragment: PostgresQuery) {
             query.append(fragment)
         }
 
         /// Splices tenbin's own text as it is: only ever a constant, never a value from outside.
-        public mutating func appendInterpolation(unescaped text: String) {
+        package mutating func appendInterpolation(unescaped text: String) {
             appendLiteral(text)
         }
 
         /// Writes an integer into the statement's text (a limit the plan is to know).
-        public mutating func appendInterpolation<T: BinaryInteger>(unescaped value: T) {
+        package mutating func appendInterpolation<T: BinaryInteger>(unescaped value: T) {
             appendLiteral(String(value))
         }
     }

@@ -7,7 +7,7 @@ import TenbinKit
 /// Each step runs in its own transaction holding a transaction-scoped advisory lock, so two
 /// processes migrating at once take turns and the second finds the work done. A step that
 /// fails rolls back whole and leaves the database at the previous version.
-public enum PostgresSchema {
+package enum PostgresSchema {
     /// The advisory lock key space for tenbin's own locks (two-int form, which never collides
     /// with the one-bigint form used for blob digests).
     static let lockSpace: Int32 = 0x7E_1B
@@ -122,7 +122,7 @@ public enum PostgresSchema {
     }
 
     /// The newest schema version this tenbin knows.
-    public static var latestVersion: Int { steps.count }
+    package static var latestVersion: Int { steps.count }
 
     /// The schema version the database is at (0 for an empty database).
     static func version(on connection: Connection) throws -> Int {

@@ -8,7 +8,7 @@ extension PostgresStore {
     /// row by row; ``finishBulkLoad()`` builds it again. Searches stay correct meanwhile (the
     /// core rechecks every candidate), only slower. Returns whether it was dropped.
     @discardableResult
-    public func beginBulkLoad() throws -> Bool {
+    package func beginBulkLoad() throws -> Bool {
         try translatingErrors {
             try pool.transaction { connection in
                 guard try connection.query("SELECT NOT EXISTS (SELECT 1 FROM poster)").bool(0, 0) else { return false }
@@ -22,7 +22,7 @@ extension PostgresStore {
     /// pending entries (every search would scan them), marks the new rows visible to
     /// index-only scans, and gathers statistics so the planner knows the tables' sizes, instead
     /// of waiting for autovacuum.
-    public func finishBulkLoad() throws {
+    package func finishBulkLoad() throws {
         try translatingErrors {
             try pool.withConnection { connection in
                 try connection.execute("SET maintenance_work_mem = '256MB'")

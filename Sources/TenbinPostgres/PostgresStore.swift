@@ -9,7 +9,7 @@ import TenbinKit
 /// advisory lock so ids commit in order, and blob references are guarded per digest.
 public final class PostgresStore: StoreBackend {
     /// The database.
-    public let target: ConnectionTarget
+    package let target: ConnectionTarget
     let pool: ConnectionPool
     /// Announces committed changes to every process listening (see ``ChangeNotifier``).
     let notifier: ChangeNotifier
@@ -35,7 +35,7 @@ public final class PostgresStore: StoreBackend {
     }
 
     /// Waits until every change committed through this store has been announced to listeners.
-    public func flushNotifications() {
+    package func flushNotifications() {
         notifier.flush()
     }
 
@@ -240,7 +240,7 @@ public final class PostgresStore: StoreBackend {
     /// The statement of a feed's first page of `limit` posters (no cursor, no offset), as
     /// ``PostgresSession/page(order:after:offset:limit:)`` sends it: the benchmark runs it
     /// through pgbench as the floor under a page.
-    public static func firstPageStatement(order: FeedOrder, limit: Int) -> String {
+    package static func firstPageStatement(order: FeedOrder, limit: Int) -> String {
         posterColumns + pageTail(order: order, limit: limit)
     }
 

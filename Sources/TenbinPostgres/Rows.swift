@@ -10,12 +10,12 @@ import TenbinKit
 /// or throw ``RowDecodingError`` naming the column and row (NULL is never read as 0 or
 /// false); text reads NULL as empty. A row or column out of range is a bug in the query that
 /// asked for it, not bad data.
-public final class Rows {
+package final class Rows {
     private let result: OpaquePointer
     /// How many rows there are.
-    public let count: Int
+    package let count: Int
     /// Rows changed by an INSERT, UPDATE or DELETE.
-    public let changes: Int
+    package let changes: Int
 
     init(_ result: OpaquePointer) {
         self.result = result
@@ -33,7 +33,7 @@ public final class Rows {
     }
 
     /// Whether the value is SQL NULL.
-    public func isNull(_ row: Int, _ column: Int) -> Bool {
+    package func isNull(_ row: Int, _ column: Int) -> Bool {
         PQgetisnull(result, Int32(row), Int32(column)) == 1
     }
 
@@ -49,14 +49,14 @@ public final class Rows {
     private func isBinary(_ column: Int) -> Bool { PQfformat(result, Int32(column)) == 1 }
 
     /// A text value (NULL reads as empty).
-    public func text(_ row: Int, _ column: Int) -> String {
+    package func text(_ row: Int, _ column: Int) -> String {
         // A text column's binary format is its text, as the text format is.
         String(decoding: value(row, column), as: UTF8.self)
     }
 
     /// An integer value; throws ``RowDecodingError`` for NULL or anything that is not an
     /// integer of `bigint`'s range.
-    public func int64(_ row: Int, _ column: Int) throws(RowDecodingError) -> Int64 {
+    package func int64(_ row: Int, _ column: Int) throws(RowDecodingError) -> Int64 {
         let bytes = try present(row, column, expected: "an integer")
         if isBinary(column) {
             // Network byte order, as wide as the column's type.
@@ -93,11 +93,11 @@ public final class Rows {
     }
 
     /// An integer value as `Int`; throws as ``int64(_:_:)`` does.
-    public func int(_ row: Int, _ column: Int) throws(RowDecodingError) -> Int { Int(try int64(row, column)) }
+    package func int(_ row: Int, _ column: Int) throws(RowDecodingError) -> Int { Int(try int64(row, column)) }
 
     /// A boolean value (`t` or `f`, or one byte in binary format); throws
     /// ``RowDecodingError`` for NULL or anything else.
-    public func bool(_ row: Int, _ column: Int) throws(RowDecodingError) -> Bool {
+    package func bool(_ row: Int, _ column: Int) throws(RowDecodingError) -> Bool {
         let bytes = try present(row, column, expected: "a boolean")
         if isBinary(column), bytes.count == 1 { return bytes[0] != 0 }
         if !isBinary(column), bytes.count == 1, bytes[0] == UInt8(ascii: "t") || bytes[0] == UInt8(ascii: "f") {
@@ -120,7 +120,7 @@ public final class Rows {
     }
 
     /// A `bytea` value: raw in binary format; `\x` and two hex digits a byte in text format.
-    public func bytes(_ row: Int, _ column: Int) -> [UInt8] {
+    package func bytes(_ row: Int, _ column: Int) -> [UInt8] {
         let raw = value(row, column)
         if isBinary(column) { return Array(raw) }
         guard raw.count >= 2 else { return [] }
@@ -135,13 +135,13 @@ public final class Rows {
     }
 
     /// A `bytea` value holding UTF-8 text, decoded (it may contain NUL, which `text` cannot).
-    public func bytesAsText(_ row: Int, _ column: Int) -> String {
+    package func bytesAsText(_ row: Int, _ column: Int) -> String {
         isBinary(column) ? String(decoding: value(row, column), as: UTF8.self) : String(decoding: bytes(row, column), as: UTF8.self)
     }
 
     /// A one-dimensional `text[]` value's elements (NULL, and NULL elements, which tenbin
     /// never stores, read as none).
-    public func textArray(_ row: Int, _ column: Int) -> [String] {
+    package func textArray(_ row: Int, _ column: Int) -> [String] {
         guard !isNull(row, column) else { return [] }
         guard isBinary(column) else { return ArrayLiteral.parse(text(row, column)) }
         // The binary array: dimensions, a has-NULLs flag, the element type, each dimension's
@@ -186,19 +186,19 @@ public final class Rows {
 /// A value PostgreSQL answered that is not what tenbin's query expects there: NULL, or text or
 /// bytes that are not of the column's type. A bug of the query or a schema changed by hand,
 /// never something a user typed.
-public struct RowDecodingError: KindedError, Sendable, Equatable {
+package struct RowDecodingError: KindedError, Sendable, Equatable {
     /// The column's name as the result gives it.
-    public let column: String
+    package let column: String
     /// The row, from 0.
-    public let row: Int
+    package let row: Int
     /// What was expected (`an integer`, `a boolean`).
-    public let expected: String
+    package let expected: String
     /// What was found (`NULL`, the text quoted).
-    public let found: String
+    package let found: String
 
-    public var kind: ErrorKind { .internal }
+    package var kind: ErrorKind { .internal }
 
-    public var description: String {
+    package var description: String {
         "the database answered \(found) in column '\(column)' of row \(row + 1), where tenbin expects \(expected)"
     }
 }

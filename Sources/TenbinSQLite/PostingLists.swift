@@ -420,7 +420,7 @@ extension SQLiteStore {
     /// The index blocks of one segment of `records` under `ids`, each with its first piece,
     /// as a commit builds them (`tenbin-bench`'s import floor times building them, and stages
     /// them to time SQLite writing them alone).
-    public static func searchIndexBlocks(ids: [Int64], records: [SearchRecord]) -> [(firstPiece: Int64, block: [UInt8])] {
+    package static func searchIndexBlocks(ids: [Int64], records: [SearchRecord]) -> [(firstPiece: Int64, block: [UInt8])] {
         let segment = SegmentBuilder(ids, pieces: records.map(\.pieces))
         var blocks: [(firstPiece: Int64, block: [UInt8])] = []
         // The closure does not throw.

@@ -36,13 +36,13 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     }
 
     /// Whether another connection held a lock past the busy timeout.
-    public var isBusy: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
+    package var isBusy: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
 
     /// Whether the database could not be written because it is read-only.
-    public var isReadOnly: Bool { code & 0xff == SQLITE_READONLY }
+    package var isReadOnly: Bool { code & 0xff == SQLITE_READONLY }
 
     /// Whether the store's disk or file system refused the write.
-    public var isDiskFull: Bool { code & 0xff == SQLITE_FULL }
+    package var isDiskFull: Bool { code & 0xff == SQLITE_FULL }
 
     /// One sentence for a user: the file and SQLite's reason, never the statement.
     public var description: String {

@@ -13,15 +13,15 @@ public protocol ImageCaching: Sendable {
 
 extension LRUCache: ImageCaching where Key == ImageRequest, Value == PixelBuffer {
     /// An image cache with the given limits; an image costs its pixel bytes.
-    public convenience init(limits: CacheLimits) {
+    package convenience init(limits: CacheLimits) {
         self.init(costLimit: limits.bytes, countLimit: limits.count)
     }
 
-    public func image(for request: ImageRequest) -> PixelBuffer? {
+    package func image(for request: ImageRequest) -> PixelBuffer? {
         value(forKey: request)
     }
 
-    public func store(_ image: PixelBuffer, for request: ImageRequest) {
+    package func store(_ image: PixelBuffer, for request: ImageRequest) {
         setValue(image, forKey: request, cost: image.byteCount)
     }
 }
@@ -40,16 +40,16 @@ public struct CacheLimits: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The share of physical memory the cache may use by default.
-    public static let memoryShare = 16
+    package static let memoryShare = 16
     /// The most bytes the default allows, however large the machine.
-    public static let maximumDefaultBytes = 256 << 20
+    package static let maximumDefaultBytes = 256 << 20
     /// The fewest bytes the default allows, however small the machine.
-    public static let minimumDefaultBytes = 16 << 20
+    package static let minimumDefaultBytes = 16 << 20
     /// The default count limit.
-    public static let defaultCount = 2000
+    package static let defaultCount = 2000
 
     /// A sixteenth of physical memory, between 16 MiB and 256 MiB, and 2,000 images.
-    public static func scaled(toPhysicalMemory memory: Int) -> CacheLimits {
+    package static func scaled(toPhysicalMemory memory: Int) -> CacheLimits {
         let bytes = min(maximumDefaultBytes, max(minimumDefaultBytes, memory / memoryShare))
         return CacheLimits(bytes: bytes, count: defaultCount)
     }

@@ -31,7 +31,7 @@ public final class ImagePipeline: Sendable {
 
         /// Blobs read from `blobs` and decoded by `codec`, cached in an LRU cache with
         /// `limits`, as many loads at once as the machine has cores.
-        public init(
+        package init(
             blobs: any BlobStoring, codec: ImageCodec = ImageCodec(), limits: CacheLimits = .default,
             maxConcurrentLoads: Int? = nil
         ) {
@@ -58,7 +58,7 @@ public final class ImagePipeline: Sendable {
     public var cache: any ImageCaching { configuration.cache }
 
     /// Loads in flight now.
-    public var loadsInFlight: Int { loads.withLock { $0.count } }
+    package var loadsInFlight: Int { loads.withLock { $0.count } }
 
     /// How many callers wait for the load of `request` now (for tests).
     func callers(waitingFor request: ImageRequest) -> Int {

@@ -3,16 +3,16 @@
 /// in an array, and the slots are chained newest to oldest by index.
 ///
 /// Safe to use from any number of tasks at once: all state sits behind one `Mutex`.
-public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+package final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// The most total cost the cache holds; an entry costing more than a tenth of it is not
     /// cached at all, so one entry cannot flush the rest.
-    public let costLimit: Int
+    package let costLimit: Int
     /// The most entries the cache holds.
-    public let countLimit: Int
+    package let countLimit: Int
     private let storage: Locked<Storage>
 
     /// An empty cache with the given limits (negative limits count as zero).
-    public init(costLimit: Int, countLimit: Int) {
+    package init(costLimit: Int, countLimit: Int) {
         self.costLimit = max(0, costLimit)
         self.countLimit = max(0, countLimit)
         storage = Locked(Storage())
@@ -20,7 +20,7 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
 
     /// The value for `key`, which becomes the most recently used; nil when it is not cached.
     /// Counts a hit or a miss.
-    public func value(forKey key: Key) -> Value? {
+    package func value(forKey key: Key) -> Value? {
         storage.withLock { storage in
             guard let slot = storage.slots[key] else {
                 storage.misses += 1
@@ -36,7 +36,7 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
     /// entry already there, then evicts the least recently used entries until both limits
     /// hold. A value costing more than a tenth of the cost limit is not cached, and an older
     /// value under the same key is dropped, since it is stale.
-    public func setValue(_ value: Value, forKey key: Key, cost: Int) {
+    package func setValue(_ value: Value, forKey key: Key, cost: Int) {
         let cost = max(0, cost)
         storage.withLock { storage in
             guard cost <= costLimit / 10, countLimit > 0 else {
@@ -60,7 +60,7 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
 
     /// Drops the entry for `key`, returning its value.
     @discardableResult
-    public func removeValue(forKey key: Key) -> Value? {
+    package func removeValue(forKey key: Key) -> Value? {
         storage.withLock { storage in
             guard let slot = storage.slots[key] else { return nil }
             let value = storage.entries[slot].value
@@ -70,7 +70,7 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
     }
 
     /// Drops every entry; the counters are kept.
-    public func removeAll() {
+    package func removeAll() {
         storage.withLock { storage in
             storage.entries.removeAll()
             storage.slots.removeAll()
@@ -81,7 +81,7 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
     }
 
     /// The counters and current size.
-    public var statistics: CacheStatistics {
+    package var statistics: CacheStatistics {
         storage.withLock { storage in
             CacheStatistics(
                 hits: storage.hits, misses: storage.misses, evictions: storage.evictions, count: storage.entries.count,
@@ -91,7 +91,7 @@ public final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
 
     /// The cached keys, most recently used first (for tests and diagnostics; does not count
     /// as use).
-    public var keysByRecency: [Key] {
+    package var keysByRecency: [Key] {
         storage.withLock { storage in
             var keys: [Key] = []
             var slot = storage.newest

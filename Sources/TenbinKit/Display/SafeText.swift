@@ -13,9 +13,9 @@
 /// `�`; bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) are
 /// shown as `�`. Line breaks (LF, CRLF, NEL, U+2028, U+2029) become one LF where the text may
 /// span lines, else one space; a tab becomes one space. All other text is kept as written.
-public enum SafeText {
+package enum SafeText {
     /// Whether the text may span lines where it is shown.
-    public enum Lines: Sendable {
+    package enum Lines: Sendable {
         /// Line breaks become spaces: a row in a list, a title, a status line.
         case one
         /// Line breaks become LF: a poster's question shown in full, a multi-line message.
@@ -24,7 +24,7 @@ public enum SafeText {
 
     /// `text` made safe to write to a terminal: no control character, escape sequence or
     /// bidirectional override reaches it.
-    public static func terminal(_ text: String, lines: Lines = .one) -> String {
+    package static func terminal(_ text: String, lines: Lines = .one) -> String {
         guard needsWork(text) else { return text }
         var out = String.UnicodeScalarView()
         neutralise(text, lines: lines) { out.append($0) }
@@ -34,7 +34,7 @@ public enum SafeText {
     /// `text` made safe to place in HTML, as element content or a quoted attribute value:
     /// `& < > " '` escaped as entities, and controls and bidirectional overrides treated as for
     /// ``terminal(_:lines:)``. Line breaks are kept as LF (show them with `white-space: pre-line`).
-    public static func html(_ text: String) -> String {
+    package static func html(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         neutralise(text, lines: .many) { scalar in
@@ -60,7 +60,7 @@ public enum SafeText {
     }
 
     /// Whether `scalar` is one this type changes (a control, a line break or a bidi override).
-    public static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
         return value < 0x20 || (0x7F...0x9F).contains(value) || isBidiControl(value) || value == 0x2028 || value == 0x2029
     }

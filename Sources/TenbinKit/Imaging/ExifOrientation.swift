@@ -1,6 +1,6 @@
 /// The EXIF Orientation tag (0x0112): how a camera's stored pixels must be turned to stand
 /// upright. Values 1–8 as in the TIFF specification.
-public enum ExifOrientation: Int, Sendable, CaseIterable {
+package enum ExifOrientation: Int, Sendable, CaseIterable {
     case up = 1
     case upMirrored = 2
     case down = 3

@@ -1,7 +1,7 @@
 extension ImageCodec {
     /// Decodes a stored image upright at `size`: for a thumbnail, JPEG shrinks on load to the
     /// smallest libjpeg scale still covering the box, then the pixels are resampled to fit it.
-    public func decode(_ bytes: [UInt8], size: ImageSize, source: String) throws -> PixelBuffer {
+    package func decode(_ bytes: [UInt8], size: ImageSize, source: String) throws -> PixelBuffer {
         guard case .thumbnail = size else { return try decode(bytes, source: source, maxEdge: nil) }
         let header = try probe(bytes, source: source)
         let upright = header.orientation.swapsSides ? (header.height, header.width) : (header.width, header.height)

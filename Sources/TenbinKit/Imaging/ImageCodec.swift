@@ -1,52 +1,52 @@
 import CImageCodec
 
 /// What an image's header says, read without decoding pixels.
-public struct ImageHeader: Sendable, Hashable {
+package struct ImageHeader: Sendable, Hashable {
     /// The format recognised from the first bytes.
-    public let format: UploadFormat
+    package let format: UploadFormat
     /// Width and height as stored in the file (before orientation).
     /// Stored width in pixels.
-    public let width: Int
+    package let width: Int
     /// Stored height in pixels.
-    public let height: Int
+    package let height: Int
     /// The EXIF orientation (a JPEG's APP1, a PNG's eXIf chunk before its pixels).
-    public let orientation: ExifOrientation
+    package let orientation: ExifOrientation
 }
 
 /// A re-encoded image, ready to be stored.
-public struct EncodedImage: Sendable, Hashable {
+package struct EncodedImage: Sendable, Hashable {
     /// The bytes to store.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
     /// JPEG, or PNG for images with real transparency.
-    public let format: ImageFormat
+    package let format: ImageFormat
     /// Width in pixels, upright.
-    public let width: Int
+    package let width: Int
     /// Height in pixels, upright.
-    public let height: Int
+    package let height: Int
 }
 
 /// The upload pipeline: sniff → header probe and limits → decode (JPEG shrink-on-load) →
 /// orient → resize → re-encode. Everything happens in memory; nothing is written.
 ///
 /// The codec is a value with no shared state, so any number of tasks may use it at once.
-public struct ImageCodec: Sendable {
+package struct ImageCodec: Sendable {
     /// What uploads may be.
-    public var limits: ImageLimits
+    package var limits: ImageLimits
     /// How accepted uploads are stored.
-    public var encoding: EncodingOptions
+    package var encoding: EncodingOptions
     /// Decode JPEGs with libjpeg's smooth ("fancy") chroma upsampling even when the pixels
     /// are shrunk afterwards (slower). Off by default: the shrink averages the difference
     /// away; the benchmark uses this as its quality reference.
-    public var exactDecoding = false
+    package var exactDecoding = false
 
     /// A codec with the given limits and output options.
-    public init(limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions()) {
+    package init(limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions()) {
         self.limits = limits
         self.encoding = encoding
     }
 
     /// Reads the file at `path`, refusing it before reading when it is over the size limit.
-    public func readUpload(at path: String) throws -> [UInt8] {
+    package func readUpload(at path: String) throws -> [UInt8] {
         switch FileBytes.read(path, limit: limits.maxFileBytes) {
         case .success(let bytes): return bytes
         case .failure(let error) where error.code == 27:  // EFBIG
@@ -59,7 +59,7 @@ public struct ImageCodec: Sendable {
     }
 
     /// Recognises the format and reads the header, checking it against the limits.
-    public func probe(_ bytes: [UInt8], source: String) throws -> ImageHeader {
+    package func probe(_ bytes: [UInt8], source: String) throws -> ImageHeader {
         let kind = ImageSniffer.kind(of: bytes)
         guard case .supported(let format) = kind else {
             throw ImageError(source: source, stage: .sniff, reason: ImageSniffer.refusal(for: kind)!)  // non-nil for every unsupported kind
@@ -110,7 +110,7 @@ public struct ImageCodec: Sendable {
     /// full size). JPEGs shrink on load, WebPs are scaled by libwebp, and every format's rows
     /// are resampled as they decode, so the full-size frame is never held in memory (except
     /// for interlaced PNGs and HEIC/AVIF, whose decoders finish whole frames).
-    public func decode(_ bytes: [UInt8], source: String, maxEdge: Int?) throws -> PixelBuffer {
+    package func decode(_ bytes: [UInt8], source: String, maxEdge: Int?) throws -> PixelBuffer {
         let header = try probe(bytes, source: source)
         return try decode(bytes, header: header, source: source, maxEdge: maxEdge)
     }
@@ -152,13 +152,13 @@ public struct ImageCodec: Sendable {
     /// Validates and re-encodes an upload for storage: oriented, scaled to fit
     /// `encoding.maxEdge`, JPEG at `encoding.jpegQuality` unless it has real transparency
     /// (then PNG), with no metadata. The same input always gives the same bytes.
-    public func reencode(_ bytes: [UInt8], source: String) throws -> EncodedImage {
+    package func reencode(_ bytes: [UInt8], source: String) throws -> EncodedImage {
         let header = try probe(bytes, source: source)
         return try encode(try decode(bytes, header: header, source: source, maxEdge: encoding.maxEdge), source: source)
     }
 
     /// Encodes pixels as tenbin stores them: PNG when any pixel is transparent, else JPEG.
-    public func encode(_ pixels: PixelBuffer, source: String) throws -> EncodedImage {
+    package func encode(_ pixels: PixelBuffer, source: String) throws -> EncodedImage {
         let transparent = pixels.hasTransparency
         let opaque = transparent ? pixels : pixels.droppingAlpha()
         let format: ImageFormat = transparent ? .png : .jpeg
@@ -182,7 +182,7 @@ public struct ImageCodec: Sendable {
 
     /// The largest libjpeg shrink (scale_num over 8: 1, 2, 4 or 8) whose output still covers
     /// `target`, so the final resample only ever scales down.
-    public static func jpegScale(width: Int, height: Int, atLeast target: (width: Int, height: Int)) -> Int {
+    package static func jpegScale(width: Int, height: Int, atLeast target: (width: Int, height: Int)) -> Int {
         for numerator in [1, 2, 4] {
             let scaledWidth = (width * numerator + 7) / 8
             let scaledHeight = (height * numerator + 7) / 8

@@ -38,7 +38,7 @@ public struct ImageError: KindedError, Sendable {
     }
 
     /// The same error about another source (a path instead of a label).
-    public func about(_ source: String) -> ImageError {
+    package func about(_ source: String) -> ImageError {
         ImageError(source: source, stage: stage, format: format, reason: reason, kind: kind)
     }
 

@@ -1,7 +1,7 @@
 /// Area-averaging resampling for scaling images down: each output pixel is the mean of the
 /// source area it covers, weighted by coverage. Integer arithmetic, so the same input
 /// always gives the same bytes.
-public enum Resampler {
+package enum Resampler {
     /// Fixed-point precision of the weights: 14 bits keeps every sum inside 32 bits.
     static let precision = 14
 
@@ -41,7 +41,7 @@ public enum Resampler {
     ///
     /// The vertical pass runs first: it sums whole rows, a loop the compiler vectorises, and
     /// it shrinks the image before the costlier per-pixel horizontal pass.
-    public static func resize(_ image: PixelBuffer, width: Int, height: Int) -> PixelBuffer {
+    package static func resize(_ image: PixelBuffer, width: Int, height: Int) -> PixelBuffer {
         if width == image.width && height == image.height { return image }
         let tall = resizeVertically(image, height: height)
         return resizeHorizontally(tall, width: width)
@@ -183,7 +183,7 @@ public enum Resampler {
 
     /// The size that fits `width`×`height` inside `maxEdge` on its longer side, keeping the
     /// aspect ratio; the size itself when it already fits.
-    public static func fitting(width: Int, height: Int, maxEdge: Int) -> (width: Int, height: Int) {
+    package static func fitting(width: Int, height: Int, maxEdge: Int) -> (width: Int, height: Int) {
         let longest = max(width, height)
         guard longest > maxEdge else { return (width, height) }
         if width >= height {

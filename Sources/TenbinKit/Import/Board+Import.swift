@@ -180,7 +180,7 @@ extension Board {
 }
 
 /// What importing one poster did.
-public enum PosterImportOutcome: Sendable, Hashable {
+enum PosterImportOutcome: Sendable, Hashable {
     /// The poster was added with this id.
     case inserted(Int64)
     /// An identical poster (same two images, contents and hashtags) already had this id.

@@ -3,9 +3,9 @@
 ///
 /// Stable by definition: schema 5 of the SQLite store keeps these values on disk, so the
 /// function must never change.
-public enum FNV1a {
+package enum FNV1a {
     /// The hash of `bytes`.
-    public static func hash<Bytes: Sequence>(_ bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
+    package static func hash<Bytes: Sequence>(_ bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3

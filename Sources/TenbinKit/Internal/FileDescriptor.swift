@@ -2,10 +2,10 @@ import Glibc
 
 /// The one place tenbin writes raw bytes to a file descriptor: blob files, and the command
 /// line's standard output, standard error and terminal.
-public enum FileDescriptor {
+package enum FileDescriptor {
     /// Writes all of `bytes` to `fd`, going on after short writes and interrupted calls.
     /// Returns 0, or the errno that stopped it (EPIPE when the reader left).
-    public static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32 {
+    package static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32 {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
@@ -25,7 +25,7 @@ public enum FileDescriptor {
     /// Reads `fd` to its end, or until more than `limit` bytes came (then `limit` + 1 bytes
     /// are returned, so the caller can say the input is too large without reading it all).
     /// Returns the bytes, or the errno that stopped it.
-    public static func readAll(_ fd: Int32, limit: Int) -> Result<[UInt8], SystemCallError> {
+    package static func readAll(_ fd: Int32, limit: Int) -> Result<[UInt8], SystemCallError> {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while bytes.count <= limit {
@@ -42,13 +42,13 @@ public enum FileDescriptor {
     }
 
     /// An errno from a read.
-    public struct SystemCallError: Error {
+    package struct SystemCallError: Error {
         /// The errno value.
-        public let code: Int32
+        package let code: Int32
     }
 
     /// `writeAll` for text, as UTF-8.
-    public static func writeAll(_ text: String, to fd: Int32) -> Int32 {
+    package static func writeAll(_ text: String, to fd: Int32) -> Int32 {
         writeAll(Array(text.utf8), to: fd)
     }
 }

@@ -1,10 +1,10 @@
 /// Bytes as lowercase hexadecimal text, two digits a byte (a digest's file name, a `bytea`
 /// literal for PostgreSQL, a blob literal for `sqlite3`).
-public enum Hex {
+package enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
     /// `bytes` in hex.
-    public static func string(_ bytes: some Sequence<UInt8>) -> String {
+    package static func string(_ bytes: some Sequence<UInt8>) -> String {
         var text: [UInt8] = []
         text.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {

@@ -1,7 +1,7 @@
 /// A JSON value read by ``JSONValue/parse(_:)``: enough JSON for one manifest line, read
 /// straight from bytes (no Foundation), strict about the grammar and about UTF-8. Public for
 /// the HTTP server's request bodies; nesting is bounded (64 levels).
-public enum JSONValue: Sendable, Equatable {
+package enum JSONValue: Sendable, Equatable {
     case object([String: JSONValue])
     case array([JSONValue])
     case string(String)
@@ -10,20 +10,20 @@ public enum JSONValue: Sendable, Equatable {
     case null
 
     /// What is wrong with a JSON text, and where (a 1-based column counted in bytes).
-    public struct SyntaxError: KindedError, Equatable {
+    package struct SyntaxError: KindedError, Equatable {
         /// What is wrong.
-        public let reason: String
+        package let reason: String
         /// Where, as a 1-based column counted in bytes.
-        public let column: Int
+        package let column: Int
 
-        public var kind: ErrorKind { .invalidInput }
+        package var kind: ErrorKind { .invalidInput }
 
-        public var description: String { "\(reason) at column \(column)" }
+        package var description: String { "\(reason) at column \(column)" }
     }
 
     /// Parses one complete JSON text; white space may surround it. A key repeated in one
     /// object keeps its last value, unless `rejectingDuplicateKeys` makes it an error.
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, rejectingDuplicateKeys: Bool = false) throws(SyntaxError) -> JSONValue {
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, rejectingDuplicateKeys: Bool = false) throws(SyntaxError) -> JSONValue {
         var parser = Parser(bytes: bytes, rejectsDuplicateKeys: rejectingDuplicateKeys)
         parser.skipSpace()
         let value = try parser.value(depth: 0)
@@ -33,7 +33,7 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     /// Parses `text` (for tests and small inputs).
-    public static func parse(_ text: String) throws(SyntaxError) -> JSONValue {
+    package static func parse(_ text: String) throws(SyntaxError) -> JSONValue {
         let bytes = Array(text.utf8)
         return try bytes.withUnsafeBufferPointer { buffer in Result { () throws(SyntaxError) in try parse(buffer) } }.get()
     }

@@ -4,11 +4,11 @@
 
 /// The two glibc malloc settings an import uses. Neither `mallopt` nor `malloc_trim` is in
 /// Swift's Glibc module, so both are looked up; with another libc nothing is done.
-public enum MallocTuning {
+package enum MallocTuning {
     /// Maps every allocation of 1 MiB or more on its own, so it goes back to the system when
     /// freed (glibc otherwise raises the threshold after a large free, and decoded photos are
     /// then carved from per-thread heaps that keep their pages).
-    public static func mapLargeBuffersOnTheirOwn() {
+    package static func mapLargeBuffersOnTheirOwn() {
         let M_MMAP_THRESHOLD: Int32 = -3  // from glibc's <malloc.h>
         // A tuning hint: when glibc refuses it (returns 0), memory is only less tidy.
         _ = mallopt?(M_MMAP_THRESHOLD, 1 << 20)

@@ -4,10 +4,10 @@ import Glibc
 /// `pthread_create`'s C context pointer. Used where work needs a thread of its own rather than
 /// one of Dispatch's (``SerialThread``, PostgreSQL's notification listener, the server's
 /// request log writer and its watch for feed clients hanging up).
-public enum PosixThread {
+package enum PosixThread {
     /// Starts a joinable thread running `body`, which it keeps (with whatever `body` captures)
     /// until `body` returns; nil when the system refuses a thread.
-    public static func start(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
+    package static func start(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         var thread = pthread_t()
         let status = pthread_create(

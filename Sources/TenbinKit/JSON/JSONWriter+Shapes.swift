@@ -1,7 +1,7 @@
 /// The documented shapes, written into a larger document.
 extension JSONWriter {
     /// A poster object, keys in their documented order.
-    public mutating func poster(_ poster: Poster) {
+    package mutating func poster(_ poster: Poster) {
         object { json in
             json.field("id", poster.id)
             json.field("contents", poster.contents)
@@ -24,7 +24,7 @@ extension JSONWriter {
     }
 
     /// A stored image: `{"digest", "format", "width", "height", "bytes"}`.
-    public mutating func image(_ image: StoredImage) {
+    package mutating func image(_ image: StoredImage) {
         object { json in
             json.field("digest", image.digest.hex)
             json.field("format", image.format.rawValue)
@@ -35,12 +35,12 @@ extension JSONWriter {
     }
 
     /// An array of posters, one per line.
-    public mutating func posters(_ posters: [Poster]) {
+    package mutating func posters(_ posters: [Poster]) {
         array(posters, layout: .oneItemPerLine) { $0.poster($1) }
     }
 
     /// A page of posters with an optional cursor for the next page.
-    public mutating func page(_ posters: [Poster], next: String?) {
+    package mutating func page(_ posters: [Poster], next: String?) {
         object { json in
             json.key("posters")
             json.posters(posters)
@@ -50,7 +50,7 @@ extension JSONWriter {
 
     /// The import report: counts, then one object per poster, one per line, with `id` only
     /// when there is one and `error` only for failures.
-    public mutating func importReport(_ report: ImportReport) {
+    package mutating func importReport(_ report: ImportReport) {
         object { json in
             json.field("imported", report.imported)
             json.field("skipped", report.skipped)
@@ -68,7 +68,7 @@ extension JSONWriter {
     }
 
     /// The check report.
-    public mutating func checkReport(_ report: CheckReport) {
+    package mutating func checkReport(_ report: CheckReport) {
         object { json in
             json.field("ok", report.isSound)
             json.field("posters", report.posters)
@@ -82,7 +82,7 @@ extension JSONWriter {
     }
 
     /// The garbage collection report.
-    public mutating func garbageReport(_ report: GarbageReport) {
+    package mutating func garbageReport(_ report: GarbageReport) {
         object { json in
             json.field("removedBlobs", report.removedBlobs.count)
             json.field("removedBytes", report.removedBytes)
@@ -91,7 +91,7 @@ extension JSONWriter {
     }
 
     /// A feed's first line: `{"type": "snapshot", "posters": [...]}`, all on one line.
-    public mutating func feedSnapshot(_ posters: [Poster]) {
+    package mutating func feedSnapshot(_ posters: [Poster]) {
         object { json in
             json.field("type", "snapshot")
             json.key("posters")
@@ -101,7 +101,7 @@ extension JSONWriter {
 
     /// One change: `{"type", "id", …, "poster"}` where `added` has `newIndex`, `removed` has
     /// `oldIndex` and `modified` has both, old first.
-    public mutating func feedChange(_ change: FeedChange) {
+    package mutating func feedChange(_ change: FeedChange) {
         let type =
             switch change {
             case .added: "added"
@@ -119,7 +119,7 @@ extension JSONWriter {
     }
 
     /// The error object: `{"error": {"kind": KIND, "message": MESSAGE}}`.
-    public mutating func error(kind: ErrorKind, message: String) {
+    package mutating func error(kind: ErrorKind, message: String) {
         object { json in
             json.key("error")
             json.object { json in
@@ -130,7 +130,7 @@ extension JSONWriter {
     }
 
     /// The error object for `error`: its kind (``ErrorKind/of(_:)``) and its description.
-    public mutating func error(_ error: any Error) {
+    package mutating func error(_ error: any Error) {
         self.error(kind: ErrorKind.of(error), message: String(describing: error))
     }
 }

@@ -4,9 +4,9 @@
 /// Objects are written with ``object(_:)`` and their fields with ``key(_:)`` followed by
 /// one value; arrays with ``array(_:layout:_:)``. Separators are `", "` and `": "`, as every
 /// documented tenbin shape uses them.
-public struct JSONWriter: Sendable {
+package struct JSONWriter: Sendable {
     /// How an array lays out its items.
-    public enum ArrayLayout: Sendable {
+    package enum ArrayLayout: Sendable {
         /// `[a, b, c]` on one line.
         case inline
         /// `[` then each item on its own line indented by two spaces, then `]` (`[]` when empty).
@@ -14,21 +14,21 @@ public struct JSONWriter: Sendable {
     }
 
     /// The JSON written so far, as UTF-8 bytes.
-    public private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
     /// Fields written in the innermost open object, for placing commas.
     private var fieldsInObject = 0
 
     /// Creates an empty writer; `capacity` bytes are reserved up front.
-    public init(capacity: Int = 0) {
+    package init(capacity: Int = 0) {
         bytes.reserveCapacity(capacity)
     }
 
     /// The JSON written so far, as text.
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    package var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// A JSON string literal: quotes, backslashes, control characters (DEL included), U+2028
     /// and U+2029 escaped; every other character (Japanese included) kept as UTF-8.
-    public mutating func string(_ value: String) {
+    package mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
         var value = value
         // Native strings are contiguous UTF-8: scanned and copied in one pass each.
@@ -44,7 +44,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// A whole number.
-    public mutating func integer(_ value: some BinaryInteger) {
+    package mutating func integer(_ value: some BinaryInteger) {
         if let small = Int64(exactly: value) {
             appendDecimal(small)
         } else {
@@ -53,17 +53,17 @@ public struct JSONWriter: Sendable {
     }
 
     /// `true` or `false`.
-    public mutating func bool(_ value: Bool) {
+    package mutating func bool(_ value: Bool) {
         raw(value ? "true" : "false")
     }
 
     /// `null`.
-    public mutating func null() {
+    package mutating func null() {
         raw("null")
     }
 
     /// An object: `body` writes its fields, each a ``key(_:)`` followed by one value.
-    public mutating func object(_ body: (inout JSONWriter) -> Void) {
+    package mutating func object(_ body: (inout JSONWriter) -> Void) {
         bytes.append(UInt8(ascii: "{"))
         let outer = fieldsInObject
         fieldsInObject = 0
@@ -73,7 +73,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// The next field's key inside ``object(_:)``; its value must follow.
-    public mutating func key(_ name: String) {
+    package mutating func key(_ name: String) {
         if fieldsInObject > 0 { raw(", ") }
         fieldsInObject += 1
         string(name)
@@ -81,7 +81,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// An array of `items`, each written by `element`.
-    public mutating func array<Items: Sequence>(
+    package mutating func array<Items: Sequence>(
         _ items: Items, layout: ArrayLayout = .inline, _ element: (inout JSONWriter, Items.Element) -> Void
     ) {
         let outer = fieldsInObject
@@ -103,7 +103,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// An array of strings on one line.
-    public mutating func strings(_ items: [String]) {
+    package mutating func strings(_ items: [String]) {
         array(items) { $0.string($1) }
     }
 
@@ -174,19 +174,19 @@ public struct JSONWriter: Sendable {
 
 extension JSONWriter {
     /// A field whose value is a string.
-    public mutating func field(_ name: String, _ value: String) {
+    package mutating func field(_ name: String, _ value: String) {
         key(name)
         string(value)
     }
 
     /// A field whose value is a whole number.
-    public mutating func field(_ name: String, _ value: some BinaryInteger) {
+    package mutating func field(_ name: String, _ value: some BinaryInteger) {
         key(name)
         integer(value)
     }
 
     /// A field whose value is `true` or `false`.
-    public mutating func field(_ name: String, _ value: Bool) {
+    package mutating func field(_ name: String, _ value: Bool) {
         key(name)
         bool(value)
     }

@@ -2,7 +2,7 @@
 /// move: how a change source that is told of commits (its own writer's, another process's
 /// file writes, a database's notifications) wakes the live feeds at once instead of at their
 /// next tick.
-public final class ChangeSignal: Sendable {
+package final class ChangeSignal: Sendable {
     private struct State {
         var count: Int64 = 0
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -12,19 +12,19 @@ public final class ChangeSignal: Sendable {
     private let state = Locked(State())
 
     /// A signal that has not moved.
-    public init() {}
+    package init() {}
 
     /// Whether signals may wake a wait on `clock`: only on the real clocks. A test's virtual
     /// clock is driven by its caller, and what a feed delivers then depends on its ticks alone.
-    public static func wakes(on clock: any Clock<Duration>) -> Bool {
+    package static func wakes(on clock: any Clock<Duration>) -> Bool {
         clock is ContinuousClock || clock is SuspendingClock
     }
 
     /// How often the signal has moved.
-    public var count: Int64 { state.withLock { $0.count } }
+    package var count: Int64 { state.withLock { $0.count } }
 
     /// Moves the count and wakes every waiter.
-    public func signal() {
+    package func signal() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.count += 1
             defer { state.waiters.removeAll() }
@@ -35,7 +35,7 @@ public final class ChangeSignal: Sendable {
 
     /// Returns when the count has moved past `seen` (at once if it already has), or when the
     /// calling task is cancelled.
-    public func wait(after seen: Int64) async {
+    package func wait(after seen: Int64) async {
         let ticket = state.withLock { state -> Int in
             defer { state.nextTicket += 1 }
             return state.nextTicket
@@ -57,7 +57,7 @@ public final class ChangeSignal: Sendable {
 
     /// Whichever comes first: the count moves past `seen` (true), or `timeout` passes on
     /// `clock` (false). Cancelling the calling task ends the wait with `CancellationError`.
-    public func wait(after seen: Int64, timeout: Duration, clock: any Clock<Duration>) async throws -> Bool {
+    package func wait(after seen: Int64, timeout: Duration, clock: any Clock<Duration>) async throws -> Bool {
         let signalled = try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
                 try await clock.sleep(for: timeout)

@@ -118,7 +118,7 @@ public final class LiveFeeds: Sendable {
     }
 
     /// How many observers are open.
-    public var observerCount: Int {
+    package var observerCount: Int {
         state.withLock { $0.groups.values.reduce(0) { $0 + $1.observers.count } }
     }
 

@@ -65,7 +65,7 @@ extension Board {
     /// The reference search is measured and tested against: every stored key read and tested
     /// with a plain byte-substring check, no index. Slow on a large store; without a limit it
     /// returns every match.
-    public func scanSearchIDs(query text: String, order: FeedOrder = .new, limit: Int? = nil, offset: Int = 0) throws -> [Int64] {
+    package func scanSearchIDs(query text: String, order: FeedOrder = .new, limit: Int? = nil, offset: Int = 0) throws -> [Int64] {
         let query = SearchQuery(text)
         guard !query.isEmpty else { return [] }
         let words = query.words.map { Array($0.utf8) }

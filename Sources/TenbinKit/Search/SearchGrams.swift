@@ -16,26 +16,26 @@
 /// docs/benchmarks.md), while an AND of pairs narrows a long word almost as well. One-character
 /// pieces stay: answering a one-character word with a prefix query over the pairs instead
 /// (`"abcd"*`) was 40–90 ms for a common character at 200,000 posters (in FTS5), against 0.2 ms.
-public enum SearchGrams {
+package enum SearchGrams {
     /// At most this many pairs are looked up per word; more add little to the AND's
     /// selectivity and the recheck keeps the result exact.
     static let maximumPiecesPerWord = 8
 
     /// The distinct index tokens of a search key, in a stable order. Pieces never span the
     /// separator between contents and hashtags (no query word contains it).
-    public static func tokens(forKey key: String) -> [String] {
+    package static func tokens(forKey key: String) -> [String] {
         document(forKey: key).split(separator: " ").map(String.init)
     }
 
     /// The tokens of a search key, space-separated (an FTS5 document: how PostgreSQL stores
     /// them, and how SQLite's index did up to schema 7): ``pieces(forKey:)``, each written as
     /// its token.
-    public static func document(forKey key: String) -> String {
+    package static func document(forKey key: String) -> String {
         document(ofPieces: pieces(forKey: key))
     }
 
     /// Pieces (``pieces(forKey:)``) written as tokens, space-separated.
-    public static func document(ofPieces pieces: [UInt64]) -> String {
+    package static func document(ofPieces pieces: [UInt64]) -> String {
         var tokens: [UInt8] = []
         tokens.reserveCapacity(pieces.count * 9)
         for piece in pieces {
@@ -56,7 +56,7 @@ public enum SearchGrams {
     /// carriage return (a CR LF pair is one `Character`, which splitting by "\n" does not
     /// split at); indexes made earlier were made that way, and PostgreSQL forgets a poster's
     /// tokens only when given exactly its tokens again, so the rule must not change.
-    public static func pieces(forKey key: String) -> [UInt64] {
+    package static func pieces(forKey key: String) -> [UInt64] {
         var scalars: [UInt32] = []
         scalars.reserveCapacity(key.utf8.count)
         var partEnds: [Int] = []
@@ -125,7 +125,7 @@ public enum SearchGrams {
 
     /// The index terms a key must all hold to possibly contain every word of `query` (a
     /// superset: hits are rechecked); empty for an empty query.
-    public static func terms(for query: SearchQuery) -> [IndexTerm] {
+    package static func terms(for query: SearchQuery) -> [IndexTerm] {
         var seen: Set<UInt64> = []
         var terms: [IndexTerm] = []
         for word in query.words {
@@ -156,13 +156,13 @@ public enum SearchGrams {
     /// two-character pieces, none spanning the separator between contents and hashtags, and no
     /// query word holds the separator (it is white space). Candidates of such a query need no
     /// recheck.
-    public static func indexIsExact(for query: SearchQuery) -> Bool {
+    package static func indexIsExact(for query: SearchQuery) -> Bool {
         !query.isEmpty && query.words.allSatisfy { $0.unicodeScalars.count <= 2 }
     }
 
     /// The piece an index token names, as UTF-8 (the inverse of how tokens are written: four
     /// base-36 digits a scalar); nil for text that names no piece.
-    public static func piece(ofToken token: String) -> [UInt8]? {
+    package static func piece(ofToken token: String) -> [UInt8]? {
         let digits = Array(token.utf8)
         guard digits.count == 4 || digits.count == 8 else { return nil }
         var piece = ""
@@ -178,7 +178,7 @@ public enum SearchGrams {
     /// Whether a search key holds every piece (UTF-8) as bytes: what its index tokens say of
     /// it, tested on the key itself (a piece never holds the separator between contents and
     /// hashtags, so a match lies inside one part, as the index's pieces do).
-    public static func key(_ key: String, holdsEvery pieces: [[UInt8]]) -> Bool {
+    package static func key(_ key: String, holdsEvery pieces: [[UInt8]]) -> Bool {
         var key = key
         return key.withUTF8 { bytes in pieces.allSatisfy { contains(bytes, $0) } }
     }
@@ -207,7 +207,7 @@ public enum SearchGrams {
     }
 
     /// A packed piece as its index token (four base-36 digits a scalar).
-    public static func token(ofPiece piece: UInt64) -> String {
+    package static func token(ofPiece piece: UInt64) -> String {
         var token: [UInt8] = []
         append(piece, to: &token)
         return String(decoding: token, as: UTF8.self)
@@ -215,7 +215,7 @@ public enum SearchGrams {
 
     /// The packed piece an exact token names (the inverse of ``token(ofPiece:)``); nil for
     /// text that names no piece.
-    public static func piece(packedFromToken token: String) -> UInt64? {
+    package static func piece(packedFromToken token: String) -> UInt64? {
         let digits = Array(token.utf8)
         guard digits.count == 4 || digits.count == 8 else { return nil }
         var piece: UInt64 = 0

@@ -4,10 +4,10 @@
 /// half-width kana with their voiced marks compose: ｶﾞ → ガ), lowercasing (ABC → abc, Ä → ä),
 /// and katakana to hiragana (キノコ → きのこ, ヴ → ゔ). Only search keys and query words are
 /// normalised; a poster's contents and hashtags are stored exactly as posted.
-public enum SearchText {
+package enum SearchText {
     /// The normal form of `text`. NUL characters are dropped: the index's pieces use NUL as
     /// a separator (see `SearchGrams`), and nobody searches for one.
-    public static func normalize(_ text: String) -> String {
+    package static func normalize(_ text: String) -> String {
         if text.utf8.allSatisfy({ $0 < 0x80 && $0 != 0 }) { return asciiLowercased(text) }
         var decomposed = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
@@ -38,7 +38,7 @@ public enum SearchText {
     /// The stored search key of a poster: its normalised contents and hashtags, one per line.
     /// A query word matches when it is a substring of the key, and since words never contain
     /// the separator, that means a substring of the contents or of one hashtag.
-    public static func key(contents: String, hashtags: [String]) -> String {
+    package static func key(contents: String, hashtags: [String]) -> String {
         ([contents] + hashtags).map(normalize).joined(separator: String(separator))
     }
 

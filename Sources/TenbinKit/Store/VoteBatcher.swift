@@ -22,7 +22,7 @@ public final class VoteBatcher: Sendable {
     }
 
     /// The most votes one request may add at once.
-    public static let maximumTimes = 1_000_000_000
+    package static let maximumTimes = 1_000_000_000
 
     /// Throws unless `times` is a vote count one request may add.
     static func validate(_ times: Int) throws(BoardError) {
@@ -58,7 +58,7 @@ public final class VoteBatcher: Sendable {
     }
 
     /// Votes committed and transactions used so far (for metrics and benchmarks).
-    public var statistics: (votes: Int, commits: Int) {
+    package var statistics: (votes: Int, commits: Int) {
         state.withLock { ($0.committedVotes, $0.commits) }
     }
 

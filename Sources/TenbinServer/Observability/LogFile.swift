@@ -7,25 +7,25 @@ import TenbinKit
 /// The file `tenbin serve --log-file PATH` writes its log to, reopened by name on SIGHUP so a
 /// log rotator can rename it away and have the server start a new one (logrotate's
 /// `postrotate` sends the signal).
-public final class LogFile: Sendable {
+package final class LogFile: Sendable {
     /// The path as given.
-    public let path: String
+    package let path: String
     // The open descriptor; swapped under this lock by `reopen`, so a write goes wholly to the
     // old file or wholly to the new one.
     private let descriptor: Locked<Int32>
 
     /// The log file cannot be opened.
-    public struct OpenError: Error, CustomStringConvertible, KindedError {
+    package struct OpenError: Error, CustomStringConvertible, KindedError {
         /// The path.
-        public let path: String
+        package let path: String
         /// The system's reason.
-        public let reason: String
-        public var description: String { "cannot open the log file \(path): \(reason)" }
-        public var kind: ErrorKind { .unavailable }
+        package let reason: String
+        package var description: String { "cannot open the log file \(path): \(reason)" }
+        package var kind: ErrorKind { .unavailable }
     }
 
     /// Opens (creating it, mode 0640) `path` for appending.
-    public init(path: String) throws(OpenError) {
+    package init(path: String) throws(OpenError) {
         self.path = path
         descriptor = Locked(try Self.open(path))
     }
@@ -41,13 +41,13 @@ public final class LogFile: Sendable {
     }
 
     /// Appends `text` (a failed write only loses log lines).
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         descriptor.withLock { _ = FileDescriptor.writeAll(text, to: $0) }
     }
 
     /// Opens the path again and writes to the new file from now on; on failure the old one
     /// stays in use and the error says why.
-    public func reopen() throws(OpenError) {
+    package func reopen() throws(OpenError) {
         let fresh = try Self.open(path)
         let old = descriptor.withLock { descriptor in
             defer { descriptor = fresh }

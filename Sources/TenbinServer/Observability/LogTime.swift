@@ -7,23 +7,23 @@ import TenbinKit
 /// A moment for the server's log, to the millisecond, printed as ISO 8601 in UTC:
 /// `2026-11-30T21:11:22.417Z`. Requests close together (and a drain's last answers) need more
 /// than the whole seconds a poster's ``Timestamp`` keeps.
-public struct LogTime: Sendable, CustomStringConvertible {
+package struct LogTime: Sendable, CustomStringConvertible {
     /// Milliseconds since the Unix epoch.
-    public let millisecondsSince1970: Int64
+    package let millisecondsSince1970: Int64
 
     /// The moment `millisecondsSince1970` after the epoch.
-    public init(millisecondsSince1970: Int64) {
+    package init(millisecondsSince1970: Int64) {
         self.millisecondsSince1970 = millisecondsSince1970
     }
 
     /// The current time from the system clock.
-    public static func now() -> LogTime {
+    package static func now() -> LogTime {
         var time = timespec()
         _ = clock_gettime(CLOCK_REALTIME, &time)  // cannot fail for CLOCK_REALTIME with a valid pointer
         return LogTime(millisecondsSince1970: Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000)
     }
 
-    public var description: String {
+    package var description: String {
         let seconds = millisecondsSince1970 >= 0 ? millisecondsSince1970 / 1000 : (millisecondsSince1970 - 999) / 1000
         let milliseconds = millisecondsSince1970 - seconds * 1000
         let whole = Timestamp(secondsSince1970: seconds).description  // ends in "Z"

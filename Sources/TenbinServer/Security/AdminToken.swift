@@ -3,12 +3,12 @@
 #endif
 
 /// The admin token, read from a file so it never appears in a process list.
-public enum AdminToken {
+package enum AdminToken {
     /// The shortest token accepted: a guessable token would open edits and deletes to anyone.
-    public static let minimumLength = 16
+    package static let minimumLength = 16
 
     /// Reads the token in `path`: the file's text without surrounding white space.
-    public static func read(path: String) throws -> String {
+    package static func read(path: String) throws -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             let reason = errno == ENOENT ? "no such file" : errno == EACCES ? "permission denied" : "error \(errno)"

@@ -18,10 +18,7 @@ enum RollingBenchmark {
     static let steadySeconds = 3.0
 
     static func run(_ context: BenchContext) throws {
-        guard let server = ProcessInfo.processInfo.environment["TENBIN_TEST_DATABASE_URL"], !server.isEmpty else {
-            print("!!! no PostgreSQL server (TENBIN_TEST_DATABASE_URL unset): section skipped; run it with make bench !!!")
-            return
-        }
+        guard let server = PostgresBenchmark.testServer() else { return }
         let url = try PostgresBenchmark.freshDatabase(server, name: "tenbin_bench_rolling")
         let store = try PostgresStore(url: url, poolSize: 1)
         let ids = try PostgresBenchmark.insertPosters(store, count: 100)
@@ -144,13 +141,14 @@ final class VoteLoad: Sendable {
                     count += 1
                     let id = posters[count % posters.count]
                     let body = "{\"side\": \(count % 2 + 1)}"
-                    let status =
+                    let answer =
                         socket < 0
                         ? nil
                         : try? Self.exchange(
                             socket,
                             "POST /api/v1/posters/\(id)/votes HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                                 + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                    let status = answer?.status
                     outcome.withLock { outcome in
                         guard let status else {
                             outcome.connectionErrors += 1
@@ -160,11 +158,13 @@ final class VoteLoad: Sendable {
                         if (200..<300).contains(status) { outcome.ok += 1 }
                         if status >= 500 { outcome.serverErrors += 1 }
                     }
-                    if status == nil {
-                        if socket >= 0 { close(socket) }
+                    // nginx closes a client's connection after 1,000 requests (its
+                    // keepalive_requests), saying so: a client opens another.
+                    if answer?.closes ?? true, socket >= 0 {
+                        close(socket)
                         socket = -1
-                        usleep(1_000)  // nothing listens: do not spin
                     }
+                    if answer == nil { usleep(1_000) }  // nothing listens: do not spin
                 }
                 if socket >= 0 { close(socket) }
             }.start()
@@ -179,12 +179,13 @@ final class VoteLoad: Sendable {
         return outcome.withLock { $0 }
     }
 
-    /// Sends `request` and reads one answer with a `Content-Length` body; its status.
-    private static func exchange(_ socket: Int32, _ request: String) throws -> Int {
+    /// Sends `request` and reads one answer with a `Content-Length` body; its status, and
+    /// whether it closes the connection (`Connection: close`).
+    private static func exchange(_ socket: Int32, _ request: String) throws -> (status: Int, closes: Bool) {
         try LoopbackHTTP.send(socket, request)
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16384)
-        var head: (status: Int, end: Int, length: Int)?
+        var head: (status: Int, end: Int, length: Int, closes: Bool)?
         while true {
             if head == nil, let end = received.firstRange(of: Array("\r\n\r\n".utf8)) {
                 let text = String(decoding: received[..<end.lowerBound], as: UTF8.self).lowercased()
@@ -192,9 +193,10 @@ final class VoteLoad: Sendable {
                 let length =
                     text.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
                     .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-                head = (status, end.upperBound, length)
+                let closes = text.split(separator: "\r\n").contains { $0.hasPrefix("connection:") && $0.hasSuffix("close") }
+                head = (status, end.upperBound, length, closes)
             }
-            if let head, received.count >= head.end + head.length { return head.status }
+            if let head, received.count >= head.end + head.length { return (head.status, head.closes) }
             let count = read(socket, &buffer, buffer.count)
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { throw BenchError("the connection closed before an answer") }

@@ -27,7 +27,7 @@ enum ServeCommand: Command {
             default: ServerConfiguration().listen)
         var metricsListen = Option.text(
             ["--metrics-listen"], value: "HOST:PORT",
-            help: "Serve /metrics, /healthz and /readyz on this address, to anyone reaching it; /metrics leaves --listen.")
+            help: "Serve /metrics, /healthz and /readyz here, to anyone; /metrics then leaves --listen.")
         var adminTokenFile = Option.text(
             ["--admin-token-file"], value: "FILE", help: "Enables PATCH and DELETE for requests bearing the token in FILE.")
         var threads = Option.integer(

@@ -11,19 +11,20 @@ public final class Server: Sendable {
     public let configuration: ServerConfiguration
     let app: Application
     private let daemon: HTTPDaemon
+    /// The listener of `--metrics-listen`, when given.
+    private let monitoringDaemon: HTTPDaemon?
     /// The port the server listens on.
     public let port: UInt16
     /// The URL to print.
     public let url: String
+    /// The metrics address's URL (`http://HOST:PORT/`), when it has one.
+    public let metricsURL: String?
 
     /// Starts serving `board` (whatever its backend). Throws when the listen address is not
     /// one or cannot be bound.
     public init(_ configuration: ServerConfiguration, board: Board) throws {
-        guard let address = ListenAddress(configuration.listen) else {
-            throw ServerError(
-                "--listen must be IPV4:PORT, [IPV6]:PORT or a host name that resolves to loopback (localhost:PORT), not \"\(configuration.listen)\""
-            )
-        }
+        let address = try Self.address(configuration.listen, option: "--listen")
+        let monitoringAddress = try configuration.metricsListen.map { try Self.address($0, option: "--metrics-listen") }
         self.configuration = configuration
         do {
             try board.checkBlobFolder(creating: true)
@@ -31,13 +32,24 @@ public final class Server: Sendable {
             throw ServerError(
                 "cannot serve: \(error); the blob folder must exist and be writable by the user tenbin runs as (\(Self.user))")
         }
-        app = try Application(configuration: configuration, gateway: BoardGateway(board: board))
+        let app = try Application(configuration: configuration, gateway: BoardGateway(board: board))
+        self.app = app
         app.startChangeWatch()
         let daemon = HTTPDaemon(
-            handler: Router(app: app, routes: app.routes), headerTimeout: .seconds(configuration.headerTimeoutSeconds),
+            handler: Router(app: app, routes: app.mainRoutes), headerTimeout: .seconds(configuration.headerTimeoutSeconds),
             idleTimeout: .seconds(configuration.idleTimeoutSeconds))
         self.daemon = daemon
-        app.exchangesInProgress.withLock { $0 = { [weak daemon] in daemon?.exchanges.withLock { $0.count } ?? 0 } }
+        let monitoringDaemon = monitoringAddress.map { _ in
+            HTTPDaemon(
+                handler: Router(app: app, routes: app.monitoringRoutes), headerTimeout: .seconds(configuration.headerTimeoutSeconds),
+                idleTimeout: .seconds(configuration.idleTimeoutSeconds))
+        }
+        self.monitoringDaemon = monitoringDaemon
+        app.exchangesInProgress.withLock {
+            $0 = { [weak daemon, weak monitoringDaemon] in
+                (daemon?.exchanges.withLock { $0.count } ?? 0) + (monitoringDaemon?.exchanges.withLock { $0.count } ?? 0)
+            }
+        }
         var options = HTTPDaemonOptions(address: address, threads: configuration.threads)
         options.connectionLimit = configuration.maximumConnections
         // Behind a proxy every connection comes from the proxy's address.
@@ -45,11 +57,32 @@ public final class Server: Sendable {
         options.timeoutSeconds = configuration.idleTimeoutSeconds
         do {
             port = try daemon.start(options)
+            if let monitoringDaemon, let monitoringAddress {
+                // A scraper and a probe or two: one thread, a few connections.
+                var monitoring = HTTPDaemonOptions(address: monitoringAddress, threads: 1)
+                monitoring.connectionLimit = 64
+                monitoring.perAddressLimit = 0
+                monitoring.timeoutSeconds = configuration.idleTimeoutSeconds
+                metricsURL = monitoringAddress.url(port: try monitoringDaemon.start(monitoring))
+            } else {
+                metricsURL = nil
+            }
         } catch {
+            daemon.stop(grace: .zero)
             app.stop()
             throw error
         }
         url = address.url(port: port)
+    }
+
+    /// The listen address `text` names, or the error naming `option`.
+    private static func address(_ text: String, option: String) throws -> ListenAddress {
+        guard let address = ListenAddress(text) else {
+            throw ServerError(
+                "\(option) must be IPV4:PORT, [IPV6]:PORT or a host name that resolves to loopback (localhost:PORT), not \"\(text)\""
+            )
+        }
+        return address
     }
 
     /// Stops gracefully (a drain): no new connections, live feeds closed, requests already
@@ -59,6 +92,8 @@ public final class Server: Sendable {
     public func stop(grace: Duration = .seconds(3)) {
         app.feeds.stopAll()
         daemon.stop(grace: grace)
+        // Metrics and readiness stay readable while the main address drains.
+        monitoringDaemon?.stop(grace: .seconds(1))
         app.stop()
         // Every exchange has ended and queued its line: write them (unless the log is stuck).
         app.log?.finish(timeout: .seconds(2))

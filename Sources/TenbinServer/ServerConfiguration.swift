@@ -4,6 +4,10 @@ import TenbinKit
 public struct ServerConfiguration: Sendable {
     /// `HOST:PORT` to listen on; port 0 lets the system choose.
     public var listen: String = "127.0.0.1:8080"
+    /// `HOST:PORT` of a second listener that serves only `/metrics`, `/healthz` and `/readyz`,
+    /// to whoever reaches it; `/metrics` then leaves the main address. Nil: `/metrics` is on
+    /// the main address, for loopback peers only.
+    public var metricsListen: String?
     /// The admin token for edits and deletes; nil turns both off over HTTP.
     public var adminToken: String?
     /// libmicrohttpd worker threads (each with its own epoll set).

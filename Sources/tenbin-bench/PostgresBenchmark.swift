@@ -11,10 +11,7 @@ enum PostgresBenchmark {
     static let seconds = 5.0
 
     static func run(_ context: BenchContext) throws {
-        guard let server = ProcessInfo.processInfo.environment["TENBIN_TEST_DATABASE_URL"], !server.isEmpty else {
-            print("!!! no PostgreSQL server (TENBIN_TEST_DATABASE_URL unset): section skipped; run it with make bench !!!")
-            return
-        }
+        guard let server = testServer() else { return }
         if let loaded = PostgresScaleBenchmark.loadedDatabase {
             if let call = PostgresScaleBenchmark.profiled { return try PostgresScaleBenchmark.profile(context, url: loaded, call: call) }
             try PostgresScaleBenchmark.latency(context, server: server, loaded: loaded)
@@ -68,6 +65,16 @@ enum PostgresBenchmark {
         table.print()
         print("\nFrom Board.vote returning in the bench process to the event on a feed of tenbin serve (LISTEN/NOTIFY).")
         print("Goal: p99 < 250 ms.\n")
+    }
+
+    /// The PostgreSQL server `make bench` starts (TENBIN_TEST_DATABASE_URL), or nil once the
+    /// section is said to be skipped.
+    static func testServer() -> String? {
+        guard let server = ProcessInfo.processInfo.environment["TENBIN_TEST_DATABASE_URL"], !server.isEmpty else {
+            print("!!! no PostgreSQL server (TENBIN_TEST_DATABASE_URL unset): section skipped; run it with make bench !!!")
+            return nil
+        }
+        return server
     }
 
     static func freshDatabase(_ server: String, name: String = "tenbin_bench_\(getpid())") throws -> String {

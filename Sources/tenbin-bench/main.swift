@@ -25,6 +25,9 @@ let sections: [Section] = [
     Section(name: "pictures", summary: "Drawing a page of posters in each --image-mode against half blocks", run: PicturesBenchmark.run),
     Section(name: "backup", summary: "tenbin backup of a live million-poster board; vote latency meanwhile", run: BackupBenchmark.run),
     Section(name: "postgres", summary: "PostgreSQL: grouped votes against pgbench, page and search latency", run: PostgresBenchmark.run),
+    Section(
+        name: "rolling", summary: "Rolling restart of two servers behind nginx under votes: 5xx, restart to ready",
+        run: RollingBenchmark.run),
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())

@@ -1,6 +1,8 @@
+import TenbinKit
+
 /// Help text in swift-argument-parser's layout: OVERVIEW, USAGE, ARGUMENTS, OPTIONS.
 enum Help {
-    static let version = "0.1.0"
+    static let version = TenbinVersion.current
 
     static let overview = """
         OVERVIEW: tenbin — a two-choice voting board. Every poster shows two images, an optional

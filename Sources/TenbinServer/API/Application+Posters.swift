@@ -87,7 +87,14 @@ extension Application {
             hashtags: form.hashtags)
         return executor.reply(failure: request.failure) { [self] in
             defer { postsInProgress.withLock { $0 -= 1 } }
-            let poster = try gateway.post(draft)
+            let poster: Poster
+            do {
+                poster = try gateway.post(draft)
+            } catch let error as ImageError where error.kind == .invalidInput {
+                var refusal = APIError(error)
+                refusal.postRefusal = .invalidImage
+                throw refusal
+            }
             committed()
             metrics.posterStored()
             if page { return .seeOther("/#poster-\(poster.id)") }

@@ -72,7 +72,7 @@ extension Application {
         return .text(
             metrics.render(
                 feeds: feeds.count, thumbnails: thumbnails.statistics, exchanges: exchanges, reads: readCache.statistics,
-                logLinesDropped: log?.dropped ?? 0),
+                logLinesDropped: log?.dropped ?? 0, process: .current()),
             contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
 }

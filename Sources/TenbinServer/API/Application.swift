@@ -66,9 +66,12 @@ final class Application: Sendable {
             .get("/blobs/{digest}") { [self] in try blob($0) },
             .get("/thumbs/{digest}") { [self] in try thumbnail($0) },
             .cachedGet("/api/v1/posters") { [self] in try page($0) },
-            .write(.post, "/api/v1/posters", RoutePolicy(bodies: [.multipart: .form(posterForm)], rate: .posts, errors: .pageForForms)) {
-                [self] in try newPoster($0, $1)
-            },
+            .write(
+                .post, "/api/v1/posters",
+                RoutePolicy(
+                    bodies: [.multipart: .form(posterForm)], rate: .posts, errors: .pageForForms,
+                    refused: { [metrics] in metrics.postRefused(PostRefusal($0)) })
+            ) { [self] in try newPoster($0, $1) },
             .cachedGet("/api/v1/posters/{id:poster}") { [self] in try poster($0) },
             .write(.patch, "/api/v1/posters/{id:poster}", RoutePolicy(bodies: [.json: .bytes(APIInput.maximumJSONBytes)], admin: true)) {
                 [self] in try edit($0, $1)
@@ -83,6 +86,27 @@ final class Application: Sendable {
             .cachedGet("/api/v1/search") { [self] in try search($0) },
             .get("/api/v1/feed") { [self] in try feed($0) },
         ]
+    }
+
+    /// The paths the metrics address (`--metrics-listen`) serves.
+    static let monitoringPaths: Set<String> = ["/metrics", "/healthz", "/readyz"]
+
+    /// The routes of the main address: all of them, but `/metrics` when it has an address of
+    /// its own (answered 404 here then, to everyone).
+    var mainRoutes: [Route] {
+        guard configuration.metricsListen != nil else { return routes }
+        return routes.filter { "\($0.path)" != "/metrics" }
+    }
+
+    /// The routes of the metrics address: metrics, health and readiness, the same declarations
+    /// as the main address's. Whoever reaches that address may read them: the operator chose
+    /// it, so the loopback rule does not apply there.
+    var monitoringRoutes: [Route] {
+        routes.filter { Self.monitoringPaths.contains("\($0.path)") }.map { route in
+            var open = route
+            open.policy.loopbackOnly = false
+            return open
+        }
     }
 
     /// The limiter of a rate class, nil when rates are off.

@@ -197,20 +197,18 @@ final class HTTPDaemon: Sendable {
                 exchange.phase = .ready(reply)
                 return true
             case .read(let limit, let then):
+                // Refused by the route's answer, so it is answered in its style and counted.
                 if let refusal = Self.refusal(of: head, limit: limit, exchange: exchange) {
-                    return queue(.error(refusal), exchange)
+                    return perform(then(head, .refused(refusal)), exchange)
                 }
                 if case .form(let limits) = limit {
                     exchange.form = FormParts(limits: limits)
                     let processor = MHD_create_post_processor(
                         connection, 16 * 1024, Callbacks.formPart, Unmanaged.passUnretained(exchange).toOpaque())
                     guard let processor else {
-                        return queue(
-                            .error(
-                                .unsupportedMediaType(
-                                    "the body must be multipart/form-data with its boundary (Content-Type: multipart/form-data; boundary=…)"
-                                )),
-                            exchange)
+                        let refusal = APIError.unsupportedMediaType(
+                            "the body must be multipart/form-data with its boundary (Content-Type: multipart/form-data; boundary=…)")
+                        return perform(then(head, .refused(refusal)), exchange)
                     }
                     exchange.postProcessor = processor
                 }

@@ -18,6 +18,9 @@ struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     /// For the operator only: what really failed behind a 500 or 503 whose message is a
     /// fixed sentence. The request log shows it; the client never sees it.
     var cause: String? = nil
+    /// For `tenbin_posts_refused_total`: why a post was refused, when the status alone does
+    /// not say (an image that is not one is a 422, as text over its limits is).
+    var postRefusal: PostRefusal? = nil
 
     /// A header field an error answer carries.
     struct Header: Sendable, Equatable {

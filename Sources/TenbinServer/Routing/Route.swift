@@ -6,8 +6,9 @@ struct Route: Sendable {
     let method: HTTPMethod
     /// The path, with its parameters.
     let path: PathPattern
-    /// What the router checks and does around the handler.
-    let policy: RoutePolicy
+    /// What the router checks and does around the handler (changed only for another
+    /// listener's copy of the table, see ``Application/monitoringRoutes``).
+    var policy: RoutePolicy
     /// What answers.
     let handler: Handler
     /// The route's name for metrics and the log (`GET /api/v1/posters/{id}`), made from the
@@ -94,6 +95,9 @@ struct RoutePolicy: Sendable {
     /// Whether the router answers on loopback only (unless the operator gave the route an
     /// address of its own).
     var loopbackOnly = false
+    /// Told of every error the route answers with, whoever found it (the router's checks, the
+    /// body's reader, the handler, the executor): for metrics of refusals.
+    var refused: (@Sendable (APIError) -> Void)? = nil
 
     /// Whether the route changes state: same-origin checked, and never cached.
     var writes: Bool { !bodies.isEmpty }

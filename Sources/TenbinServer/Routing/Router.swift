@@ -61,6 +61,13 @@ final class Router: HTTPHandling {
             let back = head.returnPath
             request = request.with(failure: { HTTPResponse.errorPage($0, back: back) })
         }
+        if let refused = policy.refused {
+            let answer = request.failure
+            request = request.with(failure: {
+                refused($0)
+                return answer($0)
+            })
+        }
         let failure = request.failure
         func refuse(_ error: APIError) -> Admission { .reply(route.label, .now(failure(error))) }
         if policy.loopbackOnly, !app.policy.isLocal(head) {

@@ -25,6 +25,9 @@ enum ServeCommand: Command {
             ["--listen"], value: "HOST:PORT",
             help: "Address to listen on; port 0 picks one; localhost works.",
             default: ServerConfiguration().listen)
+        var metricsListen = Option.text(
+            ["--metrics-listen"], value: "HOST:PORT",
+            help: "Serve /metrics, /healthz and /readyz here, to anyone; /metrics then leaves --listen.")
         var adminTokenFile = Option.text(
             ["--admin-token-file"], value: "FILE", help: "Enables PATCH and DELETE for requests bearing the token in FILE.")
         var threads = Option.integer(
@@ -68,6 +71,7 @@ enum ServeCommand: Command {
         let (limits, encoding) = try ImageOptions.parse(arguments.image)
         var configuration = ServerConfiguration()
         configuration.listen = try arguments.listen
+        configuration.metricsListen = try arguments.metricsListen
         configuration.threads = try arguments.threads
         configuration.maximumUploadBytes = try arguments.maxUploadMB << 20
         configuration.voteRate = try arguments.voteRate
@@ -114,6 +118,7 @@ enum ServeCommand: Command {
         defer { Blocking.release(&board) }
         var server: Server? = try Server(configuration, board: board!)  // opened just above
         Output.line("Serving \(SafeText.terminal(context.storePath)) at \(server!.url)")  // made just above
+        if let metricsURL = server?.metricsURL { Output.line("Metrics, health and readiness at \(metricsURL)") }
         _ = fflush(nil)  // the URL must reach a pipe's reader now, not at exit
         stop.wait()
         // Stopping waits at most 3 s for requests in flight; should anything still hold it up,

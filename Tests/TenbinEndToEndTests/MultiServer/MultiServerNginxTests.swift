@@ -8,6 +8,21 @@ extension MultiServerTests {
     @Suite(.timeLimit(.minutes(10))) struct MultiServerNginxTests {
         typealias Feed = ServeEndToEndTests.ServeFeedTests
 
+        @Test func theDocumentedBlockKeepsMetricsOffThePublicAddress() throws {
+            let servers = try TwoServers(["--trust-proxy"])
+            let nginx = try LoadBalancer([servers.a.port, servers.b.port])
+            #expect(try nginx.request("GET", "/healthz").status == 200)
+            let metrics = try nginx.request("GET", "/metrics")
+            #expect(metrics.status == 404)
+            #expect(!metrics.text.contains("tenbin_"), "\(metrics.text)")
+            // nginx answered itself: neither server was asked (each counts its own 404s).
+            #expect(metrics.headers["content-type"]?.hasPrefix("text/html") == true, "\(metrics.headers)")
+            for server in servers.servers {
+                let own = try server.request("GET", "/metrics").text
+                #expect(!own.contains("route=\"GET /metrics\",status=\"404\""), "\(own)")
+            }
+        }
+
         @Test func nginxBalancesVotesAndFeedsOverBothServersAndFailsOver() throws {
             // Rate limits stay on (high), keyed by the address nginx forwards; heartbeats rarer
             // than a read's 30 s time-out, so an event that never comes fails the test.

@@ -18,6 +18,8 @@ final class TestServer: Sendable {
     let board: Board
     let app: Application
     let router: Router
+    /// The router of the metrics address (`--metrics-listen`), as the server would build it.
+    let monitoringRouter: Router
     /// The peer address requests come from.
     let peer: String
 
@@ -36,7 +38,8 @@ final class TestServer: Sendable {
         configure(&configuration)
         board = try Board(folder: folder, create: true)
         app = try Application(configuration: configuration, gateway: BoardGateway(board: board))
-        router = Router(app: app, routes: app.routes)
+        router = Router(app: app, routes: app.mainRoutes)
+        monitoringRouter = Router(app: app, routes: app.monitoringRoutes)
         self.peer = peer
         if watchingChanges { app.startChangeWatch() } else { app.readCache.resume() }
     }
@@ -53,10 +56,13 @@ final class TestServer: Sendable {
         case form([(name: String, bytes: [UInt8], filename: String?)])
     }
 
-    /// Sends one request; `Host` is this server's unless given.
-    func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: Body? = nil, peer: String? = nil) async
-        -> TestReply
-    {
+    /// Sends one request (to the metrics address with `monitoring`); `Host` is this server's
+    /// unless given.
+    func request(
+        _ method: String, _ target: String, headers: [(String, String)] = [], body: Body? = nil, peer: String? = nil,
+        monitoring: Bool = false
+    ) async -> TestReply {
+        let router = monitoring ? monitoringRouter : router
         let peer = peer ?? self.peer
         var fields: [String: String] = ["host": "127.0.0.1:8080"]
         for (name, value) in headers { fields[name.lowercased()] = value }

@@ -48,7 +48,7 @@ public protocol StoreBackend: Sendable {
     /// returns when they are closed (SQLite: the writer last, so it moves its write-ahead log
     /// into the database and removes it; PostgreSQL: after announcing what was committed).
     /// Afterwards every call throws ``StoreError`` with reason `closed`. Closing again does
-    /// nothing. Its owner calls it (``Board/close()``): nothing is closed by letting go.
+    /// nothing. Its owner calls it (``Board/close()``) rather than relying on letting go of it.
     func close()
 }
 

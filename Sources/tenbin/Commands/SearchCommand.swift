@@ -49,7 +49,10 @@ enum SearchCommand: Command {
         }
         let (posters, status) = try context.withBoard(.read) { board in
             let posters = try board.search(query: text, order: page.order, limit: page.limit, offset: page.offset)
-            return (posters, try PosterImages.printPage(posters, board: board, json: arguments.json, drawing: arguments.drawing, context: context))
+            return (
+                posters,
+                try PosterImages.printPage(posters, board: board, json: arguments.json, drawing: arguments.drawing, context: context)
+            )
         }
         // Like grep: a search that found nothing exits 1, with no error line, so scripts can
         // write `if tenbin search 猫 >/dev/null; then …`.

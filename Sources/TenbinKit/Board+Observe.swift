@@ -29,13 +29,23 @@ extension Board {
 }
 
 extension Board {
-    /// Ends the work the board runs in the background and returns once it has ended: every
-    /// live feed's observation ends (its next update is nil) and the task that waits for
-    /// changes stops. Call it last: the board is then the only holder of its store, so letting
-    /// go of the board closes the store (SQLite moves its write-ahead log into the database
-    /// and removes it). Reads and writes still work; observing throws ``FeedError/closed``.
+    /// Closes the board: every live feed's observation ends (its next update is nil), the task
+    /// that waits for changes stops, and then the store closes its connections (see
+    /// ``StoreBackend/close()``; SQLite moves its write-ahead log into the database and removes
+    /// it). Its owner calls it when done, from a task (a caller outside any task uses the
+    /// blocking ``close()``). Afterwards reads and writes throw ``StoreError`` (`closed`) and
+    /// observing throws ``FeedError/closed``. Closing again does nothing more.
     public func close() async {
         await live.close()
+        store.close()
+    }
+
+    /// ``close()`` for a caller outside any task (a command, on its main thread): blocks the
+    /// thread until the live feeds' task has ended, then closes the store. Never call it from
+    /// a task: it would hold a thread of the pool that task may need to end.
+    public func close() {
+        live.closeBlocking()
+        store.close()
     }
 }
 

@@ -18,6 +18,7 @@ public final class ConnectionPool: @unchecked Sendable {
     // safe; each `Connection` in `idle` is used by nobody until it is taken out under the lock.
     private var idle: [Connection] = []
     private var open = 0
+    private var closed = false
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
@@ -45,6 +46,23 @@ public final class ConnectionPool: @unchecked Sendable {
         _ = pthread_mutex_destroy(mutex)
         condition.deallocate()
         mutex.deallocate()
+    }
+
+    /// Waits until every connection lent out is back, then closes them all; every later
+    /// borrower (and every one waiting now) throws ``StoreError`` (`closed`). Closing again
+    /// does nothing more.
+    public func close() {
+        _ = pthread_mutex_lock(mutex)
+        closed = true
+        // Borrowers waiting for a connection end with the error; after them, the only waiter
+        // is this call, woken by each connection given back.
+        _ = pthread_cond_broadcast(condition)
+        while idle.count < open { _ = pthread_cond_wait(condition, mutex) }
+        var closing = idle
+        idle = []
+        open = 0
+        _ = pthread_mutex_unlock(mutex)
+        closing.removeAll()  // each connection closes as the pool, its only holder, lets go of it
     }
 
     /// Runs `body` with a connection of the pool.
@@ -76,8 +94,12 @@ public final class ConnectionPool: @unchecked Sendable {
     private func checkOut() throws -> Connection {
         while true {
             _ = pthread_mutex_lock(mutex)  // a default mutex fails only on misuse
-            while idle.isEmpty && open >= size {
+            while idle.isEmpty && open >= size && !closed {
                 _ = pthread_cond_wait(condition, mutex)  // returns with the mutex held
+            }
+            if closed {
+                _ = pthread_mutex_unlock(mutex)
+                throw StoreError(.closed, at: target.description)
             }
             if let connection = idle.popLast() {
                 _ = pthread_mutex_unlock(mutex)

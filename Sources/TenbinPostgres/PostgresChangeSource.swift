@@ -27,6 +27,8 @@ final class PostgresChangeSource: ChangeSource {
         var listening = false
         var pushWakes = true
         var ticks = 0
+        /// Set by ``close()``: no subscription is made any more.
+        var closed = false
     }
 
     /// While listening, one tick in this many checks the snapshot (about once a second at
@@ -86,18 +88,29 @@ final class PostgresChangeSource: ChangeSource {
     /// Subscribes to the shared listener once. It connects in the background: until it
     /// listens, the ticks' snapshot checks alone find changes.
     private func startListening() {
-        let subscribe = state.withLock { $0.subscription == nil }
+        let subscribe = state.withLock { $0.subscription == nil && !$0.closed }
         guard subscribe else { return }
         // A listener that cannot start a thread leaves the ticks to find every change.
         guard let subscription = try? listener.subscribe({ [weak self] signal in self?.signal(signal) }) else { return }
         let extra = state.withLock { state -> ChangeListener.Subscription? in
-            if state.subscription == nil {
+            if state.subscription == nil && !state.closed {
                 state.subscription = subscription
                 return nil
             }
             return subscription
         }
         extra?.cancel()
+    }
+
+    /// Ends the subscription (the listening connection closes with the last one) and starts
+    /// none again; looking at the version then throws, as the pool is closed too.
+    func close() {
+        let subscription = state.withLock { state -> ChangeListener.Subscription? in
+            state.closed = true
+            defer { state.subscription = nil }
+            return state.subscription
+        }
+        subscription?.cancel()
     }
 
     private func signal(_ signal: ChangeListener.Signal) {

@@ -29,9 +29,13 @@ public final class PostgresStore: StoreBackend {
         if migrate { _ = try self.migrate() }
     }
 
-    deinit {
-        // A short-lived process (one `tenbin vote`) must not exit before its change is announced.
+    /// Announces every change committed through this store (a short-lived process, one
+    /// `tenbin vote`, must not exit before its change is announced), stops listening and
+    /// closes the pool's connections once the calls using them have ended.
+    public func close() {
         notifier.flush()
+        changeSource.close()
+        pool.close()
     }
 
     /// Waits until every change committed through this store has been announced to listeners.

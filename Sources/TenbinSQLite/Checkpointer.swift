@@ -75,7 +75,12 @@ final class Checkpointer: Sendable {
     /// Closes the checkpoint connection (before the writer closes, so that the writer, as the
     /// last connection, copies the rest and removes the WAL as SQLite does at close).
     func close() {
-        queue.sync { connection.withLock { $0 = nil } }
+        queue.sync {
+            connection.withLock { connection in
+                connection?.close()
+                connection = nil
+            }
+        }
     }
 
     private func checkpoint() {

@@ -88,11 +88,25 @@ final class Database {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    deinit {
+    /// Whether the connection is open: ``close()`` was not called yet. Nothing may use a
+    /// closed connection; its owner checks this under the lock that serialises it.
+    private(set) var isOpen = true
+
+    /// Closes the connection (its checkpointer's first, see ``Checkpointer/close()``). A
+    /// connection in WAL mode that is the last one open to its database copies the log into
+    /// it and removes the log and its index. Closing again does nothing.
+    func close() {
+        guard isOpen else { return }
+        isOpen = false
         statements.removeAll()
         backgroundCheckpointer?.close()
         // Statements are finalized above, so close cannot report SQLITE_BUSY.
         _ = sqlite3_close_v2(handle)
+    }
+
+    deinit {
+        // Its owner closes it; this only keeps a connection that was never closed from leaking.
+        close()
     }
 
     /// Runs one or more statements that return no rows.

@@ -17,8 +17,8 @@ import TenbinKit
 final class SQLiteChangeSource: ChangeSource {
     private let path: String
     private let folder: String
-    // The connection is used only inside this lock.
-    private let connection = Locked<Database?>(nil)
+    // The connection is used only inside this lock; `closed` once ``close()`` closed it.
+    private let connection = Locked<(database: Database?, closed: Bool)>((nil, false))
     /// Moved by this process's commits and by writes to the write-ahead log.
     private let signal = ChangeSignal()
     /// The watch on the folder once one was tried: nil inside when it could not be made.
@@ -48,14 +48,27 @@ final class SQLiteChangeSource: ChangeSource {
 
     func currentVersion() throws -> StoreVersion {
         try connection.withLock { connection in
-            if connection == nil {
+            if connection.closed { throw StoreError(.closed, at: folder) }
+            if connection.database == nil {
                 guard FileSystem.exists(path) else { return StoreVersion(0) }
-                connection = try Database(path: path, mode: .readWrite)
+                connection.database = try Database(path: path, mode: .readWrite)
             }
             // Checked just above: the connection is open here.
-            let version = try connection!.statement("PRAGMA data_version").first { $0.int64(0) } ?? 0
+            let version = try connection.database!.statement("PRAGMA data_version").first { $0.int64(0) } ?? 0
             return StoreVersion(1 << 40 + version)
         }
+    }
+
+    /// Closes the connection and stops watching the folder; every later look throws
+    /// ``StoreError`` (`closed`). The store closes it before its writer, which must be the
+    /// last connection to close for SQLite to remove the write-ahead log.
+    func close() {
+        connection.withLock { connection in
+            connection.database?.close()
+            connection = (nil, true)
+        }
+        // No watch is started any more; the folder's is cancelled as it goes.
+        watch.withLock { $0 = .some(nil) }
     }
 
     func nextChange(after version: StoreVersion, interval: Duration, clock: any Clock<Duration>) async throws -> StoreVersion {

@@ -14,16 +14,38 @@ public final class SQLitePool: Sendable {
         var immutable = false
         var folder = ""
         var idle: [Database] = []
+        var closed = false
     }
 
     // `Database` is not Sendable: a connection in `idle` is touched only by whoever took it
     // out under this lock, one caller at a time.
     private let state: Locked<State>
     private let slots: DispatchSemaphore
+    private let size: Int
 
     init(size: Int) {
+        self.size = max(1, size)
         state = Locked(State())
-        slots = DispatchSemaphore(value: max(1, size))
+        slots = DispatchSemaphore(value: self.size)
+    }
+
+    /// Waits until every connection lent out is back, closes them all, and makes every later
+    /// read throw ``StoreError`` (`closed`). Closing again does nothing more.
+    func close() {
+        // Readers that have not taken a connection yet throw from now on.
+        let first = state.withLock { state in
+            defer { state.closed = true }
+            return !state.closed
+        }
+        guard first else { return }
+        // Holding every slot, nobody holds a connection.
+        for _ in 0..<size { slots.wait() }
+        let idle = state.withLock { state in
+            defer { state.idle = [] }
+            return state.idle
+        }
+        for database in idle { database.close() }
+        for _ in 0..<size { slots.signal() }
     }
 
     /// Points the pool at the database once it exists.
@@ -39,7 +61,10 @@ public final class SQLitePool: Sendable {
     func withConnection<T>(_ body: (Database) throws -> T) throws -> T {
         slots.wait()
         defer { slots.signal() }
-        let (taken, path, immutable) = state.withLock { state in (state.idle.popLast(), state.path, state.immutable) }
+        let (taken, path, immutable, folder, closed) = state.withLock { state in
+            (state.idle.popLast(), state.path, state.immutable, state.folder, state.closed)
+        }
+        if closed { throw StoreError(.closed, at: folder) }
         let database: Database
         if let taken {
             database = taken

@@ -18,8 +18,11 @@ public final class SQLiteStore: StoreBackend {
     /// The folder, as messages name the store.
     public var location: String { folder }
 
-    private let connections: Locked<Connections?>
+    /// The open connections once the database file exists, and whether ``close()`` closed them.
+    private let connections: Locked<(open: Connections?, closed: Bool)>
     private let readers: SQLitePool
+    /// Held while ``close()`` closes the connections (its value counts nothing).
+    private let closing = Locked(0)
     let changeSource: SQLiteChangeSource
 
     /// The open connections, once the database file exists.
@@ -52,18 +55,19 @@ public final class SQLiteStore: StoreBackend {
         if create { try FileSystem.makeFolders(folder) }
         self.readers = SQLitePool(size: readers)
         self.changeSource = SQLiteChangeSource(path: path, folder: folder)
-        self.connections = Locked(nil)
+        self.connections = Locked((nil, false))
         if create || FileSystem.exists(path) { _ = try open(creating: create) }
     }
 
     /// The connections, opening the database when its file has appeared (or creating it);
-    /// nil while it does not exist.
+    /// nil while it does not exist. Throws once the store is closed.
     func open(creating: Bool = false) throws -> Connections? {
         try connections.withLock { connections in
-            if let connections { return connections }
+            if connections.closed { throw StoreError(.closed, at: folder) }
+            if let open = connections.open { return open }
             guard creating || FileSystem.exists(path) else { return nil }
             let opened = try Self.openWriter(path: path, folder: folder)
-            connections = opened
+            connections.open = opened
             readers.configure(path: path, immutable: opened.readOnly, folder: folder)
             return opened
         }
@@ -117,7 +121,8 @@ public final class SQLiteStore: StoreBackend {
         guard let connections = try open() else { throw StoreError(.missing, at: folder) }
         if connections.readOnly { throw StoreError(.readOnly, at: folder) }
         let value = try connections.writer.withLock { database in
-            try translatingErrors {
+            guard database.isOpen else { throw StoreError(.closed, at: folder) }
+            return try translatingErrors {
                 try database.transaction(immediate: true) { try body(SQLiteSession(database, searchMergeStep: searchMergeStep)) }
             }
         }
@@ -134,7 +139,26 @@ public final class SQLiteStore: StoreBackend {
             return []
         }
         return try connections.writer.withLock { database in
-            try translatingErrors { try SQLiteSession(database).integrityProblems() }
+            guard database.isOpen else { throw StoreError(.closed, at: folder) }
+            return try translatingErrors { try SQLiteSession(database).integrityProblems() }
+        }
+    }
+
+    /// Closes the change source's connection, the read connections (once every read running
+    /// has ended) and then the writer (once the write running has), whose checkpointer's
+    /// connection closes first: the writer is the last connection of this process, so unless
+    /// another process has the store open, SQLite copies the write-ahead log into the database
+    /// and removes it and its index, leaving the database file alone holding every commit.
+    public func close() {
+        // A second call, made meanwhile, returns once the first has closed everything.
+        closing.withLock { _ in
+            let opened = connections.withLock { connections -> Connections? in
+                defer { connections = (nil, true) }
+                return connections.open
+            }
+            changeSource.close()
+            readers.close()
+            opened?.writer.withLock { $0.close() }
         }
     }
 

@@ -22,6 +22,7 @@ enum BackupBenchmark {
         }
         try Shell.run("cp", "-a", "--reflink=auto", "\(cached)/.", live)
         let board = try Board(folder: live, create: false)
+        defer { board.close() }
         let quiet = try votes(on: board) { $0 >= quietSeconds }
         try? FileManager.default.removeItem(atPath: destination)
         let backup = Locked<Result<Shell.Measurement, any Error>?>(nil)

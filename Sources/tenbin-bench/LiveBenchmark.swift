@@ -17,6 +17,7 @@ enum LiveBenchmark {
         let store = try context.freshFolder("live-store")
         let photos = try context.photos(count: 2, width: 640, height: 480)
         let board = try Board(folder: store, create: true)
+        defer { board.close() }
         for index in 0..<20 {
             _ = try board.post(PosterDraft(image1: .file(photos[0]), image2: .file(photos[1]), contents: "poster \(index)"))
         }

@@ -12,6 +12,7 @@ enum PipelineBenchmark {
 
     static func run(_ context: BenchContext) throws {
         let board = try posterBoard(context)
+        defer { board.close() }
         let posters = try board.posters(limit: 100)
         let requests = posters.flatMap { $0.imageRequests(size: thumbnail) }
         let cores = ImagePipeline.Configuration.defaultConcurrentLoads
@@ -150,7 +151,10 @@ enum PipelineBenchmark {
     /// A board with 100 posters made from 200 distinct 900×600 photos, built once and kept.
     static func posterBoard(_ context: BenchContext) throws -> Board {
         let path = storeFolder(context)
-        if let board = try? Board(folder: path, create: false), (try? board.count()) == 100 { return board }
+        if let board = try? Board(folder: path, create: false) {
+            if (try? board.count()) == 100 { return board }
+            board.close()
+        }
         let photos = try context.photos(count: 200, width: 900, height: 600)
         let folder = try context.freshFolder("pipeline-store")
         let board = try Board(folder: folder, create: true)

@@ -21,6 +21,7 @@ enum PostgresBenchmark {
         let store = try PostgresStore(url: url, poolSize: 8)
         let folder = try context.freshFolder("postgres-bench")
         let board = Board(Board.Configuration(), store: store, blobs: BlobStore(storeFolder: folder))
+        defer { board.close() }
         let ids = try insertPosters(store, count: 1_000)
         var table = Table("workload (32 clients, 5 s)", "pgbench, 1 update/commit", "tenbin castVote", "ratio", "votes per commit")
         for (name, targets) in [("one hot poster", [ids[0]]), ("1,000 posters", ids)] {

@@ -45,8 +45,10 @@ enum PostgresScaleBenchmark {
             copy = (run.seconds, run.peakRSS)
         }
         let sqlite = try Board(folder: sqlitePath, create: false)
+        defer { sqlite.close() }
         let store = try PostgresStore(url: url, poolSize: 2)
         let postgres = Board(Board.Configuration(), store: store, blobs: BlobStore(storeFolder: blobs))
+        defer { postgres.close() }
         var table = Table(
             "\(posters.formatted()) posters", "SQLite in process: median", "p99", "PostgreSQL over TCP: median", "p99", "ratio",
             "answers")
@@ -138,6 +140,7 @@ enum PostgresScaleBenchmark {
         let blobs = try context.freshFolder("postgres-scale")
         let store = try PostgresStore(url: url, poolSize: 2)
         let board = Board(Board.Configuration(), store: store, blobs: BlobStore(storeFolder: blobs))
+        defer { board.close() }
         var random = Random(seed: 7)
         let queries = (0..<100).map { _ in SearchBenchmark.QueryKind.one.query(&random) }
         var index = 0

@@ -22,6 +22,7 @@ enum ReadsBenchmark {
             let board = Board(
                 Board.Configuration(), store: try SQLiteStore(folder: folder, create: false, readers: pool),
                 blobs: BlobStore(storeFolder: folder))
+            defer { board.close() }
             let (rate, votes, latencies) = try measure(board, concurrent: concurrent)
             if !concurrent { reference = rate }
             table.add(
@@ -92,6 +93,7 @@ enum ReadsBenchmark {
         if FileManager.default.fileExists(atPath: "\(path)/complete") { return path }
         let folder = try context.freshFolder("reads-store-\(posters)")
         let store = try SQLiteStore(folder: folder, create: true)
+        defer { store.close() }
         let images = ["1", "2"].map { digit in
             StoredImage(digest: Digest(hex: String(repeating: digit, count: 64))!, format: .jpeg, width: 640, height: 480, bytes: 40_000)
         }

@@ -25,6 +25,7 @@ enum SearchBenchmark {
         for size in sizes {
             let (path, buildSeconds) = try store(size: size, context: context)
             let board = try Board(folder: path, create: false)
+            defer { board.close() }
             var random = Random(seed: 7)
             for kind in QueryKind.allCases {
                 let queries = (0..<queriesPerKind).map { _ in kind.query(&random) }
@@ -107,6 +108,7 @@ enum SearchBenchmark {
         if FileManager.default.fileExists(atPath: "\(path)/complete") { return (path, nil) }
         let folder = try context.freshFolder("search-store-\(size)-v8")
         let store = try SQLiteStore(folder: folder, create: true)
+        defer { store.close() }
         // Two small real images, their files in the store, so the store passes `tenbin check`
         // and `tenbin copy` can copy it (the postgres section does).
         let codec = ImageCodec()

@@ -27,6 +27,7 @@ enum ServeBenchmark {
         let store = "\(folder)/store"
         let photos = try context.photos(count: 2, width: 1280, height: 960)
         let board = try Board(folder: store, create: true)
+        defer { board.close() }
         for index in 0..<posters {
             _ = try board.post(
                 PosterDraft(image1: .file(photos[0]), image2: .file(photos[1]), contents: "ベンチマーク \(index)：どっち？", hashtags: ["bench"]))

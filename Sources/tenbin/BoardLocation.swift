@@ -39,21 +39,26 @@ struct BoardLocation {
         }
         guard let database else { return try Board(folder: folder, configuration: configuration, create: creates) }
         let store = try PostgresStore(url: database, poolSize: poolSize, migrate: false)
-        switch access {
-        case .read:
-            try store.requireCurrentSchema()
-        case .write, .create:
-            try store.migrate()
-        case .serve(let migrate):
-            let version = try store.schemaVersion()
-            if version > 0 && version < PostgresSchema.latestVersion && !migrate {
-                throw StoreError(.olderSchema(version, known: PostgresSchema.latestVersion), at: store.location)
+        do {
+            switch access {
+            case .read:
+                try store.requireCurrentSchema()
+            case .write, .create:
+                try store.migrate()
+            case .serve(let migrate):
+                let version = try store.schemaVersion()
+                if version > 0 && version < PostgresSchema.latestVersion && !migrate {
+                    throw StoreError(.olderSchema(version, known: PostgresSchema.latestVersion), at: store.location)
+                }
+                try store.migrate()
             }
-            try store.migrate()
+            // The blob folder is made on first write, as SQLite's store folder is (the blob store
+            // makes only `blobs/` inside it).
+            if creates { try FileSystem.makeFolders(folder) }
+        } catch {
+            store.close()
+            throw error
         }
-        // The blob folder is made on first write, as SQLite's store folder is (the blob store
-        // makes only `blobs/` inside it).
-        if creates { try FileSystem.makeFolders(folder) }
         return Board(configuration, store: store, blobs: BlobStore(storeFolder: folder))
     }
 }

@@ -90,6 +90,17 @@ struct Context {
         return try location().open(access, configuration: configuration)
     }
 
+    /// Runs `body` with the board opened for `access` (as ``board(_:limits:encoding:noteIfMissing:)``)
+    /// and closes the board when it returns or throws, so the store is closed before tenbin exits.
+    func withBoard<T>(
+        _ access: BoardLocation.Access, limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(),
+        noteIfMissing: Bool = true, _ body: (Board) throws -> T
+    ) throws -> T {
+        let board = try board(access, limits: limits, encoding: encoding, noteIfMissing: noteIfMissing)
+        defer { board.close() }
+        return try body(board)
+    }
+
     /// The board's location: the store folder, and the database when one was chosen. With a
     /// database the folder holds only the images, and must be given: the default `./Storage`
     /// of wherever the command runs would serve a board without its images.

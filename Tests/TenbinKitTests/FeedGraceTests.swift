@@ -144,6 +144,7 @@ final class BrokenChanges: StoreBackend {
     func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] { try store.commitVotes(deltas) }
     func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T { try store.write(body) }
     func integrityProblems() throws -> [String] { try store.integrityProblems() }
+    func close() { store.close() }
     var changes: any ChangeSource { Source(owner: self) }
 
     struct Source: ChangeSource {

@@ -165,9 +165,9 @@ import Testing
         #expect(board.live.observerCount == 0)
         var iterator = try board.observe(Feed()).makeAsyncIterator()
         await #expect(throws: FeedError.closed) { try await iterator.next() }
-        // Reads and writes still work; a second close does nothing more.
-        try board.vote(id: 1, side: .first)
-        #expect(try board.poster(id: 1).good1 == 1)
+        // The store closed after the feeds: reads and writes throw; a second close does nothing more.
+        #expect { try board.vote(id: 1, side: .first) } throws: { ($0 as? StoreError)?.reason == .closed }
+        #expect { try board.poster(id: 1) } throws: { ($0 as? StoreError)?.reason == .closed }
         await board.close()
     }
 

@@ -154,6 +154,10 @@ public final class LiveFeeds: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let answer = state.withLock { state -> Result<FeedUpdate?, any Error>? in
+                    // Cancelled before the continuation is stored below, `onCancel` found
+                    // nothing to resume: the wait would outlive the cancellation (a watch sent
+                    // Ctrl-C as it printed a line ran on until the next change).
+                    if Task.isCancelled { return .failure(CancellationError()) }
                     if let failure = state.failure { return .failure(failure) }
                     if state.store == nil { return .success(nil) }  // closed
                     guard let group = state.groups[feed], let observer = group.observers[id] else { return .success(nil) }
@@ -215,6 +219,21 @@ public final class LiveFeeds: Sendable {
     /// once it has ended, letting go of the store: after this the board is the store's only
     /// holder here, and observing throws ``FeedError/closed``. Closing again does nothing more.
     func close() async {
+        endAll()
+        await withCheckedContinuation { (ended: CheckedContinuation<Void, Never>) in
+            running.notify(queue: .global()) { ended.resume() }
+        }
+    }
+
+    /// ``close()`` for a caller outside any task (a command's main thread): blocks this thread
+    /// until the waiting task has ended.
+    func closeBlocking() {
+        endAll()
+        running.wait()
+    }
+
+    /// Ends every observer and cancels the waiting task (``close()``).
+    private func endAll() {
         let (waiting, task) = state.withLock { state -> ([CheckedContinuation<FeedUpdate?, any Error>], Task<Void, Never>?) in
             let waiting = state.groups.values.flatMap { $0.observers.values.compactMap(\.waiting) }
             state.groups = [:]
@@ -225,9 +244,6 @@ public final class LiveFeeds: Sendable {
         }
         for continuation in waiting { continuation.resume(returning: nil) }
         task?.cancel()
-        await withCheckedContinuation { (ended: CheckedContinuation<Void, Never>) in
-            running.notify(queue: .global()) { ended.resume() }
-        }
     }
 
     /// Waits for changes and hands them out until cancelled or the source fails (past the

@@ -43,6 +43,13 @@ public protocol StoreBackend: Sendable {
     /// What the database's own checks find wrong, one line each (empty when sound); the core
     /// adds its own checks of meaning (search keys, blob files).
     func integrityProblems() throws -> [String]
+
+    /// Closes every connection the store holds, once what is running on them has ended, and
+    /// returns when they are closed (SQLite: the writer last, so it moves its write-ahead log
+    /// into the database and removes it; PostgreSQL: after announcing what was committed).
+    /// Afterwards every call throws ``StoreError`` with reason `closed`. Closing again does
+    /// nothing. Its owner calls it (``Board/close()``) rather than relying on letting go of it.
+    func close()
 }
 
 extension StoreBackend {

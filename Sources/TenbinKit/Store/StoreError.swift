@@ -23,6 +23,9 @@ public struct StoreError: KindedError, Sendable, Equatable {
         case olderSchema(Int, known: Int)
         /// The database is unreachable or refused the request; the text says why.
         case unavailable(String)
+        /// The store was closed (``StoreBackend/close()``) and is used after all: a bug of the
+        /// front end's lifecycle, reported instead of touching freed connections.
+        case closed
     }
 
     /// Where the store is (a folder, a database name; never a password).
@@ -42,7 +45,7 @@ public struct StoreError: KindedError, Sendable, Equatable {
         case .missing, .noSchema: .notFound
         case .notAStore: .invalidInput
         case .damaged: .internal
-        case .readOnly, .busy, .full, .unavailable, .newerSchema, .olderSchema: .unavailable
+        case .readOnly, .busy, .full, .unavailable, .newerSchema, .olderSchema, .closed: .unavailable
         }
     }
 
@@ -58,6 +61,7 @@ public struct StoreError: KindedError, Sendable, Equatable {
         case .newerSchema(let version, let known):
             "\(location): the store has schema version \(version), newer than this tenbin knows (\(known)); upgrade tenbin"
         case .unavailable(let detail): "\(location): the database is unavailable (\(detail))"
+        case .closed: "\(location): the store is closed"
         case .noSchema: "no tenbin schema in \(location); run tenbin migrate"
         case .olderSchema(let version, let known):
             "\(location): the store has schema version \(version), older than this tenbin's (\(known)); run tenbin migrate"

@@ -36,15 +36,17 @@ enum BackupCommand: Command {
             throw StoreError(.missing, at: location.folder)
         }
         let source = try location.open(.read)
+        defer { source.close() }
         let work = workFolder(for: destination)
         var options = CopyOptions(posterBatch: try arguments.batch)
         options.linkFiles = true
         let copied: CopyCommand.Copied
         do {
-            // The backup's board is let go of before the rename, so SQLite has closed it (its
-            // write-ahead log folded into tenbin.sqlite and removed).
+            // The backup's board is closed before the rename (its write-ahead log folded into
+            // tenbin.sqlite and removed).
             copied = try {
                 let target = try BoardLocation(folder: work).open(.create)
+                defer { target.close() }
                 return try CopyCommand.run(from: source, to: target, options: options, command: "backup", context: context)
             }()
             guard rename(work, destination) == 0 else {

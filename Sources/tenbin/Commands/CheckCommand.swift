@@ -20,7 +20,9 @@ enum CheckCommand: Command {
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals()
-        let report = try context.board(arguments.repair ? .write : .read, noteIfMissing: false).check(repairingSearch: arguments.repair)
+        let report = try context.withBoard(arguments.repair ? .write : .read, noteIfMissing: false) {
+            try $0.check(repairingSearch: arguments.repair)
+        }
         if arguments.json {
             Output.line(JSON.checkReport(report))
         } else {

@@ -73,8 +73,10 @@ enum CopyCommand: Command {
         }
         let options = CopyOptions(resume: arguments.resume, posterBatch: try arguments.batch)
         let source = try open(from, blobs: try arguments.fromBlobs, blobsOption: "--from-blobs", context: context, asTarget: false)
+        defer { source.close() }
         if try sameStore(from, to, source: source.store) { throw CopyError.sameStore(source.store.location) }
         let target = try open(to, blobs: try arguments.toBlobs, blobsOption: "--to-blobs", context: context, asTarget: true)
+        defer { target.close() }
         let copied = try run(from: source, to: target, options: options, command: "copy", context: context)
         if arguments.json {
             Output.line(

@@ -15,7 +15,7 @@ enum DeleteCommand: Command {
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals()
-        let poster = try context.board(.write).delete(id: try arguments.id)
+        let poster = try context.withBoard(.write) { try $0.delete(id: try arguments.id) }
         Output.line(arguments.json ? JSON.poster(poster) : "Deleted #\(poster.id).")
         return 0
     }

@@ -30,8 +30,9 @@ enum EditCommand: Command {
         guard text != nil || !tags.isEmpty || arguments.clearTags else {
             throw UsageError("nothing to change: give --text, --tag or --clear-tags", command: spec)
         }
-        let poster = try context.board(.write).edit(
-            id: id, contents: text, hashtags: arguments.clearTags ? [] : (tags.isEmpty ? nil : tags))
+        let poster = try context.withBoard(.write) {
+            try $0.edit(id: id, contents: text, hashtags: arguments.clearTags ? [] : (tags.isEmpty ? nil : tags))
+        }
         Output.line(arguments.json ? JSON.poster(poster) : "Edited #\(poster.id).\n" + context.formatter.detail(poster))
         return 0
     }

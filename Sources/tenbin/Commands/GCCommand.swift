@@ -15,7 +15,7 @@ enum GCCommand: Command {
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals()
-        let report = try context.board(.write).collectGarbage()
+        let report = try context.withBoard(.write) { try $0.collectGarbage() }
         if arguments.json {
             Output.line(JSON.garbageReport(report))
         } else {

@@ -25,7 +25,7 @@ enum ImageCommand: Command {
         if output == nil && context.stdoutIsTerminal {
             throw UsageError("refusing to write image bytes to a terminal; use -o FILE or a redirect", command: spec)
         }
-        let (_, bytes) = try context.board(.read).imageBytes(id: id, side: side)
+        let (_, bytes) = try context.withBoard(.read) { try $0.imageBytes(id: id, side: side) }
         if let output {
             try FileOutput.writeAtomically(bytes, to: output)
         } else {

@@ -55,15 +55,14 @@ enum ImportCommand: Command {
         }
         // Never exit while that thread is still in OpenSSL's set-up, which races its exit handler.
         defer { hashReady.wait() }
-        var board: Board? = try context.board(dryRun ? .read : .create, limits: limits, encoding: encoding)
-        // The store closes (and checkpoints) here, before tenbin exits, not on a thread that held it.
-        defer { Blocking.release(&board) }
+        let board = try context.board(dryRun ? .read : .create, limits: limits, encoding: encoding)
+        // The store closes (and checkpoints) here, before tenbin exits, once the import has ended.
+        defer { board.close() }
         let line = ProgressLine(enabled: isatty(STDERR_FILENO) == 1, environment: context.environment)
         let markers = context.markers
         markers.reach("import:begin")
         let report = try Blocking.run { [board] in
-            // Opened just above; set to nil only by the release when this command returns.
-            try await Importer(board: board!, options: options).run(source) { progress in
+            try await Importer(board: board, options: options).run(source) { progress in
                 line.show(progress)
                 markers.reach("import:progress \(progress.done)/\(progress.total)")
             }

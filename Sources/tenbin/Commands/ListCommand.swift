@@ -17,9 +17,10 @@ enum ListCommand: Command {
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals()
         let page = try FeedOptions.parse(arguments.feed)
-        let board = try context.board(.read)
-        let posters = try board.posters(order: page.order, limit: page.limit, offset: page.offset)
-        return try PosterImages.printPage(posters, board: board, json: arguments.json, drawing: arguments.drawing, context: context)
+        return try context.withBoard(.read) { board in
+            let posters = try board.posters(order: page.order, limit: page.limit, offset: page.offset)
+            return try PosterImages.printPage(posters, board: board, json: arguments.json, drawing: arguments.drawing, context: context)
+        }
     }
 }
 

@@ -18,11 +18,12 @@ enum MigrateCommand: Command {
     static func run(_ arguments: ParsedArguments<NoOptions>, context: Context) throws -> Int32 {
         try arguments.expectPositionals()
         guard let url = context.databaseURL else {
-            _ = try context.board(.create)
+            try context.withBoard(.create) { _ in }
             Output.line("The store at \(SafeText.terminal(context.storePath)) is up to date.")
             return 0
         }
         let store = try PostgresStore(url: url, poolSize: 1, migrate: false)
+        defer { store.close() }
         let applied = try store.migrate()
         let version = try store.schemaVersion()
         if applied.isEmpty {

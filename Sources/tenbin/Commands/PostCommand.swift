@@ -37,12 +37,14 @@ enum PostCommand: Command {
         let hashtags = try arguments.tag
         // The board checks this too; checked first here, a refused post creates no store.
         try PosterTextLimits.check(contents: contents, hashtags: hashtags)
-        let board = try context.board(.create, limits: limits, encoding: encoding)
-        let images = try files.map { try upload($0, limits: limits) }
-        let draft = PosterDraft(image1: images[0], image2: images[1], contents: contents, hashtags: hashtags)
-        context.markers.reach("post:begin")
-        let poster = try board.post(draft)
-        context.markers.reach("post:end")
+        let poster = try context.withBoard(.create, limits: limits, encoding: encoding) { board in
+            let images = try files.map { try upload($0, limits: limits) }
+            let draft = PosterDraft(image1: images[0], image2: images[1], contents: contents, hashtags: hashtags)
+            context.markers.reach("post:begin")
+            let poster = try board.post(draft)
+            context.markers.reach("post:end")
+            return poster
+        }
         Output.line(arguments.json ? JSON.poster(poster) : "Posted #\(poster.id).\n" + context.formatter.detail(poster))
         return 0
     }

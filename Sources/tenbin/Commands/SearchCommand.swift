@@ -38,17 +38,22 @@ enum SearchCommand: Command {
         if arguments.interactive {
             if arguments.json { throw UsageError("'--json' cannot be used with '--interactive'", command: spec) }
             let debounce = try arguments.debounce
-            let board = try context.board(.read)
-            return try InteractiveSearch(board: board, order: page.order, debounce: .milliseconds(debounce), context: context)
-                .run(initialQuery: text)
+            return try context.withBoard(.read) { board in
+                try InteractiveSearch(board: board, order: page.order, debounce: .milliseconds(debounce), context: context)
+                    .run(initialQuery: text)
+            }
         }
         if arguments.isGiven(\.debounce) { throw UsageError("'--debounce' needs '--interactive'", command: spec) }
         guard !SearchQuery.split(text).isEmpty else {
             throw UsageError(words.isEmpty ? "missing WORDS" : "the search words are only white space", command: spec)
         }
-        let board = try context.board(.read)
-        let posters = try board.search(query: text, order: page.order, limit: page.limit, offset: page.offset)
-        let status = try PosterImages.printPage(posters, board: board, json: arguments.json, drawing: arguments.drawing, context: context)
+        let (posters, status) = try context.withBoard(.read) { board in
+            let posters = try board.search(query: text, order: page.order, limit: page.limit, offset: page.offset)
+            return (
+                posters,
+                try PosterImages.printPage(posters, board: board, json: arguments.json, drawing: arguments.drawing, context: context)
+            )
+        }
         // Like grep: a search that found nothing exits 1, with no error line, so scripts can
         // write `if tenbin search 猫 >/dev/null; then …`.
         return posters.isEmpty ? 1 : status

@@ -112,11 +112,12 @@ enum ServeCommand: Command {
             }
         }
         defer { hangUp.cancel() }
-        var board: Board? = try context.board(
+        let board = try context.board(
             .serve(migrate: arguments.migrate), limits: limits, encoding: encoding, live: LiveFeeds.Options(grace: configuration.feedGrace))
-        // The store closes (and checkpoints) here, before tenbin exits, not on a thread that held it.
-        defer { Blocking.release(&board) }
-        var server: Server? = try Server(configuration, board: board!)  // opened just above
+        // Every live feed ends, then the store closes (and checkpoints) before tenbin exits;
+        // also when the server cannot start.
+        defer { board.close() }
+        var server: Server? = try Server(configuration, board: board)
         Output.line("Serving \(SafeText.terminal(context.storePath)) at \(server!.url)")  // made just above
         if let metricsURL = server?.metricsURL { Output.line("Metrics, health and readiness at \(metricsURL)") }
         _ = fflush(nil)  // the URL must reach a pipe's reader now, not at exit
@@ -129,8 +130,6 @@ enum ServeCommand: Command {
         }
         server?.stop()
         server = nil
-        // Every live feed ends, and the task that waited for changes: it held the store too.
-        try Blocking.run { [board] in await board?.close() }
         return 0
     }
 }

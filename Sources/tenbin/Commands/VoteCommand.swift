@@ -21,7 +21,7 @@ enum VoteCommand: Command {
         let id = try arguments.id
         let side = try arguments.side
         let times = try arguments.times
-        let poster = try context.board(.write).vote(id: id, side: side, times: times)
+        let poster = try context.withBoard(.write) { try $0.vote(id: id, side: side, times: times) }
         Output.line(arguments.json ? JSON.poster(poster) : context.formatter.voteResult(poster))
         return 0
     }

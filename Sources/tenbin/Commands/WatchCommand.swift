@@ -38,18 +38,24 @@ enum WatchCommand: Command {
             order: try arguments.sort,
             limit: try arguments.limit,
             query: query)
-        var board: Board? = try context.board(.read)
-        // The store closes (and checkpoints) here, before tenbin exits, once the session has
-        // closed the board's live feeds (which held it too).
-        defer { Blocking.release(&board) }
-        let observation = try board!.observe(feed)  // opened just above
+        let board = try context.board(.read)
+        let observation: FeedObservation
+        do {
+            observation = try board.observe(feed)
+        } catch {
+            board.close()
+            throw error
+        }
         let screen = arguments.json || !context.stdoutIsTerminal ? nil : FeedScreen(feed: feed, color: context.useColor)
-        return try WatchSession(board: board!, observation: observation, screen: screen).run()
+        // The session closes the board however the watch ends.
+        return try WatchSession(board: board, observation: observation, screen: screen).run()
     }
 }
 
 /// One `tenbin watch` run: iterates the observation in a task while the main thread waits,
-/// turns SIGINT and SIGTERM into cancelling that task, and then closes the board's live feeds.
+/// turns SIGINT and SIGTERM into cancelling that task, and then closes the board, on the main
+/// thread, before tenbin exits: its store is closed (SQLite's write-ahead log folded into the
+/// database and removed) however the watch ends.
 struct WatchSession {
     /// The board observed, closed when the watch ends.
     let board: Board
@@ -65,17 +71,19 @@ struct WatchSession {
     final class Ending: Sendable {
         let outcome = Locked<Result<Void, any Error>?>(nil)
         let signal = Locked<Int32?>(nil)
-        /// The exit a signal scheduled in case the task cannot end, and whether it has ended
-        /// (then no exit is scheduled any more: the store is closed first).
-        let forcedExit = Locked<(item: DispatchWorkItem?, taskEnded: Bool)>((nil, false))
     }
 
-    /// How long closing the live feeds may take before tenbin exits without it.
+    /// How long closing the board may take before tenbin exits without it.
     static let closingLimit = Duration.seconds(5)
+    /// How long the task may take to end after a signal cancelled it: a task blocked writing to
+    /// a reader that stopped reading (a full pipe) cannot notice, and the watch must still end.
+    static let endingLimit: DispatchTimeInterval = .seconds(1)
 
     /// Blocks until the watch ends; returns its exit status or throws its failure.
     func run() throws -> Int32 {
         let ending = Ending()
+        // Signalled when the task ends, and by each signal (the main thread then gives the task
+        // ``endingLimit`` to end).
         let finished = DispatchSemaphore(value: 0)
         // Set once the task below exists; a signal that comes before finds it nil and is seen
         // by the check after the task starts.
@@ -86,17 +94,7 @@ struct WatchSession {
             SignalHandler.install(number) {
                 ending.signal.withLock { $0 = $0 ?? number }
                 running.withLock { $0 }?.cancel()
-                // A watch blocked writing to a reader that stopped reading (a full pipe) cannot
-                // notice the cancellation; it must still end promptly when asked to.
-                ending.forcedExit.withLock { forced in
-                    guard !forced.taskEnded, forced.item == nil else { return }
-                    let item = DispatchWorkItem {
-                        screen?.end()
-                        _exit(128 + number)
-                    }
-                    forced.item = item
-                    DispatchQueue.global().asyncAfter(deadline: .now() + 1, execute: item)
-                }
+                finished.signal()
             }
         }
         let task = Task { [observation, screen] in
@@ -117,13 +115,21 @@ struct WatchSession {
         // the next change: look once a second.
         let hangUp = screen == nil ? Self.every(.seconds(1)) { if Self.readerLeft() { task.cancel() } } : nil
         finished.wait()
-        ending.forcedExit.withLock { forced in
-            forced.taskEnded = true
-            forced.item?.cancel()
+        var taskEnded = ending.outcome.withLock { $0 != nil }
+        if !taskEnded {
+            // Woken by a signal: the cancelled task ends at once, unless it is stuck writing.
+            _ = finished.wait(timeout: .now() + Self.endingLimit)
+            taskEnded = ending.outcome.withLock { $0 != nil }
         }
         for source in sources { source.cancel() }
         hangUp?.cancel()
         closeBoard()
+        if !taskEnded, let number = ending.signal.withLock({ $0 }) {
+            // The task is stuck writing to standard output, and so might a flush of it be:
+            // exit at once (the board is closed), leaving the terminal as it was found.
+            screen?.end()
+            _exit(128 + number)
+        }
         if let number = ending.signal.withLock({ $0 }) { return 128 + number }
         switch ending.outcome.withLock({ $0 }) {
         case .failure(is OutputClosed): return 0
@@ -132,9 +138,8 @@ struct WatchSession {
         }
     }
 
-    /// Closes the board's live feeds and waits (boundedly) for their task to end, so that the
-    /// command's release of the board closes the store: the store would otherwise stay open
-    /// in that task while tenbin exits, leaving SQLite's write-ahead log beside the database.
+    /// Closes the board: its live feeds end, their task stops, and then the store closes (so
+    /// SQLite leaves no write-ahead log beside the database). Bounded, should the task not stop.
     private func closeBoard() {
         do {
             try Blocking.run(within: Self.closingLimit) { [board] in await board.close() }

@@ -21,6 +21,8 @@ final class MemoryStore: StoreBackend {
     }
 
     private let state = Locked(State())
+    /// Set by ``close()``: every call throws from then on, as a real backend's does.
+    private let closed = Locked(false)
     /// Writers take turns here, so a write's read-modify-swap is never interleaved.
     private let writer = Locked(0)
     /// Called as `commitVotes` begins, before it takes its turn to write (tests hold a commit
@@ -40,12 +42,24 @@ final class MemoryStore: StoreBackend {
 
     var location: String { "memory" }
 
+    /// Throws once the store is closed.
+    func checkOpen() throws {
+        if closed.withLock({ $0 }) { throw StoreError(.closed, at: location) }
+    }
+
+    func close() {
+        // Taking the writer's turn waits for a write running now.
+        writer.withLock { _ in closed.withLock { $0 = true } }
+    }
+
     func read<T>(_ body: (any StoreReading) throws -> T) throws -> T {
+        try checkOpen()
         try checkAvailable()
         return try body(MemorySession(state.withLock { $0 }))
     }
 
     func readSingle<T>(_ body: (any StoreReading) throws -> T) throws -> T {
+        try checkOpen()
         try checkAvailable()
         return try body(MemorySession(state.withLock { $0 }, single: true))
     }
@@ -62,6 +76,7 @@ final class MemoryStore: StoreBackend {
 
     func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {
         try writer.withLock { writes in
+            try checkOpen()
             writes += 1
             let session = MemorySession(state.withLock { $0 })
             let result = try body(session)
@@ -74,6 +89,7 @@ final class MemoryStore: StoreBackend {
     var changes: any ChangeSource { MemoryChanges(store: self) }
 
     func integrityProblems() throws -> [String] {
+        try checkOpen()
         let state = state.withLock { $0 }
         var problems: [String] = []
         for poster in state.posters.values.sorted(by: { $0.id < $1.id }) {
@@ -93,6 +109,7 @@ struct MemoryChanges: ChangeSource {
     let store: MemoryStore
 
     func currentVersion() throws -> StoreVersion {
+        try store.checkOpen()
         if store.changesUnavailable.withLock({ $0 }) { throw StoreError(.unavailable("switched off by the test"), at: store.location) }
         return StoreVersion(store.version)
     }

@@ -13,10 +13,9 @@ import Testing
     @Test func aNewStoreIsWholeInWALModeAndLeavesNoFileOfItsOwnBehind() throws {
         let folder = try TemporaryStore()
         let store = folder.path + "/new"
-        do {
-            let opened = try SQLiteStore(folder: store, create: true)
-            #expect(try opened.read { try $0.count() } == 0)
-        }
+        let opened = try SQLiteStore(folder: store, create: true)
+        #expect(try opened.read { try $0.count() } == 0)
+        opened.close()
         #expect(try names(in: store) == ["tenbin.sqlite"])
         // Bytes 18 and 19 of the header are the write and read format versions: 2 is WAL.
         let header = try #require(FileHandle(forReadingAtPath: store + "/tenbin.sqlite")).readData(ofLength: 20)

@@ -158,6 +158,8 @@ final class RecordingStore: StoreBackend {
     }
 
     func integrityProblems() throws -> [String] { try inner.integrityProblems() }
+
+    func close() { inner.close() }
 }
 
 /// Checks that every blob a commit references was made durable before it: its temporary

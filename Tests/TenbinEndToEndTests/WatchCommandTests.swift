@@ -265,9 +265,10 @@ final class WatchProcess {
     /// Waits for the process to end by itself (its deadline ends one that hangs).
     func waitForExit() throws -> (status: Int32, stderr: String, unreadLines: [String]) {
         process.waitUntilExit()
-        try deadline?.check()
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         _ = buffer.finished.wait(timeout: .now() + 10)  // the pipe closes with the process; a late reader only means fewer lines
+        // A process the deadline killed is reported with what it printed after the lines read.
+        try deadline?.check(output: (buffer.lines.withLock { $0 } + (stderr.isEmpty ? [] : ["stderr: " + stderr])).joined(separator: "\n"))
         let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
         return (status, stderr, buffer.lines.withLock { $0 })
     }

@@ -171,6 +171,33 @@ import Testing
         await board.close()
     }
 
+    /// A task cancelled just before its observer's wait begins (a watch sent Ctrl-C as it
+    /// printed a line) must not wait on: before the fix the cancellation found nothing to end,
+    /// and the wait went on until the next change, which in virtual time never comes.
+    @Test func aWaitBegunByATaskAlreadyCancelledEndsAtOnce() async throws {
+        let store = try TemporaryStore()
+        let (clock, recorder) = (VirtualClock(), LiveRecorder())
+        let board = try liveBoard(store, clock, recorder)
+        try board.quickPost()
+        let (id, _) = try board.live.subscribe(Feed())
+        let outcome = Locked<Result<FeedUpdate?, any Error>?>(nil)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            do {
+                let update = try await board.live.next(Feed(), id: id)
+                outcome.withLock { $0 = .success(update) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+        }
+        await waitUntil("the cancelled wait to end") { outcome.withLock { $0 } != nil }
+        // Ends a wait that did not (closing resumes every observer), so the test itself ends.
+        await board.close()
+        await task.value
+        let ended = try #require(outcome.withLock { $0 })
+        #expect(throws: CancellationError.self) { try ended.get() }
+    }
+
     @Test func closingRightAfterTheLastObserverLeftWaitsForTheCancelledSourceToo() async throws {
         let store = try TemporaryStore()
         let (clock, recorder) = (VirtualClock(), LiveRecorder())

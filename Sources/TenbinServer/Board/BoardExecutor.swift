@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import TenbinKit
 
 /// The one place the server's blocking work runs: store reads that missed the read cache,
@@ -13,8 +14,8 @@ final class BoardExecutor: Sendable {
     private let queue = Locked<(jobs: [@Sendable () -> Void], head: Int, stopped: Bool)>(([], 0, false))
     /// Counts the jobs waiting (and, once stopped, one wake-up per thread).
     private let available = DispatchSemaphore(value: 0)
-    /// Signalled by each thread as it ends.
-    private let ended = DispatchSemaphore(value: 0)
+    /// The threads, joined by ``stop()``; set once in init.
+    private let running = Locked<[pthread_t]>([])
     /// The threads that run jobs.
     let threads: Int
     /// The most jobs that may wait at once.
@@ -25,9 +26,11 @@ final class BoardExecutor: Sendable {
         self.threads = max(1, threads)
         self.maximumQueued = maximumQueued
         for _ in 0..<self.threads {
-            let started = PosixThread.start { [self] in work() }
             // A machine that cannot start a thread for the server's work cannot serve.
-            precondition(started != nil, "cannot start a thread for the board executor")
+            guard let thread = PosixThread.start({ [self] in work() }) else {
+                preconditionFailure("cannot start a thread for the board executor")
+            }
+            running.withLock { $0.append(thread) }
         }
     }
 
@@ -47,7 +50,6 @@ final class BoardExecutor: Sendable {
             guard let job else { break }  // stopped, and nothing left
             job()
         }
-        ended.signal()
     }
 
     /// Queues `job`; false when the queue is full or the executor has stopped.
@@ -72,7 +74,9 @@ final class BoardExecutor: Sendable {
         }
         guard first else { return }
         for _ in 0..<threads { available.signal() }
-        for _ in 0..<threads { ended.wait() }
+        for thread in running.withLock({ $0 }) {
+            _ = pthread_join(thread, nil)  // joinable threads of this executor's own, joined once: cannot fail
+        }
     }
 
     /// A reply whose response `work` produces on this executor; its error becomes `failure`'s

@@ -47,6 +47,9 @@ final class HeaderDeadlines: Sendable {
     deinit { stop() }
 
     /// Ends the tick.
+    /// Connections open now.
+    var openConnections: Int { entries.withLock { $0.count } }
+
     func stop() {
         timer.withLock { $0?.cancel() }
     }

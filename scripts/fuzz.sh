@@ -52,7 +52,7 @@ for target in "${targets[@]}"; do
     sources=$library
     # The request target also compiles the server's request parsing (pure Swift, no libmicrohttpd).
     if [[ $target == request ]]; then
-        sources="$library $(find Sources/TenbinServer/Request -name '*.swift' | sort) Sources/TenbinServer/Routing/APIError.swift"
+        sources="$library $(find Sources/TenbinServer/Request -name '*.swift' | sort) Sources/TenbinServer/Routing/APIError.swift Sources/TenbinServer/Observability/PostRefusal.swift"
     fi
     # shellcheck disable=SC2086
     swiftc -sanitize=fuzzer,address -parse-as-library -module-name TenbinFuzz -package-name tenbin -O -g \

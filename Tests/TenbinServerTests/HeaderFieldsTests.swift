@@ -27,4 +27,13 @@ import Testing
         #expect(fields.bytes == sent.reduce(0) { $0 + $1.0.utf8.count + ($1.1?.utf8.count ?? 0) }, "unread fields count too")
         #expect(HeaderFields(["Host": "example.org", "Cookie": "a=1"])["host"] == "example.org")
     }
+
+    @Test func anAnswersFieldIsFoundByNameInAnyCaseAndOnlyByItsName() {
+        let response = HTTPResponse(status: 200, headers: [("Content-Type", "text/plain"), ("X-A", "1")])
+        #expect(response.header("content-type") == "text/plain")
+        #expect(response.header("CONTENT-TYPE") == "text/plain")
+        #expect(response.header("Content-Typf") == nil)
+        #expect(response.header("x-{") == nil, "only letters fold")
+        #expect(response.header("Content-Type-") == nil)
+    }
 }

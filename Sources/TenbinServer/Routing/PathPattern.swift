@@ -58,16 +58,6 @@ struct PathPattern: Sendable, CustomStringConvertible {
         }
         return parameters
     }
-
-    /// Whether the literals fit (parameters ignored): the path names this route's resource
-    /// even if a parameter is malformed. Used to tell 405 from 404.
-    func fitsLiterals(_ parts: ArraySlice<Substring>) -> Bool {
-        guard parts.count == segments.count else { return false }
-        return zip(segments, parts).allSatisfy { segment, part in
-            if case .literal(let text) = segment { return part == text }
-            return true
-        }
-    }
 }
 
 /// The parameters a path matched, by name.

@@ -17,8 +17,6 @@ struct Request: Sendable {
     /// A client's budget in one rate limiter.
     struct Budget: Sendable {
         let limiter: RateLimiter
-        /// What is counted, for the message (`votes`).
-        let what: String
         /// The error a refusal carries (with the operator's hint behind a proxy).
         let refusal: @Sendable (Int) -> APIError
     }

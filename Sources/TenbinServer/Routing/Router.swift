@@ -110,7 +110,7 @@ final class Router: HTTPHandling {
             limit = accepted
         }
         if let rate = policy.rate, let limiter = app.limiter(rate), !app.policy.holdsAdminToken(head) {
-            let budget = Request.Budget(limiter: limiter, what: rate.what) { [app] wait in app.rateLimited(rate.what, wait, head) }
+            let budget = Request.Budget(limiter: limiter) { [app] wait in app.rateLimited(rate.what, wait, head) }
             switch rate {
             case .posts:
                 if let wait = limiter.take(request.client, cost: 1) { throw budget.refusal(wait) }

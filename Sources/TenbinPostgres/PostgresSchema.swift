@@ -112,6 +112,10 @@ package enum PostgresSchema {
         Step(
             sql: PostgresStore.popularWalkSchemaSQL + ";\n" + PostgresStore.popularWalkFunctionSQL,
             afterCommit: "VACUUM poster"),
+        // 7: blocked images — each blob's perceptual hash (filled lazily, as a post uses a
+        // picture again or a moderator blocks it) and the blocklist (see
+        // PostgresSession+Blocklist.swift).
+        Step(sql: PostgresSession.blocklistSchemaSQL),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it

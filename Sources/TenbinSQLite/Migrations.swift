@@ -71,6 +71,10 @@ enum Migrations {
         // SQLiteStore+Search.swift), recorded in `search_merge`; the merges migration 8's
         // segments are due are done whole.
         Step(sql: SQLiteSession.searchMergeSchema, then: SQLiteSession.mergeWhole),
+        // 10: blocked images — each blob's perceptual hash (filled lazily: a picture stored
+        // before is hashed when a post uses it again or a moderator blocks it) and the
+        // blocklist (see SQLiteSession+Blocklist.swift).
+        Step(sql: SQLiteSession.blocklistSchema),
     ]
 
     /// Schema 7's indexes for popular order. `poster_popular` (votes, then id, descending) put

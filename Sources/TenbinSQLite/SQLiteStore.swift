@@ -190,4 +190,6 @@ struct EmptyStoreReading: StoreReading {
     func posters(afterID: Int64, limit: Int) throws -> [Poster] { [] }
     func blobRecords(after: Digest?, limit: Int) throws -> [BlobRecord] { [] }
     func lastPosterID() throws -> Int64 { 0 }
+    func perceptualHashes(_ digests: [Digest]) throws -> [Digest: PerceptualHash] { [:] }
+    func blockedImages() throws -> [BlockedImage] { [] }
 }

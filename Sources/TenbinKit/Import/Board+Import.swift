@@ -49,6 +49,7 @@ extension Board {
                 try writing.lockBlobs(Array(Set(images.map(\.stored.digest))))
                 for image in images { try restoreBlob(image) }
                 try writing.insertBlobs(blobRecords)
+                try writing.setPerceptualHashes(Self.hashes(of: images))
                 // Looked up and inserted in one transaction: two imports of the same poster
                 // running at once cannot both add it, and a poster identical to one earlier in
                 // the batch finds that one.

@@ -119,6 +119,15 @@ public protocol StoreReading {
     func blobRecords(after: Digest?, limit: Int) throws -> [BlobRecord]
     /// The highest poster id ever given, deleted posters' included; 0 when none was.
     func lastPosterID() throws -> Int64
+
+    // Blocked images (see `Moderation/`).
+
+    /// The perceptual hashes stored with these blobs' rows; digests without a row or without a
+    /// hash (a picture stored before schema 10 and not hashed since, or one too plain to hash)
+    /// are left out.
+    func perceptualHashes(_ digests: [Digest]) throws -> [Digest: PerceptualHash]
+    /// Every entry of the image blocklist, oldest first.
+    func blockedImages() throws -> [BlockedImage]
 }
 
 /// Writes inside one transaction; it can read what it wrote.
@@ -171,6 +180,16 @@ public protocol StoreWriting: StoreReading {
     func insertPosters(_ records: [PosterRecord]) throws
     /// Makes every id drawn from now on higher than `id` (never lowers what was reached).
     func reservePosterIDs(through id: Int64) throws
+
+    // Blocked images (see `Moderation/`).
+
+    /// Stores the perceptual hashes of blobs whose rows exist (others are ignored).
+    func setPerceptualHashes(_ hashes: [Digest: PerceptualHash]) throws
+    /// Adds an entry to the image blocklist, dated `createdAt`, and returns it; when an entry
+    /// with the same digest exists, that one is returned unchanged.
+    func insertBlockedImage(_ entry: NewBlockedImage, createdAt: Timestamp) throws -> BlockedImage
+    /// Removes a blocklist entry; false when there is none with this id.
+    func deleteBlockedImage(id: Int64) throws -> Bool
 }
 
 extension StoreReading {
@@ -195,11 +214,14 @@ public struct BlobRecord: Sendable, Hashable {
     public var image: StoredImage
     /// The uploads (SHA-256 of the uploaded bytes, and the encoding options' key) that became it.
     public var uploads: [UploadKey]
+    /// The picture's perceptual hash, when the row holds one.
+    public var perceptualHash: PerceptualHash?
 
     /// A record.
-    public init(image: StoredImage, uploads: [UploadKey]) {
+    public init(image: StoredImage, uploads: [UploadKey], perceptualHash: PerceptualHash? = nil) {
         self.image = image
         self.uploads = uploads
+        self.perceptualHash = perceptualHash
     }
 }
 

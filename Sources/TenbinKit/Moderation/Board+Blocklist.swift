@@ -28,16 +28,20 @@ extension Board {
         }
     }
 
-    /// Puts the picture in a file on the blocklist: by the SHA-256 of the file's bytes and the
-    /// perceptual hash of its pixels, noted `note` (the file's name when nil). The file must
-    /// be an image tenbin reads, within the board's limits.
+    /// Puts the pictures in files on the blocklist: each by the SHA-256 of the file's bytes and
+    /// the perceptual hash of its pixels, noted `note` (the file's name when nil). Every file
+    /// must be an image tenbin reads, within the board's limits; all are read and decoded
+    /// before any entry is written, and the entries are written in one transaction, so a bad
+    /// file lists none of them.
     @discardableResult
-    public func blockImage(file path: String, note: String? = nil) throws -> BlockedImage {
-        let bytes = try codec.readUpload(at: path)
-        let hash = try codec.perceptualHash(bytes, source: path)
-        let entry = NewBlockedImage(digest: Digest(of: bytes), perceptualHash: hash, note: note ?? Self.fileName(path))
+    public func blockImages(files paths: [String], note: String? = nil) throws -> [BlockedImage] {
+        let entries = try paths.map { path in
+            let bytes = try codec.readUpload(at: path)
+            let hash = try codec.perceptualHash(bytes, source: path)
+            return NewBlockedImage(digest: Digest(of: bytes), perceptualHash: hash, note: note ?? Self.fileName(path))
+        }
         let createdAt = configuration.now()
-        return try store.write { try $0.insertBlockedImage(entry, createdAt: createdAt) }
+        return try store.write { writing in try entries.map { try writing.insertBlockedImage($0, createdAt: createdAt) } }
     }
 
     /// Every entry of the image blocklist, oldest first.

@@ -10,7 +10,9 @@ enum PostCommand: Command {
         discussion: """
             Both images are checked and re-encoded before anything is written: scaled to fit the
             maximum edge, EXIF orientation applied, all metadata dropped, stored as JPEG (PNG when
-            the image has real transparency). Identical images are stored once.
+            the image has real transparency). Identical images are stored once. An image on the
+            board's blocklist (tenbin moderation blocklist) is refused, and so is a post the
+            --scan-command program refuses.
             """
     )
 
@@ -21,6 +23,7 @@ enum PostCommand: Command {
         var tag = Option.repeated(["--tag"], value: "TAG", help: "A hashtag (repeatable; a leading # is dropped).")
         var json = Flag.json("Print the new poster as JSON.")
         var image = ImageOptions()
+        var scan = ScanOptions()
     }
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
@@ -37,7 +40,8 @@ enum PostCommand: Command {
         let hashtags = try arguments.tag
         // The board checks this too; checked first here, a refused post creates no store.
         try PosterTextLimits.check(contents: contents, hashtags: hashtags)
-        let poster = try context.withBoard(.create, limits: limits, encoding: encoding) { board in
+        let scanner = try ScanOptions.parse(arguments.scan)
+        let poster = try context.withBoard(.create, limits: limits, encoding: encoding, scanner: scanner) { board in
             let images = try files.map { try upload($0, limits: limits) }
             let draft = PosterDraft(image1: images[0], image2: images[1], contents: contents, hashtags: hashtags)
             context.markers.reach("post:begin")

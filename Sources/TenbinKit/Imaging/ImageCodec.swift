@@ -173,9 +173,14 @@ package struct ImageCodec: Sendable {
 
     /// Encodes pixels as tenbin stores them: PNG when any pixel is transparent, else JPEG.
     package func encode(_ pixels: PixelBuffer, source: String) throws -> EncodedImage {
-        let transparent = pixels.hasTransparency
-        let opaque = transparent ? pixels : pixels.droppingAlpha()
-        let format: ImageFormat = transparent ? .png : .jpeg
+        try encode(pixels, as: pixels.hasTransparency ? .png : .jpeg, source: source)
+    }
+
+    /// Encodes pixels in `format` (JPEG at `encoding.jpegQuality`, without alpha; PNG keeps
+    /// it): ``encode(_:source:)``'s choice made by the caller, for tests and benchmarks
+    /// making copies of a picture in either format.
+    package func encode(_ pixels: PixelBuffer, as format: ImageFormat, source: String) throws -> EncodedImage {
+        let opaque = format == .png ? pixels : pixels.droppingAlpha()
         var error = [CChar](repeating: 0, count: Int(TB_ERROR_CAPACITY))
         var output = tb_buffer()
         let status = opaque.pixels.withUnsafeBufferPointer { buffer in

@@ -6,8 +6,9 @@ import Glibc
 /// anything else (or running past ``timeoutSeconds``, or dying by a signal) refuses with a
 /// message saying the scan failed. This is how a CSAM or nudity classifier plugs in.
 ///
-/// The command is run by `/bin/sh -c 'COMMAND "$@"'` with the images' paths as its
-/// arguments (so it may carry options of its own), in a process group of its own, with
+/// The command is run by `/bin/sh -c 'exec COMMAND "$@"'` with the images' paths as its
+/// arguments (so it may carry options of its own, and its exit status or the signal that
+/// ended it is the program's own, not a shell's), in a process group of its own, with
 /// standard input and standard error on /dev/null and the default handling of every signal.
 /// When it times out, the whole group is killed; when it ends, whatever it left running in
 /// its group is killed too, and the temporary folder is removed either way. It is started
@@ -65,7 +66,7 @@ public struct ImageScanner: Sendable {
             guard written == 0 else { throw .scanFailed("cannot write the images for it: \(SystemError.message(for: written))") }
         }
         let outcome = try ScanProcess.run(
-            arguments: ["/bin/sh", "-c", "\(command) \"$@\"", "tenbin-scan"] + paths, timeoutSeconds: timeoutSeconds,
+            arguments: ["/bin/sh", "-c", "exec \(command) \"$@\"", "tenbin-scan"] + paths, timeoutSeconds: timeoutSeconds,
             outputLimit: Self.outputLimit)
         switch outcome.ending {
         case .exited(0): return
@@ -74,7 +75,8 @@ public struct ImageScanner: Sendable {
             throw .scanFailed("the scan command exited with status \(status) (0 accepts the images, 1 refuses them)")
         case .signalled(let signal): throw .scanFailed("the scan command was ended by signal \(signal)")
         case .timedOut:
-            throw .scanFailed("the scan command ran longer than \(ImageLimits.oneDecimal(timeoutSeconds)) s and was stopped")
+            let seconds = timeoutSeconds == timeoutSeconds.rounded() ? "\(Int(timeoutSeconds))" : ImageLimits.oneDecimal(timeoutSeconds)
+            throw .scanFailed("the scan command ran longer than \(seconds) s and was stopped")
         }
     }
 

@@ -101,23 +101,41 @@ public struct PerceptualHash: Sendable, Hashable, CustomStringConvertible {
         // spreads its pixels over the cells they would cover.
         let cellOfColumn = (0..<width).map { $0 * grid / width }
         var sums = [UInt64](repeating: 0, count: grid * grid)
-        var counts = [UInt64](repeating: 0, count: grid * grid)
+        // How many pixels each cell holds: the rows of its cell row times the columns of its
+        // cell column.
+        var rowsOfCell = [UInt64](repeating: 0, count: grid)
+        var columnsOfCell = [UInt64](repeating: 0, count: grid)
+        for y in 0..<height { rowsOfCell[y * grid / height] += 1 }
+        for cell in cellOfColumn { columnsOfCell[cell] += 1 }
         image.pixels.withUnsafeBufferPointer { pixels in
-            for y in 0..<height {
-                let cellRow = (y * grid / height) * grid
-                let row = y * width * channels
-                for x in 0..<width {
-                    let at = row + x * channels
-                    // BT.601 luma in fixed point; gray pixels are their own luma.
-                    let value =
-                        channels < 3
-                        ? UInt64(pixels[at]) << 8
-                        : UInt64(pixels[at]) * 77 + UInt64(pixels[at + 1]) * 150 + UInt64(pixels[at + 2]) * 29
-                    sums[cellRow + cellOfColumn[x]] += value
-                    counts[cellRow + cellOfColumn[x]] += 1
+            cellOfColumn.withUnsafeBufferPointer { cellOf in
+                sums.withUnsafeMutableBufferPointer { sums in
+                    // One row's sums per cell column, added to the cells once per row.
+                    var row = [UInt32](repeating: 0, count: grid)
+                    row.withUnsafeMutableBufferPointer { row in
+                        for y in 0..<height {
+                            for cell in 0..<grid { row[cell] = 0 }
+                            var at = y * width * channels
+                            if channels < 3 {
+                                for x in 0..<width {
+                                    row[cellOf[x]] &+= UInt32(pixels[at]) << 8
+                                    at += channels
+                                }
+                            } else {
+                                // BT.601 luma in fixed point (weights summing to 256).
+                                for x in 0..<width {
+                                    row[cellOf[x]] &+= UInt32(pixels[at]) &* 77 &+ UInt32(pixels[at + 1]) &* 150 &+ UInt32(pixels[at + 2]) &* 29
+                                    at += channels
+                                }
+                            }
+                            let base = (y * grid / height) * grid
+                            for cell in 0..<grid { sums[base + cell] &+= UInt64(row[cell]) }
+                        }
+                    }
                 }
             }
         }
+        let counts = (0..<(grid * grid)).map { rowsOfCell[$0 / grid] * columnsOfCell[$0 % grid] }
         // A picture smaller than the grid leaves cells empty: each takes its nearest filled one's
         // value along the row and column it would have been covered by.
         return (0..<(grid * grid)).map { cell in

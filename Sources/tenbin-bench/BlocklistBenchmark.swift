@@ -147,7 +147,7 @@ enum BlocklistBenchmark {
             { pixels, name in
                 var codec = ImageCodec()
                 codec.encoding.jpegQuality = quality
-                return try codec.encode(pixels, as: .jpeg, source: name).bytes
+                return try codec.encode(flattened(pixels), as: .jpeg, source: name).bytes
             }
         }
         func resized(_ percent: Int) -> (PixelBuffer, String) throws -> [UInt8] {
@@ -164,7 +164,7 @@ enum BlocklistBenchmark {
         let webp: (PixelBuffer, String) throws -> [UInt8] = { pixels, name in
             let png = "\(folder)/copy.png"
             let out = "\(folder)/copy.webp"
-            try Data(try ImageCodec().encode(pixels, as: .png, source: name).bytes).write(to: URL(fileURLWithPath: png))
+            try Data(try ImageCodec().encode(flattened(pixels), as: .png, source: name).bytes).write(to: URL(fileURLWithPath: png))
             try Shell.run("cwebp", "-quiet", "-q", "75", png, "-o", out)
             return try Array(Data(contentsOf: URL(fileURLWithPath: out)))
         }
@@ -179,17 +179,20 @@ enum BlocklistBenchmark {
 
     /// `pixels` without `percent` of its width on the left and of its height at the top.
     static func crop(_ pixels: PixelBuffer, percent: Int) -> PixelBuffer {
-        let left = pixels.width * percent / 100
-        let top = pixels.height * percent / 100
-        let width = pixels.width - left
-        let height = pixels.height - top
-        var kept: [UInt8] = []
-        kept.reserveCapacity(width * height * pixels.channels)
-        for y in top..<pixels.height {
-            let start = (y * pixels.width + left) * pixels.channels
-            kept += pixels.pixels[start..<(start + width * pixels.channels)]
+        pixels.cropped(left: pixels.width * percent / 100, top: pixels.height * percent / 100)
+    }
+
+    /// A transparent picture over white, as a tool making a JPEG of it shows it.
+    static func flattened(_ pixels: PixelBuffer) -> PixelBuffer {
+        guard pixels.channels == 4 else { return pixels }
+        var rgb = [UInt8](repeating: 0, count: pixels.width * pixels.height * 3)
+        for pixel in 0..<(pixels.width * pixels.height) {
+            let alpha = Int(pixels.pixels[pixel * 4 + 3])
+            for channel in 0..<3 {
+                rgb[pixel * 3 + channel] = UInt8((Int(pixels.pixels[pixel * 4 + channel]) * alpha + 255 * (255 - alpha)) / 255)
+            }
         }
-        return PixelBuffer(width: width, height: height, channels: pixels.channels, pixels: kept)
+        return PixelBuffer(width: pixels.width, height: pixels.height, channels: 3, pixels: rgb)
     }
 
     static func percent(_ part: Int, _ whole: Int) -> String {

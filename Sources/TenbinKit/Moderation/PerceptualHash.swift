@@ -4,13 +4,14 @@ import Glibc
 /// few bits apart whatever their encoding, size or quality, so a blocked picture is recognised
 /// after it was re-encoded, resized or mildly cropped (see ``ImageBlocklist``).
 ///
-/// How it is made: the decoded, upright pixels become luma (alpha ignored), averaged into a
-/// 32×32 grid (the aspect ratio is not kept, so scaling either side changes nothing); the
-/// 8×8 lowest frequencies of its two-dimensional DCT-II give one bit each, set when the
-/// coefficient is above the median of the 63 that are not the mean (bit `8u + v`, the DC
-/// term's always set). A picture with almost no structure (a plain colour, a faint
+/// How it is made: the decoded, upright pixels become luma (transparent ones over white),
+/// averaged into a 32×32 grid (the aspect ratio is not kept, so scaling either side changes
+/// nothing); the 8×8 lowest frequencies of its two-dimensional DCT-II give one bit each, set
+/// when the coefficient is above the median of the 63 that are not the mean (bit `8u + v`,
+/// the DC term's always set). A picture with almost no structure (a plain colour, a faint
 /// gradient) has no reliable hash: ``init(of:)`` returns nil for it, and only its exact digest
-/// can block it.
+/// can block it. A tiny picture of a few flat blocks (the 32×16 orientation fixtures) has a
+/// hash, but many of its coefficients tie at the median, so its copies may land far from it.
 public struct PerceptualHash: Sendable, Hashable, CustomStringConvertible {
     /// The 64 bits.
     public let bits: UInt64
@@ -93,6 +94,12 @@ public struct PerceptualHash: Sendable, Hashable, CustomStringConvertible {
         self.bits = bits
     }
 
+    /// The BT.601 luma of the RGB pixel at `at`, times 256.
+    @inline(__always)
+    private static func luma(_ pixels: UnsafeBufferPointer<UInt8>, _ at: Int) -> UInt32 {
+        UInt32(pixels[at]) &* 77 &+ UInt32(pixels[at + 1]) &* 150 &+ UInt32(pixels[at + 2]) &* 29
+    }
+
     /// The picture's luma (0–255), each of the 32×32 cells the mean of the pixels it covers.
     private static func averagedLuma(_ image: PixelBuffer) -> [Double] {
         let grid = Self.grid
@@ -121,10 +128,18 @@ public struct PerceptualHash: Sendable, Hashable, CustomStringConvertible {
                                     row[cellOf[x]] &+= UInt32(pixels[at]) << 8
                                     at += channels
                                 }
-                            } else {
+                            } else if channels == 3 {
                                 // BT.601 luma in fixed point (weights summing to 256).
                                 for x in 0..<width {
-                                    row[cellOf[x]] &+= UInt32(pixels[at]) &* 77 &+ UInt32(pixels[at + 1]) &* 150 &+ UInt32(pixels[at + 2]) &* 29
+                                    row[cellOf[x]] &+= Self.luma(pixels, at)
+                                    at += channels
+                                }
+                            } else {
+                                // Over white, as a tool turning it into a JPEG shows it: what
+                                // a transparent pixel hides is not part of the picture.
+                                for x in 0..<width {
+                                    let alpha = UInt32(pixels[at + 3])
+                                    row[cellOf[x]] &+= (Self.luma(pixels, at) &* alpha &+ 65_280 &* (255 &- alpha)) / 255
                                     at += channels
                                 }
                             }

@@ -58,6 +58,17 @@ import Testing
         #expect(Self.blobFiles(store).isEmpty)
     }
 
+    @Test func anImportReportsAPosterWithABlockedPictureAsFailedAndGoesOn() throws {
+        let store = try ScratchFolder()
+        #expect(try Tenbin.run(["moderation", "blocklist", "add", Self.cat], store: store.path).status == 0)
+        let folder = Tenbin.root + "/SampleImages/01-cats-or-dogs"
+        let run = try Tenbin.run(["import", Tenbin.root + "/SampleImages"], store: store.path)
+        #expect(run.status == 1)
+        #expect(run.stdout.hasPrefix("Imported 9 posters, skipped 0 already on the board; 1 failed."))
+        #expect(run.stderr == "Error: \(folder): image '\(Self.cat)' is blocked: it matches entry #1 of the board's image blocklist\n")
+        #expect(try Tenbin.run(["check"], store: store.path).status == 0)
+    }
+
     @Test func badRequestsAreRefusedWithOneLine() throws {
         let store = try ScratchFolder()
         for (arguments, message) in [

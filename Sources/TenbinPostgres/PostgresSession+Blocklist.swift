@@ -53,7 +53,8 @@ extension PostgresSession {
         // The row was inserted, or was there, in this transaction.
         guard let first = stored.first else {
             throw PostgresError(
-                kind: .internal, sqlState: nil, message: "the blocklist entry just written is missing", target: connection.target.description)
+                kind: .internal, sqlState: nil, message: "the blocklist entry just written is missing",
+                target: connection.target.description)
         }
         return first
     }

@@ -110,7 +110,9 @@ import Testing
         let hung = try Tenbin.run(["post", Self.cat, Self.dog, "--scan-command", hang, "--scan-timeout", "1"], store: store.path)
         #expect(hung.status == 1)
         #expect(
-            hung.stderr == "Error: the images could not be scanned, so the post was not stored: the scan command ran longer than 1 s and was stopped\n")
+            hung.stderr
+                == "Error: the images could not be scanned, so the post was not stored: the scan command ran longer than 1 s and was stopped\n"
+        )
         #expect(Self.blobFiles(store).isEmpty)
 
         let accept = try script("accept", "for f in \"$@\"; do [ -s \"$f\" ] || exit 2; done; exit 0")

@@ -50,7 +50,8 @@ import Testing
         let pixels = try codec.decode(TestServer.cat, source: "cat", maxEdge: nil)
         let smaller = Resampler.resize(pixels, width: pixels.width / 2, height: pixels.height / 2)
         let copy = try codec.encode(smaller, as: .jpeg, source: "cat").bytes
-        let morning = Array(try #require(FileManager.default.contents(atPath: TestServer.root + "/SampleImages/02-sunrise-sunset/morning.jpg")))
+        let morning = Array(
+            try #require(FileManager.default.contents(atPath: TestServer.root + "/SampleImages/02-sunrise-sunset/morning.jpg")))
         let parts: [Part] = [("image1", morning, "morning.jpg"), ("image2", copy, "copy.jpg")]
         let reply = await server.request("POST", "/api/v1/posters", body: .form(parts))
         #expect(reply.status == 422, "\(reply.text)")
@@ -75,7 +76,10 @@ import Testing
         let hang = try Script("exec sleep 1000")
         let crash = try Script("kill -KILL $$")
         for (script, timeout, message) in [
-            (hang, 1.0, "the images could not be scanned, so the post was not stored: the scan command ran longer than 1 s and was stopped"),
+            (
+                hang, 1.0,
+                "the images could not be scanned, so the post was not stored: the scan command ran longer than 1 s and was stopped"
+            ),
             (crash, 10.0, "the images could not be scanned, so the post was not stored: the scan command was ended by signal 9"),
         ] {
             let server = try TestServer(board: { $0.scanner = ImageScanner(command: script.command, timeoutSeconds: timeout) }) {

@@ -17,7 +17,8 @@ enum ModerationCommand: Command {
     )
 
     struct Options: OptionGroup {
-        var words = Argument.list("blocklist ACTION [ARGUMENT...]", help: "'blocklist list', 'blocklist add FILE...' or 'blocklist remove ID'.")
+        var words = Argument.list(
+            "blocklist ACTION [ARGUMENT...]", help: "'blocklist list', 'blocklist add FILE...' or 'blocklist remove ID'.")
         var note = Option.text(["--note"], value: "TEXT", help: "With 'add': why the pictures are listed (the file's name when absent).")
         var json = Flag.json("Print the entries listed, added or removed as JSON.")
     }

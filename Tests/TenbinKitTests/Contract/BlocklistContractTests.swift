@@ -91,7 +91,9 @@ import Testing
         #expect(entry.perceptualHash == nil)
         #expect(entry.note == "plain grey")
         #expect(entry.digest == Digest(of: try Fixtures.bytes(Self.plain)))
-        #expect(throws: ImageRefusal.blocked(image: Self.plain, entry: entry.id)) { try Self.post(board, .file(Self.cat), .file(Self.plain)) }
+        #expect(throws: ImageRefusal.blocked(image: Self.plain, entry: entry.id)) {
+            try Self.post(board, .file(Self.cat), .file(Self.plain))
+        }
         let otherGrey = "\(Fixtures.root)/Tests/Fixtures/colors/gray-200.png"
         _ = try Self.post(board, .file(Self.cat), .file(otherGrey))
     }
@@ -110,7 +112,9 @@ import Testing
         #expect(throws: ModerationError.noSuchBlockedImage(added[0].id)) { try board.unblockImage(id: added[0].id) }
         #expect(ErrorKind.of(ModerationError.noSuchBlockedImage(1)) == .notFound)
         _ = try Self.post(board, .file(Self.cat), .file(Self.others[0]))
-        #expect(throws: ImageRefusal.blocked(image: Self.dog, entry: added[1].id)) { try Self.post(board, .file(Self.dog), .file(Self.cat)) }
+        #expect(throws: ImageRefusal.blocked(image: Self.dog, entry: added[1].id)) {
+            try Self.post(board, .file(Self.dog), .file(Self.cat))
+        }
     }
 
     @Test(arguments: BackendUnderTest.all)
@@ -132,7 +136,8 @@ import Testing
         let images = try [Self.cat, Self.dog].map { path in
             let encoded = try board.codec.reencode(try Fixtures.bytes(path), source: path)
             let digest = try board.blobs.write(encoded.bytes)
-            return StoredImage(digest: digest, format: encoded.format, width: encoded.width, height: encoded.height, bytes: encoded.bytes.count)
+            return StoredImage(
+                digest: digest, format: encoded.format, width: encoded.width, height: encoded.height, bytes: encoded.bytes.count)
         }
         let id = try board.store.write { writing in
             for image in images { try writing.insertBlob(image, source: nil, encodingKey: "old") }

@@ -204,21 +204,24 @@ enum BlocklistBenchmark {
 /// rectangles, with a little noise, so that distinct seeds give distinct pictures with the
 /// large shapes and soft edges photographs have.
 enum SyntheticPicture {
+    /// A number in 0..<1 from the bench's generator.
+    static func unit(_ random: inout Random) -> Double { Double(random.next(1 << 30)) / Double(1 << 30) }
+
     static func make(seed: UInt64, width: Int, height: Int) -> PixelBuffer {
-        var random = SplitMix(seed)
-        func colour() -> (Double, Double, Double) { (random.unit() * 255, random.unit() * 255, random.unit() * 255) }
+        var random = Random(seed: seed)
+        func colour() -> (Double, Double, Double) { (unit(&random) * 255, unit(&random) * 255, unit(&random) * 255) }
         let top = colour()
         let bottom = colour()
-        let angle = random.unit() * 2 * Double.pi
+        let angle = unit(&random) * 2 * Double.pi
         struct Shape {
             var x, y, rx, ry: Double
             var colour: (Double, Double, Double)
             var round: Bool
         }
-        let shapes = (0..<(6 + Int(random.next() % 8))).map { _ in
+        let shapes = (0..<(6 + random.next(8))).map { _ in
             Shape(
-                x: random.unit(), y: random.unit(), rx: 0.05 + random.unit() * 0.3, ry: 0.05 + random.unit() * 0.3, colour: colour(),
-                round: random.next() % 2 == 0)
+                x: unit(&random), y: unit(&random), rx: 0.05 + unit(&random) * 0.3, ry: 0.05 + unit(&random) * 0.3, colour: colour(),
+                round: random.next(2) == 0)
         }
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         for py in 0..<height {
@@ -233,7 +236,7 @@ enum SyntheticPicture {
                     let inside = shape.round ? dx * dx + dy * dy <= 1 : abs(dx) <= 1 && abs(dy) <= 1
                     if inside { c = shape.colour }
                 }
-                let noise = Double(Int(random.next() % 9) - 4)
+                let noise = Double(random.next(9) - 4)
                 let at = (py * width + px) * 3
                 pixels[at] = UInt8(min(255, max(0, c.0 + noise)))
                 pixels[at + 1] = UInt8(min(255, max(0, c.1 + noise)))
@@ -241,19 +244,5 @@ enum SyntheticPicture {
             }
         }
         return PixelBuffer(width: width, height: height, channels: 3, pixels: pixels)
-    }
-
-    /// SplitMix64: a small, seedable generator, the same on every machine.
-    struct SplitMix {
-        var state: UInt64
-        init(_ seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
     }
 }

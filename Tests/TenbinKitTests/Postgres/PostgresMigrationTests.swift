@@ -19,8 +19,12 @@ struct PostgresMigrationTests {
             try old.pool.withConnection { connection in
                 try connection.execute("INSERT INTO blob VALUES ('\(digest)', 'jpeg', 1, 1, 1, NULL)")
                 for (id, tags) in tagged {
+                    // From version 6 a poster row holds copies of its images' blob rows.
+                    let images =
+                        version >= 6
+                        ? (", " + PostgresStore.imageColumnNames, ", 'jpeg', 1, 1, 1, 'jpeg', 1, 1, 1") : ("", "")
                     try connection.execute(
-                        "INSERT INTO poster (contents, created_at, image1, image2) VALUES ('\\x4142e69db1'::bytea, \(id), '\(digest)', '\(digest)')"
+                        "INSERT INTO poster (contents, created_at, image1, image2\(images.0)) VALUES ('\\x4142e69db1'::bytea, \(id), '\(digest)', '\(digest)'\(images.1))"
                     )
                     if version < 3 {
                         for (position, tag) in tags.enumerated() {
@@ -32,6 +36,7 @@ struct PostgresMigrationTests {
                     if version >= 2 {
                         let record = SearchRecord(contents: "AB東", hashtags: tags)
                         try connection.query("INSERT INTO search_key VALUES (\(id), \(record.key), \(record.tokens)::text[])")
+                        if version >= 6 { try connection.query("UPDATE poster SET walk_key = \(record.key) WHERE id = \(id)") }
                     }
                 }
             }
@@ -56,6 +61,9 @@ struct PostgresMigrationTests {
             }
             #expect(unfilled == 0, "version \(version)")
             #expect(try upgraded.integrityProblems().isEmpty)
+            // Step 7: an empty blocklist, and no hash for a picture stored before (filled lazily).
+            #expect(try board.blockedImages().isEmpty)
+            #expect(try upgraded.read { try $0.perceptualHashes([try #require(Digest(hex: digest))]) }.isEmpty)
             // The upgraded store goes on working: an edit, an import batch, a new poster.
             #expect(try board.edit(id: 2, hashtags: ["z", "y"]).hashtags == ["z", "y"])
             let stored = try board.poster(id: 2)

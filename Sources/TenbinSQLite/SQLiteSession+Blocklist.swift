@@ -4,13 +4,15 @@ import TenbinKit
 /// until computed) and the blocklist, a small table read whole by every post (the match by
 /// Hamming distance is the core's).
 extension SQLiteSession {
-    /// Schema 10's additions.
+    /// Schema 10's additions. The digest has no unique index: the table is small and read
+    /// whole by every post, writers exclude each other (`BEGIN IMMEDIATE`), and a new store
+    /// stays a page smaller (one that fills a nearly full disk's first post).
     static let blocklistSchema = """
 
         ALTER TABLE blob ADD COLUMN phash INTEGER;
         CREATE TABLE blocked_image (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
-            digest TEXT NOT NULL UNIQUE,
+            digest TEXT NOT NULL,
             phash INTEGER,
             note TEXT NOT NULL,
             created_at INTEGER NOT NULL
@@ -42,13 +44,13 @@ extension SQLiteSession {
     }
 
     func insertBlockedImage(_ entry: NewBlockedImage, createdAt: Timestamp) throws -> BlockedImage {
-        try db.statement("INSERT OR IGNORE INTO blocked_image (digest, phash, note, created_at) VALUES (?, ?, ?, ?)")
-            .bind(entry.digest.hex, entry.perceptualHash?.storedValue, entry.note, createdAt.secondsSince1970).run()
-        let stored = try db.statement("SELECT id, digest, phash, note, created_at FROM blocked_image WHERE digest = ?")
+        let present = try db.statement("SELECT id, digest, phash, note, created_at FROM blocked_image WHERE digest = ? LIMIT 1")
             .bind(entry.digest.hex).first(Self.decodeBlockedImage)
-        // The row was inserted, or was there, in this transaction.
-        guard let stored else { throw SQLiteError(code: 1, message: "the blocklist entry just written is missing", sql: nil) }
-        return stored
+        if let present { return present }
+        try db.statement("INSERT INTO blocked_image (digest, phash, note, created_at) VALUES (?, ?, ?, ?)")
+            .bind(entry.digest.hex, entry.perceptualHash?.storedValue, entry.note, createdAt.secondsSince1970).run()
+        return BlockedImage(
+            id: db.lastInsertedRowID, digest: entry.digest, perceptualHash: entry.perceptualHash, note: entry.note, createdAt: createdAt)
     }
 
     func deleteBlockedImage(id: Int64) throws -> Bool {

@@ -99,14 +99,26 @@ import Testing
         CREATE INDEX poster_popular ON poster(good1 + good2 DESC, id DESC);
         """
 
+    /// Schemas 1–9 had no blocked images: no perceptual hash in the blob row, no blocklist.
+    static let noBlocklist = """
+        DROP TABLE blocked_image;
+        ALTER TABLE blob DROP COLUMN phash;
+
+        """
+
     /// The SQL that turns today's database into one at `version`.
     static func downgrade(to version: Int) -> String {
-        if version == 8 { return "BEGIN;\n" + mergesInSteps + "\nPRAGMA user_version = 8;\nCOMMIT;\n" }
-        if version == 7 { return "BEGIN;\n" + fts5Index + "\nPRAGMA user_version = 7;\nCOMMIT;\n" }
-        if version == 6 { return "BEGIN;\n" + fts5Index + onePopularIndex + "\nPRAGMA user_version = 6;\nCOMMIT;\n" }
-        if version == 5 { return "BEGIN;\n" + fts5Index + onePopularIndex + sizedIndex + "\nPRAGMA user_version = 5;\nCOMMIT;\n" }
-        if version == 4 { return "BEGIN;\n" + fts5Index + onePopularIndex + contentsIdentity + "\nPRAGMA user_version = 4;\nCOMMIT;\n" }
-        var sql = "PRAGMA foreign_keys = OFF;\nBEGIN;\n" + fts5Index + digestReferences
+        if version == 9 { return "BEGIN;\n" + noBlocklist + "\nPRAGMA user_version = 9;\nCOMMIT;\n" }
+        if version == 8 { return "BEGIN;\n" + noBlocklist + mergesInSteps + "\nPRAGMA user_version = 8;\nCOMMIT;\n" }
+        if version == 7 { return "BEGIN;\n" + noBlocklist + fts5Index + "\nPRAGMA user_version = 7;\nCOMMIT;\n" }
+        if version == 6 { return "BEGIN;\n" + noBlocklist + fts5Index + onePopularIndex + "\nPRAGMA user_version = 6;\nCOMMIT;\n" }
+        if version == 5 {
+            return "BEGIN;\n" + noBlocklist + fts5Index + onePopularIndex + sizedIndex + "\nPRAGMA user_version = 5;\nCOMMIT;\n"
+        }
+        if version == 4 {
+            return "BEGIN;\n" + noBlocklist + fts5Index + onePopularIndex + contentsIdentity + "\nPRAGMA user_version = 4;\nCOMMIT;\n"
+        }
+        var sql = "PRAGMA foreign_keys = OFF;\nBEGIN;\n" + noBlocklist + fts5Index + digestReferences
         if version <= 2 {
             // Schema 2's index had FTS5's default segment buffer (migration 3 empties and
             // refills the index, so its tokens do not matter here).
@@ -174,7 +186,7 @@ import Testing
                     + " SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'poster' ORDER BY name);",
             ])
             #expect(
-                after.stdout == "9\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n",
+                after.stdout == "10\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n",
                 "schema \(version) upgraded in place")
             #expect(try answers(old) == expected, "schema \(version)")
             let gc = try Tenbin.run(["gc", "--json"], store: old)

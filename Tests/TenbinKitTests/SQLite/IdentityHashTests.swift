@@ -60,6 +60,8 @@ import Testing
             let db = try Database(path: "\(store.path)/tenbin.sqlite", mode: .readWrite)
             try db.execute(
                 """
+                DROP TABLE blocked_image;
+                ALTER TABLE blob DROP COLUMN phash;
                 DROP INDEX poster_voted;
                 DROP INDEX poster_unvoted;
                 CREATE INDEX poster_popular ON poster(good1 + good2 DESC, id DESC);

@@ -233,7 +233,12 @@ public final class Board: Sendable {
     func prepare(_ bytes: [UInt8], source: Digest, upload: ImageUpload) throws -> PreparedImage {
         let key = codec.encoding.key
         if let known = try store.readSingle({ try $0.storedImage(source: source, encodingKey: key) }), blobs.contains(known.digest) {
-            return PreparedImage(upload: upload, source: source, known: known, encoded: nil, hash: try storedHash(of: known.digest))
+            // Hashed from the upload in hand when its row has no hash (stored before hashes
+            // were, or too plain): its blob file may be removed meanwhile by a delete that
+            // `commit` then restores, so it is not read here.
+            let stored = try store.readSingle { try $0.perceptualHashes([known.digest]) }[known.digest]
+            let hash = try stored ?? codec.perceptualHash(bytes, source: upload.label)
+            return PreparedImage(upload: upload, source: source, known: known, encoded: nil, hash: hash)
         }
         let (encoded, hash) = try codec.reencode(bytes, source: upload.label, hashing: true)
         return PreparedImage(upload: upload, source: source, known: nil, encoded: encoded, hash: hash)

@@ -58,12 +58,13 @@ extension Board {
             }
             return entry
         }
-        guard let removed else { throw ModerationError.noSuchBlockedImage(id) }
+        guard let removed else { throw BlocklistError.noSuchBlockedImage(id) }
         return removed
     }
 
     /// The perceptual hash stored with a blob, or, for a picture stored before hashes were,
-    /// the hash of its decoded blob (which the caller stores).
+    /// the hash of its decoded blob (which the caller stores). Only for a poster's images
+    /// (blocking them): a post hashes its upload instead, whose blob a delete may be removing.
     func storedHash(of digest: Digest) throws -> PerceptualHash? {
         if let stored = try store.readSingle({ try $0.perceptualHashes([digest]) })[digest] { return stored }
         return try codec.perceptualHash(try blobs.read(digest), source: digest.hex)
@@ -110,8 +111,8 @@ extension Board {
     }
 }
 
-/// A moderation request a board refuses.
-public enum ModerationError: KindedError, Sendable, Equatable {
+/// A blocklist request a board refuses.
+public enum BlocklistError: KindedError, Sendable, Equatable {
     /// No blocklist entry has this id.
     case noSuchBlockedImage(Int64)
 

@@ -109,8 +109,8 @@ import Testing
         #expect(try board.blockImages(files: [Self.cat], note: "again") == [added[0]], "a file listed already keeps its entry")
         #expect(try board.unblockImage(id: added[0].id) == added[0])
         #expect(try board.blockedImages() == [added[1]])
-        #expect(throws: ModerationError.noSuchBlockedImage(added[0].id)) { try board.unblockImage(id: added[0].id) }
-        #expect(ErrorKind.of(ModerationError.noSuchBlockedImage(1)) == .notFound)
+        #expect(throws: BlocklistError.noSuchBlockedImage(added[0].id)) { try board.unblockImage(id: added[0].id) }
+        #expect(ErrorKind.of(BlocklistError.noSuchBlockedImage(1)) == .notFound)
         _ = try Self.post(board, .file(Self.cat), .file(Self.others[0]))
         #expect(throws: ImageRefusal.blocked(image: Self.dog, entry: added[1].id)) {
             try Self.post(board, .file(Self.dog), .file(Self.cat))

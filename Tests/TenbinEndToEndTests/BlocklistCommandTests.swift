@@ -5,7 +5,7 @@ import Testing
 /// entries added from files, listed and removed; a blocked picture, and a copy tenbin itself
 /// re-encoded, refused with one error line and nothing stored; scan scripts that accept,
 /// refuse and hang.
-@Suite(.ownThreads, .timeLimit(.minutes(10))) struct ModerationCommandTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct BlocklistCommandTests {
     static let cat = Tenbin.root + "/SampleImages/01-cats-or-dogs/1-cat.jpg"
     static let dog = Tenbin.root + "/SampleImages/01-cats-or-dogs/2-dog.jpg"
     static let morning = Tenbin.root + "/SampleImages/02-sunrise-sunset/morning.jpg"

@@ -85,6 +85,8 @@ final class Application: Sendable {
             ) { [self] in try vote($0, $1) },
             .cachedGet("/api/v1/search") { [self] in try search($0) },
             .get("/api/v1/feed") { [self] in try feed($0) },
+            .get("/api/v1/export.csv", RoutePolicy(admin: true)) { [self] in try export($0, format: .csv) },
+            .get("/api/v1/export.jsonl", RoutePolicy(admin: true)) { [self] in try export($0, format: .jsonl) },
         ]
     }
 

@@ -34,7 +34,7 @@ enum ExportCommand: Command {
         return try context.withBoard(.read) { board in
             let line = ProgressLine(enabled: isatty(STDERR_FILENO) == 1, environment: context.environment)
             defer { line.finish() }
-            let sink = try ExportSink(path: output)
+            let sink = try OutputFile(path: output)
             do {
                 try board.export(options, write: { try sink.write($0) }) { progress in
                     line.show(text: "exported \(progress.done) of \(progress.total) posters")
@@ -46,52 +46,5 @@ enum ExportCommand: Command {
             }
             return 0
         }
-    }
-}
-
-/// Where an export's bytes go: standard output, or a temporary file beside the named one,
-/// renamed over it once whole.
-private final class ExportSink {
-    private let path: String?
-    private let temporary: String?
-    private let descriptor: Int32
-
-    init(path: String?) throws {
-        self.path = path
-        guard let path else {
-            (temporary, descriptor) = (nil, STDOUT_FILENO)
-            return
-        }
-        let temporary = "\(path).tenbin-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw CommandFailure("\(path): cannot write: \(String(cString: strerror(errno)))") }
-        (self.temporary, self.descriptor) = (temporary, descriptor)
-    }
-
-    func write(_ bytes: [UInt8]) throws {
-        let failure = FileDescriptor.writeAll(bytes, to: descriptor)
-        guard failure == 0 else {
-            throw CommandFailure("\(path ?? "standard output"): cannot write: \(String(cString: strerror(failure)))")
-        }
-    }
-
-    /// Makes the file durable and gives it its name.
-    func finish() throws {
-        guard let path, let temporary else { return }
-        var failure: Int32 = 0
-        if fsync(descriptor) != 0 { failure = errno }
-        if close(descriptor) != 0 && failure == 0 { failure = errno }
-        if failure == 0 && rename(temporary, path) != 0 { failure = errno }
-        if failure != 0 {
-            _ = unlink(temporary)  // best effort: the real error is reported below
-            throw CommandFailure("\(path): cannot write: \(String(cString: strerror(failure)))")
-        }
-    }
-
-    /// Removes what was written of a file that will not be finished.
-    func abandon() {
-        guard let temporary else { return }
-        _ = close(descriptor)  // the export failed already; that error is the one reported
-        _ = unlink(temporary)
     }
 }

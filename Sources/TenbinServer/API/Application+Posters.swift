@@ -49,7 +49,7 @@ extension Application {
             ? cache.gzipped(entry, for: key).gzipped.flatMap { $0.isEmpty ? nil : $0 } : nil
         return representation(
             head, body: entry.body, gzipped: gzipped, etag: gzipped == nil ? entry.etag : entry.gzipETag, caching: "no-cache",
-            varies: compressible, headers: entry.html ? cachedHTMLHeaders : jsonReadHeaders)
+            varies: compressible, headers: entry.html ? cachedHTMLHeaders + [("Vary", "Accept-Language, Cookie")] : jsonReadHeaders)
     }
 
     /// A 200 with `body`, or with `gzipped` instead (`Content-Encoding: gzip`; `etag` must then

@@ -59,6 +59,7 @@ final class Application: Sendable {
         let voteForm = FormLimits(maximumBytes: 1024, maximumParts: 4, maximumFileBytes: 0, maximumFieldBytes: 16)
         return [
             .cachedGet("/", RoutePolicy(errors: .page)) { [self] in try webPage($0) },
+            .get("/language/{code}", RoutePolicy(errors: .page)) { try Self.switchLanguage($0) },
             .get("/static/{name}") { [self] in try staticFile($0) },
             .get("/healthz") { [self] _ in health() },
             .get("/readyz") { [self] _ in readiness() },

@@ -262,6 +262,7 @@ class BoardTest:
                       lambda side=side: self.driver.find_element(By.ID, f"image{side}-preview").is_displayed())
         self.driver.find_element(By.ID, "contents").send_keys("ブラウザから投稿：どっち？")
         self.driver.find_element(By.ID, "hashtags").send_keys("#テスト web")
+        self.driver.find_element(By.ID, "alt1").send_keys("A ginger cat looking up")
         self.driver.find_element(By.ID, "post-submit").click()
 
         def posted_card():
@@ -270,8 +271,12 @@ class BoardTest:
         card = self.wait("the new poster at the top of the board", posted_card)
         poster = self.api(f"/api/v1/posters/{card.get_attribute('data-id')}")
         poster = poster.get("poster", poster)
-        if poster["hashtags"] != ["テスト", "web"] or poster["contents"] != "ブラウザから投稿：どっち？":
+        if poster["hashtags"] != ["テスト", "web"] or poster["contents"] != "ブラウザから投稿：どっち？" \
+                or poster.get("alt1") != "A ginger cat looking up" or "alt2" in poster:
             raise Failure(f"the server stored another poster: {poster}")
+        alts = [img.get_attribute("alt") for img in card.find_elements(By.CSS_SELECTOR, ".pair img")]
+        if alts != ["A ginger cat looking up", "Right image: ブラウザから投稿：どっち？"]:
+            raise Failure(f"the new card's images say {alts}")
         cards = self.driver.find_elements(By.ID, f"poster-{poster['id']}")
         if len(cards) != 1:
             raise Failure(f"the new poster is shown {len(cards)} times")

@@ -84,7 +84,7 @@ extension Application {
         guard admitted else { throw .unavailable("the server is busy storing other posters; try again shortly", retryAfter: 2) }
         let draft = PosterDraft(
             image1: .bytes(form.image1, label: "image1"), image2: .bytes(form.image2, label: "image2"), contents: form.contents,
-            hashtags: form.hashtags)
+            hashtags: form.hashtags, alt1: form.alt1, alt2: form.alt2)
         return executor.reply(failure: request.failure) { [self] in
             defer { postsInProgress.withLock { $0 -= 1 } }
             let poster: Poster

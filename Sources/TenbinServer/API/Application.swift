@@ -53,7 +53,7 @@ final class Application: Sendable {
     var routes: [Route] {
         let upload = configuration.maximumUploadBytes
         let posterForm = FormLimits(
-            maximumBytes: upload, maximumParts: 3 + PosterTextLimits.maximumHashtags,
+            maximumBytes: upload, maximumParts: 5 + PosterTextLimits.maximumHashtags,
             maximumFileBytes: min(upload, gateway.maximumImageBytes), maximumFieldBytes: PosterTextLimits.maximumContentsBytes)
         // The page's vote form: `side=1|2`, parsed by libmicrohttpd's urlencoded reader.
         let voteForm = FormLimits(maximumBytes: 1024, maximumParts: 4, maximumFileBytes: 0, maximumFieldBytes: 16)

@@ -54,8 +54,11 @@ extension WebPage {
         poster.contents.isEmpty ? text.format(.posterNumber, String(poster.id)) : poster.contents
     }
 
-    /// Alt text for side 1 or 2: which image it is and the poster's question.
+    /// Alt text for side 1 or 2: the poster's own for that image when it has one, else which
+    /// image it is and the poster's question.
     static func altText(side: Int, poster: Poster, text: WebText = WebText(language: .en)) -> String {
+        let own = side == 1 ? poster.alt1 : poster.alt2
+        if !own.isEmpty { return own }
         let which = text[side == 1 ? .leftImage : .rightImage]
         return poster.contents.isEmpty
             ? text.format(.altWithoutQuestion, which, String(poster.id)) : text.format(.altWithQuestion, which, poster.contents)

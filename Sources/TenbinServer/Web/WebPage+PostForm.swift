@@ -31,12 +31,16 @@ extension WebPage {
     private static func picker(_ side: Int, _ text: WebText) -> String {
         let name = text[side == 1 ? .leftImage : .rightImage]
         let preview = text[side == 1 ? .previewLeft : .previewRight]
+        let alt = text[side == 1 ? .altLeft : .altRight]
         return """
             <div class="picker">
             <label for="image\(side)">\(html: name)</label>
             <input id="image\(side)" name="image\(side)" type="file" accept="image/jpeg,image/png,image/webp,image/heic,image/avif" required aria-describedby="image\(side)-error">
             <img id="image\(side)-preview" class="preview" alt="\(html: preview)" hidden>
             <p id="image\(side)-error" class="field-error" aria-live="polite"></p>
+            <label for="alt\(side)">\(html: alt)</label>
+            <input id="alt\(side)" name="alt\(side)" type="text" aria-describedby="alt\(side)-error">
+            <p id="alt\(side)-error" class="field-error" aria-live="polite"></p>
             </div>
 
             """

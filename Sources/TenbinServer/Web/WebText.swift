@@ -10,7 +10,7 @@ import TenbinKit
 /// a translated sentence.
 enum WebString: String, Sendable, CaseIterable {
     case skipToPosters, searchPlaceholder, searchLabel, orderLabel, tabNew, tabPopular, languageLabel
-    case newPoster, leftImage, rightImage, previewLeft, previewRight, question, questionPlaceholder
+    case newPoster, leftImage, rightImage, previewLeft, previewRight, altLeft, altRight, question, questionPlaceholder
     case hashtags, hashtagsPlaceholder, post, altWithQuestion, altWithoutQuestion, posterNumber
     case voteLeft, voteRight, noVotes, morePosters, noPostersYet, nothingMatches, postersMatching
     case problemTitle, backToBoard, viewLarge, close
@@ -34,6 +34,8 @@ enum WebString: String, Sendable, CaseIterable {
         case .rightImage: ("Right image", "右の画像")
         case .previewLeft: ("Preview of the left image", "左の画像のプレビュー")
         case .previewRight: ("Preview of the right image", "右の画像のプレビュー")
+        case .altLeft: ("What the left image shows (alt text)", "左の画像の説明（代替テキスト）")
+        case .altRight: ("What the right image shows (alt text)", "右の画像の説明（代替テキスト）")
         case .question: ("Question", "質問")
         case .questionPlaceholder: ("Which do you prefer?", "どっちが好き？")
         case .hashtags: ("Hashtags", "ハッシュタグ")

@@ -102,6 +102,8 @@
       });
   }
   function altText(side, poster) {
+    const own = side === 1 ? poster.alt1 : poster.alt2;
+    if (own) return safeText(own);
     const which = t(side === 1 ? "leftImage" : "rightImage");
     return poster.contents ? t("altWithQuestion", which, safeText(poster.contents)) : t("altWithoutQuestion", which, poster.id);
   }
@@ -460,7 +462,7 @@
   }
 
   // ---- posting -------------------------------------------------------------------
-  const fields = ["image1", "image2", "contents", "hashtags", "form"];
+  const fields = ["image1", "image2", "alt1", "alt2", "contents", "hashtags", "form"];
   function fieldError(name, text) {
     const target = document.getElementById(name + "-error");
     target.textContent = text;
@@ -503,6 +505,8 @@
   // too large) the larger image.
   function fieldFor(message, status, files) {
     const text = message.toLowerCase();
+    const left = /image ?1|first image|left image/.test(text) || message.includes(t("leftImage"));
+    if (/alt text of/.test(text)) return left ? "alt1" : "alt2";
     if (/image ?1|first image|left image/.test(text) || message.includes(t("leftImage"))) return "image1";
     if (/image ?2|second image|right image/.test(text) || message.includes(t("rightImage"))) return "image2";
     if (files[0] && files[0].name && message.includes(files[0].name)) return "image1";
@@ -554,6 +558,10 @@
     data.append("image1", files[0]);
     data.append("image2", files[1]);
     data.append("contents", document.getElementById("contents").value);
+    for (const name of ["alt1", "alt2"]) {
+      const value = document.getElementById(name).value.trim();
+      if (value) data.append(name, value);
+    }
     for (const tag of splitTags(document.getElementById("hashtags").value)) data.append("hashtags", tag);
     const submit = document.getElementById("post-submit");
     submit.disabled = true;

@@ -107,7 +107,9 @@ import Testing
 
     @Test func voteControlsAreNamedWithTheSideAndTheQuestionAndTheFormTakesTheServersLimit() {
         let image = StoredImage(digest: Digest(of: Array("a".utf8)), format: .jpeg, width: 640, height: 480, bytes: 1000)
-        let asked = Poster(id: 4, contents: "Tea or coffee?", hashtags: [], good1: 2, good2: 1, createdAt: Timestamp(secondsSince1970: 0), images: [image, image])
+        let asked = Poster(
+            id: 4, contents: "Tea or coffee?", hashtags: [], good1: 2, good2: 1, createdAt: Timestamp(secondsSince1970: 0),
+            images: [image, image])
         var untitled = asked
         untitled.contents = ""
         let page = WebPage.board(posters: [asked], order: .new, query: nil, next: nil)

@@ -77,7 +77,8 @@ struct PostgresMigrationTests {
         let posted = try {
             let store = try PostgresStore(url: url, poolSize: 1)
             let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
-            let poster = try board.post(PosterDraft(image1: .file(StoreContractTests.cat), image2: .file(StoreContractTests.dog), contents: "猫か犬か"))
+            let poster = try board.post(
+                PosterDraft(image1: .file(StoreContractTests.cat), image2: .file(StoreContractTests.dog), contents: "猫か犬か"))
             try store.pool.withConnection { connection in
                 try connection.execute("ALTER TABLE poster DROP COLUMN alt1, DROP COLUMN alt2; DELETE FROM tenbin_schema WHERE version = 7")
             }

@@ -68,6 +68,7 @@ let package = Package(
                 .embedInCode("Web/Static/app.js"),
                 .embedInCode("Web/Static/app.css"),
                 .embedInCode("Web/Static/icon.svg"),
+                .embedInCode("Web/Static/manifest.webmanifest"),
             ]
         ),
         .executableTarget(

@@ -162,6 +162,7 @@ public final class Board: Sendable {
     /// unreferenced files that `gc` removes. Text over ``PosterTextLimits`` is refused first.
     public func post(_ draft: PosterDraft) throws -> Poster {
         try PosterTextLimits.check(contents: draft.contents, hashtags: draft.hashtags)
+        try PosterTextLimits.check(alt1: draft.alt1, alt2: draft.alt2)
         let uploads = draft.images
         let slots = Locked([Result<PreparedImage, any Error>?](repeating: nil, count: uploads.count))
         // The two images are independent: prepare them on both cores at once.
@@ -239,7 +240,8 @@ public final class Board: Sendable {
 
     func commit(_ draft: PosterDraft, _ images: [StoredUpload]) throws -> Poster {
         let poster = NewPoster(
-            contents: draft.contents, hashtags: draft.hashtags, images: images.map(\.stored), sources: images.map(\.prepared.source))
+            contents: draft.contents, hashtags: draft.hashtags, images: images.map(\.stored), sources: images.map(\.prepared.source),
+            alt1: draft.alt1, alt2: draft.alt2)
         let search = SearchRecord(contents: poster.contents, hashtags: poster.hashtags)
         let key = codec.encoding.key
         let createdAt = configuration.now()
@@ -253,7 +255,7 @@ public final class Board: Sendable {
         }
         return Poster(
             id: id, contents: poster.contents, hashtags: poster.hashtags, good1: 0, good2: 0, createdAt: createdAt,
-            images: poster.images)
+            images: poster.images, alt1: poster.alt1, alt2: poster.alt2)
     }
 
     /// Called holding the lock on an image's blob before a commit: `gc` (which deletes a file
@@ -326,12 +328,19 @@ public struct PosterDraft: Sendable {
     public var contents: String
     /// Hashtags as typed; normalised when stored.
     public var hashtags: [String]
+    /// Each image's alt text (``Poster/alt1``); may be empty.
+    public var alt1: String
+    public var alt2: String
 
     /// A draft; hashtags are normalised when stored.
-    public init(image1: ImageUpload, image2: ImageUpload, contents: String = "", hashtags: [String] = []) {
+    public init(
+        image1: ImageUpload, image2: ImageUpload, contents: String = "", hashtags: [String] = [], alt1: String = "", alt2: String = ""
+    ) {
         self.images = [image1, image2]
         self.contents = contents
         self.hashtags = hashtags
+        self.alt1 = alt1
+        self.alt2 = alt2
     }
 }
 

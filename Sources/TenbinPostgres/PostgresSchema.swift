@@ -112,6 +112,9 @@ package enum PostgresSchema {
         Step(
             sql: PostgresStore.popularWalkSchemaSQL + ";\n" + PostgresStore.popularWalkFunctionSQL,
             afterCommit: "VACUUM poster"),
+        // 7: each image's alt text (empty for the posters stored before; a constant default
+        // adds the columns without rewriting the table).
+        Step(sql: "ALTER TABLE poster ADD COLUMN alt1 text NOT NULL DEFAULT '', ADD COLUMN alt2 text NOT NULL DEFAULT ''"),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it

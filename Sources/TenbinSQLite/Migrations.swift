@@ -71,7 +71,16 @@ enum Migrations {
         // SQLiteStore+Search.swift), recorded in `search_merge`; the merges migration 8's
         // segments are due are done whole.
         Step(sql: SQLiteSession.searchMergeSchema, then: SQLiteSession.mergeWhole),
+        // 10: each image's alt text (empty for the posters stored before).
+        Step(sql: altTextColumns),
     ]
+
+    /// Schema 10's columns: each image's alt text (``Poster/alt1``), `''` when none was given.
+    static let altTextColumns = """
+        ALTER TABLE poster ADD COLUMN alt1 TEXT NOT NULL DEFAULT '';
+        ALTER TABLE poster ADD COLUMN alt2 TEXT NOT NULL DEFAULT '';
+
+        """
 
     /// Schema 7's indexes for popular order. `poster_popular` (votes, then id, descending) put
     /// every new poster, which has no votes, at one interior point: after every voted poster,

@@ -148,8 +148,23 @@ extension Application {
             try words.map { try gateway.search(query: $0, order: order, limit: WebPage.pageSize, cursor: cursor) }
             ?? gateway.page(order: order, limit: WebPage.pageSize, cursor: cursor)
         let html = WebPage.board(
-            posters: page.posters, order: order, query: words, next: page.next, maximumUploadBytes: configuration.maximumUploadBytes)
+            posters: page.posters, order: order, query: words, next: page.next, maximumUploadBytes: configuration.maximumUploadBytes,
+            text: WebText(language: WebLanguage(request.head)))
         return CachedBody(bytes: Array(html.utf8), html: true)
+    }
+
+    /// `GET /language/{en|ja}`: the language switch. Keeps the choice in the `tenbin_lang`
+    /// cookie for a year (it then wins over `Accept-Language`) and sends the browser back to
+    /// the page it came from.
+    static func switchLanguage(_ request: Request) throws -> Reply {
+        let code = request.parameters.text("code")
+        guard let language = WebLanguage(rawValue: String(code)) else {
+            throw APIError.notFound("tenbin's pages speak English (en) and Japanese (ja), not \"\(code.prefix(20))\"")
+        }
+        var response = HTTPResponse.seeOther(request.head.returnPath)
+        response.headers.append(
+            ("Set-Cookie", "\(WebLanguage.cookieName)=\(language.rawValue); Path=/; Max-Age=31536000; SameSite=Lax"))
+        return .now(response)
     }
 
     /// The headers of a cached HTML page: every HTML answer's, less `no-store` (the read cache

@@ -53,12 +53,13 @@ final class Application: Sendable {
     var routes: [Route] {
         let upload = configuration.maximumUploadBytes
         let posterForm = FormLimits(
-            maximumBytes: upload, maximumParts: 3 + PosterTextLimits.maximumHashtags,
+            maximumBytes: upload, maximumParts: 5 + PosterTextLimits.maximumHashtags,
             maximumFileBytes: min(upload, gateway.maximumImageBytes), maximumFieldBytes: PosterTextLimits.maximumContentsBytes)
         // The page's vote form: `side=1|2`, parsed by libmicrohttpd's urlencoded reader.
         let voteForm = FormLimits(maximumBytes: 1024, maximumParts: 4, maximumFileBytes: 0, maximumFieldBytes: 16)
         return [
             .cachedGet("/", RoutePolicy(errors: .page)) { [self] in try webPage($0) },
+            .get("/language/{code}", RoutePolicy(errors: .page)) { try Self.switchLanguage($0) },
             .get("/static/{name}") { [self] in try staticFile($0) },
             .get("/healthz") { [self] _ in health() },
             .get("/readyz") { [self] _ in readiness() },

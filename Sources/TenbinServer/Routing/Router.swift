@@ -58,8 +58,8 @@ final class Router: HTTPHandling {
             head: head, parameters: parameters, client: app.policy.clientAddress(head), bodyKind: kind ?? .none, budget: nil,
             failure: HTTPResponse.error)
         if policy.errors == .page || (policy.errors == .pageForForms && request.answersWithPage) {
-            let back = head.returnPath
-            request = request.with(failure: { HTTPResponse.errorPage($0, back: back) })
+            let (back, language) = (head.returnPath, WebLanguage(head))
+            request = request.with(failure: { HTTPResponse.errorPage($0, back: back, language: language) })
         }
         if let refused = policy.refused {
             let answer = request.failure
@@ -139,8 +139,10 @@ final class Router: HTTPHandling {
         -> Reply
     {
         let cache = app.readCache
+        // A page is kept once per language (its answer says `Vary: Accept-Language, Cookie`).
         let key = ReadCache.Key(
-            route: route.label, parameters: request.parameters.values.map(\.value), query: String(request.head.rawQuery))
+            route: route.label, parameters: request.parameters.values.map(\.value), query: String(request.head.rawQuery),
+            language: route.policy.errors == .json ? "" : WebLanguage(request.head).rawValue)
         if let entry = cache.entry(key) { return .now(Application.readAnswer(entry, request.head, cache: cache, key: key)) }
         return app.executor.reply(failure: request.failure, invalidStatus: 400) {
             let ticket = cache.ticket()

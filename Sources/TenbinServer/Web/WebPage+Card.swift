@@ -31,7 +31,7 @@ extension WebPage {
             <form class="votes" method="post" action="/api/v1/posters/\(poster.id)/votes">
             \(voteButton(side: 1, count: poster.good1, percent: share.percent1, total: share.total))\(voteButton(side: 2, count: poster.good2, percent: share.percent2, total: share.total))
             </form>
-            <p class="meta"><a href="/api/v1/posters/\(poster.id)">#\(poster.id)</a> · <time datetime="\(poster.createdAt)">\(poster.createdAt.description.prefix(10))</time></p>
+            <p class="meta"><a href="/p/\(poster.id)">#\(poster.id)</a> · <time datetime="\(poster.createdAt)">\(poster.createdAt.description.prefix(10))</time></p>
             </article>
             </li>
 

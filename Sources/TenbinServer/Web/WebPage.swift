@@ -59,8 +59,8 @@ enum WebPage {
     }
 
     /// The start of every page, through `</head>`: `title` (escaped here), the icon, the style
-    /// sheet and, when `script`, app.js.
-    static func documentHead(title: String, script: Bool) -> String {
+    /// sheet and, when `script`, app.js; then `extra` (markup made safe by the caller).
+    static func documentHead(title: String, script: Bool, extra: String = "") -> String {
         """
         <!doctype html>
         <html lang="en">
@@ -71,7 +71,7 @@ enum WebPage {
         <title>\(html: title)</title>
         <link rel="icon" href="\(assetURL("icon.svg"))" type="image/svg+xml">
         <link rel="stylesheet" href="\(assetURL("app.css"))">\(script ? "\n<script src=\"\(assetURL("app.js"))\" defer></script>" : "")
-        </head>
+        \(extra)</head>
 
         """
     }

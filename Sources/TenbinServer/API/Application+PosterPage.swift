@@ -7,7 +7,10 @@ extension Application {
     /// (404) or was deleted (410). Not a cached read: its absolute URLs follow the request's
     /// host when no `--public-url` is set.
     func posterPage(_ request: Request) throws -> Reply {
-        let (id, origin) = (request.poster(), publicOrigin(request.head))
+        guard let id = APIInput.posterID(request.parameters.text("id")) else {
+            throw APIError.notFound("there is no poster page here: a poster's page is /p/ followed by its number")
+        }
+        let origin = publicOrigin(request.head)
         return executor.reply(failure: request.failure) { [self] in
             Self.html(PosterPage(poster: try shownPoster(id), origin: origin).html)
         }

@@ -63,7 +63,8 @@ final class Application: Sendable {
         let voteForm = FormLimits(maximumBytes: 1024, maximumParts: 4, maximumFileBytes: 0, maximumFieldBytes: 16)
         return [
             .cachedGet("/", RoutePolicy(errors: .page)) { [self] in try webPage($0) },
-            .get("/p/{id:poster}", RoutePolicy(errors: .page)) { [self] in try posterPage($0) },
+            // `{id}`, not `{id:poster}`: `/p/anything` is answered with a page too.
+            .get("/p/{id}", RoutePolicy(errors: .page)) { [self] in try posterPage($0) },
             .get("/p/{id:poster}/card.jpg") { [self] in try posterCard($0) },
             .get("/oembed") { [self] in try oembed($0) },
             .get("/static/{name}") { [self] in try staticFile($0) },

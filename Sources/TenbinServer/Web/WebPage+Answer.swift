@@ -1,6 +1,7 @@
 import TenbinKit
 
-/// What a browser gets when the page's forms are sent without JavaScript (a vote tapped before
+/// What a browser gets when a page fails (a poster page that is not there, a navigation to
+/// nothing) or the page's forms are sent without JavaScript (a vote tapped before
 /// app.js arrived on a slow network, or a browser that runs none): a redirect back to the board
 /// after success, and a short page naming the problem after a failure, instead of JSON.
 extension WebPage {
@@ -9,7 +10,7 @@ extension WebPage {
         documentHead(title: "\(error.status) – tenbin", script: false) + """
             <body>
             <main class="problem">
-            <h1>That did not work</h1>
+            <h1>\(heading(error.status))</h1>
             <p class="message" dir="auto">\(html: error.message)</p>
             <p><a href="\(html: back)">Back to the board</a></p>
             </main>
@@ -17,6 +18,15 @@ extension WebPage {
             </html>
 
             """
+    }
+
+    /// An error page's heading: what a reader needs first.
+    private static func heading(_ status: Int) -> String {
+        switch status {
+        case 404: "Not found"
+        case 410: "Gone"
+        default: "That did not work"
+        }
     }
 }
 

@@ -81,7 +81,7 @@ let package = Package(
         // `make bench`: measurements printed as tables, never timed tests.
         .executableTarget(
             name: "tenbin-bench",
-            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinPostgres"],
+            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinPostgres", "TenbinServer"],
             path: "Sources/tenbin-bench"
         ),
         // The core's tests, the SQLite backend's own, and the contract suite every backend

@@ -15,7 +15,9 @@ import Testing
         let outcome = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<BrowserTests.Outcome, any Error>) in
             Thread {
                 continuation.resume(
-                    with: Result { try BrowserTests.runBrowser(output: output, script: "poster_page_test.py", screenshot: "poster-phone.png") })
+                    with: Result {
+                        try BrowserTests.runBrowser(output: output, script: "poster_page_test.py", screenshot: "poster-phone.png")
+                    })
             }.start()
         }
         try #require(outcome.importStatus == 0, "import failed: \(outcome.importErrors)")

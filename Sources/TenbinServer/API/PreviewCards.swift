@@ -29,7 +29,9 @@ final class PreviewCards: Sendable {
         let face = PreviewCard.Face(poster)
         if let kept = cache.value(forKey: poster.id), kept.face == face { return kept }
         guard poster.images.count == 2 else {
-            throw APIError(status: 500, kind: "internal", message: "the server failed to answer this request", cause: "poster \(poster.id) has \(poster.images.count) images")
+            throw APIError(
+                status: 500, kind: "internal", message: "the server failed to answer this request",
+                cause: "poster \(poster.id) has \(poster.images.count) images")
         }
         let requests = poster.images.map { ImageRequest($0.digest, size: PreviewCard.pictureSize($0)) }
         let pictures = try await pipeline.images(for: requests).map { try $0.get() }

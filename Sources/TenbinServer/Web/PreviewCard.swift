@@ -5,10 +5,10 @@ import TenbinKit
 /// with both images side by side, the question under them and the vote bar at the bottom,
 /// drawn with cairo and pango (`CPreviewCard`) in a Japanese-capable font and encoded as JPEG by
 /// the board's codec.
-enum PreviewCard {
+package enum PreviewCard {
     /// The card's size: what link previews show at 1.91:1.
-    static let width = 1200
-    static let height = 630
+    package static let width = 1200
+    package static let height = 630
     /// The font families the text is drawn in, first found first: IPA P Gothic
     /// (fonts-ipafont-gothic) draws Japanese and Latin text; the others are fallbacks.
     static let fonts = "IPAPGothic, IPAGothic, Noto Sans CJK JP, sans-serif"
@@ -17,13 +17,13 @@ enum PreviewCard {
 
     /// What a card shows: a card is drawn again only when this changes (the percentages are
     /// rounded, so most votes leave a popular poster's card as it was).
-    struct Face: Hashable, Sendable {
+    package struct Face: Hashable, Sendable {
         var digests: [Digest]
         var text: String
         var percent1: Int
         var voted: Bool
 
-        init(_ poster: Poster) {
+        package init(_ poster: Poster) {
             let share = VoteShare(good1: poster.good1, good2: poster.good2)
             digests = poster.images.map(\.digest)
             text = PreviewCard.text(of: poster)
@@ -56,14 +56,14 @@ enum PreviewCard {
     }
 
     /// A drawn card's pixels (RGB) and how many characters of its text no font could draw.
-    struct Drawing: Sendable {
-        var pixels: PixelBuffer
-        var unknownGlyphs: Int
+    package struct Drawing: Sendable {
+        package var pixels: PixelBuffer
+        package var unknownGlyphs: Int
     }
 
     /// Draws the card of `face` with its two decoded pictures. Throws when pango and cairo
     /// cannot be loaded or fail to draw.
-    static func draw(_ left: PixelBuffer, _ right: PixelBuffer, face: Face) throws -> Drawing {
+    package static func draw(_ left: PixelBuffer, _ right: PixelBuffer, face: Face) throws -> Drawing {
         var rgb = [UInt8](repeating: 0, count: width * height * 3)
         var unknown: Int32 = 0
         var error = [CChar](repeating: 0, count: 256)

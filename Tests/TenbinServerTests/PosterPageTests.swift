@@ -97,6 +97,18 @@ import Testing
         #expect(page.text.contains("<title>Which do you prefer? – poster #1 – tenbin</title>"))
     }
 
+    @Test func behindATrustedProxyAForwardedHostThatIsNoPlainNameNeverReachesThePage() async throws {
+        let server = try TestServer { $0.trustProxy = true }
+        await server.post()
+        let forwarded = await server.request(
+            "GET", "/p/1", headers: [("X-Forwarded-Host", "board.example:8443"), ("X-Forwarded-Proto", "https")])
+        #expect(Self.meta("og:url", in: forwarded.text) == "https://board.example:8443/p/1")
+        let hostile = await server.request("GET", "/p/1", headers: [("X-Forwarded-Host", "evil.example\"><script>alert(1)</script>")])
+        #expect(hostile.status == 200)
+        #expect(Self.meta("og:url", in: hostile.text) == "http://localhost/p/1")
+        #expect(!hostile.text.contains("evil.example"))
+    }
+
     @Test func hostileQuestionsAndHashtagsAreEscapedInTheTitleMetaTagsAndAttributes() async throws {
         let server = try TestServer()
         let hostile = "\"><script>alert(1)</script><meta x='"

@@ -13,7 +13,7 @@ struct HeaderFields: Sendable, Equatable {
     /// The fields tenbin reads, by their lowercased wire name.
     static let known = [
         "accept", "accept-encoding", "authorization", "content-length", "content-type", "forwarded", "host", "if-none-match",
-        "last-event-id", "origin", "referer", "transfer-encoding", "x-forwarded-for", "x-forwarded-host",
+        "last-event-id", "origin", "referer", "transfer-encoding", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto",
     ]
     private static let index = Dictionary(uniqueKeysWithValues: known.enumerated().map { ($1, $0) })
 

@@ -93,6 +93,8 @@ final class Application: Sendable {
             ) { [self] in try vote($0, $1) },
             .cachedGet("/api/v1/search") { [self] in try search($0) },
             .get("/api/v1/feed") { [self] in try feed($0) },
+            .get("/api/v1/export.csv", RoutePolicy(admin: true)) { [self] in try export($0, format: .csv) },
+            .get("/api/v1/export.jsonl", RoutePolicy(admin: true)) { [self] in try export($0, format: .jsonl) },
         ]
     }
 
@@ -147,6 +149,9 @@ final class Application: Sendable {
         readCache.invalidate()
     }
 
+    /// The least time between two of the change watch's wakes.
+    static let changeWatchSpacing = Duration.milliseconds(10)
+
     /// Starts pushing the store's changes into the read cache: reads are cached only while
     /// the watch listens. A change source that fails turns the cache off until it answers
     /// again.
@@ -159,6 +164,11 @@ final class Application: Sendable {
                     while !Task.isCancelled {
                         version = try await gateway.nextChange(after: version)
                         readCache.invalidate()
+                        // Under a stream of commits, at most one wake per spacing: each wait
+                        // costs a few task switches, and this server's own writes (nearly
+                        // all of a busy stream) dropped the answers already. A commit by
+                        // another process within the spacing is caught at its end.
+                        try await Task.sleep(for: Self.changeWatchSpacing)
                     }
                 } catch {
                     readCache.suspend()

@@ -81,6 +81,11 @@ struct BoardGateway: Sendable {
         try board.delete(id: id)
     }
 
+    /// Writes every poster from one snapshot (see ``Board/export(_:batch:write:progress:)``).
+    func export(_ options: ExportOptions, write: ([UInt8]) throws -> Void) throws {
+        try board.export(options, write: write)
+    }
+
     /// A live feed (every feed of the board shares one change source).
     func observe(_ feed: Feed) throws -> FeedObservation {
         try board.observe(feed)

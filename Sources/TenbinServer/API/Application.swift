@@ -11,6 +11,8 @@ final class Application: Sendable {
     let log: RequestLogWriter?
     let feeds: FeedHub
     let thumbnails: Thumbnails
+    /// Posters' preview cards, `/p/ID/card.jpg`.
+    let previewCards: PreviewCards
     /// Encoded answers of the cached reads until the store changes.
     let readCache: ReadCache
     /// Where blocking work runs (store reads that miss the cache, writes, searches).
@@ -43,6 +45,8 @@ final class Application: Sendable {
         thumbnails = Thumbnails(
             pipeline: gateway.imagePipeline(cacheLimits: CacheLimits(bytes: 32 << 20, count: 64)),
             cacheBytes: configuration.thumbnailCacheBytes)
+        previewCards = PreviewCards(
+            pipeline: gateway.imagePipeline(cacheLimits: CacheLimits(bytes: 16 << 20, count: 16)), cacheBytes: 16 << 20)
         readCache = ReadCache(maximumBytes: configuration.readCacheBytes)
         executor = BoardExecutor(threads: configuration.boardThreads)
         voteLimiter = configuration.rateLimited ? RateLimiter(rate: configuration.voteRate) : nil
@@ -60,6 +64,10 @@ final class Application: Sendable {
         return [
             .cachedGet("/", RoutePolicy(errors: .page)) { [self] in try webPage($0) },
             .get("/language/{code}", RoutePolicy(errors: .page)) { try Self.switchLanguage($0) },
+            // `{id}`, not `{id:poster}`: `/p/anything` is answered with a page too.
+            .get("/p/{id}", RoutePolicy(errors: .page)) { [self] in try posterPage($0) },
+            .get("/p/{id:poster}/card.jpg") { [self] in try posterCard($0) },
+            .get("/oembed") { [self] in try oembed($0) },
             .get("/static/{name}") { [self] in try staticFile($0) },
             .get("/healthz") { [self] _ in health() },
             .get("/readyz") { [self] _ in readiness() },

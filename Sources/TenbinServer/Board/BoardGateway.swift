@@ -50,6 +50,11 @@ struct BoardGateway: Sendable {
         try board.poster(id: id)
     }
 
+    /// The highest poster id ever given (deleted posters' included).
+    func lastPosterID() throws -> Int64 {
+        try board.lastPosterID()
+    }
+
     /// Adds votes without waiting: `completion` runs on the vote batcher's thread once they
     /// are committed (with others cast at the same moment) or failed. Throws at once for a
     /// count out of range.

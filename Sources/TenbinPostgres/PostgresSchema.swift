@@ -112,6 +112,9 @@ package enum PostgresSchema {
         Step(
             sql: PostgresStore.popularWalkSchemaSQL + ";\n" + PostgresStore.popularWalkFunctionSQL,
             afterCommit: "VACUUM poster"),
+        // 7: moderation — reports, the reporters a restore cleared, hidden posters, and the
+        // audit log (see PostgresSession+Moderation.swift).
+        Step(sql: PostgresSession.moderationSchema),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it

@@ -71,6 +71,9 @@ enum Migrations {
         // SQLiteStore+Search.swift), recorded in `search_merge`; the merges migration 8's
         // segments are due are done whole.
         Step(sql: SQLiteSession.searchMergeSchema, then: SQLiteSession.mergeWhole),
+        // 10: moderation — reports, the reporters a restore cleared, hidden posters, and the
+        // audit log (see SQLiteSession+Moderation.swift).
+        Step(sql: SQLiteSession.moderationSchema),
     ]
 
     /// Schema 7's indexes for popular order. `poster_popular` (votes, then id, descending) put

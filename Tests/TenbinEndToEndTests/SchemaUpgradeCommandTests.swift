@@ -99,14 +99,28 @@ import Testing
         CREATE INDEX poster_popular ON poster(good1 + good2 DESC, id DESC);
         """
 
+    /// Schemas 1-9 had no moderation tables.
+    static let noModeration = """
+        DROP TABLE report;
+        DROP TABLE report_cleared;
+        DROP TABLE poster_hidden;
+        DROP TABLE audit;
+
+        """
+
     /// The SQL that turns today's database into one at `version`.
     static func downgrade(to version: Int) -> String {
-        if version == 8 { return "BEGIN;\n" + mergesInSteps + "\nPRAGMA user_version = 8;\nCOMMIT;\n" }
-        if version == 7 { return "BEGIN;\n" + fts5Index + "\nPRAGMA user_version = 7;\nCOMMIT;\n" }
-        if version == 6 { return "BEGIN;\n" + fts5Index + onePopularIndex + "\nPRAGMA user_version = 6;\nCOMMIT;\n" }
-        if version == 5 { return "BEGIN;\n" + fts5Index + onePopularIndex + sizedIndex + "\nPRAGMA user_version = 5;\nCOMMIT;\n" }
-        if version == 4 { return "BEGIN;\n" + fts5Index + onePopularIndex + contentsIdentity + "\nPRAGMA user_version = 4;\nCOMMIT;\n" }
-        var sql = "PRAGMA foreign_keys = OFF;\nBEGIN;\n" + fts5Index + digestReferences
+        if version == 9 { return "BEGIN;\n" + noModeration + "\nPRAGMA user_version = 9;\nCOMMIT;\n" }
+        if version == 8 { return "BEGIN;\n" + noModeration + mergesInSteps + "\nPRAGMA user_version = 8;\nCOMMIT;\n" }
+        if version == 7 { return "BEGIN;\n" + noModeration + fts5Index + "\nPRAGMA user_version = 7;\nCOMMIT;\n" }
+        if version == 6 { return "BEGIN;\n" + noModeration + fts5Index + onePopularIndex + "\nPRAGMA user_version = 6;\nCOMMIT;\n" }
+        if version == 5 {
+            return "BEGIN;\n" + noModeration + fts5Index + onePopularIndex + sizedIndex + "\nPRAGMA user_version = 5;\nCOMMIT;\n"
+        }
+        if version == 4 {
+            return "BEGIN;\n" + noModeration + fts5Index + onePopularIndex + contentsIdentity + "\nPRAGMA user_version = 4;\nCOMMIT;\n"
+        }
+        var sql = "PRAGMA foreign_keys = OFF;\nBEGIN;\n" + noModeration + fts5Index + digestReferences
         if version <= 2 {
             // Schema 2's index had FTS5's default segment buffer (migration 3 empties and
             // refills the index, so its tokens do not matter here).
@@ -154,7 +168,7 @@ import Testing
         let expected = try answers(store)
         #expect(expected.count == 27)
 
-        for version in 1...8 {
+        for version in 1...9 {
             let old = "\(reference.path)/schema-\(version)"
             try FileManager.default.copyItem(atPath: store, toPath: old)
             let rewrite = try Shell.capture(["sqlite3", "\(old)/tenbin.sqlite", Self.downgrade(to: version)])
@@ -174,7 +188,7 @@ import Testing
                     + " SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'poster' ORDER BY name);",
             ])
             #expect(
-                after.stdout == "9\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n",
+                after.stdout == "10\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n",
                 "schema \(version) upgraded in place")
             #expect(try answers(old) == expected, "schema \(version)")
             let gc = try Tenbin.run(["gc", "--json"], store: old)

@@ -18,9 +18,8 @@ public enum ModerationError: KindedError, Sendable, Equatable {
     /// What kind of failure this is.
     public var kind: ErrorKind {
         switch self {
-        case .unknownReason, .noteTooLong, .reasonTooLong, .invalidActor, .invalidThreshold: .invalidInput
+        case .unknownReason, .noteTooLong, .reasonTooLong, .invalidActor, .invalidThreshold, .blocklistUnavailable: .invalidInput
         case .alreadyReported: .conflict
-        case .blocklistUnavailable: .unavailable
         }
     }
 

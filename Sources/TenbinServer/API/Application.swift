@@ -19,6 +19,8 @@ final class Application: Sendable {
     let blobFiles = BlobFiles()
     let voteLimiter: RateLimiter?
     let postLimiter: RateLimiter?
+    /// Reports, at the posts' rate: mass false reports can hide posters, never delete them.
+    let reportLimiter: RateLimiter?
     let voteAnswers = VoteAnswers()
     /// Posts being re-encoded now.
     let postsInProgress = Locked(0)
@@ -47,6 +49,7 @@ final class Application: Sendable {
         executor = BoardExecutor(threads: configuration.boardThreads)
         voteLimiter = configuration.rateLimited ? RateLimiter(rate: configuration.voteRate) : nil
         postLimiter = configuration.rateLimited ? RateLimiter(rate: configuration.postRate) : nil
+        reportLimiter = configuration.rateLimited ? RateLimiter(rate: configuration.postRate) : nil
     }
 
     /// Every endpoint, declared once: path, policy and handler. docs/http-api.md describes each.
@@ -57,6 +60,8 @@ final class Application: Sendable {
             maximumFileBytes: min(upload, gateway.maximumImageBytes), maximumFieldBytes: PosterTextLimits.maximumContentsBytes)
         // The page's vote form: `side=1|2`, parsed by libmicrohttpd's urlencoded reader.
         let voteForm = FormLimits(maximumBytes: 1024, maximumParts: 4, maximumFileBytes: 0, maximumFieldBytes: 16)
+        // A moderator's action: a JSON body with a reason, or none.
+        let moderation = RoutePolicy(bodies: [.json: .bytes(4096), .none: .bytes(0)], admin: true)
         return [
             .cachedGet("/", RoutePolicy(errors: .page)) { [self] in try webPage($0) },
             .get("/static/{name}") { [self] in try staticFile($0) },
@@ -83,6 +88,15 @@ final class Application: Sendable {
                 .post, "/api/v1/posters/{id:poster}/votes",
                 RoutePolicy(bodies: [.json: .bytes(1024), .urlencoded: .form(voteForm)], rate: .votes, errors: .pageForForms)
             ) { [self] in try vote($0, $1) },
+            .write(.post, "/api/v1/posters/{id:poster}/reports", RoutePolicy(bodies: [.json: .bytes(4096)], rate: .reports)) {
+                [self] in try report($0, $1)
+            },
+            .get("/api/v1/admin/queue", RoutePolicy(admin: true)) { [self] in try moderationQueue($0) },
+            .get("/api/v1/admin/posters/{id:poster}", RoutePolicy(admin: true)) { [self] in try moderationItem($0) },
+            .write(.post, "/api/v1/admin/posters/{id:poster}/restore", moderation, moderate(.restore)),
+            .write(.post, "/api/v1/admin/posters/{id:poster}/hide", moderation, moderate(.hide)),
+            .write(.post, "/api/v1/admin/posters/{id:poster}/remove", moderation, moderate(.remove)),
+            .get("/api/v1/admin/log", RoutePolicy(admin: true)) { [self] in try moderationLog($0) },
             .cachedGet("/api/v1/search") { [self] in try search($0) },
             .get("/api/v1/feed") { [self] in try feed($0) },
         ]
@@ -114,6 +128,7 @@ final class Application: Sendable {
         switch rate {
         case .posts: postLimiter
         case .votes: voteLimiter
+        case .reports: reportLimiter
         }
     }
 

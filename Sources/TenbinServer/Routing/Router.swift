@@ -99,7 +99,11 @@ final class Router: HTTPHandling {
     private func check(_ head: RequestHead, _ request: inout Request, _ policy: RoutePolicy, _ kind: BodyKind?) throws(APIError)
         -> BodyLimit?
     {
-        guard policy.writes else { return nil }
+        guard policy.writes else {
+            // A read of moderators' data (the review queue, the log) needs the token too.
+            if policy.admin { try app.policy.checkAdmin(head) }
+            return nil
+        }
         try app.policy.checkSameOrigin(head, required: kind == .urlencoded)
         if policy.admin { try app.policy.checkAdmin(head) }
         let limit: BodyLimit
@@ -112,7 +116,7 @@ final class Router: HTTPHandling {
         if let rate = policy.rate, let limiter = app.limiter(rate), !app.policy.holdsAdminToken(head) {
             let budget = Request.Budget(limiter: limiter) { [app] wait in app.rateLimited(rate.what, wait, head) }
             switch rate {
-            case .posts:
+            case .posts, .reports:
                 if let wait = limiter.take(request.client, cost: 1) { throw budget.refusal(wait) }
             case .votes:
                 // Spent by the handler, which knows how many; refused now when none is left.
@@ -173,6 +177,7 @@ extension RateClass {
         switch self {
         case .posts: "posts"
         case .votes: "votes"
+        case .reports: "reports"
         }
     }
 }

@@ -68,6 +68,8 @@ let package = Package(
                 .embedInCode("Web/Static/app.js"),
                 .embedInCode("Web/Static/app.css"),
                 .embedInCode("Web/Static/icon.svg"),
+                .embedInCode("Web/Static/report.js"),
+                .embedInCode("Web/Static/report.css"),
             ]
         ),
         .executableTarget(

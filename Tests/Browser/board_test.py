@@ -24,7 +24,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 WAIT_SECONDS = 30  # a generous bound for a loaded machine, not a timing assertion
 
@@ -282,6 +282,36 @@ class BoardTest:
         self.open_board()
         check("rendered by the server and kept by the script")
 
+    def the_report_menu_reports_a_poster(self):
+        self.open_board()
+        cards = self.driver.find_elements(By.CSS_SELECTOR, "#board .card")
+        bare = [card.get_attribute("data-id") for card in cards if not card.find_elements(By.CSS_SELECTOR, "details.report")]
+        if bare:
+            raise Failure(f"cards without a report menu: {bare}")
+        card = cards[-1]
+        poster_id = card.get_attribute("data-id")
+        menu = card.find_element(By.CSS_SELECTOR, "details.report")
+        if menu.find_element(By.CSS_SELECTOR, "form").is_displayed():
+            raise Failure("the report form shows before its menu is opened")
+        menu.find_element(By.TAG_NAME, "summary").click()
+        form = menu.find_element(By.CSS_SELECTOR, "form")
+        self.wait("the report form to open", form.is_displayed)
+        Select(form.find_element(By.NAME, "reason")).select_by_value("illegal")
+        form.find_element(By.NAME, "note").send_keys("ブラウザから")
+        self.driver.execute_script("window.tenbinMarker = 'no reload'")
+        form.find_element(By.TAG_NAME, "button").click()
+        said = form.find_element(By.CSS_SELECTOR, ".report-status")
+        self.wait("the menu to say the report was sent", lambda: said.text == "Thank you: reported.")
+        if self.driver.execute_script("return window.tenbinMarker") != "no reload":
+            raise Failure("sending a report reloaded the page")
+        shown = json.loads(self.tenbin("moderation", "show", poster_id, "--json"))
+        if [(r["reason"], r["note"]) for r in shown["reports"]] != [("illegal", "ブラウザから")]:
+            raise Failure(f"the store holds other reports of poster {poster_id}: {shown['reports']}")
+        # The same browser (one address) reporting again is told so in place.
+        form.find_element(By.TAG_NAME, "button").click()
+        self.wait("the menu to say it was reported already", lambda: "already" in said.text)
+        self.tenbin("moderation", "restore", poster_id)
+
     def scrolling_loads_more_and_deletions_arrive_live(self):
         # 16 more posters make 28: more than one page of 20.
         for index in range(16):
@@ -297,6 +327,9 @@ class BoardTest:
         self.wait("the next page to load as the end comes near", lambda: len(ids()) == 28)
         if len(set(ids())) != 28:
             raise Failure(f"a poster is shown twice after scrolling: {ids()}")
+        menus = self.driver.execute_script("return document.querySelectorAll('#board .card details.report').length")
+        if menus != 28:
+            raise Failure(f"only {menus} of the 28 cards have a report menu after scrolling")
         if self.driver.find_element(By.ID, "more").is_displayed():
             raise Failure("the More link is still shown after the last page")
         # A poster deleted by another process disappears without a reload.
@@ -332,6 +365,7 @@ class BoardTest:
             ("two images posted through the form appear on the board", self.post_two_images_through_the_form),
             ("bad files show errors next to their field", self.bad_files_show_errors_next_to_their_field),
             ("hostile user text is shown as text, by the script and by the server", self.hostile_text_is_shown_as_text),
+            ("the report menu on a card sends a report and says so in place", self.the_report_menu_reports_a_poster),
             ("scrolling loads the next page; a deletion by another process arrives live",
              self.scrolling_loads_more_and_deletions_arrive_live),
             ("screenshots of the Popular tab (phone and desktop)", self.screenshots),

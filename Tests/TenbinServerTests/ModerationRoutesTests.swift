@@ -150,3 +150,43 @@ import Testing
         #expect(item.json["counted"] as? Int == 2)
     }
 }
+
+/// The page's report menu: on every card, and sent as a form without JavaScript.
+@Suite struct ReportMenuTests {
+    @Test func everyCardHasASmallReportMenuAndThePageLoadsItsScriptAndStyle() async throws {
+        let server = try TestServer()
+        await server.post()
+        let page = await server.request("GET", "/")
+        #expect(page.text.contains(#"<details class="report"><summary aria-label="Report poster 1">Report</summary>"#))
+        #expect(page.text.contains(#"<form class="report-form" method="post" action="/api/v1/posters/1/reports">"#))
+        #expect(page.text.contains(#"<option value="illegal">Illegal</option>"#))
+        for name in ["report.js", "report.css"] {
+            #expect(page.text.contains("/static/\(name)?v="), "\(name)")
+            #expect(await server.request("GET", "/static/\(name)").status == 200, "\(name)")
+        }
+    }
+
+    @Test func theMenuSentWithoutScriptReportsAndGoesBackToTheCardAndABadOneIsAPage() async throws {
+        let server = try TestServer { $0.adminToken = ModerationRoutesTests.token }
+        await server.post()
+        let headers = [FormRoutesTests.browserAccept, ("Origin", FormRoutesTests.own), ("Referer", FormRoutesTests.own + "/?q=cats")]
+        let sent = await server.request(
+            "POST", "/api/v1/posters/1/reports", urlencoded: [("reason", "abuse"), ("note", "rude words")], headers: headers)
+        #expect(sent.status == 303, "\(sent.text)")
+        #expect(sent.header("location") == "/?q=cats#poster-1")
+        let item = await server.request("GET", "/api/v1/admin/posters/1", headers: ModerationRoutesTests.auth)
+        #expect((item.json["reports"] as? [[String: Any]])?.first?["note"] as? String == "rude words")
+        let bad = await server.request(
+            "POST", "/api/v1/posters/1/reports", urlencoded: [("reason", "meh")], headers: headers, peer: "10.0.0.5")
+        #expect(bad.status == 422 && bad.header("content-type") == "text/html; charset=utf-8")
+        #expect(bad.text.contains("&#39;meh&#39; is not a report reason"), "\(bad.text)")
+        let crossSite = await server.request(
+            "POST", "/api/v1/posters/1/reports", urlencoded: [("reason", "spam")],
+            headers: [FormRoutesTests.browserAccept, ("Origin", "http://evil.example")],
+            peer: "10.0.0.6")
+        #expect(crossSite.status == 403)
+        #expect(
+            (await server.request("GET", "/api/v1/admin/posters/1", headers: ModerationRoutesTests.auth).json["reports"] as? [Any])?.count
+                == 1)
+    }
+}

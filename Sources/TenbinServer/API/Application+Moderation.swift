@@ -9,13 +9,21 @@ extension Application {
     /// `POST /api/v1/posters/{id}/reports` with `{"reason", "note"}`: 202 once recorded. The
     /// reporter is the client's address (behind `--trust-proxy`, the forwarded one); a second
     /// report of the same poster from it is 409.
+    /// The page's menu sent without JavaScript (urlencoded) is answered with 303 back to the card.
     func report(_ request: Request, _ body: RequestBody) throws(APIError) -> Reply {
         let id = request.poster()
-        let (reason, note) = try APIInput.report(Self.bytes(body))
+        let form = request.bodyKind == .urlencoded
+        let (reason, note): (ReportReason, String)
+        switch body {
+        case .form(let parts) where form: (reason, note) = try APIInput.reportForm(parts)
+        default: (reason, note) = try APIInput.report(Self.bytes(body))
+        }
         let reporter = request.client
+        let back = request.head.returnPath
         return executor.reply(failure: request.failure) { [self] in
             try gateway.report(id: id, reason: reason, note: note, reporter: reporter)
             committed()
+            if form { return .seeOther(back + "#poster-\(id)") }
             return .json(JSON.reportAccepted(poster: id, reason: reason), status: 202)
         }
     }

@@ -60,6 +60,8 @@ final class Application: Sendable {
             maximumFileBytes: min(upload, gateway.maximumImageBytes), maximumFieldBytes: PosterTextLimits.maximumContentsBytes)
         // The page's vote form: `side=1|2`, parsed by libmicrohttpd's urlencoded reader.
         let voteForm = FormLimits(maximumBytes: 1024, maximumParts: 4, maximumFileBytes: 0, maximumFieldBytes: 16)
+        // The page's report menu without JavaScript: `reason` and `note`, urlencoded.
+        let reportForm = FormLimits(maximumBytes: 4096, maximumParts: 2, maximumFileBytes: 0, maximumFieldBytes: 2048)
         // A moderator's action: a JSON body with a reason, or none.
         let moderation = RoutePolicy(bodies: [.json: .bytes(4096), .none: .bytes(0)], admin: true)
         return [
@@ -88,9 +90,10 @@ final class Application: Sendable {
                 .post, "/api/v1/posters/{id:poster}/votes",
                 RoutePolicy(bodies: [.json: .bytes(1024), .urlencoded: .form(voteForm)], rate: .votes, errors: .pageForForms)
             ) { [self] in try vote($0, $1) },
-            .write(.post, "/api/v1/posters/{id:poster}/reports", RoutePolicy(bodies: [.json: .bytes(4096)], rate: .reports)) {
-                [self] in try report($0, $1)
-            },
+            .write(
+                .post, "/api/v1/posters/{id:poster}/reports",
+                RoutePolicy(bodies: [.json: .bytes(4096), .urlencoded: .form(reportForm)], rate: .reports, errors: .pageForForms)
+            ) { [self] in try report($0, $1) },
             .get("/api/v1/admin/queue", RoutePolicy(admin: true)) { [self] in try moderationQueue($0) },
             .get("/api/v1/admin/posters/{id:poster}", RoutePolicy(admin: true)) { [self] in try moderationItem($0) },
             .write(.post, "/api/v1/admin/posters/{id:poster}/restore", moderation, moderate(.restore)),

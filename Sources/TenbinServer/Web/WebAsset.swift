@@ -26,5 +26,7 @@ struct WebAsset: Sendable {
         "app.css": WebAsset(contentType: "text/css; charset=utf-8", body: PackageResources.app_css),
         "app.js": WebAsset(contentType: "text/javascript; charset=utf-8", body: PackageResources.app_js),
         "icon.svg": WebAsset(contentType: "image/svg+xml", body: PackageResources.icon_svg),
+        "report.js": WebAsset(contentType: "text/javascript; charset=utf-8", body: PackageResources.report_js),
+        "report.css": WebAsset(contentType: "text/css; charset=utf-8", body: PackageResources.report_css),
     ]
 }

@@ -70,7 +70,8 @@ enum WebPage {
         <meta name="color-scheme" content="light dark">
         <title>\(html: title)</title>
         <link rel="icon" href="\(assetURL("icon.svg"))" type="image/svg+xml">
-        <link rel="stylesheet" href="\(assetURL("app.css"))">\(script ? "\n<script src=\"\(assetURL("app.js"))\" defer></script>" : "")
+        <link rel="stylesheet" href="\(assetURL("app.css"))">
+        <link rel="stylesheet" href="\(assetURL("report.css"))">\(script ? "\n<script src=\"\(assetURL("app.js"))\" defer></script>\n<script src=\"\(assetURL("report.js"))\" defer></script>" : "")
         </head>
 
         """

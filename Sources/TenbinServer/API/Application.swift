@@ -22,6 +22,8 @@ final class Application: Sendable {
     /// Reports, at the posts' rate: mass false reports can hide posters, never delete them.
     let reportLimiter: RateLimiter?
     let voteAnswers = VoteAnswers()
+    /// The `/admin` page's sessions.
+    let adminSessions = AdminSessions()
     /// Posts being re-encoded now.
     let postsInProgress = Locked(0)
     /// Reads how many exchanges are in progress (set once the daemon exists).
@@ -62,6 +64,9 @@ final class Application: Sendable {
         let voteForm = FormLimits(maximumBytes: 1024, maximumParts: 4, maximumFileBytes: 0, maximumFieldBytes: 16)
         // The page's report menu without JavaScript: `reason` and `note`, urlencoded.
         let reportForm = FormLimits(maximumBytes: 4096, maximumParts: 2, maximumFileBytes: 0, maximumFieldBytes: 2048)
+        // The /admin page's forms: a token, or a reason.
+        let adminForm = FormLimits(maximumBytes: 4096, maximumParts: 1, maximumFileBytes: 0, maximumFieldBytes: 2048)
+        let adminPageForm = RoutePolicy(bodies: [.urlencoded: .form(adminForm)], errors: .page)
         // A moderator's action: a JSON body with a reason, or none.
         let moderation = RoutePolicy(bodies: [.json: .bytes(4096), .none: .bytes(0)], admin: true)
         return [
@@ -100,6 +105,16 @@ final class Application: Sendable {
             .write(.post, "/api/v1/admin/posters/{id:poster}/hide", moderation, moderate(.hide)),
             .write(.post, "/api/v1/admin/posters/{id:poster}/remove", moderation, moderate(.remove)),
             .get("/api/v1/admin/log", RoutePolicy(admin: true)) { [self] in try moderationLog($0) },
+            .get("/admin", RoutePolicy(errors: .page)) { [self] in try adminPage($0) },
+            .write(.post, "/admin/login", RoutePolicy(bodies: [.urlencoded: .form(adminForm)], errors: .page)) { [self] in
+                try adminLogin($0, $1)
+            },
+            .write(.post, "/admin/logout", RoutePolicy(bodies: [.urlencoded: .form(adminForm), .none: .bytes(0)], errors: .page)) {
+                [self] in try adminLogout($0, $1)
+            },
+            .write(.post, "/admin/posters/{id:poster}/restore", adminPageForm, adminPageAction(.restore)),
+            .write(.post, "/admin/posters/{id:poster}/hide", adminPageForm, adminPageAction(.hide)),
+            .write(.post, "/admin/posters/{id:poster}/remove", adminPageForm, adminPageAction(.remove)),
             .cachedGet("/api/v1/search") { [self] in try search($0) },
             .get("/api/v1/feed") { [self] in try feed($0) },
         ]

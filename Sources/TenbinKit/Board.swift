@@ -18,18 +18,21 @@ public final class Board: Sendable {
         public var live: LiveFeeds.Options
         /// How votes cast with ``castVote(id:side:times:)`` are grouped into one commit.
         public var voteBatching: VoteBatcher.Options
+        /// How many distinct reporters hide a poster (see ``Board/report(id:reason:note:reporter:)``).
+        public var reportThreshold: Int
 
         /// A configuration with tenbin's defaults.
         public init(
             limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(),
             now: @escaping @Sendable () -> Timestamp = Timestamp.now, live: LiveFeeds.Options = LiveFeeds.Options(),
-            voteBatching: VoteBatcher.Options = VoteBatcher.Options()
+            voteBatching: VoteBatcher.Options = VoteBatcher.Options(), reportThreshold: Int = Board.defaultReportThreshold
         ) {
             self.limits = limits
             self.encoding = encoding
             self.now = now
             self.live = live
             self.voteBatching = voteBatching
+            self.reportThreshold = reportThreshold
         }
     }
 
@@ -61,8 +64,11 @@ public final class Board: Sendable {
     // MARK: Reading
 
     /// One poster.
+    /// One poster the public may see: a hidden poster is no such poster here.
     public func poster(id: Int64) throws -> Poster {
-        guard let poster = try store.readSingle({ try $0.posters(ids: [id]) }).first else { throw BoardError.noSuchPoster(id) }
+        guard let poster = try store.readSingle({ try $0.posters(ids: [id]) }).first, try !isHidden(id: id) else {
+            throw BoardError.noSuchPoster(id)
+        }
         return poster
     }
 
@@ -75,7 +81,19 @@ public final class Board: Sendable {
     /// A page of a feed, skipping `offset` posters.
     public func posters(order: FeedOrder = .new, limit: Int = 20, offset: Int = 0) throws -> [Poster] {
         guard limit > 0 else { return [] }
-        return try store.readSingle { try $0.page(order: order, after: nil, offset: max(0, offset), limit: limit) }
+        return try pageOfAll(order: order, after: nil, offset: max(0, offset), limit: limit)
+    }
+
+    /// A page of every poster the public may see, in `order`.
+    func pageOfAll(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster] {
+        try Self.pageOfAll(order: order, after: after, offset: offset, limit: limit, in: store)
+    }
+
+    /// ``pageOfAll(order:after:offset:limit:)`` on `store`: also how a live feed is read (``LiveFeeds``).
+    static func pageOfAll(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int, in store: any StoreBackend) throws -> [Poster] {
+        try visiblePage(order: order, after: after, offset: offset, limit: limit, in: store) { after, offset, limit in
+            try store.readSingle { try $0.page(order: order, after: after, offset: offset, limit: limit) }
+        }
     }
 
     /// A page of a feed that continues after `cursor` (the first page without one), read from
@@ -84,7 +102,7 @@ public final class Board: Sendable {
     public func page(order: FeedOrder = .new, limit: Int = 20, after cursor: PageCursor? = nil) throws -> Page {
         let position = try cursor?.position(for: order, query: nil)
         guard limit > 0 else { return Page(posters: [], next: nil) }
-        let posters = try store.readSingle { try $0.page(order: order, after: position, offset: 0, limit: limit) }
+        let posters = try pageOfAll(order: order, after: position, offset: 0, limit: limit)
         return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: nil))
     }
 
@@ -300,6 +318,12 @@ public final class Board: Sendable {
     /// Deletes a poster, and the blobs no other poster uses.
     @discardableResult
     public func delete(id: Int64) throws -> Poster {
+        try delete(id: id) { _, _ in }
+    }
+
+    /// ``delete(id:)``, running `alongside` in the same transaction once the poster's rows are
+    /// deleted (a removal writes its audit entry there).
+    func delete(id: Int64, alongside: (any StoreWriting, Poster) throws -> Void) throws -> Poster {
         let deleted = try store.write { writing -> (Poster, [Digest])? in
             guard let poster = try writing.posters(ids: [id]).first, try writing.deletePoster(id: id) else { return nil }
             var orphaned: [Digest] = []
@@ -307,6 +331,7 @@ public final class Board: Sendable {
                 try writing.deleteBlobRow(digest)
                 orphaned.append(digest)
             }
+            try alongside(writing, poster)
             return (poster, orphaned)
         }
         guard let (poster, orphaned) = deleted else { throw BoardError.noSuchPoster(id) }

@@ -115,6 +115,9 @@ package enum PostgresSchema {
         // 7: each image's alt text (empty for the posters stored before; a constant default
         // adds the columns without rewriting the table).
         Step(sql: "ALTER TABLE poster ADD COLUMN alt1 text NOT NULL DEFAULT '', ADD COLUMN alt2 text NOT NULL DEFAULT ''"),
+        // 8: moderation — reports, the reporters a restore cleared, hidden posters, and the
+        // audit log (see PostgresSession+Moderation.swift).
+        Step(sql: PostgresSession.moderationSchema),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it

@@ -73,6 +73,9 @@ enum Migrations {
         Step(sql: SQLiteSession.searchMergeSchema, then: SQLiteSession.mergeWhole),
         // 10: each image's alt text (empty for the posters stored before).
         Step(sql: altTextColumns),
+        // 11: moderation — reports, the reporters a restore cleared, hidden posters, and the
+        // audit log (see SQLiteSession+Moderation.swift).
+        Step(sql: SQLiteSession.moderationSchema),
     ]
 
     /// Schema 10's columns: each image's alt text (``Poster/alt1``), `''` when none was given.

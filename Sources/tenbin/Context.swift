@@ -78,9 +78,9 @@ struct Context {
     /// how to choose another (unless `noteIfMissing` is off).
     func board(
         _ access: BoardLocation.Access, limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(),
-        noteIfMissing: Bool = true, live: LiveFeeds.Options = LiveFeeds.Options()
+        noteIfMissing: Bool = true, live: LiveFeeds.Options = LiveFeeds.Options(), reportThreshold: Int = Board.defaultReportThreshold
     ) throws -> Board {
-        let configuration = Board.Configuration(limits: limits, encoding: encoding, live: live)
+        let configuration = Board.Configuration(limits: limits, encoding: encoding, live: live, reportThreshold: reportThreshold)
         if databaseURL == nil, noteIfMissing, let note = missingStoreNote() {
             switch access {
             case .read, .write: Errors.write(note)

@@ -106,19 +106,29 @@ import Testing
 
         """
 
+    /// Schemas 1-10 had no moderation tables.
+    static let noModeration = """
+        DROP TABLE report;
+        DROP TABLE report_cleared;
+        DROP TABLE poster_hidden;
+        DROP TABLE audit;
+
+        """
+
     /// The SQL that turns today's database into one at `version`.
     static func downgrade(to version: Int) -> String {
-        if version == 9 { return "BEGIN;\n" + noAltTexts + "\nPRAGMA user_version = 9;\nCOMMIT;\n" }
-        if version == 8 { return "BEGIN;\n" + noAltTexts + mergesInSteps + "\nPRAGMA user_version = 8;\nCOMMIT;\n" }
-        if version == 7 { return "BEGIN;\n" + noAltTexts + fts5Index + "\nPRAGMA user_version = 7;\nCOMMIT;\n" }
-        if version == 6 { return "BEGIN;\n" + noAltTexts + fts5Index + onePopularIndex + "\nPRAGMA user_version = 6;\nCOMMIT;\n" }
+        if version == 10 { return "BEGIN;\n" + noModeration + "\nPRAGMA user_version = 10;\nCOMMIT;\n" }
+        if version == 9 { return "BEGIN;\n" + noModeration + noAltTexts + "\nPRAGMA user_version = 9;\nCOMMIT;\n" }
+        if version == 8 { return "BEGIN;\n" + noModeration + noAltTexts + mergesInSteps + "\nPRAGMA user_version = 8;\nCOMMIT;\n" }
+        if version == 7 { return "BEGIN;\n" + noModeration + noAltTexts + fts5Index + "\nPRAGMA user_version = 7;\nCOMMIT;\n" }
+        if version == 6 { return "BEGIN;\n" + noModeration + noAltTexts + fts5Index + onePopularIndex + "\nPRAGMA user_version = 6;\nCOMMIT;\n" }
         if version == 5 {
-            return "BEGIN;\n" + noAltTexts + fts5Index + onePopularIndex + sizedIndex + "\nPRAGMA user_version = 5;\nCOMMIT;\n"
+            return "BEGIN;\n" + noModeration + noAltTexts + fts5Index + onePopularIndex + sizedIndex + "\nPRAGMA user_version = 5;\nCOMMIT;\n"
         }
         if version == 4 {
-            return "BEGIN;\n" + noAltTexts + fts5Index + onePopularIndex + contentsIdentity + "\nPRAGMA user_version = 4;\nCOMMIT;\n"
+            return "BEGIN;\n" + noModeration + noAltTexts + fts5Index + onePopularIndex + contentsIdentity + "\nPRAGMA user_version = 4;\nCOMMIT;\n"
         }
-        var sql = "PRAGMA foreign_keys = OFF;\nBEGIN;\n" + noAltTexts + fts5Index + digestReferences
+        var sql = "PRAGMA foreign_keys = OFF;\nBEGIN;\n" + noModeration + noAltTexts + fts5Index + digestReferences
         if version <= 2 {
             // Schema 2's index had FTS5's default segment buffer (migration 3 empties and
             // refills the index, so its tokens do not matter here).

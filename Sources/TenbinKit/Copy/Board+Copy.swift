@@ -116,7 +116,12 @@ extension Board {
                 try progress(CopyProgress(stage: .posters, done: report.postersCopied, total: total))
             }
             let lastID = try source.lastPosterID()
-            try target.store.write { try $0.reservePosterIDs(through: lastID) }
+            // Reports, hidden marks and the audit log, once every poster they name is there.
+            let moderation = try source.moderationRecords()
+            try target.store.write { writing in
+                try writing.reservePosterIDs(through: lastID)
+                try writing.insertModeration(moderation)
+            }
             report.source = summary.finish(lastPosterID: lastID)
         }
         return report

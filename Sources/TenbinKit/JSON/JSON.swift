@@ -67,7 +67,7 @@ public enum JSON {
         write { $0.error(kind: kind, message: message) }
     }
 
-    private static func write(_ body: (inout JSONWriter) -> Void) -> String {
+    static func write(_ body: (inout JSONWriter) -> Void) -> String {
         var writer = JSONWriter()
         body(&writer)
         return writer.text

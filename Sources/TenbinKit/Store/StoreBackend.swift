@@ -119,6 +119,19 @@ public protocol StoreReading {
     func blobRecords(after: Digest?, limit: Int) throws -> [BlobRecord]
     /// The highest poster id ever given, deleted posters' included; 0 when none was.
     func lastPosterID() throws -> Int64
+
+    // Moderation (see `Board+Moderation.swift`).
+
+    /// The hidden posters, lowest id first.
+    func hiddenPosters() throws -> [HiddenPoster]
+    /// The reports of one poster (of every poster when nil), by poster id, then time, then
+    /// reporter.
+    func reports(posterID: Int64?) throws -> [Report]
+    /// The cleared reporters of one poster (of every poster when nil), by poster id, then reporter.
+    func clearedReporters(posterID: Int64?) throws -> [ClearedReporter]
+    /// Up to `limit` audit entries (of one poster when `posterID` is given) with ids below
+    /// `beforeID` when given, newest first.
+    func auditEntries(posterID: Int64?, beforeID: Int64?, limit: Int) throws -> [AuditEntry]
 }
 
 /// Writes inside one transaction; it can read what it wrote.
@@ -171,6 +184,24 @@ public protocol StoreWriting: StoreReading {
     func insertPosters(_ records: [PosterRecord]) throws
     /// Makes every id drawn from now on higher than `id` (never lowers what was reached).
     func reservePosterIDs(through id: Int64) throws
+
+    // Moderation (see `Board+Moderation.swift`). Deleting a poster deletes its reports,
+    // cleared reporters and hidden mark with it; its audit entries stay.
+
+    /// Stores a report of an existing poster; false (and nothing written) when this reporter
+    /// has a report of this poster already.
+    func insertReport(_ report: Report) throws -> Bool
+    /// Deletes every report of a poster.
+    func deleteReports(posterID: Int64) throws
+    /// Stores cleared reporters of existing posters (those present are left as they are).
+    func insertClearedReporters(_ cleared: [ClearedReporter]) throws
+    /// Marks an existing poster hidden since `since`, or shown when nil (a poster hidden
+    /// already keeps its first time).
+    func setHidden(posterID: Int64, since: Timestamp?) throws
+    /// Appends an entry to the audit log and returns its id, higher than every id before.
+    func appendAudit(_ entry: AuditEntry) throws -> Int64
+    /// Writes audit entries keeping their ids (a copy); ids already present are left as they are.
+    func insertAudit(_ entries: [AuditEntry]) throws
 }
 
 extension StoreReading {

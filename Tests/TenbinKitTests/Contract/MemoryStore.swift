@@ -18,6 +18,12 @@ final class MemoryStore: StoreBackend {
         var uploads: [String: Digest] = [:]
         var lastID: Int64 = 0
         var version: Int64 = 0
+        var hidden: [Int64: Timestamp] = [:]
+        /// By poster, then reporter.
+        var reports: [Int64: [String: Report]] = [:]
+        var cleared: Set<ClearedReporter> = []
+        var audit: [Int64: AuditEntry] = [:]
+        var lastAuditID: Int64 = 0
     }
 
     private let state = Locked(State())
@@ -287,6 +293,9 @@ final class MemorySession: StoreWriting {
 
     func deletePoster(id: Int64) throws -> Bool {
         state.keys[id] = nil
+        state.hidden[id] = nil
+        state.reports[id] = nil
+        state.cleared = state.cleared.filter { $0.posterID != id }
         return state.posters.removeValue(forKey: id) != nil
     }
 
@@ -358,6 +367,79 @@ final class MemorySession: StoreWriting {
     }
 
     func reservePosterIDs(through id: Int64) throws { state.lastID = max(state.lastID, id) }
+
+    // MARK: Moderation
+
+    func hiddenPosters() throws -> [HiddenPoster] {
+        try reading("hiddenPosters")
+        return state.hidden.map { HiddenPoster(posterID: $0.key, since: $0.value) }.sorted { $0.posterID < $1.posterID }
+    }
+
+    func reports(posterID: Int64?) throws -> [Report] {
+        try reading("reports")
+        return state.reports.values.flatMap(\.values).filter { posterID == nil || $0.posterID == posterID }
+            .sorted {
+                ($0.posterID, $0.createdAt.secondsSince1970, $0.reporter) < ($1.posterID, $1.createdAt.secondsSince1970, $1.reporter)
+            }
+    }
+
+    func clearedReporters(posterID: Int64?) throws -> [ClearedReporter] {
+        try reading("clearedReporters")
+        return state.cleared.filter { posterID == nil || $0.posterID == posterID }.sorted {
+            ($0.posterID, $0.reporter) < ($1.posterID, $1.reporter)
+        }
+    }
+
+    func auditEntries(posterID: Int64?, beforeID: Int64?, limit: Int) throws -> [AuditEntry] {
+        try reading("auditEntries")
+        let entries = state.audit.values.filter { (posterID == nil || $0.posterID == posterID) && $0.id < (beforeID ?? .max) }
+        return Array(entries.sorted { $0.id > $1.id }.prefix(max(0, limit)))
+    }
+
+    /// Throws unless the poster exists, as a database's foreign key would.
+    private func requirePoster(_ id: Int64) throws {
+        guard state.posters[id] != nil else { throw MemoryStoreError("poster \(id) does not exist") }
+    }
+
+    func insertReport(_ report: Report) throws -> Bool {
+        try requirePoster(report.posterID)
+        guard state.reports[report.posterID]?[report.reporter] == nil else { return false }
+        state.reports[report.posterID, default: [:]][report.reporter] = report
+        return true
+    }
+
+    func deleteReports(posterID: Int64) throws { state.reports[posterID] = nil }
+
+    func insertClearedReporters(_ cleared: [ClearedReporter]) throws {
+        for entry in cleared {
+            try requirePoster(entry.posterID)
+            state.cleared.insert(entry)
+        }
+    }
+
+    func setHidden(posterID: Int64, since: Timestamp?) throws {
+        try requirePoster(posterID)
+        if let since {
+            if state.hidden[posterID] == nil { state.hidden[posterID] = since }
+        } else {
+            state.hidden[posterID] = nil
+        }
+    }
+
+    func appendAudit(_ entry: AuditEntry) throws -> Int64 {
+        state.lastAuditID += 1
+        var stored = entry
+        stored.id = state.lastAuditID
+        state.audit[stored.id] = stored
+        return stored.id
+    }
+
+    func insertAudit(_ entries: [AuditEntry]) throws {
+        for entry in entries where state.audit[entry.id] == nil {
+            state.audit[entry.id] = entry
+            state.lastAuditID = max(state.lastAuditID, entry.id)
+        }
+    }
 }
 
 struct MemoryStoreError: Error, CustomStringConvertible {

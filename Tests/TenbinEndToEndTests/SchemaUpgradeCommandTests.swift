@@ -115,20 +115,26 @@ import Testing
 
         """
 
+    /// Each schema from 10 on, and the SQL that takes away what it added.
+    static let addedSince9: [(schema: Int, undo: String)] = [(10, noAltTexts), (11, noModeration)]
+    /// Today's schema.
+    static var latestSchema: Int { addedSince9.last?.schema ?? 9 }
+
     /// The SQL that turns today's database into one at `version`.
     static func downgrade(to version: Int) -> String {
-        if version == 10 { return "BEGIN;\n" + noModeration + "\nPRAGMA user_version = 10;\nCOMMIT;\n" }
-        if version == 9 { return "BEGIN;\n" + noModeration + noAltTexts + "\nPRAGMA user_version = 9;\nCOMMIT;\n" }
-        if version == 8 { return "BEGIN;\n" + noModeration + noAltTexts + mergesInSteps + "\nPRAGMA user_version = 8;\nCOMMIT;\n" }
-        if version == 7 { return "BEGIN;\n" + noModeration + noAltTexts + fts5Index + "\nPRAGMA user_version = 7;\nCOMMIT;\n" }
-        if version == 6 { return "BEGIN;\n" + noModeration + noAltTexts + fts5Index + onePopularIndex + "\nPRAGMA user_version = 6;\nCOMMIT;\n" }
+        // What the schemas after `version` from 10 on added, gone, newest first.
+        let newer = addedSince9.filter { $0.schema > version }.reversed().map(\.undo).joined()
+        if version >= 9 { return "BEGIN;\n" + newer + "\nPRAGMA user_version = \(version);\nCOMMIT;\n" }
+        if version == 8 { return "BEGIN;\n" + newer + mergesInSteps + "\nPRAGMA user_version = 8;\nCOMMIT;\n" }
+        if version == 7 { return "BEGIN;\n" + newer + fts5Index + "\nPRAGMA user_version = 7;\nCOMMIT;\n" }
+        if version == 6 { return "BEGIN;\n" + newer + fts5Index + onePopularIndex + "\nPRAGMA user_version = 6;\nCOMMIT;\n" }
         if version == 5 {
-            return "BEGIN;\n" + noModeration + noAltTexts + fts5Index + onePopularIndex + sizedIndex + "\nPRAGMA user_version = 5;\nCOMMIT;\n"
+            return "BEGIN;\n" + newer + fts5Index + onePopularIndex + sizedIndex + "\nPRAGMA user_version = 5;\nCOMMIT;\n"
         }
         if version == 4 {
-            return "BEGIN;\n" + noModeration + noAltTexts + fts5Index + onePopularIndex + contentsIdentity + "\nPRAGMA user_version = 4;\nCOMMIT;\n"
+            return "BEGIN;\n" + newer + fts5Index + onePopularIndex + contentsIdentity + "\nPRAGMA user_version = 4;\nCOMMIT;\n"
         }
-        var sql = "PRAGMA foreign_keys = OFF;\nBEGIN;\n" + noModeration + noAltTexts + fts5Index + digestReferences
+        var sql = "PRAGMA foreign_keys = OFF;\nBEGIN;\n" + newer + fts5Index + digestReferences
         if version <= 2 {
             // Schema 2's index had FTS5's default segment buffer (migration 3 empties and
             // refills the index, so its tokens do not matter here).
@@ -176,7 +182,7 @@ import Testing
         let expected = try answers(store)
         #expect(expected.count == 27)
 
-        for version in 1...9 {
+        for version in 1..<Self.latestSchema {
             let old = "\(reference.path)/schema-\(version)"
             try FileManager.default.copyItem(atPath: store, toPath: old)
             let rewrite = try Shell.capture(["sqlite3", "\(old)/tenbin.sqlite", Self.downgrade(to: version)])
@@ -196,7 +202,7 @@ import Testing
                     + " SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'poster' ORDER BY name);",
             ])
             #expect(
-                after.stdout == "10\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n",
+                after.stdout == "\(Self.latestSchema)\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n",
                 "schema \(version) upgraded in place")
             #expect(try answers(old) == expected, "schema \(version)")
             let gc = try Tenbin.run(["gc", "--json"], store: old)

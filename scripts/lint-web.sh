@@ -53,7 +53,8 @@ if [[ ${1:-} == --self-test ]]; then
     expect_caught "an undeclared CSS variable" 'echo ".x { color: var(--nothing); }" >> app.css' "var(--nothing)"
     expect_caught "CSS that does not parse" 'echo ".x { color red; }" >> app.css' "does not parse"
     expect_caught "an SVG that is not XML" 'echo "<g>" >> icon.svg' "ExpatError"
+    expect_caught "a manifest that is not JSON" 'echo "," >> manifest.webmanifest' "JSONDecodeError"
     echo "lint self-test: every planted break was caught"
 fi
 lint "$static"
-echo "web assets lint clean: app.js, app.css, icon.svg"
+echo "web assets lint clean: app.js, app.css, icon.svg, manifest.webmanifest"

@@ -5,7 +5,8 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib
 # Libraries tenbin links against.
-BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libchafa-dev libwebp-dev libheif-dev libmicrohttpd-dev libpq-dev zlib1g-dev
+BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libchafa-dev libwebp-dev libheif-dev libmicrohttpd-dev libpq-dev zlib1g-dev \
+	libpango1.0-dev libcairo2-dev fonts-ipafont-gothic
 # Tools the tests and benchmarks use (sample images, reference pipelines, terminals, a headless
 # browser with Japanese fonts for the web page, wrk and nginx for the serve benchmark).
 TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time chafa webp libheif-examples \

@@ -66,6 +66,12 @@ public final class Board: Sendable {
         return poster
     }
 
+    /// The highest poster id ever given, deleted posters' included (ids are never reused, so a
+    /// missing poster at or below it was deleted); 0 when none was.
+    public func lastPosterID() throws -> Int64 {
+        try store.readSingle { try $0.lastPosterID() }
+    }
+
     /// A page of a feed, skipping `offset` posters.
     public func posters(order: FeedOrder = .new, limit: Int = 20, offset: Int = 0) throws -> [Poster] {
         guard limit > 0 else { return [] }

@@ -575,8 +575,8 @@ class BoardTest:
         self.driver.save_screenshot(os.path.join(self.args.out, "board-desktop.png"))
         self.accessibility("the Popular tab on a desktop")
 
-    def run(self):
-        checks = [
+    def checks(self):
+        return [
             ("the board loads with Japanese text, thumbnails and no policy violation", self.board_loads),
             ("a vote (click and keyboard) changes the bar and is committed", self.vote_changes_the_bar),
             ("a vote cast by another process arrives live", self.vote_from_another_process_arrives),
@@ -597,8 +597,10 @@ class BoardTest:
             ("screenshots of the Popular tab (phone and desktop); axe in both themes", self.screenshots),
             ("without JavaScript, a vote tap is counted and comes back to the poster", self.a_vote_without_javascript_is_counted),
         ]
+
+    def run(self):
         try:
-            for name, step in checks:
+            for name, step in self.checks():
                 try:
                     self.check(name, step)
                 except Failure as failure:
@@ -614,7 +616,7 @@ class BoardTest:
             self.driver.quit()
 
 
-def main():
+def main(test=BoardTest):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for name in ("url", "tenbin", "store", "fixtures", "out"):
         parser.add_argument("--" + name, required=True)
@@ -625,7 +627,7 @@ def main():
     except (urllib.error.URLError, OSError) as error:
         print(f"FAIL the server at {args.url} cannot be reached: {error}", flush=True)
         return 1
-    return BoardTest(args).run()
+    return test(args).run()
 
 
 if __name__ == "__main__":

@@ -64,6 +64,39 @@ import Testing
         #expect(await server.request("GET", "/thumbs/\(String(repeating: "1", count: 64))?w=160").status == 404)
     }
 
+    @Test func aBrowserThatTakesWebPGetsWebPThumbnailsAndTheAnswerVariesWithAccept() async throws {
+        let server = try TestServer()
+        let digest = AdminRoutesTests.digest(await server.post().json)
+        let chrome = [("Accept", "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8")]
+        let webp = await server.request("GET", "/thumbs/\(digest)?w=320", headers: chrome)
+        #expect(webp.status == 200)
+        #expect(webp.header("content-type") == "image/webp")
+        #expect(webp.header("vary") == "Accept")
+        #expect(webp.header("etag") == "\"\(digest)-w320-webp\"")
+        #expect(webp.bytes.starts(with: Array("RIFF".utf8)) && webp.bytes.dropFirst(8).starts(with: Array("WEBP".utf8)))
+        // Decoded by the project's own codec: the width asked for, and real pixels.
+        let codec = ImageCodec(encoding: EncodingOptions())
+        let header = try codec.probe(webp.bytes, source: "thumbnail")
+        #expect(header.format == .webp && header.width == 320)
+        let jpeg = await server.request("GET", "/thumbs/\(digest)?w=320")
+        #expect(jpeg.header("content-type") == "image/jpeg")
+        #expect(jpeg.header("vary") == "Accept")
+        #expect(jpeg.header("etag") == "\"\(digest)-w320\"")
+        #expect(webp.bytes.count < jpeg.bytes.count, "WebP \(webp.bytes.count) bytes, JPEG \(jpeg.bytes.count)")
+        // Refused by weight, or only reached by a wildcard: the image's own format.
+        for accept in ["image/webp;q=0, image/*", "image/*,*/*;q=0.8"] {
+            #expect(
+                await server.request("GET", "/thumbs/\(digest)?w=320", headers: [("Accept", accept)]).header("content-type") == "image/jpeg"
+            )
+        }
+        // Each variant revalidates against its own tag only.
+        let same = await server.request("GET", "/thumbs/\(digest)?w=320", headers: chrome + [("If-None-Match", "\"\(digest)-w320-webp\"")])
+        #expect(same.status == 304)
+        #expect(same.header("vary") == "Accept")
+        let other = await server.request("GET", "/thumbs/\(digest)?w=320", headers: chrome + [("If-None-Match", "\"\(digest)-w320\"")])
+        #expect(other.status == 200)
+    }
+
     @Test func thePagesScriptStyleAndIconAreCachedForGoodUnderTheirVersionedURLs() async throws {
         let server = try TestServer()
         let page = await server.request("GET", "/").text

@@ -77,11 +77,14 @@ extension Application {
         guard let text = query["w"], let width = Int(text), Thumbnails.widths.contains(width) else {
             throw APIError.badRequest("w must be one of \(Thumbnails.widths.map(String.init).joined(separator: ", "))")
         }
-        let etag = "\"\(digest.hex)-w\(width)\""
-        if Self.notModified(head, etag: etag) { return .now(HTTPResponse(status: 304, headers: Self.immutable(etag: etag))) }
+        // WebP to a browser that says it takes it (every current one does), the image's own
+        // format to anyone else; the answer varies with Accept, and so does its tag.
+        let webp = Self.acceptsWebP(head)
+        let etag = "\"\(digest.hex)-w\(width)\(webp ? "-webp" : "")\""
+        if Self.notModified(head, etag: etag) { return .now(HTTPResponse(status: 304, headers: Self.thumbnailHeaders(etag: etag))) }
         // Only while the image itself is served: a thumbnail of a deleted poster's image (a
         // moderator's delete, on this server or another) is gone at once, cached or not.
-        let key = Thumbnails.Key(digest: digest, width: width)
+        let key = Thumbnails.Key(digest: digest, width: width, webp: webp)
         let failure = request.failure
         // Made from the image's file by the image pipeline (its own tasks), once the file is
         // known to exist (looked up on the board executor the first time).
@@ -107,10 +110,18 @@ extension Application {
         }
     }
 
-    private static func thumbnailResponse(_ image: EncodedImage, etag: String) -> HTTPResponse {
-        HTTPResponse(
-            status: 200, headers: [("Content-Type", mediaType(image.format))] + immutable(etag: etag),
-            body: .bytes(image.bytes))
+    private static func thumbnailResponse(_ image: Thumbnails.Encoded, etag: String) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [("Content-Type", image.mediaType)] + thumbnailHeaders(etag: etag), body: .bytes(image.bytes))
+    }
+
+    /// A thumbnail's caching headers: immutable like a blob's, and varying with `Accept`.
+    private static func thumbnailHeaders(etag: String) -> [(name: String, value: String)] {
+        immutable(etag: etag) + [("Vary", "Accept")]
+    }
+
+    /// Whether `Accept` names `image/webp` (with a weight above 0).
+    static func acceptsWebP(_ head: RequestHead) -> Bool {
+        QualityList.accepts(head.header("accept"), "image/webp")
     }
 
     /// The headers every HTML answer carries.

@@ -73,8 +73,8 @@ extension Application {
 
     /// `POST /api/v1/posters`: a multipart form with `image1`, `image2`, `contents` and
     /// repeated `hashtags`, validated and re-encoded as `tenbin post` does. The page's own form
-    /// sent without JavaScript (a browser navigation) is answered with 303 to the new poster
-    /// on the board, or a page naming the problem, instead of JSON.
+    /// sent without JavaScript (a browser navigation) is answered with 303 to the new poster's
+    /// page, or a page naming the problem, instead of JSON.
     func newPoster(_ request: Request, _ body: RequestBody) throws(APIError) -> Reply {
         guard case .form(let parts) = body else { throw .badRequest("the body is not a form") }
         let page = request.answersWithPage
@@ -100,7 +100,7 @@ extension Application {
             }
             committed()
             metrics.posterStored()
-            if page { return .seeOther("/#poster-\(poster.id)") }
+            if page { return .seeOther("/p/\(poster.id)") }
             return .json(JSON.poster(poster), status: 201, headers: [("Location", "/api/v1/posters/\(poster.id)")])
         }
     }

@@ -57,6 +57,12 @@ enum APIInput {
         return id
     }
 
+    /// `poster=ID` in a query: a poster id, else 400.
+    static func posterID(query text: String) throws(APIError) -> Int64 {
+        guard let id = posterID(text[...]) else { throw .badRequest("poster must be a poster id (a whole number from 1)") }
+        return id
+    }
+
     /// A JSON object body. A UTF-8 byte-order mark before it is skipped (some clients write
     /// one); a key given twice is refused, since either value could be the one meant.
     static func object(_ body: [UInt8]) throws(APIError) -> [String: JSONValue] {

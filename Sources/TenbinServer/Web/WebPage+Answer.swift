@@ -1,6 +1,7 @@
 import TenbinKit
 
-/// What a browser gets when the page's forms are sent without JavaScript (a vote tapped before
+/// What a browser gets when a page fails (a poster page that is not there, a navigation to
+/// nothing) or the page's forms are sent without JavaScript (a vote tapped before
 /// app.js arrived on a slow network, or a browser that runs none): a redirect back to the board
 /// after success, and a short page naming the problem after a failure, instead of JSON.
 extension WebPage {
@@ -11,7 +12,7 @@ extension WebPage {
         documentHead(title: "\(error.status) – tenbin", script: false, text: text) + """
             <body>
             <main class="problem">
-            <h1>\(html: text[.problemTitle])</h1>
+            <h1>\(html: heading(error.status, text: text))</h1>
             <p class="message" dir="auto">\(html: fieldNamesShown(error.message, text: text))</p>
             <p><a href="\(html: back)">\(html: text[.backToBoard])</a></p>
             </main>
@@ -25,6 +26,15 @@ extension WebPage {
     /// them ("Left image", "Right image").
     static func fieldNamesShown(_ message: String, text: WebText) -> String {
         message.replacing("image1", with: text[.leftImage]).replacing("image2", with: text[.rightImage])
+    }
+
+    /// An error page's heading: what a reader needs first.
+    private static func heading(_ status: Int, text: WebText) -> String {
+        switch status {
+        case 404: text[.notFoundTitle]
+        case 410: text[.goneTitle]
+        default: text[.problemTitle]
+        }
     }
 }
 

@@ -40,7 +40,7 @@ extension WebPage {
             \(voteButton(side: 1, count: poster.good1, percent: share.percent1, total: share.total, name: name, text: text))\
             \(voteButton(side: 2, count: poster.good2, percent: share.percent2, total: share.total, name: name, text: text))
             </form>
-            <p class="meta"><a href="/api/v1/posters/\(poster.id)">#\(poster.id)</a> · <time datetime="\(poster.createdAt)">\(poster.createdAt.description.prefix(10))</time>\
+            <p class="meta"><a href="/p/\(poster.id)">#\(poster.id)</a> · <time datetime="\(poster.createdAt)">\(poster.createdAt.description.prefix(10))</time>\
             <span class="tally">\(share.total == 0 ? " · " + SafeText.html(text[.noVotes]) : "")</span></p>
             </article>
             </li>

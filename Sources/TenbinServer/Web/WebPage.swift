@@ -86,8 +86,8 @@ enum WebPage {
 
     /// The start of every page, through `</head>`: `<html lang>` in the page's language,
     /// `title` (escaped here), the icons, the manifest, the theme colours, the style sheet and,
-    /// when `script`, app.js.
-    static func documentHead(title: String, script: Bool, text: WebText = WebText(language: .en)) -> String {
+    /// when `script`, app.js; then `extra` (markup made safe by the caller).
+    static func documentHead(title: String, script: Bool, text: WebText = WebText(language: .en), extra: String = "") -> String {
         """
         <!doctype html>
         <html lang="\(text.language.rawValue)">
@@ -102,7 +102,7 @@ enum WebPage {
         <link rel="apple-touch-icon" href="\(assetURL(AppIcon.touchIconName))">
         <link rel="manifest" href="\(assetURL("manifest.webmanifest"))">
         <link rel="stylesheet" href="\(assetURL("app.css"))">\(script ? "\n<script src=\"\(assetURL("app.js"))\" defer></script>" : "")
-        </head>
+        \(extra)</head>
 
         """
     }

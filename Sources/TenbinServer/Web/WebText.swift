@@ -13,7 +13,7 @@ enum WebString: String, Sendable, CaseIterable {
     case newPoster, leftImage, rightImage, previewLeft, previewRight, altLeft, altRight, question, questionPlaceholder
     case hashtags, hashtagsPlaceholder, post, altWithQuestion, altWithoutQuestion, posterNumber
     case voteLeft, voteRight, noVotes, morePosters, noPostersYet, nothingMatches, postersMatching
-    case problemTitle, backToBoard, viewLarge, close
+    case problemTitle, notFoundTitle, goneTitle, backToBoard, viewLarge, close, share, allPosters, linkCopied, copyTheLink
     case liveStopped, voteNotCounted, voteUnreachable, moreFailed, moreUnreachable, searchFailed
     case searchUnreachable, serverAnswered, chooseLeft, chooseRight, fileEmpty, notAnImage, tooLarge
     case posted, postUnreachable, questionTooLong, votedAnnouncement, justNow, minutesAgo, hoursAgo
@@ -52,6 +52,12 @@ enum WebString: String, Sendable, CaseIterable {
         case .nothingMatches: ("Nothing matches “{0}”.", "「{0}」に一致する投稿はありません。")
         case .postersMatching: ("Posters matching “{0}”", "「{0}」に一致する投稿")
         case .problemTitle: ("That did not work", "うまくいきませんでした")
+        case .notFoundTitle: ("Not found", "見つかりません")
+        case .goneTitle: ("Gone", "削除されました")
+        case .share: ("Share", "共有")
+        case .allPosters: ("All posters", "すべての投稿")
+        case .linkCopied: ("Link copied.", "リンクをコピーしました。")
+        case .copyTheLink: ("Copy the link: {0}", "リンクをコピーしてください：{0}")
         case .backToBoard: ("Back to the board", "ボードに戻る")
         case .viewLarge: ("View {0} large", "{0}を大きく表示")
         case .close: ("Close", "閉じる")

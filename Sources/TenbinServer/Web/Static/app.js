@@ -12,6 +12,8 @@
   const form = document.getElementById("post-form");
   const compose = document.getElementById("compose");
   const pageSize = Number(body.dataset.pageSize) || 20;
+  // A poster's own page (/p/ID): its one card, live; searching leaves for the board.
+  const single = body.dataset.poster || "";
   const widths = [160, 320, 640];
   const maxFeedLimit = 100;
   const searchDelay = 500;
@@ -199,7 +201,7 @@
     article.append(votes);
     const meta = el("p", "meta");
     const link = el("a", "", "#" + poster.id);
-    link.href = "/api/v1/posters/" + poster.id;
+    link.href = "/p/" + poster.id;
     const time = el("time", "", String(poster.createdAt).slice(0, 10));
     time.dateTime = poster.createdAt;
     relativeTime(time);
@@ -287,6 +289,7 @@
     } catch (error) { /* offline: keep the card */ }
   }
   function updateStatus() {
+    if (!statusLine) return;
     const count = board.children.length;
     if (!state.query) { statusLine.textContent = count === 0 ? t("noPostersYet") : ""; return; }
     // The query sits in a <bdi>: right-to-left text in it cannot reorder the sentence.
@@ -294,6 +297,7 @@
     statusLine.replaceChildren(before, el("bdi", "", state.query), after === undefined ? "" : after);
   }
   function updateMore() {
+    if (!more) return;
     more.hidden = !state.next;
     more.href = state.next ? pagePath(state.query, state.sort) + (state.query || state.sort !== "new" ? "&" : "?") +
       "cursor=" + encodeURIComponent(state.next) : "#";
@@ -323,7 +327,8 @@
     if (state.feed) state.feed.close();
     state.feed = null;
     if (!("EventSource" in window)) return;
-    const params = new URLSearchParams({ sort: state.sort, limit: String(state.feedLimit) });
+    const params = single ? new URLSearchParams({ poster: single })
+      : new URLSearchParams({ sort: state.sort, limit: String(state.feedLimit) });
     if (state.query) params.set("q", state.query);
     const feed = new EventSource("/api/v1/feed?" + params);
     state.feed = feed;
@@ -591,6 +596,29 @@
     }
   }
 
+  // ---- sharing (a poster's page) -------------------------------------------------
+  // The Share button: the system's share sheet where the browser has one, else the link
+  // copied. Without this script the page shows the link itself.
+  function shareButton() {
+    const button = document.getElementById("share");
+    if (!button) return;
+    const status = document.getElementById("share-status");
+    button.hidden = false;
+    button.addEventListener("click", async () => {
+      const url = button.dataset.url;
+      try {
+        if (navigator.share) {
+          await navigator.share({ title: button.dataset.title, url: url });
+          return;
+        }
+        await navigator.clipboard.writeText(url);
+        status.textContent = t("linkCopied");
+      } catch (error) {
+        if (error.name !== "AbortError") status.textContent = t("copyTheLink", url);
+      }
+    });
+  }
+
   // ---- wiring --------------------------------------------------------------------
   for (const card of board.children) {
     learn(Number(card.dataset.id), Number(card.dataset.good1), Number(card.dataset.good2));
@@ -649,18 +677,18 @@
       return;
     }
     const tag = event.target.closest(".tags a");
-    if (tag && !event.ctrlKey && !event.metaKey && !event.shiftKey && event.button === 0) {
+    if (tag && !single && !event.ctrlKey && !event.metaKey && !event.shiftKey && event.button === 0) {
       event.preventDefault();
       searchInput.value = tag.textContent;
       window.scrollTo({ top: 0 });
       runSearch(searchInput.value);
     }
   });
-  searchInput.addEventListener("input", () => {
+  if (!single) searchInput.addEventListener("input", () => {
     cancelSearch();
     state.searchTimer = setTimeout(() => runSearch(searchInput.value), searchDelay);
   });
-  searchInput.form.addEventListener("submit", (event) => {
+  if (!single) searchInput.form.addEventListener("submit", (event) => {
     event.preventDefault();
     runSearch(searchInput.value);
   });
@@ -669,25 +697,28 @@
     if (event.key === "/" && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) {
       event.preventDefault();
       searchInput.focus();
-    } else if (event.key === "Escape" && document.activeElement === searchInput && searchInput.value) {
+    } else if (event.key === "Escape" && !single && document.activeElement === searchInput && searchInput.value) {
       searchInput.value = "";
       runSearch("");
     }
   });
-  more.addEventListener("click", (event) => {
+  if (more) more.addEventListener("click", (event) => {
     event.preventDefault();
     loadMore();
   });
-  if ("IntersectionObserver" in window) {
+  if (more && "IntersectionObserver" in window) {
     new IntersectionObserver((entries) => {
       if (entries.some((entry) => entry.isIntersecting)) loadMore();
     }, { rootMargin: "600px" }).observe(more);
   }
-  for (const side of [1, 2]) document.getElementById("image" + side).addEventListener("change", () => picked(side));
-  document.getElementById("contents").addEventListener("input", checkQuestion);
+  if (form) {
+    for (const side of [1, 2]) document.getElementById("image" + side).addEventListener("change", () => picked(side));
+    document.getElementById("contents").addEventListener("input", checkQuestion);
+    form.addEventListener("submit", submitPost);
+  }
   refreshTimes(board);
   setInterval(() => refreshTimes(board), 60000);
-  form.addEventListener("submit", submitPost);
+  shareButton();
   // A page kept in the back-forward cache must not keep its live feed open: the browser's few
   // connections to this server would stay taken and the next page wait for one. It reopens
   // (with a fresh snapshot) when the page is shown again.

@@ -57,7 +57,8 @@ if [[ ${1:-} == --self-test ]]; then
         'echo "document.body.innerHTML = location.hash;" >> report.js' "no-restricted-properties"
     expect_caught "an unknown CSS property in report.css" 'echo ".x { colr: red; }" >> report.css' "unknown property colr"
     expect_caught "an SVG that is not XML" 'echo "<g>" >> icon.svg' "ExpatError"
+    expect_caught "a manifest that is not JSON" 'echo "," >> manifest.webmanifest' "JSONDecodeError"
     echo "lint self-test: every planted break was caught"
 fi
 lint "$static"
-echo "web assets lint clean: app.js, app.css, report.js, report.css, icon.svg"
+echo "web assets lint clean: app.js, app.css, report.js, report.css, icon.svg, manifest.webmanifest"

@@ -23,7 +23,6 @@ import urllib.parse
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -134,13 +133,10 @@ class BoardTest:
                 if "Content Security Policy" in entry["message"] or "Refused to" in entry["message"]]
 
     def open_board(self, path="/"):
-        try:
-            self.driver.get(self.args.url + path)
-        except TimeoutException as error:
-            # Chromium's renderer, starved on a loaded 2-core machine, sometimes misses the page
-            # load's deadline; a second load is the real test of the page.
-            print(f"     retrying the load of {path} (from {self.driver.current_url}): {error.msg.strip()}", flush=True)
-            self.driver.get(self.args.url + path)
+        # A page left for another must give up its live feed (app.js closes it on pagehide):
+        # kept open from the back-forward cache, the feeds of earlier pages took the browser's
+        # six connections to the server, and this load waited past its deadline.
+        self.driver.get(self.args.url + path)
         self.wait("the board's cards", lambda: self.driver.find_elements(By.CSS_SELECTOR, "#board .card"))
         self.wait("the live feed to open", lambda: "live" in self.driver.find_element(By.TAG_NAME, "body").get_attribute("class"))
 

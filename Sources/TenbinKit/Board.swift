@@ -20,6 +20,12 @@ public final class Board: Sendable {
         public var voteBatching: VoteBatcher.Options
         /// How many distinct reporters hide a poster (see ``Board/report(id:reason:note:reporter:)``).
         public var reportThreshold: Int
+        /// The largest Hamming distance between perceptual hashes at which a posted image
+        /// counts as a blocked one (see ``BlockedImage``).
+        public var blockDistance: Int = ImageBlocklist.defaultDistance
+        /// The operator's program every post's images are handed to before it commits; nil
+        /// for none.
+        public var scanner: ImageScanner? = nil
 
         /// A configuration with tenbin's defaults.
         public init(
@@ -184,6 +190,9 @@ public final class Board: Sendable {
     /// their blobs, then commits the poster and its blob rows in one transaction. A bad
     /// image leaves nothing behind; a failure after the blobs are written leaves only whole,
     /// unreferenced files that `gc` removes. Text over ``PosterTextLimits`` is refused first.
+    /// Before anything is written, an image on the blocklist refuses the post
+    /// (``ImageRefusal/blocked(image:entry:)``), and so does the configured
+    /// ``ImageScanner`` when it says no or fails.
     public func post(_ draft: PosterDraft) throws -> Poster {
         try PosterTextLimits.check(contents: draft.contents, hashtags: draft.hashtags)
         try PosterTextLimits.check(alt1: draft.alt1, alt2: draft.alt2)
@@ -196,6 +205,8 @@ public final class Board: Sendable {
         }
         // concurrentPerform returns after every iteration has stored its result.
         let images = try slots.withLock { $0 }.map { try $0!.get() }
+        try refuseBlocked(images)
+        try scan(images)
         return try commit(draft, try storeBlobs(images))
     }
 
@@ -223,6 +234,8 @@ public final class Board: Sendable {
         let known: StoredImage?
         /// Set when the upload was re-encoded here.
         let encoded: EncodedImage?
+        /// The picture's perceptual hash (nil for one too plain to hash).
+        var hash: PerceptualHash? = nil
     }
 
     /// An image whose blob is on disk, ready to be referenced by a poster row (once published,
@@ -245,9 +258,10 @@ public final class Board: Sendable {
     func prepare(_ bytes: [UInt8], source: Digest, upload: ImageUpload) throws -> PreparedImage {
         let key = codec.encoding.key
         if let known = try store.readSingle({ try $0.storedImage(source: source, encodingKey: key) }), blobs.contains(known.digest) {
-            return PreparedImage(upload: upload, source: source, known: known, encoded: nil)
+            return PreparedImage(upload: upload, source: source, known: known, encoded: nil, hash: try storedHash(of: known.digest))
         }
-        return PreparedImage(upload: upload, source: source, known: nil, encoded: try codec.reencode(bytes, source: upload.label))
+        let (encoded, hash) = try codec.reencode(bytes, source: upload.label, hashing: true)
+        return PreparedImage(upload: upload, source: source, known: nil, encoded: encoded, hash: hash)
     }
 
     /// Writes a prepared image's blob (whole, or not at all) unless it is already stored.
@@ -275,6 +289,7 @@ public final class Board: Sendable {
             for (image, source) in zip(poster.images, poster.sources) {
                 try writing.insertBlob(image, source: source, encodingKey: key)
             }
+            try writing.setPerceptualHashes(Self.hashes(of: images))
             return try writing.insertPoster(poster, createdAt: createdAt, search: search)
         }
         return Poster(

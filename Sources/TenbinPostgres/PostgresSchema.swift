@@ -118,6 +118,10 @@ package enum PostgresSchema {
         // 8: moderation — reports, the reporters a restore cleared, hidden posters, and the
         // audit log (see PostgresSession+Moderation.swift).
         Step(sql: PostgresSession.moderationSchema),
+        // 9: blocked images — each blob's perceptual hash (filled lazily, as a post uses a
+        // picture again or a moderator blocks it) and the blocklist (see
+        // PostgresSession+Blocklist.swift).
+        Step(sql: PostgresSession.blocklistSchemaSQL),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it

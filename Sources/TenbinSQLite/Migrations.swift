@@ -76,6 +76,10 @@ enum Migrations {
         // 11: moderation — reports, the reporters a restore cleared, hidden posters, and the
         // audit log (see SQLiteSession+Moderation.swift).
         Step(sql: SQLiteSession.moderationSchema),
+        // 12: blocked images — each blob's perceptual hash (filled lazily: a picture stored
+        // before is hashed when a post uses it again or a moderator blocks it) and the
+        // blocklist (see SQLiteSession+Blocklist.swift).
+        Step(sql: SQLiteSession.blocklistSchema),
     ]
 
     /// Schema 10's columns: each image's alt text (``Poster/alt1``), `''` when none was given.

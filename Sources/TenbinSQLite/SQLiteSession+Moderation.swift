@@ -1,6 +1,6 @@
 import TenbinKit
 
-/// Moderation in SQLite (schema 10): reports, cleared reporters and hidden marks reference
+/// Moderation in SQLite (schema 11): reports, cleared reporters and hidden marks reference
 /// their poster and go with it (`ON DELETE CASCADE`); the audit log outlives the posters it
 /// names.
 extension SQLiteSession {

@@ -194,4 +194,6 @@ struct EmptyStoreReading: StoreReading {
     func reports(posterID: Int64?) throws -> [Report] { [] }
     func clearedReporters(posterID: Int64?) throws -> [ClearedReporter] { [] }
     func auditEntries(posterID: Int64?, beforeID: Int64?, limit: Int) throws -> [AuditEntry] { [] }
+    func perceptualHashes(_ digests: [Digest]) throws -> [Digest: PerceptualHash] { [:] }
+    func blockedImages() throws -> [BlockedImage] { [] }
 }

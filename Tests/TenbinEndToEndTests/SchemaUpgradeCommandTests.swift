@@ -115,8 +115,15 @@ import Testing
 
         """
 
+    /// Schemas 1-11 had no perceptual hashes and no image blocklist.
+    static let noBlocklist = """
+        DROP TABLE blocked_image;
+        ALTER TABLE blob DROP COLUMN phash;
+
+        """
+
     /// Each schema from 10 on, and the SQL that takes away what it added.
-    static let addedSince9: [(schema: Int, undo: String)] = [(10, noAltTexts), (11, noModeration)]
+    static let addedSince9: [(schema: Int, undo: String)] = [(10, noAltTexts), (11, noModeration), (12, noBlocklist)]
     /// Today's schema.
     static var latestSchema: Int { addedSince9.last?.schema ?? 9 }
 

@@ -63,9 +63,6 @@ import Testing
         let restored = await server.request("POST", "/api/v1/admin/posters/1/restore", headers: Self.auth)
         #expect(restored.status == 200 && restored.json["hidden"] as? Bool == false)
         #expect(await server.request("GET", "/api/v1/posters/1").status == 200)
-        let blocked = await server.request(
-            "POST", "/api/v1/admin/posters/2/remove", json: #"{"blockImages": true}"#, headers: Self.auth)
-        #expect(blocked.status == 422 && blocked.errorMessage?.contains("no image blocklist") == true, "\(blocked.text)")
         #expect(await server.request("GET", "/api/v1/posters/2").status == 200)
         let removed = await server.request("POST", "/api/v1/admin/posters/2/remove", json: #"{"reason": "dup"}"#, headers: Self.auth)
         #expect(removed.status == 200 && removed.json["id"] as? Int == 2)

@@ -106,11 +106,12 @@ extension Board {
     public func remove(id: Int64, actor: String, reason: String = "", options: RemoveOptions = RemoveOptions()) throws -> Poster {
         try Self.checkActor(actor)
         guard reason.count <= Self.maximumModerationReason else { throw ModerationError.reasonTooLong(reason.count) }
-        // The seam for the image blocklist (issue 28 item 8): blocking goes here, before the
-        // poster's rows go. Until it exists, asking for it is refused with nothing removed.
-        if options.blockImages { throw ModerationError.blocklistUnavailable }
+        // The images' hashes are found (a picture stored before hashes were is decoded) before
+        // the transaction that blocks them, deletes the poster and logs it, all or nothing.
+        let blocked = options.blockImages ? try imagesToBlock(ofPoster: id) : []
         let now = configuration.now()
         return try delete(id: id) { writing, _ in
+            _ = try Self.writeBlocks(blocked, ofPoster: id, writing, createdAt: now)
             _ = try writing.appendAudit(AuditEntry(at: now, actor: actor, action: .remove, posterID: id, reason: reason))
         }
     }

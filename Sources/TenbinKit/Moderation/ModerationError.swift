@@ -12,14 +12,15 @@ public enum ModerationError: KindedError, Sendable, Equatable {
     case invalidActor(String)
     /// A report threshold below 1.
     case invalidThreshold(Int)
-    /// Blocking a removed poster's images was asked for, and this build has no blocklist.
-    case blocklistUnavailable
+    /// No blocklist entry has this id.
+    case noSuchBlockedImage(Int64)
 
     /// What kind of failure this is.
     public var kind: ErrorKind {
         switch self {
-        case .unknownReason, .noteTooLong, .reasonTooLong, .invalidActor, .invalidThreshold, .blocklistUnavailable: .invalidInput
+        case .unknownReason, .noteTooLong, .reasonTooLong, .invalidActor, .invalidThreshold: .invalidInput
         case .alreadyReported: .conflict
+        case .noSuchBlockedImage: .notFound
         }
     }
 
@@ -36,7 +37,7 @@ public enum ModerationError: KindedError, Sendable, Equatable {
             "a moderation reason may have at most \(Board.maximumModerationReason) characters; this one has \(count)"
         case .invalidActor(let name): "'\(SafeText.excerpt(name, scalars: 40))' cannot name who acts: give 1 to 64 characters"
         case .invalidThreshold(let value): "the report threshold must be at least 1, not \(value)"
-        case .blocklistUnavailable: "cannot block the poster's images: this build has no image blocklist; nothing was removed"
+        case .noSuchBlockedImage(let id): "blocklist entry #\(id): no such entry"
         }
     }
 }

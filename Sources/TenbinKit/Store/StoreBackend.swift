@@ -132,6 +132,15 @@ public protocol StoreReading {
     /// Up to `limit` audit entries (of one poster when `posterID` is given) with ids below
     /// `beforeID` when given, newest first.
     func auditEntries(posterID: Int64?, beforeID: Int64?, limit: Int) throws -> [AuditEntry]
+
+    // Blocked images (see `Moderation/`).
+
+    /// The perceptual hashes stored with these blobs' rows; digests without a row or without a
+    /// hash (a picture stored before schema 12 and not hashed since, or one too plain to hash)
+    /// are left out.
+    func perceptualHashes(_ digests: [Digest]) throws -> [Digest: PerceptualHash]
+    /// Every entry of the image blocklist, oldest first.
+    func blockedImages() throws -> [BlockedImage]
 }
 
 /// Writes inside one transaction; it can read what it wrote.
@@ -202,6 +211,16 @@ public protocol StoreWriting: StoreReading {
     func appendAudit(_ entry: AuditEntry) throws -> Int64
     /// Writes audit entries keeping their ids (a copy); ids already present are left as they are.
     func insertAudit(_ entries: [AuditEntry]) throws
+
+    // Blocked images (see `Moderation/`).
+
+    /// Stores the perceptual hashes of blobs whose rows exist (others are ignored).
+    func setPerceptualHashes(_ hashes: [Digest: PerceptualHash]) throws
+    /// Adds an entry to the image blocklist, dated `createdAt`, and returns it; when an entry
+    /// with the same digest exists, that one is returned unchanged.
+    func insertBlockedImage(_ entry: NewBlockedImage, createdAt: Timestamp) throws -> BlockedImage
+    /// Removes a blocklist entry; false when there is none with this id.
+    func deleteBlockedImage(id: Int64) throws -> Bool
 }
 
 extension StoreReading {
@@ -226,11 +245,14 @@ public struct BlobRecord: Sendable, Hashable {
     public var image: StoredImage
     /// The uploads (SHA-256 of the uploaded bytes, and the encoding options' key) that became it.
     public var uploads: [UploadKey]
+    /// The picture's perceptual hash, when the row holds one.
+    public var perceptualHash: PerceptualHash?
 
     /// A record.
-    public init(image: StoredImage, uploads: [UploadKey]) {
+    public init(image: StoredImage, uploads: [UploadKey], perceptualHash: PerceptualHash? = nil) {
         self.image = image
         self.uploads = uploads
+        self.perceptualHash = perceptualHash
     }
 }
 

@@ -4,30 +4,42 @@ import TenbinKit
     import Glibc
 #endif
 
-/// `tenbin moderation list|show|restore|hide|remove|log [ID] [--reason TEXT] [--as NAME] [--json]`
+/// `tenbin moderation list|show|restore|hide|remove|log [ID] [--reason TEXT] [--as NAME] [--json]`,
+/// and `tenbin moderation blocklist list|add FILE…|remove ID` (see ModerationCommand+Blocklist.swift)
 enum ModerationCommand: Command {
     /// What `moderation` does, its first argument.
     enum Action: String, CaseIterable {
-        case list, show, restore, hide, remove, log
+        case list, show, restore, hide, remove, log, blocklist
     }
 
     static let spec = CommandSpec(
         name: "moderation",
-        abstract: "Review reported and hidden posters: list, show, restore, hide, remove, log.",
-        usage: "list | show ID | restore ID | hide ID | remove ID [--block-images] | log [ID] [--reason TEXT] [--as NAME] [--json]",
+        abstract: "Review reported and hidden posters: list, show, restore, hide, remove, log; the image blocklist.",
+        usage:
+            "list | show ID | restore ID | hide ID | remove ID [--block-images] | log [ID] [--reason TEXT] [--as NAME] [--json] | blocklist list | blocklist add FILE... [--note TEXT] | blocklist remove ID",
         discussion: """
             list shows the review queue (hidden and reported posters, latest first); show one poster \
             with its reports, hidden or not; restore shows it again and clears its reports (the same \
             reporters cannot hide it again); hide hides it; remove deletes it and the images no other \
             poster uses; log lists the audit log, newest first (of one poster with an ID). Every \
-            action is logged with --reason and your user name (or --as NAME). See docs/moderation.md.
+            action is logged with --reason and your user name (or --as NAME). remove --block-images \
+            also lists both images on the image blocklist. \
+            The blocklist holds pictures no post may bring back: a post (tenbin post, tenbin import, or \
+            tenbin serve's API and page) is refused when one of its images is a listed file byte for \
+            byte, or when its perceptual hash (64 bits, from the decoded picture) is within a few bits \
+            of an entry's, which catches re-encoded, resized and mildly cropped copies. 'blocklist add' \
+            lists the pictures in FILE... (images tenbin reads); 'blocklist remove' takes entry ID off \
+            the list. See docs/moderation.md.
             """
     )
 
     struct Options: OptionGroup {
-        var action = Argument.text("ACTION", help: "list, show, restore, hide, remove or log.")
-        var id = Argument.list("ID", help: "The poster's id (show, restore, hide, remove; optional for log).")
+        var action = Argument.text("ACTION", help: "list, show, restore, hide, remove, log or blocklist.")
+        var id = Argument.list(
+            "ID", help: "The poster's id (show, restore, hide, remove; optional for log); for blocklist: list, add FILE... or remove ID.")
         var reason = Option.text(["--reason"], value: "TEXT", help: "Why, for the audit log.")
+        var note = Option.text(
+            ["--note"], value: "TEXT", help: "With 'blocklist add': why the pictures are listed (the file's name when absent).")
         var actor = ModerationCommand.actorOption("Act as NAME in the audit log")
         var blockImages = Flag(["--block-images"], help: "With remove: also block both images from being posted again.")
         var limit = Option.integer(["--limit"], value: "N", help: "Log entries to show, 1 to 10000.", in: 1...10_000, default: 50)
@@ -58,6 +70,7 @@ enum ModerationCommand: Command {
                 command: spec)
         }
         let ids = try arguments.id
+        if action == .blocklist { return try blocklist(ids, note: try arguments.note, json: arguments.json, context: context) }
         if ids.count > 1 { throw UsageError("unexpected argument '\(SafeText.terminal(ids[1]))'", command: spec) }
         let id = try ids.first.map { text in
             guard let id = Int64(text), id >= 1 else {
@@ -69,6 +82,7 @@ enum ModerationCommand: Command {
         case .list:
             if let id { throw UsageError("list takes no ID (show \(id) shows one poster)", command: spec) }
         case .log: break
+        case .blocklist: break  // answered above
         case .show, .restore, .hide, .remove:
             if id == nil { throw UsageError("\(action.rawValue) needs the poster's ID", command: spec) }
         }
@@ -92,6 +106,7 @@ enum ModerationCommand: Command {
             case .log:
                 let entries = try board.auditLog(posterID: id, limit: limit)
                 Output.line(json ? JSON.auditLog(entries) : logText(entries))
+            case .blocklist: break  // answered above
             }
         }
         return 0

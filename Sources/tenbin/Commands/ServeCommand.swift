@@ -67,6 +67,7 @@ enum ServeCommand: Command {
             in: 1...300, default: ServerConfiguration().headerTimeoutSeconds)
         var migrate = Flag(["--migrate"], help: "Upgrade a PostgreSQL database at an older schema first (see docs/postgres.md).")
         var image = ImageOptions()
+        var scan = ScanOptions()
     }
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
@@ -117,7 +118,7 @@ enum ServeCommand: Command {
         defer { hangUp.cancel() }
         let board = try context.board(
             .serve(migrate: arguments.migrate), limits: limits, encoding: encoding, live: LiveFeeds.Options(grace: configuration.feedGrace),
-            reportThreshold: try arguments.reportThreshold)
+            reportThreshold: try arguments.reportThreshold, scanner: try ScanOptions.parse(arguments.scan))
         // Every live feed ends, then the store closes (and checkpoints) before tenbin exits;
         // also when the server cannot start.
         defer { board.close() }

@@ -24,6 +24,9 @@ final class MemoryStore: StoreBackend {
         var cleared: Set<ClearedReporter> = []
         var audit: [Int64: AuditEntry] = [:]
         var lastAuditID: Int64 = 0
+        var hashes: [Digest: PerceptualHash] = [:]
+        var blocked: [BlockedImage] = []
+        var lastBlockedID: Int64 = 0
     }
 
     private let state = Locked(State())
@@ -301,6 +304,7 @@ final class MemorySession: StoreWriting {
 
     func deleteBlobRow(_ digest: Digest) throws {
         state.blobs[digest] = nil
+        state.hashes[digest] = nil
         state.uploads = state.uploads.filter { $0.value != digest }
     }
 
@@ -337,7 +341,7 @@ final class MemorySession: StoreWriting {
                 let parts = key.split(separator: " ", maxSplits: 1)
                 return Digest(hex: String(parts[0])).map { UploadKey(source: $0, encodingKey: parts.count > 1 ? String(parts[1]) : "") }
             }
-            return BlobRecord(image: image, uploads: uploads.sorted())
+            return BlobRecord(image: image, uploads: uploads.sorted(), perceptualHash: state.hashes[image.digest])
         }
     }
 
@@ -350,6 +354,7 @@ final class MemorySession: StoreWriting {
         for record in records {
             try insertBlob(record.image, source: nil, encodingKey: "")
             for upload in record.uploads { try insertBlob(record.image, source: upload.source, encodingKey: upload.encodingKey) }
+            if let hash = record.perceptualHash { try setPerceptualHashes([record.image.digest: hash]) }
         }
     }
 
@@ -439,6 +444,37 @@ final class MemorySession: StoreWriting {
             state.audit[entry.id] = entry
             state.lastAuditID = max(state.lastAuditID, entry.id)
         }
+    }
+
+    // MARK: Blocked images
+
+    func perceptualHashes(_ digests: [Digest]) throws -> [Digest: PerceptualHash] {
+        try reading("perceptualHashes")
+        return state.hashes.filter { digests.contains($0.key) }
+    }
+
+    func blockedImages() throws -> [BlockedImage] {
+        try reading("blockedImages")
+        return state.blocked
+    }
+
+    func setPerceptualHashes(_ hashes: [Digest: PerceptualHash]) throws {
+        for (digest, hash) in hashes where state.blobs[digest] != nil { state.hashes[digest] = hash }
+    }
+
+    func insertBlockedImage(_ entry: NewBlockedImage, createdAt: Timestamp) throws -> BlockedImage {
+        if let present = state.blocked.first(where: { $0.digest == entry.digest }) { return present }
+        state.lastBlockedID += 1
+        let stored = BlockedImage(
+            id: state.lastBlockedID, digest: entry.digest, perceptualHash: entry.perceptualHash, note: entry.note, createdAt: createdAt)
+        state.blocked.append(stored)
+        return stored
+    }
+
+    func deleteBlockedImage(id: Int64) throws -> Bool {
+        guard let index = state.blocked.firstIndex(where: { $0.id == id }) else { return false }
+        state.blocked.remove(at: index)
+        return true
     }
 }
 

@@ -95,9 +95,6 @@ import Testing
         // Refusals leave nothing behind.
         #expect(throws: BoardError.noSuchPoster(999)) { try board.hide(id: 999, actor: "alice") }
         #expect(throws: ModerationError.invalidActor("")) { try board.hide(id: posters[0].id, actor: "") }
-        #expect(throws: ModerationError.blocklistUnavailable) {
-            try board.remove(id: posters[0].id, actor: "bob", options: RemoveOptions(blockImages: true))
-        }
         #expect(throws: ModerationError.noteTooLong(501)) {
             try board.report(id: posters[0].id, reason: .other, note: String(repeating: "x", count: 501), reporter: "y")
         }

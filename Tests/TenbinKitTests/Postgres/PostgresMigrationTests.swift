@@ -65,6 +65,9 @@ struct PostgresMigrationTests {
             }
             #expect(unfilled == 0, "version \(version)")
             #expect(try upgraded.integrityProblems().isEmpty)
+            // Step 7: an empty blocklist, and no hash for a picture stored before (filled lazily).
+            #expect(try board.blockedImages().isEmpty)
+            #expect(try upgraded.read { try $0.perceptualHashes([try #require(Digest(hex: digest))]) }.isEmpty)
             // The upgraded store goes on working: an edit, an import batch, a new poster.
             #expect(try board.edit(id: 2, hashtags: ["z", "y"]).hashtags == ["z", "y"])
             let stored = try board.poster(id: 2)

@@ -28,15 +28,25 @@ final class TestServer: Sendable {
     /// Without `watchingChanges`, the read cache keeps answers until this server's own writes
     /// drop them: what another process commits is never heard (tests of the writes' own
     /// invalidation).
-    init(peer: String = "127.0.0.1", watchingChanges: Bool = true, _ configure: (inout ServerConfiguration) -> Void = { _ in })
-        throws
-    {
+    convenience init(
+        peer: String = "127.0.0.1", watchingChanges: Bool = true, _ configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws {
+        try self.init(peer: peer, watchingChanges: watchingChanges, board: { _ in }, configure)
+    }
+
+    /// A server whose board's configuration `configureBoard` changes (a scanner).
+    init(
+        peer: String = "127.0.0.1", watchingChanges: Bool = true, board configureBoard: (inout Board.Configuration) -> Void,
+        _ configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tenbin-server-\(UUID().uuidString)").path
         var configuration = ServerConfiguration()
         configuration.threads = 1
         configuration.boardThreads = 2
         configure(&configuration)
-        board = try Board(folder: folder, create: true)
+        var boardConfiguration = Board.Configuration()
+        configureBoard(&boardConfiguration)
+        board = try Board(folder: folder, configuration: boardConfiguration, create: true)
         app = try Application(configuration: configuration, gateway: BoardGateway(board: board))
         router = Router(app: app, routes: app.mainRoutes)
         monitoringRouter = Router(app: app, routes: app.monitoringRoutes)

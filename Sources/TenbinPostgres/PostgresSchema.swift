@@ -112,6 +112,9 @@ package enum PostgresSchema {
         Step(
             sql: PostgresStore.popularWalkSchemaSQL + ";\n" + PostgresStore.popularWalkFunctionSQL,
             afterCommit: "VACUUM poster"),
+        // 7: per-poster vote timelines, each voted poster starting with one bucket holding its
+        // counts so far (see PostgresSession+Timeline.swift).
+        Step(sql: PostgresStore.timelineSchemaSQL),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it

@@ -71,6 +71,9 @@ enum Migrations {
         // SQLiteStore+Search.swift), recorded in `search_merge`; the merges migration 8's
         // segments are due are done whole.
         Step(sql: SQLiteSession.searchMergeSchema, then: SQLiteSession.mergeWhole),
+        // 10: per-poster vote timelines, each voted poster starting with one bucket holding
+        // its counts so far (see Migrations+Timelines.swift).
+        Step(sql: timelineMigration),
     ]
 
     /// Schema 7's indexes for popular order. `poster_popular` (votes, then id, descending) put

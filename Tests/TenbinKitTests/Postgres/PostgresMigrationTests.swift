@@ -19,8 +19,10 @@ struct PostgresMigrationTests {
             try old.pool.withConnection { connection in
                 try connection.execute("INSERT INTO blob VALUES ('\(digest)', 'jpeg', 1, 1, 1, NULL)")
                 for (id, tags) in tagged {
+                    // From version 6 the poster row holds copies of its images' blob rows.
+                    let copies = version >= 6 ? (", \(PostgresStore.imageColumnNames)", ", 'jpeg', 1, 1, 1, 'jpeg', 1, 1, 1") : ("", "")
                     try connection.execute(
-                        "INSERT INTO poster (contents, created_at, image1, image2) VALUES ('\\x4142e69db1'::bytea, \(id), '\(digest)', '\(digest)')"
+                        "INSERT INTO poster (contents, created_at, image1, image2\(copies.0)) VALUES ('\\x4142e69db1'::bytea, \(id), '\(digest)', '\(digest)'\(copies.1))"
                     )
                     if version < 3 {
                         for (position, tag) in tags.enumerated() {
@@ -32,8 +34,13 @@ struct PostgresMigrationTests {
                     if version >= 2 {
                         let record = SearchRecord(contents: "AB東", hashtags: tags)
                         try connection.query("INSERT INTO search_key VALUES (\(id), \(record.key), \(record.tokens)::text[])")
+                        if version >= 6 {
+                            try connection.query("UPDATE poster SET walk_key = \(PostgresStore.walkKeySQL("\(record.key)::text")) WHERE id = \(id)")
+                        }
                     }
                 }
+                // Votes cast before timelines (step 7) existed.
+                try connection.execute("UPDATE poster SET good1 = 4, good2 = 1 WHERE id = 1")
             }
             let upgraded = try PostgresStore(url: url, poolSize: 2)
             #expect(try upgraded.schemaVersion() == PostgresSchema.latestVersion)
@@ -51,6 +58,9 @@ struct PostgresMigrationTests {
             _ = try board.vote(id: 2, side: .first)
             #expect(try board.search(query: "東", order: .popular).map(\.id) == [1, 2, 3])
             #expect(try board.posters(order: .popular).map(\.id) == [1, 2, 3])
+            // Step 7: the votes before it in one bucket, the ones after in their own.
+            let timeline = try board.timeline(poster: 1, bucket: .minute)
+            #expect(timeline.count == 2 && timeline.reduce(0) { $0 + $1.good1 } == 4 && timeline.reduce(0) { $0 + $1.good2 } == 3, "version \(version)")
             let unfilled = try upgraded.pool.withConnection { connection in
                 try connection.query("SELECT count(*) FROM poster WHERE walk_key IS NULL OR votes <> good1 + good2").int(0, 0)
             }

@@ -34,9 +34,9 @@ enum APIInput {
         return order
     }
 
-    /// `bucket=minute|hour|day` (default minute), a timeline's bucket size.
+    /// `bucket=minute|hour|day` (default hour), a timeline's bucket size.
     static func bucket(_ query: QueryString) throws(APIError) -> TimelineBucketSize {
-        guard let text = query["bucket"] else { return .minute }
+        guard let text = query["bucket"] else { return .hour }
         guard let size = TimelineBucketSize(name: text) else { throw .badRequest("bucket must be minute, hour or day") }
         return size
     }

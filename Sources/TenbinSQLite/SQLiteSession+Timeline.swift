@@ -21,7 +21,8 @@ extension SQLiteSession {
             "SELECT poster_id, start, good1, good2 FROM vote_bucket WHERE poster_id BETWEEN ? AND ? ORDER BY poster_id, start"
         ).bind(ids.lowerBound, ids.upperBound).map {
             TimelineRow(
-                posterID: $0.int64(0), bucket: TimelineBucket(start: Timestamp(secondsSince1970: $0.int64(1)), good1: $0.int(2), good2: $0.int(3)))
+                posterID: $0.int64(0),
+                bucket: TimelineBucket(start: Timestamp(secondsSince1970: $0.int64(1)), good1: $0.int(2), good2: $0.int(3)))
         }
     }
 
@@ -33,7 +34,9 @@ extension SQLiteSession {
 
     func compactTimelines(now: Timestamp) throws {
         for fold in Timeline.folds(at: now) {
-            guard let done = try db.statement("SELECT done_before FROM timeline_fold WHERE width = ?").bind(fold.width).first({ $0.int64(0) }),
+            guard
+                let done = try db.statement("SELECT done_before FROM timeline_fold WHERE width = ?").bind(fold.width).first({ $0.int64(0) }
+                ),
                 done < fold.before
             else { continue }
             // Write transactions exclude each other here (BEGIN IMMEDIATE), so the buckets
@@ -47,8 +50,10 @@ extension SQLiteSession {
                 ON CONFLICT (poster_id, start) DO UPDATE SET good1 = good1 + excluded.good1, good2 = good2 + excluded.good2
                 """
             ).bind(fold.width, done, fold.before).run()
-            try db.statement("DELETE FROM vote_bucket WHERE start >= ?2 AND start < ?3 AND start % ?1 != 0").bind(fold.width, done, fold.before)
-                .run()
+            try db.statement("DELETE FROM vote_bucket WHERE start >= ?2 AND start < ?3 AND start % ?1 != 0").bind(
+                fold.width, done, fold.before
+            )
+            .run()
             try db.statement("UPDATE timeline_fold SET done_before = ? WHERE width = ?").bind(fold.before, fold.width).run()
         }
     }

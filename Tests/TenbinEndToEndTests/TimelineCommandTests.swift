@@ -10,7 +10,8 @@ import Testing
         let store = try ScratchFolder()
         #expect(try Tenbin.run(["post"] + Self.images, store: store.path).status == 0)
         let empty = try Tenbin.run(["show", "1", "--timeline"], store: store.path)
-        #expect(empty.status == 0 && empty.stdout == "Poster #1 · no votes yet.\n" && empty.stderr.isEmpty, "\(empty.stdout)\(empty.stderr)")
+        #expect(
+            empty.status == 0 && empty.stdout == "Poster #1 · no votes yet.\n" && empty.stderr.isEmpty, "\(empty.stdout)\(empty.stderr)")
         #expect(try Tenbin.run(["vote", "1", "1", "--times", "8"], store: store.path).status == 0)
         #expect(try Tenbin.run(["vote", "1", "2", "--times", "2"], store: store.path).status == 0)
         let json = try Tenbin.run(["show", "1", "--timeline", "--bucket", "day", "--json"], store: store.path)

@@ -138,7 +138,9 @@ public struct BoardSummary: Sendable, Hashable {
 
     /// A timeline bucket as unambiguous bytes.
     static func encode(_ row: TimelineRow) -> [UInt8] {
-        let fields = ["bucket", String(row.posterID), String(row.bucket.start.secondsSince1970), String(row.bucket.good1), String(row.bucket.good2)]
+        let fields = [
+            "bucket", String(row.posterID), String(row.bucket.start.secondsSince1970), String(row.bucket.good1), String(row.bucket.good2),
+        ]
         return Array((fields.joined(separator: "\u{1F}") + "\n").utf8)
     }
 

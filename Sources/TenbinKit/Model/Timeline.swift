@@ -119,7 +119,8 @@ public enum Timeline {
         }
         return sums.map {
             TimelineRow(
-                posterID: $0.key.posterID, bucket: TimelineBucket(start: Timestamp(secondsSince1970: $0.key.start), good1: $0.value.0, good2: $0.value.1))
+                posterID: $0.key.posterID,
+                bucket: TimelineBucket(start: Timestamp(secondsSince1970: $0.key.start), good1: $0.value.0, good2: $0.value.1))
         }
     }
 

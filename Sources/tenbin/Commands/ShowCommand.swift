@@ -59,10 +59,13 @@ extension Option where Value == TimelineBucketSize? {
     /// `--bucket minute|hour|day`, nil when absent (hour, for `--timeline`).
     static var bucket: Self {
         let info = CommandSpec.Option(
-            names: ["--bucket"], value: "minute|hour|day", help: CommandSpec.Option.help("With --timeline: each bucket's span.", default: "hour"))
+            names: ["--bucket"], value: "minute|hour|day",
+            help: CommandSpec.Option.help("With --timeline: each bucket's span.", default: "hour"))
         return Option(info: info) { texts throws(UsageError) in
             guard let text = texts.last else { return nil }
-            guard let size = TimelineBucketSize(name: text) else { throw UsageError("'--bucket' takes one of minute, hour, day, not '\(text)'") }
+            guard let size = TimelineBucketSize(name: text) else {
+                throw UsageError("'--bucket' takes one of minute, hour, day, not '\(text)'")
+            }
             return size
         }
     }

@@ -269,7 +269,8 @@ final class MemorySession: StoreWriting {
         guard state.posters[id] != nil else { return false }
         state.posters[id]!.good1 += good1  // checked just above
         state.posters[id]!.good2 += good2
-        addToBucket(TimelineRow(posterID: id, bucket: TimelineBucket(start: Timestamp(secondsSince1970: start), good1: good1, good2: good2)))
+        addToBucket(
+            TimelineRow(posterID: id, bucket: TimelineBucket(start: Timestamp(secondsSince1970: start), good1: good1, good2: good2)))
         return true
     }
 
@@ -286,7 +287,8 @@ final class MemorySession: StoreWriting {
             throw MemoryStoreError("vote deltas must have distinct ascending ids; \(later.id) came after \(earlier.id)")
         }
         let start = Timeline.minuteStart(of: time)
-        return try deltas.filter { try addVotes(id: $0.id, good1: $0.good1, good2: $0.good2, start: start) }.map { state.posters[$0.id]! }  // just voted
+        let voted = try deltas.filter { try addVotes(id: $0.id, good1: $0.good1, good2: $0.good2, start: start) }
+        return voted.map { state.posters[$0.id]! }  // each was found just above
     }
 
     func timelineRows(posters ids: ClosedRange<Int64>) throws -> [TimelineRow] {
@@ -298,7 +300,9 @@ final class MemorySession: StoreWriting {
 
     func insertTimelineRows(_ rows: [TimelineRow]) throws {
         for row in rows {
-            guard state.posters[row.posterID] != nil else { throw MemoryStoreError("a timeline row names poster \(row.posterID), which does not exist") }
+            guard state.posters[row.posterID] != nil else {
+                throw MemoryStoreError("a timeline row names poster \(row.posterID), which does not exist")
+            }
             addToBucket(row)
         }
     }

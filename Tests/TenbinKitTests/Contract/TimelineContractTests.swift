@@ -95,7 +95,9 @@ import Testing
         let clock = Locked(Self.start)
         let board = try Self.board(backend, store, clock: clock)
         let posters = try board.quickPost([("a", []), ("b", [])])
-        for (offset, side, times) in [(0, VoteSide.first, 2), (61, .second, 1), (1800, .first, 5), (3601, .second, 3)] as [(Int64, VoteSide, Int)] {
+        for (offset, side, times) in [(0, VoteSide.first, 2), (61, .second, 1), (1800, .first, 5), (3601, .second, 3)]
+            as [(Int64, VoteSide, Int)]
+        {
             clock.withLock { $0 = Self.start + offset }
             try board.vote(id: posters[0].id, side: side, times: times)
         }

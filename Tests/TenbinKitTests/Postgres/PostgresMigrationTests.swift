@@ -35,7 +35,8 @@ struct PostgresMigrationTests {
                         let record = SearchRecord(contents: "AB東", hashtags: tags)
                         try connection.query("INSERT INTO search_key VALUES (\(id), \(record.key), \(record.tokens)::text[])")
                         if version >= 6 {
-                            try connection.query("UPDATE poster SET walk_key = \(PostgresStore.walkKeySQL("\(record.key)::text")) WHERE id = \(id)")
+                            try connection.query(
+                                "UPDATE poster SET walk_key = \(PostgresStore.walkKeySQL("\(record.key)::text")) WHERE id = \(id)")
                         }
                     }
                 }
@@ -60,7 +61,9 @@ struct PostgresMigrationTests {
             #expect(try board.posters(order: .popular).map(\.id) == [1, 2, 3])
             // Step 7: the votes before it in one bucket, the ones after in their own.
             let timeline = try board.timeline(poster: 1, bucket: .minute)
-            #expect(timeline.count == 2 && timeline.reduce(0) { $0 + $1.good1 } == 4 && timeline.reduce(0) { $0 + $1.good2 } == 3, "version \(version)")
+            #expect(
+                timeline.count == 2 && timeline.reduce(0) { $0 + $1.good1 } == 4 && timeline.reduce(0) { $0 + $1.good2 } == 3,
+                "version \(version)")
             let unfilled = try upgraded.pool.withConnection { connection in
                 try connection.query("SELECT count(*) FROM poster WHERE walk_key IS NULL OR votes <> good1 + good2").int(0, 0)
             }

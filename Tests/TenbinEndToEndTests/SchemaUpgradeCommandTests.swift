@@ -99,14 +99,26 @@ import Testing
         CREATE INDEX poster_popular ON poster(good1 + good2 DESC, id DESC);
         """
 
+    /// Schemas 1–9 kept no timelines (schema 10 made them).
+    static let noTimelines = """
+        DROP TABLE vote_bucket;
+        DROP TABLE timeline_fold;
+
+        """
+
     /// The SQL that turns today's database into one at `version`.
     static func downgrade(to version: Int) -> String {
-        if version == 8 { return "BEGIN;\n" + mergesInSteps + "\nPRAGMA user_version = 8;\nCOMMIT;\n" }
-        if version == 7 { return "BEGIN;\n" + fts5Index + "\nPRAGMA user_version = 7;\nCOMMIT;\n" }
-        if version == 6 { return "BEGIN;\n" + fts5Index + onePopularIndex + "\nPRAGMA user_version = 6;\nCOMMIT;\n" }
-        if version == 5 { return "BEGIN;\n" + fts5Index + onePopularIndex + sizedIndex + "\nPRAGMA user_version = 5;\nCOMMIT;\n" }
-        if version == 4 { return "BEGIN;\n" + fts5Index + onePopularIndex + contentsIdentity + "\nPRAGMA user_version = 4;\nCOMMIT;\n" }
-        var sql = "PRAGMA foreign_keys = OFF;\nBEGIN;\n" + fts5Index + digestReferences
+        if version == 9 { return "BEGIN;\n" + noTimelines + "PRAGMA user_version = 9;\nCOMMIT;\n" }
+        if version == 8 { return "BEGIN;\n" + noTimelines + mergesInSteps + "\nPRAGMA user_version = 8;\nCOMMIT;\n" }
+        if version == 7 { return "BEGIN;\n" + noTimelines + fts5Index + "\nPRAGMA user_version = 7;\nCOMMIT;\n" }
+        if version == 6 { return "BEGIN;\n" + noTimelines + fts5Index + onePopularIndex + "\nPRAGMA user_version = 6;\nCOMMIT;\n" }
+        if version == 5 {
+            return "BEGIN;\n" + noTimelines + fts5Index + onePopularIndex + sizedIndex + "\nPRAGMA user_version = 5;\nCOMMIT;\n"
+        }
+        if version == 4 {
+            return "BEGIN;\n" + noTimelines + fts5Index + onePopularIndex + contentsIdentity + "\nPRAGMA user_version = 4;\nCOMMIT;\n"
+        }
+        var sql = "PRAGMA foreign_keys = OFF;\nBEGIN;\n" + noTimelines + fts5Index + digestReferences
         if version <= 2 {
             // Schema 2's index had FTS5's default segment buffer (migration 3 empties and
             // refills the index, so its tokens do not matter here).
@@ -154,7 +166,7 @@ import Testing
         let expected = try answers(store)
         #expect(expected.count == 27)
 
-        for version in 1...8 {
+        for version in 1...9 {
             let old = "\(reference.path)/schema-\(version)"
             try FileManager.default.copyItem(atPath: store, toPath: old)
             let rewrite = try Shell.capture(["sqlite3", "\(old)/tenbin.sqlite", Self.downgrade(to: version)])
@@ -171,10 +183,12 @@ import Testing
                 "sqlite3", "\(old)/tenbin.sqlite",
                 "PRAGMA user_version; SELECT typeof(image1) FROM poster LIMIT 1; SELECT count(*) FROM poster WHERE contents_hash = 0;"
                     + " SELECT count(*) FROM sqlite_schema WHERE name LIKE 'search_gram%';"
-                    + " SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'poster' ORDER BY name);",
+                    + " SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'poster' ORDER BY name);"
+                    // Schema 10: the three voted posters' counts so far, one bucket each.
+                    + " SELECT count(*), sum(good1), sum(good2) FROM vote_bucket;",
             ])
             #expect(
-                after.stdout == "9\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n",
+                after.stdout == "10\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n3|5|2\n",
                 "schema \(version) upgraded in place")
             #expect(try answers(old) == expected, "schema \(version)")
             let gc = try Tenbin.run(["gc", "--json"], store: old)

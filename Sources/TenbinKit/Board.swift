@@ -64,7 +64,7 @@ public final class Board: Sendable {
         self.blobs = blobs
         self.codec = ImageCodec(limits: configuration.limits, encoding: configuration.encoding)
         self.live = LiveFeeds(store: store, options: configuration.live)
-        self.votes = VoteBatcher(store: store, options: configuration.voteBatching)
+        self.votes = VoteBatcher(store: store, options: configuration.voteBatching, now: configuration.now)
     }
 
     // MARK: Reading
@@ -160,7 +160,7 @@ public final class Board: Sendable {
     public func vote(id: Int64, side: VoteSide, times: Int = 1) throws -> Poster {
         try VoteBatcher.validate(times)
         let delta = VoteDelta(id: id, good1: side == .first ? times : 0, good2: side == .second ? times : 0)
-        let poster = try store.commitVotes([delta]).first
+        let poster = try store.commitVotes([delta], at: configuration.now()).first
         guard let poster else { throw BoardError.noSuchPoster(id) }
         return poster
     }

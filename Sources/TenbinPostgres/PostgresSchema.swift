@@ -122,6 +122,9 @@ package enum PostgresSchema {
         // picture again or a moderator blocks it) and the blocklist (see
         // PostgresSession+Blocklist.swift).
         Step(sql: PostgresSession.blocklistSchemaSQL),
+        // 10: per-poster vote timelines, each voted poster starting with one bucket holding its
+        // counts so far (see PostgresSession+Timeline.swift).
+        Step(sql: PostgresStore.timelineSchemaSQL),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it

@@ -80,6 +80,9 @@ enum Migrations {
         // before is hashed when a post uses it again or a moderator blocks it) and the
         // blocklist (see SQLiteSession+Blocklist.swift).
         Step(sql: SQLiteSession.blocklistSchema),
+        // 13: per-poster vote timelines, each voted poster starting with one bucket holding
+        // its counts so far (see Migrations+Timelines.swift).
+        Step(sql: timelineMigration),
     ]
 
     /// Schema 10's columns: each image's alt text (``Poster/alt1``), `''` when none was given.

@@ -251,17 +251,21 @@ struct SQLiteSession: StoreWriting {
         }
     }
 
-    private func addVotes(id: Int64, good1: Int, good2: Int) throws -> Bool {
+    private func addVotes(id: Int64, good1: Int, good2: Int, start: Int64) throws -> Bool {
         // One statement: SQLite applies it atomically under the write lock, so concurrent
         // voters in any number of processes never lose or double a vote.
         try db.statement("UPDATE poster SET good1 = good1 + ?, good2 = good2 + ? WHERE id = ?").bind(good1, good2, id).run()
-        return db.changes == 1
+        guard db.changes == 1 else { return false }
+        // In the same transaction: the timeline's totals are the counts.
+        try addToBucket(id: id, start: start, good1: good1, good2: good2)
+        return true
     }
 
-    func addVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+    func addVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster] {
         // In-process, a prepared statement run once per poster costs what one statement over
         // the whole batch would, without building and parsing a list of deltas.
-        let found = try deltas.filter { try addVotes(id: $0.id, good1: $0.good1, good2: $0.good2) }.map(\.id)
+        let start = Timeline.minuteStart(of: time)
+        let found = try deltas.filter { try addVotes(id: $0.id, good1: $0.good1, good2: $0.good2, start: start) }.map(\.id)
         return try posters(ids: found)
     }
 

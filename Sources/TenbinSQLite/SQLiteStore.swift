@@ -196,4 +196,5 @@ struct EmptyStoreReading: StoreReading {
     func auditEntries(posterID: Int64?, beforeID: Int64?, limit: Int) throws -> [AuditEntry] { [] }
     func perceptualHashes(_ digests: [Digest]) throws -> [Digest: PerceptualHash] { [:] }
     func blockedImages() throws -> [BlockedImage] { [] }
+    func timelineRows(posters ids: ClosedRange<Int64>) throws -> [TimelineRow] { [] }
 }

@@ -122,8 +122,15 @@ import Testing
 
         """
 
+    /// Schemas 1-12 kept no timelines (schema 13 made them).
+    static let noTimelines = """
+        DROP TABLE vote_bucket;
+        DROP TABLE timeline_fold;
+
+        """
+
     /// Each schema from 10 on, and the SQL that takes away what it added.
-    static let addedSince9: [(schema: Int, undo: String)] = [(10, noAltTexts), (11, noModeration), (12, noBlocklist)]
+    static let addedSince9: [(schema: Int, undo: String)] = [(10, noAltTexts), (11, noModeration), (12, noBlocklist), (13, noTimelines)]
     /// Today's schema.
     static var latestSchema: Int { addedSince9.last?.schema ?? 9 }
 
@@ -206,10 +213,12 @@ import Testing
                 "sqlite3", "\(old)/tenbin.sqlite",
                 "PRAGMA user_version; SELECT typeof(image1) FROM poster LIMIT 1; SELECT count(*) FROM poster WHERE contents_hash = 0;"
                     + " SELECT count(*) FROM sqlite_schema WHERE name LIKE 'search_gram%';"
-                    + " SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'poster' ORDER BY name);",
+                    + " SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'poster' ORDER BY name);"
+                    // Schema 10: the three voted posters' counts so far, one bucket each.
+                    + " SELECT count(*), sum(good1), sum(good2) FROM vote_bucket;",
             ])
             #expect(
-                after.stdout == "\(Self.latestSchema)\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n",
+                after.stdout == "\(Self.latestSchema)\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n3|5|2\n",
                 "schema \(version) upgraded in place")
             #expect(try answers(old) == expected, "schema \(version)")
             let gc = try Tenbin.run(["gc", "--json"], store: old)

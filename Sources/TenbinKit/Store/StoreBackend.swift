@@ -23,10 +23,11 @@ public protocol StoreBackend: Sendable {
     /// exact (no lost or doubled update).
     func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T
 
-    /// Adds a batch of votes (as ``StoreWriting/addVotes(_:)``) in a transaction of its own
-    /// and returns the posters as it left them. A backend may do better than a `write` around
-    /// `addVotes` (PostgreSQL: one statement, one round trip, no BEGIN or COMMIT).
-    func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster]
+    /// Adds a batch of votes cast at `time` (as ``StoreWriting/addVotes(_:at:)``, timeline
+    /// buckets included) in a transaction of its own and returns the posters as it left them.
+    /// A backend may do better than a `write` around `addVotes` (PostgreSQL: one statement,
+    /// one round trip, no BEGIN or COMMIT).
+    func commitVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster]
 
     /// A page of the posters matching `query` in `order`, after `after` when given, skipping
     /// `offset` of them, at most `limit`, from one snapshot. Asked only for a
@@ -66,8 +67,13 @@ extension StoreBackend {
     }
 
     /// `addVotes` in a `write` of its own.
+    public func commitVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster] {
+        try write { try $0.addVotes(deltas, at: time) }
+    }
+
+    /// ``commitVotes(_:at:)`` at the system clock's time.
     public func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
-        try write { try $0.addVotes(deltas) }
+        try commitVotes(deltas, at: .now())
     }
 }
 
@@ -141,6 +147,12 @@ public protocol StoreReading {
     func perceptualHashes(_ digests: [Digest]) throws -> [Digest: PerceptualHash]
     /// Every entry of the image blocklist, oldest first.
     func blockedImages() throws -> [BlockedImage]
+
+    // Timelines (see ``Timeline``).
+
+    /// The stored timeline buckets of the posters with ids in `ids`, by poster id, then start,
+    /// ascending.
+    func timelineRows(posters ids: ClosedRange<Int64>) throws -> [TimelineRow]
 }
 
 /// Writes inside one transaction; it can read what it wrote.
@@ -157,11 +169,12 @@ public protocol StoreWriting: StoreReading {
     /// ``insertPoster(_:createdAt:search:)`` for a whole import batch, in order (`search[i]` is
     /// `posters[i]`'s record); returns the new ids, ascending in the order given.
     func insertPosters(_ posters: [NewPoster], createdAt: Timestamp, search: [SearchRecord]) throws -> [Int64]
-    /// Adds a whole batch of votes (one delta per poster, ids distinct and ascending, so two
-    /// batches lock shared rows in the same order) and returns the posters as this
+    /// Adds a whole batch of votes cast at `time` (one delta per poster, ids distinct and
+    /// ascending, so two batches lock shared rows in the same order) to the posters' counts
+    /// and to their timelines' minute buckets holding `time`, and returns the posters as this
     /// transaction leaves them, ascending by id. A delta whose poster does not exist adds
     /// nothing and is left out of the result; the others still apply.
-    func addVotes(_ deltas: [VoteDelta]) throws -> [Poster]
+    func addVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster]
     /// Replaces a poster's contents, hashtags and search record; false when there is no such poster.
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool
     /// Deletes a poster, its hashtags and its search record; false when there is no such poster.
@@ -221,6 +234,14 @@ public protocol StoreWriting: StoreReading {
     func insertBlockedImage(_ entry: NewBlockedImage, createdAt: Timestamp) throws -> BlockedImage
     /// Removes a blocklist entry; false when there is none with this id.
     func deleteBlockedImage(id: Int64) throws -> Bool
+
+    /// Adds timeline rows of posters that exist to what their buckets hold (a copy's).
+    func insertTimelineRows(_ rows: [TimelineRow]) throws
+
+    /// Applies the folds of ``Timeline/folds(at:)`` due at `now` to the stored buckets: each
+    /// moves a bucket's votes into the coarser bucket holding it, so no total changes. A
+    /// backend may remember how far it has folded and look only at buckets since.
+    func compactTimelines(now: Timestamp) throws
 }
 
 extension StoreReading {
@@ -231,6 +252,11 @@ extension StoreReading {
 }
 
 extension StoreWriting {
+    /// ``addVotes(_:at:)`` at the system clock's time.
+    public func addVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+        try addVotes(deltas, at: .now())
+    }
+
     /// ``insertPoster(_:createdAt:search:)`` once per poster.
     public func insertPosters(_ posters: [NewPoster], createdAt: Timestamp, search: [SearchRecord]) throws -> [Int64] {
         // Invariant of the callers: one search record per poster.

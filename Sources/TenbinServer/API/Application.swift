@@ -94,6 +94,7 @@ final class Application: Sendable {
                     refused: { [metrics] in metrics.postRefused(PostRefusal($0)) })
             ) { [self] in try newPoster($0, $1) },
             .cachedGet("/api/v1/posters/{id:poster}") { [self] in try poster($0) },
+            .cachedGet("/api/v1/posters/{id:poster}/timeline") { [self] in try timeline($0) },
             .write(.patch, "/api/v1/posters/{id:poster}", RoutePolicy(bodies: [.json: .bytes(APIInput.maximumJSONBytes)], admin: true)) {
                 [self] in try edit($0, $1)
             },

@@ -55,6 +55,11 @@ struct BoardGateway: Sendable {
         try board.lastPosterID()
     }
 
+    /// A poster's timeline in buckets of `size`.
+    func timeline(id: Int64, size: TimelineBucketSize) throws -> [TimelineBucket] {
+        try board.timeline(poster: id, bucket: size)
+    }
+
     /// Adds votes without waiting: `completion` runs on the vote batcher's thread once they
     /// are committed (with others cast at the same moment) or failed. Throws at once for a
     /// count out of range.

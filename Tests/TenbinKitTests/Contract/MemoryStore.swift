@@ -27,6 +27,8 @@ final class MemoryStore: StoreBackend {
         var hashes: [Digest: PerceptualHash] = [:]
         var blocked: [BlockedImage] = []
         var lastBlockedID: Int64 = 0
+        /// Timeline buckets by poster and start.
+        var buckets: [Timeline.TimelineKey: TimelineBucket] = [:]
     }
 
     private let state = Locked(State())
@@ -78,9 +80,9 @@ final class MemoryStore: StoreBackend {
         if unavailable.withLock({ $0 }) { throw StoreError(.unavailable("switched off by the test"), at: location) }
     }
 
-    func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+    func commitVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster] {
         beforeCommitVotes?()
-        return try write { try $0.addVotes(deltas) }
+        return try write { try $0.addVotes(deltas, at: time) }
     }
 
     func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {
@@ -272,18 +274,52 @@ final class MemorySession: StoreWriting {
         return state.lastID
     }
 
-    private func addVotes(id: Int64, good1: Int, good2: Int) throws -> Bool {
+    private func addVotes(id: Int64, good1: Int, good2: Int, start: Int64) throws -> Bool {
         guard state.posters[id] != nil else { return false }
         state.posters[id]!.good1 += good1  // checked just above
         state.posters[id]!.good2 += good2
+        addToBucket(
+            TimelineRow(posterID: id, bucket: TimelineBucket(start: Timestamp(secondsSince1970: start), good1: good1, good2: good2)))
         return true
     }
 
-    func addVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+    private func addToBucket(_ row: TimelineRow) {
+        let key = Timeline.TimelineKey(posterID: row.posterID, start: row.bucket.start.secondsSince1970)
+        var bucket = state.buckets[key] ?? TimelineBucket(start: row.bucket.start, good1: 0, good2: 0)
+        bucket.good1 += row.bucket.good1
+        bucket.good2 += row.bucket.good2
+        state.buckets[key] = bucket
+    }
+
+    func addVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster] {
         for (earlier, later) in zip(deltas, deltas.dropFirst()) where earlier.id >= later.id {
             throw MemoryStoreError("vote deltas must have distinct ascending ids; \(later.id) came after \(earlier.id)")
         }
-        return try deltas.filter { try addVotes(id: $0.id, good1: $0.good1, good2: $0.good2) }.map { state.posters[$0.id]! }  // just voted
+        let start = Timeline.minuteStart(of: time)
+        let voted = try deltas.filter { try addVotes(id: $0.id, good1: $0.good1, good2: $0.good2, start: start) }
+        return voted.map { state.posters[$0.id]! }  // each was found just above
+    }
+
+    func timelineRows(posters ids: ClosedRange<Int64>) throws -> [TimelineRow] {
+        try reading("timelineRows")
+        return state.buckets.filter { ids.contains($0.key.posterID) }.sorted { $0.key < $1.key }.map {
+            TimelineRow(posterID: $0.key.posterID, bucket: $0.value)
+        }
+    }
+
+    func insertTimelineRows(_ rows: [TimelineRow]) throws {
+        for row in rows {
+            guard state.posters[row.posterID] != nil else {
+                throw MemoryStoreError("a timeline row names poster \(row.posterID), which does not exist")
+            }
+            addToBucket(row)
+        }
+    }
+
+    func compactTimelines(now: Timestamp) throws {
+        let rows = state.buckets.map { TimelineRow(posterID: $0.key.posterID, bucket: $0.value) }
+        state.buckets = [:]
+        for row in Timeline.compacted(rows, at: now) { addToBucket(row) }
     }
 
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool {
@@ -299,6 +335,7 @@ final class MemorySession: StoreWriting {
         state.hidden[id] = nil
         state.reports[id] = nil
         state.cleared = state.cleared.filter { $0.posterID != id }
+        state.buckets = state.buckets.filter { $0.key.posterID != id }
         return state.posters.removeValue(forKey: id) != nil
     }
 

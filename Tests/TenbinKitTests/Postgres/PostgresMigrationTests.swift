@@ -43,6 +43,8 @@ struct PostgresMigrationTests {
                         }
                     }
                 }
+                // Votes cast before timelines (step 10) existed.
+                try connection.execute("UPDATE poster SET good1 = 4, good2 = 1 WHERE id = 1")
             }
             let upgraded = try PostgresStore(url: url, poolSize: 2)
             #expect(try upgraded.schemaVersion() == PostgresSchema.latestVersion)
@@ -60,6 +62,11 @@ struct PostgresMigrationTests {
             _ = try board.vote(id: 2, side: .first)
             #expect(try board.search(query: "東", order: .popular).map(\.id) == [1, 2, 3])
             #expect(try board.posters(order: .popular).map(\.id) == [1, 2, 3])
+            // Step 7: the votes before it in one bucket, the ones after in their own.
+            let timeline = try board.timeline(poster: 1, bucket: .minute)
+            #expect(
+                timeline.count == 2 && timeline.reduce(0) { $0 + $1.good1 } == 4 && timeline.reduce(0) { $0 + $1.good2 } == 3,
+                "version \(version)")
             let unfilled = try upgraded.pool.withConnection { connection in
                 try connection.query("SELECT count(*) FROM poster WHERE walk_key IS NULL OR votes <> good1 + good2").int(0, 0)
             }
@@ -81,7 +88,7 @@ struct PostgresMigrationTests {
     }
 
     @Test func anAltTextlessDatabaseUpgradesAndKeepsItsPosters() throws {
-        // A version 6 database as version 6 wrote it: today's, less what steps 7 to 9 added.
+        // A version 6 database as version 6 wrote it: today's, less what steps 7 to 10 added.
         let url = try TestPostgres.freshDatabase()
         let folder = try TemporaryStore()
         let posted = try {
@@ -92,6 +99,7 @@ struct PostgresMigrationTests {
             try store.pool.withConnection { connection in
                 try connection.execute(
                     """
+                    DROP TABLE vote_bucket, timeline_fold;
                     DROP TABLE blocked_image; ALTER TABLE blob DROP COLUMN phash;
                     DROP TABLE report, report_cleared, poster_hidden, audit;
                     ALTER TABLE poster DROP COLUMN alt1, DROP COLUMN alt2; DELETE FROM tenbin_schema WHERE version >= 7

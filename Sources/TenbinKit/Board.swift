@@ -18,6 +18,8 @@ public final class Board: Sendable {
         public var live: LiveFeeds.Options
         /// How votes cast with ``castVote(id:side:times:)`` are grouped into one commit.
         public var voteBatching: VoteBatcher.Options
+        /// How many distinct reporters hide a poster (see ``Board/report(id:reason:note:reporter:)``).
+        public var reportThreshold: Int
         /// The largest Hamming distance between perceptual hashes at which a posted image
         /// counts as a blocked one (see ``BlockedImage``).
         public var blockDistance: Int = ImageBlocklist.defaultDistance
@@ -29,13 +31,14 @@ public final class Board: Sendable {
         public init(
             limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(),
             now: @escaping @Sendable () -> Timestamp = Timestamp.now, live: LiveFeeds.Options = LiveFeeds.Options(),
-            voteBatching: VoteBatcher.Options = VoteBatcher.Options()
+            voteBatching: VoteBatcher.Options = VoteBatcher.Options(), reportThreshold: Int = Board.defaultReportThreshold
         ) {
             self.limits = limits
             self.encoding = encoding
             self.now = now
             self.live = live
             self.voteBatching = voteBatching
+            self.reportThreshold = reportThreshold
         }
     }
 
@@ -61,21 +64,42 @@ public final class Board: Sendable {
         self.blobs = blobs
         self.codec = ImageCodec(limits: configuration.limits, encoding: configuration.encoding)
         self.live = LiveFeeds(store: store, options: configuration.live)
-        self.votes = VoteBatcher(store: store, options: configuration.voteBatching)
+        self.votes = VoteBatcher(store: store, options: configuration.voteBatching, now: configuration.now)
     }
 
     // MARK: Reading
 
     /// One poster.
+    /// One poster the public may see: a hidden poster is no such poster here.
     public func poster(id: Int64) throws -> Poster {
-        guard let poster = try store.readSingle({ try $0.posters(ids: [id]) }).first else { throw BoardError.noSuchPoster(id) }
+        guard let poster = try store.readSingle({ try $0.posters(ids: [id]) }).first, try !isHidden(id: id) else {
+            throw BoardError.noSuchPoster(id)
+        }
         return poster
+    }
+
+    /// The highest poster id ever given, deleted posters' included (ids are never reused, so a
+    /// missing poster at or below it was deleted); 0 when none was.
+    public func lastPosterID() throws -> Int64 {
+        try store.readSingle { try $0.lastPosterID() }
     }
 
     /// A page of a feed, skipping `offset` posters.
     public func posters(order: FeedOrder = .new, limit: Int = 20, offset: Int = 0) throws -> [Poster] {
         guard limit > 0 else { return [] }
-        return try store.readSingle { try $0.page(order: order, after: nil, offset: max(0, offset), limit: limit) }
+        return try pageOfAll(order: order, after: nil, offset: max(0, offset), limit: limit)
+    }
+
+    /// A page of every poster the public may see, in `order`.
+    func pageOfAll(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster] {
+        try Self.pageOfAll(order: order, after: after, offset: offset, limit: limit, in: store)
+    }
+
+    /// ``pageOfAll(order:after:offset:limit:)`` on `store`: also how a live feed is read (``LiveFeeds``).
+    static func pageOfAll(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int, in store: any StoreBackend) throws -> [Poster] {
+        try visiblePage(order: order, after: after, offset: offset, limit: limit, in: store) { after, offset, limit in
+            try store.readSingle { try $0.page(order: order, after: after, offset: offset, limit: limit) }
+        }
     }
 
     /// A page of a feed that continues after `cursor` (the first page without one), read from
@@ -84,7 +108,7 @@ public final class Board: Sendable {
     public func page(order: FeedOrder = .new, limit: Int = 20, after cursor: PageCursor? = nil) throws -> Page {
         let position = try cursor?.position(for: order, query: nil)
         guard limit > 0 else { return Page(posters: [], next: nil) }
-        let posters = try store.readSingle { try $0.page(order: order, after: position, offset: 0, limit: limit) }
+        let posters = try pageOfAll(order: order, after: position, offset: 0, limit: limit)
         return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: nil))
     }
 
@@ -136,7 +160,7 @@ public final class Board: Sendable {
     public func vote(id: Int64, side: VoteSide, times: Int = 1) throws -> Poster {
         try VoteBatcher.validate(times)
         let delta = VoteDelta(id: id, good1: side == .first ? times : 0, good2: side == .second ? times : 0)
-        let poster = try store.commitVotes([delta]).first
+        let poster = try store.commitVotes([delta], at: configuration.now()).first
         guard let poster else { throw BoardError.noSuchPoster(id) }
         return poster
     }
@@ -171,6 +195,7 @@ public final class Board: Sendable {
     /// ``ImageScanner`` when it says no or fails.
     public func post(_ draft: PosterDraft) throws -> Poster {
         try PosterTextLimits.check(contents: draft.contents, hashtags: draft.hashtags)
+        try PosterTextLimits.check(alt1: draft.alt1, alt2: draft.alt2)
         let uploads = draft.images
         let slots = Locked([Result<PreparedImage, any Error>?](repeating: nil, count: uploads.count))
         // The two images are independent: prepare them on both cores at once.
@@ -258,7 +283,8 @@ public final class Board: Sendable {
 
     func commit(_ draft: PosterDraft, _ images: [StoredUpload]) throws -> Poster {
         let poster = NewPoster(
-            contents: draft.contents, hashtags: draft.hashtags, images: images.map(\.stored), sources: images.map(\.prepared.source))
+            contents: draft.contents, hashtags: draft.hashtags, images: images.map(\.stored), sources: images.map(\.prepared.source),
+            alt1: draft.alt1, alt2: draft.alt2)
         let search = SearchRecord(contents: poster.contents, hashtags: poster.hashtags)
         let key = codec.encoding.key
         let createdAt = configuration.now()
@@ -273,7 +299,7 @@ public final class Board: Sendable {
         }
         return Poster(
             id: id, contents: poster.contents, hashtags: poster.hashtags, good1: 0, good2: 0, createdAt: createdAt,
-            images: poster.images)
+            images: poster.images, alt1: poster.alt1, alt2: poster.alt2)
     }
 
     /// Called holding the lock on an image's blob before a commit: `gc` (which deletes a file
@@ -312,6 +338,12 @@ public final class Board: Sendable {
     /// Deletes a poster, and the blobs no other poster uses.
     @discardableResult
     public func delete(id: Int64) throws -> Poster {
+        try delete(id: id) { _, _ in }
+    }
+
+    /// ``delete(id:)``, running `alongside` in the same transaction once the poster's rows are
+    /// deleted (a removal writes its audit entry there).
+    func delete(id: Int64, alongside: (any StoreWriting, Poster) throws -> Void) throws -> Poster {
         let deleted = try store.write { writing -> (Poster, [Digest])? in
             guard let poster = try writing.posters(ids: [id]).first, try writing.deletePoster(id: id) else { return nil }
             var orphaned: [Digest] = []
@@ -319,6 +351,7 @@ public final class Board: Sendable {
                 try writing.deleteBlobRow(digest)
                 orphaned.append(digest)
             }
+            try alongside(writing, poster)
             return (poster, orphaned)
         }
         guard let (poster, orphaned) = deleted else { throw BoardError.noSuchPoster(id) }
@@ -346,12 +379,19 @@ public struct PosterDraft: Sendable {
     public var contents: String
     /// Hashtags as typed; normalised when stored.
     public var hashtags: [String]
+    /// Each image's alt text (``Poster/alt1``); may be empty.
+    public var alt1: String
+    public var alt2: String
 
     /// A draft; hashtags are normalised when stored.
-    public init(image1: ImageUpload, image2: ImageUpload, contents: String = "", hashtags: [String] = []) {
+    public init(
+        image1: ImageUpload, image2: ImageUpload, contents: String = "", hashtags: [String] = [], alt1: String = "", alt2: String = ""
+    ) {
         self.images = [image1, image2]
         self.contents = contents
         self.hashtags = hashtags
+        self.alt1 = alt1
+        self.alt2 = alt2
     }
 }
 

@@ -112,10 +112,19 @@ package enum PostgresSchema {
         Step(
             sql: PostgresStore.popularWalkSchemaSQL + ";\n" + PostgresStore.popularWalkFunctionSQL,
             afterCommit: "VACUUM poster"),
-        // 7: blocked images — each blob's perceptual hash (filled lazily, as a post uses a
+        // 7: each image's alt text (empty for the posters stored before; a constant default
+        // adds the columns without rewriting the table).
+        Step(sql: "ALTER TABLE poster ADD COLUMN alt1 text NOT NULL DEFAULT '', ADD COLUMN alt2 text NOT NULL DEFAULT ''"),
+        // 8: moderation — reports, the reporters a restore cleared, hidden posters, and the
+        // audit log (see PostgresSession+Moderation.swift).
+        Step(sql: PostgresSession.moderationSchema),
+        // 9: blocked images — each blob's perceptual hash (filled lazily, as a post uses a
         // picture again or a moderator blocks it) and the blocklist (see
         // PostgresSession+Blocklist.swift).
         Step(sql: PostgresSession.blocklistSchemaSQL),
+        // 10: per-poster vote timelines, each voted poster starting with one bucket holding its
+        // counts so far (see PostgresSession+Timeline.swift).
+        Step(sql: PostgresStore.timelineSchemaSQL),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it

@@ -4,7 +4,7 @@ import TenbinKit
 /// NULL until computed) and the blocklist, a small table read whole by every post (the match
 /// by Hamming distance is the core's).
 extension PostgresSession {
-    /// Schema version 7's additions.
+    /// Schema version 9's additions.
     static let blocklistSchemaSQL = """
         ALTER TABLE blob ADD COLUMN phash bigint;
         CREATE TABLE blocked_image (

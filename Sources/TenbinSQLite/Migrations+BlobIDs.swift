@@ -115,5 +115,6 @@ extension Migrations {
             ) WITHOUT ROWID;
 
             """ + SQLiteSession.searchKeySchema + SQLiteSession.searchIndexSchema + identityHashColumn + identityHashIndex
-        + splitPopularIndex + SQLiteSession.searchMergeSchema + SQLiteSession.blocklistSchema
+        + splitPopularIndex + SQLiteSession.searchMergeSchema + altTextColumns + SQLiteSession.moderationSchema
+        + SQLiteSession.blocklistSchema + timelineSchema
 }

@@ -71,11 +71,26 @@ enum Migrations {
         // SQLiteStore+Search.swift), recorded in `search_merge`; the merges migration 8's
         // segments are due are done whole.
         Step(sql: SQLiteSession.searchMergeSchema, then: SQLiteSession.mergeWhole),
-        // 10: blocked images — each blob's perceptual hash (filled lazily: a picture stored
+        // 10: each image's alt text (empty for the posters stored before).
+        Step(sql: altTextColumns),
+        // 11: moderation — reports, the reporters a restore cleared, hidden posters, and the
+        // audit log (see SQLiteSession+Moderation.swift).
+        Step(sql: SQLiteSession.moderationSchema),
+        // 12: blocked images — each blob's perceptual hash (filled lazily: a picture stored
         // before is hashed when a post uses it again or a moderator blocks it) and the
         // blocklist (see SQLiteSession+Blocklist.swift).
         Step(sql: SQLiteSession.blocklistSchema),
+        // 13: per-poster vote timelines, each voted poster starting with one bucket holding
+        // its counts so far (see Migrations+Timelines.swift).
+        Step(sql: timelineMigration),
     ]
+
+    /// Schema 10's columns: each image's alt text (``Poster/alt1``), `''` when none was given.
+    static let altTextColumns = """
+        ALTER TABLE poster ADD COLUMN alt1 TEXT NOT NULL DEFAULT '';
+        ALTER TABLE poster ADD COLUMN alt2 TEXT NOT NULL DEFAULT '';
+
+        """
 
     /// Schema 7's indexes for popular order. `poster_popular` (votes, then id, descending) put
     /// every new poster, which has no votes, at one interior point: after every voted poster,

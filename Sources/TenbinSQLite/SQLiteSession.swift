@@ -29,7 +29,7 @@ struct SQLiteSession: StoreWriting {
     static let posterColumns = """
         SELECT p.id, p.contents, p.good1, p.good2, p.created_at,
                b1.digest, b1.format, b1.width, b1.height, b1.bytes,
-               b2.digest, b2.format, b2.width, b2.height, b2.bytes
+               b2.digest, b2.format, b2.width, b2.height, b2.bytes, p.alt1, p.alt2
         FROM poster p JOIN blob b1 ON b1.id = p.image1 JOIN blob b2 ON b2.id = p.image2
         """
 
@@ -203,7 +203,7 @@ struct SQLiteSession: StoreWriting {
         Poster(
             id: row.int64(0), contents: row.text(1), hashtags: [], good1: row.int(2), good2: row.int(3),
             createdAt: Timestamp(secondsSince1970: row.int64(4)),
-            images: [try decodeImage(row, from: 5), try decodeImage(row, from: 10)])
+            images: [try decodeImage(row, from: 5), try decodeImage(row, from: 10)], alt1: row.text(15), alt2: row.text(16))
     }
 
     static func decodeImage(_ row: Statement, from column: Int32) throws -> StoredImage {
@@ -218,7 +218,8 @@ struct SQLiteSession: StoreWriting {
     // MARK: Writing
 
     /// The statements a poster's insert runs (see SQLiteSession+Import.swift).
-    static let posterInsert = "INSERT INTO poster (contents, contents_hash, created_at, image1, image2) VALUES (?, ?, ?, ?, ?)"
+    static let posterInsert =
+        "INSERT INTO poster (contents, contents_hash, created_at, image1, image2, alt1, alt2) VALUES (?, ?, ?, ?, ?, ?, ?)"
     static let hashtagInsert = "INSERT INTO hashtag (poster_id, position, tag) VALUES (?, ?, ?)"
     static let searchKeyInsert = "INSERT INTO search_key (poster_id, key) VALUES (?, ?)"
     /// The posters with two images and contents (their hash, then the text itself).
@@ -250,17 +251,21 @@ struct SQLiteSession: StoreWriting {
         }
     }
 
-    private func addVotes(id: Int64, good1: Int, good2: Int) throws -> Bool {
+    private func addVotes(id: Int64, good1: Int, good2: Int, start: Int64) throws -> Bool {
         // One statement: SQLite applies it atomically under the write lock, so concurrent
         // voters in any number of processes never lose or double a vote.
         try db.statement("UPDATE poster SET good1 = good1 + ?, good2 = good2 + ? WHERE id = ?").bind(good1, good2, id).run()
-        return db.changes == 1
+        guard db.changes == 1 else { return false }
+        // In the same transaction: the timeline's totals are the counts.
+        try addToBucket(id: id, start: start, good1: good1, good2: good2)
+        return true
     }
 
-    func addVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+    func addVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster] {
         // In-process, a prepared statement run once per poster costs what one statement over
         // the whole batch would, without building and parsing a list of deltas.
-        let found = try deltas.filter { try addVotes(id: $0.id, good1: $0.good1, good2: $0.good2) }.map(\.id)
+        let start = Timeline.minuteStart(of: time)
+        let found = try deltas.filter { try addVotes(id: $0.id, good1: $0.good1, good2: $0.good2, start: start) }.map(\.id)
         return try posters(ids: found)
     }
 

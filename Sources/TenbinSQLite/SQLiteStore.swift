@@ -190,6 +190,11 @@ struct EmptyStoreReading: StoreReading {
     func posters(afterID: Int64, limit: Int) throws -> [Poster] { [] }
     func blobRecords(after: Digest?, limit: Int) throws -> [BlobRecord] { [] }
     func lastPosterID() throws -> Int64 { 0 }
+    func hiddenPosters() throws -> [HiddenPoster] { [] }
+    func reports(posterID: Int64?) throws -> [Report] { [] }
+    func clearedReporters(posterID: Int64?) throws -> [ClearedReporter] { [] }
+    func auditEntries(posterID: Int64?, beforeID: Int64?, limit: Int) throws -> [AuditEntry] { [] }
     func perceptualHashes(_ digests: [Digest]) throws -> [Digest: PerceptualHash] { [:] }
     func blockedImages() throws -> [BlockedImage] { [] }
+    func timelineRows(posters ids: ClosedRange<Int64>) throws -> [TimelineRow] { [] }
 }

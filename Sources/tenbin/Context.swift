@@ -78,9 +78,10 @@ struct Context {
     /// how to choose another (unless `noteIfMissing` is off).
     func board(
         _ access: BoardLocation.Access, limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(),
-        noteIfMissing: Bool = true, live: LiveFeeds.Options = LiveFeeds.Options(), scanner: ImageScanner? = nil
+        noteIfMissing: Bool = true, live: LiveFeeds.Options = LiveFeeds.Options(), reportThreshold: Int = Board.defaultReportThreshold,
+        scanner: ImageScanner? = nil
     ) throws -> Board {
-        var configuration = Board.Configuration(limits: limits, encoding: encoding, live: live)
+        var configuration = Board.Configuration(limits: limits, encoding: encoding, live: live, reportThreshold: reportThreshold)
         configuration.scanner = scanner
         if databaseURL == nil, noteIfMissing, let note = missingStoreNote() {
             switch access {

@@ -41,6 +41,20 @@ import Testing
         #expect(try Tenbin.run(["check"], store: store.path).status == 0)
     }
 
+    @Test func removeWithBlockImagesListsBothPicturesAndThePosterCannotComeBack() throws {
+        let store = try ScratchFolder()
+        #expect(try Tenbin.run(["post", Self.cat, Self.dog], store: store.path).status == 0)
+        let removed = try Tenbin.run(
+            ["moderation", "remove", "1", "--block-images", "--reason", "illegal", "--as", "mod"], store: store.path)
+        #expect(removed.status == 0 && removed.stdout == "Removed #1.\n", "\(removed.stderr)")
+        let listed = try Tenbin.run(["moderation", "blocklist", "list"], store: store.path).stdout
+        #expect(listed.contains("poster #1, image 1\n") && listed.contains("poster #1, image 2\n"))
+        let again = try Tenbin.run(["post", Self.morning, Self.dog], store: store.path)
+        #expect(again.status == 1)
+        #expect(again.stderr == "Error: image '\(Self.dog)' is blocked: it matches entry #2 of the board's image blocklist\n")
+        #expect(try Tenbin.run(["moderation", "log"], store: store.path).stdout.contains("remove #1"))
+    }
+
     @Test func aCopyTenbinReencodedIsRefusedByItsPerceptualHash() throws {
         // tenbin's own re-encoding: the cat as one board stores it (JPEG at quality 50).
         let first = try ScratchFolder()
@@ -72,8 +86,6 @@ import Testing
     @Test func badRequestsAreRefusedWithOneLine() throws {
         let store = try ScratchFolder()
         for (arguments, message) in [
-            (["moderation"], "Error: missing what to moderate: 'blocklist'"),
-            (["moderation", "reports"], "Error: 'reports' is not a moderation command; use 'blocklist'"),
             (["moderation", "blocklist"], "Error: missing a blocklist action: list, add or remove"),
             (["moderation", "blocklist", "frob"], "Error: 'frob' is not a blocklist action; use list, add or remove"),
             (["moderation", "blocklist", "add"], "Error: 'blocklist add' needs at least one FILE"),

@@ -13,6 +13,9 @@ extension JSONWriter {
             json.timestamp(poster.createdAt)
             json.key("images")
             json.array(poster.images) { $0.image($1) }
+            // Only when given: every poster without them keeps its documented shape.
+            if !poster.alt1.isEmpty { json.field("alt1", poster.alt1) }
+            if !poster.alt2.isEmpty { json.field("alt2", poster.alt2) }
         }
     }
 
@@ -31,6 +34,22 @@ extension JSONWriter {
             json.field("width", image.width)
             json.field("height", image.height)
             json.field("bytes", image.bytes)
+        }
+    }
+
+    /// A poster's timeline: `{"buckets": [{"start", "good1", "good2"}…]}`, oldest first, one
+    /// bucket per line.
+    package mutating func timeline(_ buckets: [TimelineBucket]) {
+        object { json in
+            json.key("buckets")
+            json.array(buckets, layout: .oneItemPerLine) { json, bucket in
+                json.object { json in
+                    json.key("start")
+                    json.timestamp(bucket.start)
+                    json.field("good1", bucket.good1)
+                    json.field("good2", bucket.good2)
+                }
+            }
         }
     }
 

@@ -2,29 +2,40 @@
 /// and lets an operator's program refuse a post before it commits.
 ///
 /// Every image a post or an import stores gets its perceptual hash stored with its blob row.
-/// Pictures stored before schema 10 (SQLite) or version 7 (PostgreSQL) have none until they
+/// Pictures stored before schema 12 (SQLite) or version 9 (PostgreSQL) have none until they
 /// are needed: a post that uses one again, or a moderator blocking it, decodes the blob and
 /// stores the hash then (lazily; there is no maintenance step to run).
 extension Board {
     /// Puts both images of a poster on the blocklist (each by its stored digest and perceptual
     /// hash, noted "poster #ID, image N"), so that no later post brings them back, even
-    /// re-encoded, resized or mildly cropped. The poster itself is left as it is: a moderator
-    /// removing it (`tenbin moderation remove --block-images`) calls this first, then deletes
-    /// it. An image already on the list keeps its entry. Returns the two entries.
+    /// re-encoded, resized or mildly cropped. The poster itself is left as it is (a moderator's
+    /// `remove --block-images` blocks and deletes in one transaction). An image already on the
+    /// list keeps its entry. Returns the two entries.
     @discardableResult
     public func blockImages(ofPoster id: Int64) throws -> [BlockedImage] {
-        let poster = try poster(id: id)
-        let hashes = try poster.images.map { try storedHash(of: $0.digest) }
+        let images = try imagesToBlock(ofPoster: id)
         let createdAt = configuration.now()
-        return try store.write { writing in
-            var known: [Digest: PerceptualHash] = [:]
-            for (image, hash) in zip(poster.images, hashes) { known[image.digest] = hash }
-            try writing.setPerceptualHashes(known)
-            return try zip(poster.images, hashes).enumerated().map { side, pair in
-                try writing.insertBlockedImage(
-                    NewBlockedImage(digest: pair.0.digest, perceptualHash: pair.1, note: "poster #\(id), image \(side + 1)"),
-                    createdAt: createdAt)
-            }
+        return try store.write { try Self.writeBlocks(images, ofPoster: id, $0, createdAt: createdAt) }
+    }
+
+    /// A poster's images (hidden or not) with their perceptual hashes, decoded now for a
+    /// picture stored before hashes were: what blocking them writes, found before the write.
+    func imagesToBlock(ofPoster id: Int64) throws -> [(image: StoredImage, hash: PerceptualHash?)] {
+        try moderationItem(id: id).poster.images.map { ($0, try storedHash(of: $0.digest)) }
+    }
+
+    /// Writes blocklist entries for a poster's images (and their hashes to their blob rows),
+    /// inside the caller's transaction.
+    static func writeBlocks(
+        _ images: [(image: StoredImage, hash: PerceptualHash?)], ofPoster id: Int64, _ writing: any StoreWriting, createdAt: Timestamp
+    ) throws -> [BlockedImage] {
+        var known: [Digest: PerceptualHash] = [:]
+        for (image, hash) in images { known[image.digest] = hash }
+        try writing.setPerceptualHashes(known)
+        return try images.enumerated().map { side, pair in
+            try writing.insertBlockedImage(
+                NewBlockedImage(digest: pair.image.digest, perceptualHash: pair.hash, note: "poster #\(id), image \(side + 1)"),
+                createdAt: createdAt)
         }
     }
 
@@ -58,13 +69,12 @@ extension Board {
             }
             return entry
         }
-        guard let removed else { throw BlocklistError.noSuchBlockedImage(id) }
+        guard let removed else { throw ModerationError.noSuchBlockedImage(id) }
         return removed
     }
 
     /// The perceptual hash stored with a blob, or, for a picture stored before hashes were,
-    /// the hash of its decoded blob (which the caller stores). Only for a poster's images
-    /// (blocking them): a post hashes its upload instead, whose blob a delete may be removing.
+    /// the hash of its decoded blob (which the caller stores).
     func storedHash(of digest: Digest) throws -> PerceptualHash? {
         if let stored = try store.readSingle({ try $0.perceptualHashes([digest]) })[digest] { return stored }
         return try codec.perceptualHash(try blobs.read(digest), source: digest.hex)
@@ -108,21 +118,5 @@ extension Board {
 
     private static func fileName(_ path: String) -> String {
         path.split(separator: "/").last.map(String.init) ?? path
-    }
-}
-
-/// A blocklist request a board refuses.
-public enum BlocklistError: KindedError, Sendable, Equatable {
-    /// No blocklist entry has this id.
-    case noSuchBlockedImage(Int64)
-
-    /// What kind of failure this is.
-    public var kind: ErrorKind { .notFound }
-
-    /// One sentence naming the entry and the reason.
-    public var description: String {
-        switch self {
-        case .noSuchBlockedImage(let id): "blocklist entry #\(id): no such entry"
-        }
     }
 }

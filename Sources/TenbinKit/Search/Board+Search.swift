@@ -52,6 +52,15 @@ extension Board {
     static func searchPosters(
         _ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int, in store: any StoreBackend
     ) throws -> [Poster] {
+        try visiblePage(order: order, after: after, offset: offset, limit: limit, in: store) { after, offset, limit in
+            try searchAllPosters(query, order: order, after: after, offset: offset, limit: limit, in: store)
+        }
+    }
+
+    /// ``searchPosters(_:order:after:offset:limit:in:)`` hidden posters included.
+    private static func searchAllPosters(
+        _ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int, in store: any StoreBackend
+    ) throws -> [Poster] {
         if limit > 0, SearchGrams.indexIsExact(for: query),
             let posters = try store.exactSearchPosters(query, order: order, after: after, offset: offset, limit: limit)
         {

@@ -23,10 +23,11 @@ public protocol StoreBackend: Sendable {
     /// exact (no lost or doubled update).
     func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T
 
-    /// Adds a batch of votes (as ``StoreWriting/addVotes(_:)``) in a transaction of its own
-    /// and returns the posters as it left them. A backend may do better than a `write` around
-    /// `addVotes` (PostgreSQL: one statement, one round trip, no BEGIN or COMMIT).
-    func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster]
+    /// Adds a batch of votes cast at `time` (as ``StoreWriting/addVotes(_:at:)``, timeline
+    /// buckets included) in a transaction of its own and returns the posters as it left them.
+    /// A backend may do better than a `write` around `addVotes` (PostgreSQL: one statement,
+    /// one round trip, no BEGIN or COMMIT).
+    func commitVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster]
 
     /// A page of the posters matching `query` in `order`, after `after` when given, skipping
     /// `offset` of them, at most `limit`, from one snapshot. Asked only for a
@@ -66,8 +67,13 @@ extension StoreBackend {
     }
 
     /// `addVotes` in a `write` of its own.
+    public func commitVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster] {
+        try write { try $0.addVotes(deltas, at: time) }
+    }
+
+    /// ``commitVotes(_:at:)`` at the system clock's time.
     public func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
-        try write { try $0.addVotes(deltas) }
+        try commitVotes(deltas, at: .now())
     }
 }
 
@@ -120,14 +126,33 @@ public protocol StoreReading {
     /// The highest poster id ever given, deleted posters' included; 0 when none was.
     func lastPosterID() throws -> Int64
 
+    // Moderation (see `Board+Moderation.swift`).
+
+    /// The hidden posters, lowest id first.
+    func hiddenPosters() throws -> [HiddenPoster]
+    /// The reports of one poster (of every poster when nil), by poster id, then time, then
+    /// reporter.
+    func reports(posterID: Int64?) throws -> [Report]
+    /// The cleared reporters of one poster (of every poster when nil), by poster id, then reporter.
+    func clearedReporters(posterID: Int64?) throws -> [ClearedReporter]
+    /// Up to `limit` audit entries (of one poster when `posterID` is given) with ids below
+    /// `beforeID` when given, newest first.
+    func auditEntries(posterID: Int64?, beforeID: Int64?, limit: Int) throws -> [AuditEntry]
+
     // Blocked images (see `Moderation/`).
 
     /// The perceptual hashes stored with these blobs' rows; digests without a row or without a
-    /// hash (a picture stored before schema 10 and not hashed since, or one too plain to hash)
+    /// hash (a picture stored before schema 12 and not hashed since, or one too plain to hash)
     /// are left out.
     func perceptualHashes(_ digests: [Digest]) throws -> [Digest: PerceptualHash]
     /// Every entry of the image blocklist, oldest first.
     func blockedImages() throws -> [BlockedImage]
+
+    // Timelines (see ``Timeline``).
+
+    /// The stored timeline buckets of the posters with ids in `ids`, by poster id, then start,
+    /// ascending.
+    func timelineRows(posters ids: ClosedRange<Int64>) throws -> [TimelineRow]
 }
 
 /// Writes inside one transaction; it can read what it wrote.
@@ -144,11 +169,12 @@ public protocol StoreWriting: StoreReading {
     /// ``insertPoster(_:createdAt:search:)`` for a whole import batch, in order (`search[i]` is
     /// `posters[i]`'s record); returns the new ids, ascending in the order given.
     func insertPosters(_ posters: [NewPoster], createdAt: Timestamp, search: [SearchRecord]) throws -> [Int64]
-    /// Adds a whole batch of votes (one delta per poster, ids distinct and ascending, so two
-    /// batches lock shared rows in the same order) and returns the posters as this
+    /// Adds a whole batch of votes cast at `time` (one delta per poster, ids distinct and
+    /// ascending, so two batches lock shared rows in the same order) to the posters' counts
+    /// and to their timelines' minute buckets holding `time`, and returns the posters as this
     /// transaction leaves them, ascending by id. A delta whose poster does not exist adds
     /// nothing and is left out of the result; the others still apply.
-    func addVotes(_ deltas: [VoteDelta]) throws -> [Poster]
+    func addVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster]
     /// Replaces a poster's contents, hashtags and search record; false when there is no such poster.
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool
     /// Deletes a poster, its hashtags and its search record; false when there is no such poster.
@@ -181,6 +207,24 @@ public protocol StoreWriting: StoreReading {
     /// Makes every id drawn from now on higher than `id` (never lowers what was reached).
     func reservePosterIDs(through id: Int64) throws
 
+    // Moderation (see `Board+Moderation.swift`). Deleting a poster deletes its reports,
+    // cleared reporters and hidden mark with it; its audit entries stay.
+
+    /// Stores a report of an existing poster; false (and nothing written) when this reporter
+    /// has a report of this poster already.
+    func insertReport(_ report: Report) throws -> Bool
+    /// Deletes every report of a poster.
+    func deleteReports(posterID: Int64) throws
+    /// Stores cleared reporters of existing posters (those present are left as they are).
+    func insertClearedReporters(_ cleared: [ClearedReporter]) throws
+    /// Marks an existing poster hidden since `since`, or shown when nil (a poster hidden
+    /// already keeps its first time).
+    func setHidden(posterID: Int64, since: Timestamp?) throws
+    /// Appends an entry to the audit log and returns its id, higher than every id before.
+    func appendAudit(_ entry: AuditEntry) throws -> Int64
+    /// Writes audit entries keeping their ids (a copy); ids already present are left as they are.
+    func insertAudit(_ entries: [AuditEntry]) throws
+
     // Blocked images (see `Moderation/`).
 
     /// Stores the perceptual hashes of blobs whose rows exist (others are ignored).
@@ -190,6 +234,14 @@ public protocol StoreWriting: StoreReading {
     func insertBlockedImage(_ entry: NewBlockedImage, createdAt: Timestamp) throws -> BlockedImage
     /// Removes a blocklist entry; false when there is none with this id.
     func deleteBlockedImage(id: Int64) throws -> Bool
+
+    /// Adds timeline rows of posters that exist to what their buckets hold (a copy's).
+    func insertTimelineRows(_ rows: [TimelineRow]) throws
+
+    /// Applies the folds of ``Timeline/folds(at:)`` due at `now` to the stored buckets: each
+    /// moves a bucket's votes into the coarser bucket holding it, so no total changes. A
+    /// backend may remember how far it has folded and look only at buckets since.
+    func compactTimelines(now: Timestamp) throws
 }
 
 extension StoreReading {
@@ -200,6 +252,11 @@ extension StoreReading {
 }
 
 extension StoreWriting {
+    /// ``addVotes(_:at:)`` at the system clock's time.
+    public func addVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+        try addVotes(deltas, at: .now())
+    }
+
     /// ``insertPoster(_:createdAt:search:)`` once per poster.
     public func insertPosters(_ posters: [NewPoster], createdAt: Timestamp, search: [SearchRecord]) throws -> [Int64] {
         // Invariant of the callers: one search record per poster.
@@ -355,14 +412,21 @@ public struct NewPoster: Sendable, Hashable {
     public var images: [StoredImage]
     /// The SHA-256 of each image's upload, remembered so the same file is recognised later.
     public var sources: [Digest?]
+    /// Each image's alt text (``Poster/alt1``), empty when none was given.
+    public var alt1: String
+    public var alt2: String
 
     /// Creates a poster to insert; hashtags are normalised.
-    public init(contents: String, hashtags: [String], images: [StoredImage], sources: [Digest?] = [nil, nil]) {
+    public init(
+        contents: String, hashtags: [String], images: [StoredImage], sources: [Digest?] = [nil, nil], alt1: String = "", alt2: String = ""
+    ) {
         // Invariant of the data model: a poster has exactly two images.
         precondition(images.count == 2 && sources.count == 2, "a poster has exactly two images")
         self.contents = contents
         self.hashtags = Hashtags.normalize(hashtags)
         self.images = images
         self.sources = sources
+        self.alt1 = alt1
+        self.alt2 = alt2
     }
 }

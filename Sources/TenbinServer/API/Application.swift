@@ -11,6 +11,8 @@ final class Application: Sendable {
     let log: RequestLogWriter?
     let feeds: FeedHub
     let thumbnails: Thumbnails
+    /// Posters' preview cards, `/p/ID/card.jpg`.
+    let previewCards: PreviewCards
     /// Encoded answers of the cached reads until the store changes.
     let readCache: ReadCache
     /// Where blocking work runs (store reads that miss the cache, writes, searches).
@@ -19,7 +21,11 @@ final class Application: Sendable {
     let blobFiles = BlobFiles()
     let voteLimiter: RateLimiter?
     let postLimiter: RateLimiter?
+    /// Reports, at the posts' rate: mass false reports can hide posters, never delete them.
+    let reportLimiter: RateLimiter?
     let voteAnswers = VoteAnswers()
+    /// The `/admin` page's sessions.
+    let adminSessions = AdminSessions()
     /// Posts being re-encoded now.
     let postsInProgress = Locked(0)
     /// Reads how many exchanges are in progress (set once the daemon exists).
@@ -43,22 +49,37 @@ final class Application: Sendable {
         thumbnails = Thumbnails(
             pipeline: gateway.imagePipeline(cacheLimits: CacheLimits(bytes: 32 << 20, count: 64)),
             cacheBytes: configuration.thumbnailCacheBytes)
+        previewCards = PreviewCards(
+            pipeline: gateway.imagePipeline(cacheLimits: CacheLimits(bytes: 16 << 20, count: 16)), cacheBytes: 16 << 20)
         readCache = ReadCache(maximumBytes: configuration.readCacheBytes)
         executor = BoardExecutor(threads: configuration.boardThreads)
         voteLimiter = configuration.rateLimited ? RateLimiter(rate: configuration.voteRate) : nil
         postLimiter = configuration.rateLimited ? RateLimiter(rate: configuration.postRate) : nil
+        reportLimiter = configuration.rateLimited ? RateLimiter(rate: configuration.postRate) : nil
     }
 
     /// Every endpoint, declared once: path, policy and handler. docs/http-api.md describes each.
     var routes: [Route] {
         let upload = configuration.maximumUploadBytes
         let posterForm = FormLimits(
-            maximumBytes: upload, maximumParts: 3 + PosterTextLimits.maximumHashtags,
+            maximumBytes: upload, maximumParts: 5 + PosterTextLimits.maximumHashtags,
             maximumFileBytes: min(upload, gateway.maximumImageBytes), maximumFieldBytes: PosterTextLimits.maximumContentsBytes)
         // The page's vote form: `side=1|2`, parsed by libmicrohttpd's urlencoded reader.
         let voteForm = FormLimits(maximumBytes: 1024, maximumParts: 4, maximumFileBytes: 0, maximumFieldBytes: 16)
+        // The page's report menu without JavaScript: `reason` and `note`, urlencoded.
+        let reportForm = FormLimits(maximumBytes: 4096, maximumParts: 2, maximumFileBytes: 0, maximumFieldBytes: 2048)
+        // The /admin page's forms: a token, or a reason.
+        let adminForm = FormLimits(maximumBytes: 4096, maximumParts: 1, maximumFileBytes: 0, maximumFieldBytes: 2048)
+        let adminPageForm = RoutePolicy(bodies: [.urlencoded: .form(adminForm)], errors: .page)
+        // A moderator's action: a JSON body with a reason, or none.
+        let moderation = RoutePolicy(bodies: [.json: .bytes(4096), .none: .bytes(0)], admin: true)
         return [
             .cachedGet("/", RoutePolicy(errors: .page)) { [self] in try webPage($0) },
+            .get("/language/{code}", RoutePolicy(errors: .page)) { try Self.switchLanguage($0) },
+            // `{id}`, not `{id:poster}`: `/p/anything` is answered with a page too.
+            .get("/p/{id}", RoutePolicy(errors: .page)) { [self] in try posterPage($0) },
+            .get("/p/{id:poster}/card.jpg") { [self] in try posterCard($0) },
+            .get("/oembed") { [self] in try oembed($0) },
             .get("/static/{name}") { [self] in try staticFile($0) },
             .get("/healthz") { [self] _ in health() },
             .get("/readyz") { [self] _ in readiness() },
@@ -73,6 +94,7 @@ final class Application: Sendable {
                     refused: { [metrics] in metrics.postRefused(PostRefusal($0)) })
             ) { [self] in try newPoster($0, $1) },
             .cachedGet("/api/v1/posters/{id:poster}") { [self] in try poster($0) },
+            .cachedGet("/api/v1/posters/{id:poster}/timeline") { [self] in try timeline($0) },
             .write(.patch, "/api/v1/posters/{id:poster}", RoutePolicy(bodies: [.json: .bytes(APIInput.maximumJSONBytes)], admin: true)) {
                 [self] in try edit($0, $1)
             },
@@ -83,8 +105,30 @@ final class Application: Sendable {
                 .post, "/api/v1/posters/{id:poster}/votes",
                 RoutePolicy(bodies: [.json: .bytes(1024), .urlencoded: .form(voteForm)], rate: .votes, errors: .pageForForms)
             ) { [self] in try vote($0, $1) },
+            .write(
+                .post, "/api/v1/posters/{id:poster}/reports",
+                RoutePolicy(bodies: [.json: .bytes(4096), .urlencoded: .form(reportForm)], rate: .reports, errors: .pageForForms)
+            ) { [self] in try report($0, $1) },
+            .get("/api/v1/admin/queue", RoutePolicy(admin: true)) { [self] in try moderationQueue($0) },
+            .get("/api/v1/admin/posters/{id:poster}", RoutePolicy(admin: true)) { [self] in try moderationItem($0) },
+            .write(.post, "/api/v1/admin/posters/{id:poster}/restore", moderation, moderate(.restore)),
+            .write(.post, "/api/v1/admin/posters/{id:poster}/hide", moderation, moderate(.hide)),
+            .write(.post, "/api/v1/admin/posters/{id:poster}/remove", moderation, moderate(.remove)),
+            .get("/api/v1/admin/log", RoutePolicy(admin: true)) { [self] in try moderationLog($0) },
+            .get("/admin", RoutePolicy(errors: .page)) { [self] in try adminPage($0) },
+            .write(.post, "/admin/login", RoutePolicy(bodies: [.urlencoded: .form(adminForm)], errors: .page)) { [self] in
+                try adminLogin($0, $1)
+            },
+            .write(.post, "/admin/logout", RoutePolicy(bodies: [.urlencoded: .form(adminForm), .none: .bytes(0)], errors: .page)) {
+                [self] in try adminLogout($0, $1)
+            },
+            .write(.post, "/admin/posters/{id:poster}/restore", adminPageForm, adminPageAction(.restore)),
+            .write(.post, "/admin/posters/{id:poster}/hide", adminPageForm, adminPageAction(.hide)),
+            .write(.post, "/admin/posters/{id:poster}/remove", adminPageForm, adminPageAction(.remove)),
             .cachedGet("/api/v1/search") { [self] in try search($0) },
             .get("/api/v1/feed") { [self] in try feed($0) },
+            .get("/api/v1/export.csv", RoutePolicy(admin: true)) { [self] in try export($0, format: .csv) },
+            .get("/api/v1/export.jsonl", RoutePolicy(admin: true)) { [self] in try export($0, format: .jsonl) },
         ]
     }
 
@@ -114,6 +158,7 @@ final class Application: Sendable {
         switch rate {
         case .posts: postLimiter
         case .votes: voteLimiter
+        case .reports: reportLimiter
         }
     }
 
@@ -139,6 +184,9 @@ final class Application: Sendable {
         readCache.invalidate()
     }
 
+    /// The least time between two of the change watch's wakes.
+    static let changeWatchSpacing = Duration.milliseconds(10)
+
     /// Starts pushing the store's changes into the read cache: reads are cached only while
     /// the watch listens. A change source that fails turns the cache off until it answers
     /// again.
@@ -151,6 +199,11 @@ final class Application: Sendable {
                     while !Task.isCancelled {
                         version = try await gateway.nextChange(after: version)
                         readCache.invalidate()
+                        // Under a stream of commits, at most one wake per spacing: each wait
+                        // costs a few task switches, and this server's own writes (nearly
+                        // all of a busy stream) dropped the answers already. A commit by
+                        // another process within the spacing is caught at its end.
+                        try await Task.sleep(for: Self.changeWatchSpacing)
                     }
                 } catch {
                     readCache.suspend()

@@ -48,6 +48,30 @@ import Testing
     }
 
     @Test(arguments: BackendUnderTest.all)
+    func aModeratorsRemoveWithBlockImagesBlocksAndDeletesAHiddenPosterInOneStep(backend: BackendUnderTest) throws {
+        let store = try TemporaryStore()
+        let board = try Self.board(backend, store)
+        defer { board.close() }
+        let poster = try Self.post(board, .file(Self.cat), .file(Self.dog))
+        _ = try board.hide(id: poster.id, actor: "alice")
+        let removed = try board.remove(id: poster.id, actor: "alice", reason: "illegal", options: RemoveOptions(blockImages: true))
+        #expect(removed.id == poster.id)
+        #expect(try board.count() == 0)
+        let entries = try board.blockedImages()
+        #expect(entries.map(\.digest) == poster.images.map(\.digest))
+        #expect(entries.map(\.note) == ["poster #\(poster.id), image 1", "poster #\(poster.id), image 2"])
+        #expect(try board.auditLog().map(\.action) == [.remove, .hide])
+        #expect(throws: ImageRefusal.blocked(image: "copy", entry: entries[0].id)) {
+            try Self.post(board, .file(Self.others[0]), try Self.copy(Self.cat, quality: 40))
+        }
+        // No such poster: nothing is blocked, nothing logged.
+        #expect(throws: BoardError.noSuchPoster(poster.id)) {
+            try board.remove(id: poster.id, actor: "alice", options: RemoveOptions(blockImages: true))
+        }
+        #expect(try board.blockedImages().count == 2 && board.auditLog().count == 2)
+    }
+
+    @Test(arguments: BackendUnderTest.all)
     func blockingAPostersImagesRefusesTheSameFileAndItsCopies(backend: BackendUnderTest) throws {
         let store = try TemporaryStore()
         let board = try Self.board(backend, store)
@@ -109,8 +133,8 @@ import Testing
         #expect(try board.blockImages(files: [Self.cat], note: "again") == [added[0]], "a file listed already keeps its entry")
         #expect(try board.unblockImage(id: added[0].id) == added[0])
         #expect(try board.blockedImages() == [added[1]])
-        #expect(throws: BlocklistError.noSuchBlockedImage(added[0].id)) { try board.unblockImage(id: added[0].id) }
-        #expect(ErrorKind.of(BlocklistError.noSuchBlockedImage(1)) == .notFound)
+        #expect(throws: ModerationError.noSuchBlockedImage(added[0].id)) { try board.unblockImage(id: added[0].id) }
+        #expect(ErrorKind.of(ModerationError.noSuchBlockedImage(1)) == .notFound)
         _ = try Self.post(board, .file(Self.cat), .file(Self.others[0]))
         #expect(throws: ImageRefusal.blocked(image: Self.dog, entry: added[1].id)) {
             try Self.post(board, .file(Self.dog), .file(Self.cat))

@@ -18,9 +18,17 @@ final class MemoryStore: StoreBackend {
         var uploads: [String: Digest] = [:]
         var lastID: Int64 = 0
         var version: Int64 = 0
+        var hidden: [Int64: Timestamp] = [:]
+        /// By poster, then reporter.
+        var reports: [Int64: [String: Report]] = [:]
+        var cleared: Set<ClearedReporter> = []
+        var audit: [Int64: AuditEntry] = [:]
+        var lastAuditID: Int64 = 0
         var hashes: [Digest: PerceptualHash] = [:]
         var blocked: [BlockedImage] = []
         var lastBlockedID: Int64 = 0
+        /// Timeline buckets by poster and start.
+        var buckets: [Timeline.TimelineKey: TimelineBucket] = [:]
     }
 
     private let state = Locked(State())
@@ -72,9 +80,9 @@ final class MemoryStore: StoreBackend {
         if unavailable.withLock({ $0 }) { throw StoreError(.unavailable("switched off by the test"), at: location) }
     }
 
-    func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+    func commitVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster] {
         beforeCommitVotes?()
-        return try write { try $0.addVotes(deltas) }
+        return try write { try $0.addVotes(deltas, at: time) }
     }
 
     func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {
@@ -261,23 +269,57 @@ final class MemorySession: StoreWriting {
         state.lastID += 1
         state.posters[state.lastID] = Poster(
             id: state.lastID, contents: poster.contents, hashtags: poster.hashtags, good1: 0, good2: 0, createdAt: createdAt,
-            images: poster.images)
+            images: poster.images, alt1: poster.alt1, alt2: poster.alt2)
         state.keys[state.lastID] = search
         return state.lastID
     }
 
-    private func addVotes(id: Int64, good1: Int, good2: Int) throws -> Bool {
+    private func addVotes(id: Int64, good1: Int, good2: Int, start: Int64) throws -> Bool {
         guard state.posters[id] != nil else { return false }
         state.posters[id]!.good1 += good1  // checked just above
         state.posters[id]!.good2 += good2
+        addToBucket(
+            TimelineRow(posterID: id, bucket: TimelineBucket(start: Timestamp(secondsSince1970: start), good1: good1, good2: good2)))
         return true
     }
 
-    func addVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+    private func addToBucket(_ row: TimelineRow) {
+        let key = Timeline.TimelineKey(posterID: row.posterID, start: row.bucket.start.secondsSince1970)
+        var bucket = state.buckets[key] ?? TimelineBucket(start: row.bucket.start, good1: 0, good2: 0)
+        bucket.good1 += row.bucket.good1
+        bucket.good2 += row.bucket.good2
+        state.buckets[key] = bucket
+    }
+
+    func addVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster] {
         for (earlier, later) in zip(deltas, deltas.dropFirst()) where earlier.id >= later.id {
             throw MemoryStoreError("vote deltas must have distinct ascending ids; \(later.id) came after \(earlier.id)")
         }
-        return try deltas.filter { try addVotes(id: $0.id, good1: $0.good1, good2: $0.good2) }.map { state.posters[$0.id]! }  // just voted
+        let start = Timeline.minuteStart(of: time)
+        let voted = try deltas.filter { try addVotes(id: $0.id, good1: $0.good1, good2: $0.good2, start: start) }
+        return voted.map { state.posters[$0.id]! }  // each was found just above
+    }
+
+    func timelineRows(posters ids: ClosedRange<Int64>) throws -> [TimelineRow] {
+        try reading("timelineRows")
+        return state.buckets.filter { ids.contains($0.key.posterID) }.sorted { $0.key < $1.key }.map {
+            TimelineRow(posterID: $0.key.posterID, bucket: $0.value)
+        }
+    }
+
+    func insertTimelineRows(_ rows: [TimelineRow]) throws {
+        for row in rows {
+            guard state.posters[row.posterID] != nil else {
+                throw MemoryStoreError("a timeline row names poster \(row.posterID), which does not exist")
+            }
+            addToBucket(row)
+        }
+    }
+
+    func compactTimelines(now: Timestamp) throws {
+        let rows = state.buckets.map { TimelineRow(posterID: $0.key.posterID, bucket: $0.value) }
+        state.buckets = [:]
+        for row in Timeline.compacted(rows, at: now) { addToBucket(row) }
     }
 
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool {
@@ -290,6 +332,10 @@ final class MemorySession: StoreWriting {
 
     func deletePoster(id: Int64) throws -> Bool {
         state.keys[id] = nil
+        state.hidden[id] = nil
+        state.reports[id] = nil
+        state.cleared = state.cleared.filter { $0.posterID != id }
+        state.buckets = state.buckets.filter { $0.key.posterID != id }
         return state.posters.removeValue(forKey: id) != nil
     }
 
@@ -363,6 +409,81 @@ final class MemorySession: StoreWriting {
     }
 
     func reservePosterIDs(through id: Int64) throws { state.lastID = max(state.lastID, id) }
+
+    // MARK: Moderation
+
+    func hiddenPosters() throws -> [HiddenPoster] {
+        try reading("hiddenPosters")
+        return state.hidden.map { HiddenPoster(posterID: $0.key, since: $0.value) }.sorted { $0.posterID < $1.posterID }
+    }
+
+    func reports(posterID: Int64?) throws -> [Report] {
+        try reading("reports")
+        return state.reports.values.flatMap(\.values).filter { posterID == nil || $0.posterID == posterID }
+            .sorted {
+                ($0.posterID, $0.createdAt.secondsSince1970, $0.reporter) < ($1.posterID, $1.createdAt.secondsSince1970, $1.reporter)
+            }
+    }
+
+    func clearedReporters(posterID: Int64?) throws -> [ClearedReporter] {
+        try reading("clearedReporters")
+        return state.cleared.filter { posterID == nil || $0.posterID == posterID }.sorted {
+            ($0.posterID, $0.reporter) < ($1.posterID, $1.reporter)
+        }
+    }
+
+    func auditEntries(posterID: Int64?, beforeID: Int64?, limit: Int) throws -> [AuditEntry] {
+        try reading("auditEntries")
+        let entries = state.audit.values.filter { (posterID == nil || $0.posterID == posterID) && $0.id < (beforeID ?? .max) }
+        return Array(entries.sorted { $0.id > $1.id }.prefix(max(0, limit)))
+    }
+
+    /// Throws unless the poster exists, as a database's foreign key would.
+    private func requirePoster(_ id: Int64) throws {
+        guard state.posters[id] != nil else { throw MemoryStoreError("poster \(id) does not exist") }
+    }
+
+    func insertReport(_ report: Report) throws -> Bool {
+        try requirePoster(report.posterID)
+        guard state.reports[report.posterID]?[report.reporter] == nil else { return false }
+        state.reports[report.posterID, default: [:]][report.reporter] = report
+        return true
+    }
+
+    func deleteReports(posterID: Int64) throws { state.reports[posterID] = nil }
+
+    func insertClearedReporters(_ cleared: [ClearedReporter]) throws {
+        for entry in cleared {
+            try requirePoster(entry.posterID)
+            state.cleared.insert(entry)
+        }
+    }
+
+    func setHidden(posterID: Int64, since: Timestamp?) throws {
+        try requirePoster(posterID)
+        if let since {
+            if state.hidden[posterID] == nil { state.hidden[posterID] = since }
+        } else {
+            state.hidden[posterID] = nil
+        }
+    }
+
+    func appendAudit(_ entry: AuditEntry) throws -> Int64 {
+        state.lastAuditID += 1
+        var stored = entry
+        stored.id = state.lastAuditID
+        state.audit[stored.id] = stored
+        return stored.id
+    }
+
+    func insertAudit(_ entries: [AuditEntry]) throws {
+        for entry in entries where state.audit[entry.id] == nil {
+            state.audit[entry.id] = entry
+            state.lastAuditID = max(state.lastAuditID, entry.id)
+        }
+    }
+
+    // MARK: Blocked images
 
     func perceptualHashes(_ digests: [Digest]) throws -> [Digest: PerceptualHash] {
         try reading("perceptualHashes")

@@ -8,7 +8,9 @@ import Testing
 @Suite(.enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(10)))
 struct PostgresMigrationTests {
     @Test func aDatabaseAtEachEarlierVersionUpgradesAndIndexesItsPosters() throws {
-        for version in 1..<PostgresSchema.latestVersion {
+        // Versions 1-5, with posters as those versions wrote them (from 6 on, a poster row
+        // holds copies of its blob rows and its walk key: `anAltTextlessDatabaseUpgrades…`).
+        for version in 1..<6 {
             let url = try TestPostgres.freshDatabase()
             let old = try PostgresStore(url: url, poolSize: 1, migrate: false)
             #expect(try old.migrate(to: version) == Array(1...version))
@@ -20,9 +22,7 @@ struct PostgresMigrationTests {
                 try connection.execute("INSERT INTO blob VALUES ('\(digest)', 'jpeg', 1, 1, 1, NULL)")
                 for (id, tags) in tagged {
                     // From version 6 a poster row holds copies of its images' blob rows.
-                    let images =
-                        version >= 6
-                        ? (", " + PostgresStore.imageColumnNames, ", 'jpeg', 1, 1, 1, 'jpeg', 1, 1, 1") : ("", "")
+                    let images = version >= 6 ? (", " + PostgresStore.imageColumnNames, ", 'jpeg', 1, 1, 1, 'jpeg', 1, 1, 1") : ("", "")
                     try connection.execute(
                         "INSERT INTO poster (contents, created_at, image1, image2\(images.0)) VALUES ('\\x4142e69db1'::bytea, \(id), '\(digest)', '\(digest)'\(images.1))"
                     )
@@ -36,9 +36,15 @@ struct PostgresMigrationTests {
                     if version >= 2 {
                         let record = SearchRecord(contents: "AB東", hashtags: tags)
                         try connection.query("INSERT INTO search_key VALUES (\(id), \(record.key), \(record.tokens)::text[])")
-                        if version >= 6 { try connection.query("UPDATE poster SET walk_key = \(record.key) WHERE id = \(id)") }
+                        if version >= 6 {
+                            try connection.execute(
+                                "UPDATE poster p SET walk_key = (SELECT \(PostgresStore.walkKeySQL("k.key").sql) FROM search_key k WHERE k.poster_id = p.id) WHERE p.id = \(id)"
+                            )
+                        }
                     }
                 }
+                // Votes cast before timelines (step 10) existed.
+                try connection.execute("UPDATE poster SET good1 = 4, good2 = 1 WHERE id = 1")
             }
             let upgraded = try PostgresStore(url: url, poolSize: 2)
             #expect(try upgraded.schemaVersion() == PostgresSchema.latestVersion)
@@ -56,12 +62,17 @@ struct PostgresMigrationTests {
             _ = try board.vote(id: 2, side: .first)
             #expect(try board.search(query: "東", order: .popular).map(\.id) == [1, 2, 3])
             #expect(try board.posters(order: .popular).map(\.id) == [1, 2, 3])
+            // Step 7: the votes before it in one bucket, the ones after in their own.
+            let timeline = try board.timeline(poster: 1, bucket: .minute)
+            #expect(
+                timeline.count == 2 && timeline.reduce(0) { $0 + $1.good1 } == 4 && timeline.reduce(0) { $0 + $1.good2 } == 3,
+                "version \(version)")
             let unfilled = try upgraded.pool.withConnection { connection in
                 try connection.query("SELECT count(*) FROM poster WHERE walk_key IS NULL OR votes <> good1 + good2").int(0, 0)
             }
             #expect(unfilled == 0, "version \(version)")
             #expect(try upgraded.integrityProblems().isEmpty)
-            // Step 7: an empty blocklist, and no hash for a picture stored before (filled lazily).
+            // Step 9: an empty blocklist, and no hash for a picture stored before (filled lazily).
             #expect(try board.blockedImages().isEmpty)
             #expect(try upgraded.read { try $0.perceptualHashes([try #require(Digest(hex: digest))]) }.isEmpty)
             // The upgraded store goes on working: an edit, an import batch, a new poster.
@@ -74,6 +85,36 @@ struct PostgresMigrationTests {
             #expect(try board.search(query: "y").map(\.id) == [2])
             #expect(try upgraded.integrityProblems().isEmpty)
         }
+    }
+
+    @Test func anAltTextlessDatabaseUpgradesAndKeepsItsPosters() throws {
+        // A version 6 database as version 6 wrote it: today's, less what steps 7 to 10 added.
+        let url = try TestPostgres.freshDatabase()
+        let folder = try TemporaryStore()
+        let posted = try {
+            let store = try PostgresStore(url: url, poolSize: 1)
+            let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
+            let poster = try board.post(
+                PosterDraft(image1: .file(StoreContractTests.cat), image2: .file(StoreContractTests.dog), contents: "猫か犬か"))
+            try store.pool.withConnection { connection in
+                try connection.execute(
+                    """
+                    DROP TABLE vote_bucket, timeline_fold;
+                    DROP TABLE blocked_image; ALTER TABLE blob DROP COLUMN phash;
+                    DROP TABLE report, report_cleared, poster_hidden, audit;
+                    ALTER TABLE poster DROP COLUMN alt1, DROP COLUMN alt2; DELETE FROM tenbin_schema WHERE version >= 7
+                    """)
+            }
+            return poster
+        }()
+        let upgraded = try PostgresStore(url: url, poolSize: 1)
+        #expect(try upgraded.schemaVersion() == PostgresSchema.latestVersion)
+        let board = Board(folder.configuration(), store: upgraded, blobs: BlobStore(storeFolder: folder.path))
+        #expect(try board.poster(id: posted.id) == posted)
+        let described = try board.post(
+            PosterDraft(image1: .file(StoreContractTests.dog), image2: .file(StoreContractTests.cat), alt1: "犬", alt2: "A cat"))
+        #expect(try board.poster(id: described.id).alt2 == "A cat")
+        #expect(try upgraded.integrityProblems().isEmpty)
     }
 
     @Test func checkNamesAPosterWhoseHashtagsAreNotAListOfTags() throws {

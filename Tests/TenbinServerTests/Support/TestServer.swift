@@ -183,11 +183,12 @@ final class TestServer: Sendable {
 
     /// A form's fields as libmicrohttpd's urlencoded reader hands them to the route.
     func request(
-        _ method: String, _ target: String, urlencoded fields: [(String, String)], headers: [(String, String)] = []
+        _ method: String, _ target: String, urlencoded fields: [(String, String)], headers: [(String, String)] = [],
+        peer: String? = nil
     ) async -> TestReply {
         await request(
             method, target, headers: [("Content-Type", "application/x-www-form-urlencoded")] + headers,
-            body: .form(fields.map { (name: $0.0, bytes: Array($0.1.utf8), filename: nil) }))
+            body: .form(fields.map { (name: $0.0, bytes: Array($0.1.utf8), filename: nil) }), peer: peer)
     }
 
     /// A poster's JSON object as `GET /api/v1/posters/ID` answers it.

@@ -1,17 +1,14 @@
 import TenbinKit
 
 /// `tenbin moderation blocklist list|add FILE…|remove ID [--note TEXT] [--json]`: the image
-/// blocklist's part of the `moderation` command, kept apart so that whichever command owns
-/// `moderation` hands it the words after `blocklist`.
-enum ModerationBlocklist {
-    /// The usage line of the blocklist's actions.
-    static let usage = "blocklist list [--json] | blocklist add FILE... [--note TEXT] [--json] | blocklist remove ID [--json]"
-
-    /// Runs `words` (the action and its arguments, after `blocklist`); usage errors name `spec`.
-    static func run(_ words: [String], note: String?, json: Bool, context: Context, spec: CommandSpec) throws {
-        guard let action = words.first else { throw UsageError("missing a blocklist action: list, add or remove", command: spec) }
-        let rest = Array(words.dropFirst())
-        switch action {
+/// blocklist (see ``Board/blockImages(files:note:)``).
+extension ModerationCommand {
+    /// Runs `blocklist` with its words (`list`, `add FILE…` or `remove ID`).
+    static func blocklist(_ words: [String], note: String?, json: Bool, context: Context) throws -> Int32 {
+        guard let verb = words.first else { throw UsageError("missing a blocklist action: list, add or remove", command: spec) }
+        let words = ["blocklist"] + words
+        let rest = Array(words.dropFirst(2))
+        switch verb {
         case "list":
             guard rest.isEmpty else { throw UsageError("'blocklist list' takes no arguments", command: spec) }
             let entries = try context.withBoard(.read) { try $0.blockedImages() }
@@ -35,8 +32,9 @@ enum ModerationBlocklist {
             let removed = try context.withBoard(.write) { try $0.unblockImage(id: id) }
             Output.line(json ? JSON.blockedImage(removed) : "Removed #\(removed.id) from the image blocklist.")
         default:
-            throw UsageError("'\(action.prefix(40))' is not a blocklist action; use list, add or remove", command: spec)
+            throw UsageError("'\(words[1].prefix(40))' is not a blocklist action; use list, add or remove", command: spec)
         }
+        return 0
     }
 
     /// `#3  2026-12-04T22:40:00Z  phash 8f3c…  sha256 1a2b…  poster #12, image 1`.

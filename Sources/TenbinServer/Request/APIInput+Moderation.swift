@@ -1,4 +1,6 @@
-import TenbinKit
+#if canImport(TenbinKit)
+    import TenbinKit
+#endif
 
 /// The bodies of the moderation routes.
 extension APIInput {

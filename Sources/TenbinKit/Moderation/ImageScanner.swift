@@ -45,7 +45,7 @@ public struct ImageScanner: Sendable {
     /// Runs the command on `images` and returns when it accepted them; throws
     /// ``ImageRefusal/refusedByScan(reason:)`` or ``ImageRefusal/scanFailed(_:)``.
     package func scan(_ images: [Image]) throws(ImageRefusal) {
-        let base = Glibc.getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let base = FileSystem.temporaryFolder
         var template = Array("\(base)/tenbin-scan-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
             throw .scanFailed("cannot make a folder for the images: \(SystemError.message(for: errno))")

@@ -20,10 +20,10 @@ enum MemoryBenchmark {
         let baseline = try Shell.measure([context.tenbin, "--version"])
         table.add("tenbin --version (the floor)", Format.mb(baseline.peakRSS), Format.ms(baseline.seconds))
         table.print()
-        try progressive(context, big: big, small: small)
         print("\nPeak RSS of the tenbin process (GNU time). Aim: under 120 MB for JPEG, under 100 MB for the")
         let onDisk = try FileManager.default.attributesOfItem(atPath: png)[.size] as? Int ?? 0
-        print("49 MP PNG (\(Format.mb(onDisk)) on disk; its rows stream into the resampler).")
+        print("49 MP PNG (\(Format.mb(onDisk)) on disk; its rows stream into the resampler).\n")
+        try progressive(context, big: big, small: small)
     }
 }
 

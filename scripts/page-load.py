@@ -3,10 +3,10 @@
 
 Run by tenbin-bench's `pageload` section (Sources/tenbin-bench/PageLoadBenchmark.swift):
 
-    page-load.py --runs N URL...
+    page-load.py --runs N [--dpr 3] URL...
 
 Each run of each URL starts a fresh browser (an empty cache), emulates a 390x844 phone at
-device pixel ratio 3 with the CPU slowed 4x, and throttles the network as Lighthouse's slow 4G
+device pixel ratio 3 (or --dpr) with the CPU slowed 4x, and throttles the network as Lighthouse's slow 4G
 does (150 ms round trips, 1.6 Mbit/s down, 750 kbit/s up), all over the DevTools protocol. It
 loads the URL, waits until the network has been quiet for 1.5 s after the load event, and
 reads what went over the wire (the DevTools log's encoded bytes, headers included) and the
@@ -33,7 +33,7 @@ new PerformanceObserver((list) => {
 """
 
 
-def browser():
+def browser(dpr):
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
@@ -47,7 +47,7 @@ def browser():
     driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
         "offline": False, "latency": 150, "downloadThroughput": 1.6e6 / 8, "uploadThroughput": 750e3 / 8})
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                           {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True})
+                           {"width": 390, "height": 844, "deviceScaleFactor": dpr, "mobile": True})
     driver.execute_cdp_cmd("Emulation.setCPUThrottlingRate", {"rate": 4})
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": LCP_OBSERVER})
     return driver
@@ -69,8 +69,8 @@ def kind(url, mime):
     return "other"
 
 
-def load(url):
-    driver = browser()
+def load(url, dpr):
+    driver = browser(dpr)
     try:
         driver.get_log("performance")  # what the blank tab did
         driver.get(url)
@@ -125,10 +125,11 @@ def load(url):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--dpr", type=float, default=3)
     parser.add_argument("urls", nargs="+")
     args = parser.parse_args()
     for url in args.urls:
-        runs = [load(url) for _ in range(args.runs)]
+        runs = [load(url, args.dpr) for _ in range(args.runs)]
         runs.sort(key=lambda run: run["lcp_ms"])
         median = runs[len(runs) // 2]
         median["url"] = url

@@ -50,7 +50,7 @@ enum PageLoadBenchmark {
             builds.append(("baseline (TENBIN_BENCH_BASELINE)", port, try serve(baseline, store: store, port: port)))
         }
         var table = Table(
-            "page", "build", "bytes", "images", "script + css", "html", "fonts", "LCP", "thumbnail widths", "charts after load")
+            "page", "DPR", "build", "bytes", "images", "script + css", "html", "fonts", "LCP", "thumbnail widths", "charts after load")
         // DPR 3 is the profile the aims are for; DPR 2 shows the thumbnail a sharper-than-needed
         // width would cost there.
         for dpr in [3, 2] {

@@ -74,4 +74,19 @@ import Testing
         let names = try FileManager.default.contentsOfDirectory(atPath: server.folder + "/cards/0")
         #expect(names.allSatisfy { !$0.hasPrefix(".tmp-") }, "the temporary file was renamed")
     }
+
+    @Test func aDeletedOrRemovedPostersCardFilesGoWithIt() async throws {
+        let server = try TestServer { $0.adminToken = PosterPageTests.token }
+        for _ in 0..<3 { await server.post() }
+        for id in 1...3 { _ = await server.request("GET", "/p/\(id)/card.jpg") }
+        #expect(Self.files(server).count == 3)
+        let admin = [("Authorization", "Bearer \(PosterPageTests.token)")]
+        #expect(await server.request("DELETE", "/api/v1/posters/2", headers: admin).status == 200)
+        #expect(Self.files(server).map { String($0.prefix(2)) } == ["1-", "3-"])
+        let removed = await server.request(
+            "POST", "/api/v1/admin/posters/3/remove", headers: admin + [("Content-Type", "application/json")],
+            body: .bytes(Array(#"{"reason": "spam"}"#.utf8)))
+        #expect(removed.status == 200)
+        #expect(Self.files(server).map { String($0.prefix(2)) } == ["1-"])
+    }
 }

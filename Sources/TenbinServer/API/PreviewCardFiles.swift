@@ -9,7 +9,8 @@ import TenbinKit
 /// server that does not draws the card and writes it under a temporary name in the same folder,
 /// then renames it into place (a reader sees no file or the whole one; two servers drawing at
 /// once rename identical bytes), and removes that poster's older cards. Files are grouped a
-/// thousand posters to a folder, so that removal lists one small folder.
+/// thousand posters to a folder, so that removal lists one small folder. A poster deleted or
+/// removed through this server loses its files at once.
 ///
 /// Disk trouble never costs an answer: a folder that cannot be made or written (read-only, full,
 /// no permission) leaves the card drawn in memory and served as before, without its file; the
@@ -65,11 +66,13 @@ struct PreviewCardFiles: Sendable {
             failures.withLock { $0 += 1 }
             return
         }
-        removeOlder(than: name, poster: poster, in: folder)
+        remove(poster: poster, keeping: name)
     }
 
-    /// Removes `poster`'s card files in `folder` other than `kept`.
-    private func removeOlder(than kept: String, poster: Int64, in folder: String) {
+    /// Removes `poster`'s card files other than `kept` (all of them without one: the poster
+    /// was deleted, and its pictures must not outlive it on disk).
+    func remove(poster: Int64, keeping kept: String? = nil) {
+        let folder = root + "/\(poster / 1000)"
         let prefix = "\(poster)-"
         let names = (try? BlobStore.entries(of: folder)) ?? nil
         let stale = (names ?? []).filter { $0.hasPrefix(prefix) && $0.hasSuffix(".jpg") && $0 != kept }

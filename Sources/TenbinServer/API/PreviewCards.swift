@@ -54,4 +54,10 @@ final class PreviewCards: Sendable {
         drawn.withLock { $0 += 1 }
         return card
     }
+
+    /// Forgets `id`'s card, in memory and on disk: the poster was deleted or removed.
+    func forget(_ id: Int64) {
+        _ = cache.removeValue(forKey: id)  // the card itself is not needed
+        files?.remove(poster: id)
+    }
 }

@@ -52,7 +52,7 @@ import Testing
         #expect(figure.contains("<figcaption id=\"trend-1\"><span class=\"trend-title\">Votes over time</span>"))
         #expect(figure.contains("left 3, right 1; in the last 24 hours left +3, right +1."))
         #expect(figure.contains("data-good1=\"0,3\" data-good2=\"0,1\""))
-        #expect(figure.contains("<polyline class=\"line1\" points=\"0,62 320,2\"/>"))
+        #expect(figure.contains("<polyline class=\"line1\" vector-effect=\"non-scaling-stroke\" points=\"0,62 320,2\"/>"))
         // In the card, before the bar; the board's cards carry none (the script adds them).
         #expect(html.firstRange(of: "<figure class=\"trend\"")!.lowerBound < html.firstRange(of: "<div class=\"meter")!.lowerBound)
         #expect(!(await server.request("GET", "/").text.contains("class=\"trend")))

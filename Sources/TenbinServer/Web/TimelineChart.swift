@@ -85,7 +85,8 @@ struct TimelineChart: Sendable {
             <figure class="trend" data-times="\(times)" data-good1="\(good1)" data-good2="\(good2)" \
             data-recent1="\(recent.good1)" data-recent2="\(recent.good2)" data-now="\(now)">\
             <svg viewBox="0 0 \(Self.width) \(Self.height)" preserveAspectRatio="none" role="img" aria-labelledby="trend-\(posterID)">\
-            <polyline class="line1" points="\(line1)"/><polyline class="line2" points="\(line2)"/></svg>\
+            <polyline class="line1" vector-effect="non-scaling-stroke" points="\(line1)"/>\
+            <polyline class="line2" vector-effect="non-scaling-stroke" points="\(line2)"/></svg>\
             <figcaption id="trend-\(posterID)"><span class="trend-title">\(html: text[.trendTitle])</span> \
             <span class="trend-summary">\(html: summary(text))</span></figcaption></figure>
 

@@ -789,6 +789,7 @@
     for (const side of [1, 2]) {
       const line = document.createElementNS(svgNS, "polyline");
       line.setAttribute("class", "line" + side);
+      line.setAttribute("vector-effect", "non-scaling-stroke");  // an attribute: CSS lint knows no such property
       svg.append(line);
     }
     const caption = el("figcaption", "sr");

@@ -61,6 +61,7 @@ import Testing
         #expect(reply.status == 200)
         #expect(reply.header("content-type") == "image/jpeg")
         #expect(server.app.previewCards.files?.failures.withLock { $0 } == 1)
+        #expect((await server.request("GET", "/metrics").text).contains("\ntenbin_preview_card_file_failures_total 1\n"))
         #expect(try String(contentsOfFile: server.folder + "/cards", encoding: .utf8) == "not a folder")
         let again = await server.request("GET", "/p/1/card.jpg")
         #expect(again.bytes == reply.bytes)

@@ -58,5 +58,7 @@ import Testing
         #expect(!(await server.request("GET", "/").text.contains("class=\"trend")))
         let japanese = await server.request("GET", "/p/1", headers: [("Accept-Language", "ja")]).text
         #expect(japanese.contains("<span class=\"trend-title\">投票の推移</span>"))
+        await server.post(contents: "no votes yet")
+        #expect((await server.request("GET", "/p/2").text).contains("<figure class=\"trend empty\""), "hidden until a vote")
     }
 }

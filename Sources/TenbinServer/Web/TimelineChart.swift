@@ -75,14 +75,15 @@ struct TimelineChart: Sendable {
     }
 
     /// `<figure>` with the SVG (named by its caption, a role of `img`) and the caption. Its
-    /// data attributes carry the points for app.js.
+    /// data attributes carry the points for app.js. Before the first vote it is hidden
+    /// (`empty`: the card says there are none), until a live vote draws it.
     func html(posterID: Int64, text: WebText) -> String {
         let (line1, line2) = lines()
         let times = points.map { String($0.time) }.joined(separator: ",")
         let good1 = points.map { String($0.good1) }.joined(separator: ",")
         let good2 = points.map { String($0.good2) }.joined(separator: ",")
         return """
-            <figure class="trend" data-times="\(times)" data-good1="\(good1)" data-good2="\(good2)" \
+            <figure class="trend\(points.isEmpty ? " empty" : "")" data-times="\(times)" data-good1="\(good1)" data-good2="\(good2)" \
             data-recent1="\(recent.good1)" data-recent2="\(recent.good2)" data-now="\(now)">\
             <svg viewBox="0 0 \(Self.width) \(Self.height)" preserveAspectRatio="none" role="img" aria-labelledby="trend-\(posterID)">\
             <polyline class="line1" vector-effect="non-scaling-stroke" points="\(line1)"/>\

@@ -733,6 +733,7 @@
     const now = Number(figure.dataset.now);
     const lines = figure.querySelectorAll("polyline");
     if (times.length === 0) return;
+    figure.classList.remove("empty");
     const span = Math.max(now - times[0], 1);
     const top = Math.max(1, ...sides[0], ...sides[1]);
     sides.forEach((values, index) => {
@@ -818,7 +819,10 @@
     Object.assign(figure.dataset, { times: times.join(","), good1: sides[0].join(","), good2: sides[1].join(","),
       recent1: String(recent[0]), recent2: String(recent[1]), now: String(now) });
     if (times.length > 0) drawTrend(figure);
-    else caption.lastChild.textContent = t("noVotes");
+    else {
+      figure.classList.add("empty");  // shown with the first vote
+      caption.lastChild.textContent = t("noVotes");
+    }
     return figure;
   }
   // Board cards get their charts once they scroll into view, after the page has loaded: the

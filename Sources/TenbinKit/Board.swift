@@ -54,6 +54,14 @@ public final class Board: Sendable {
     /// Groups concurrent votes into one commit.
     let votes: VoteBatcher
 
+    /// The folder that holds this board's blob folder (a store folder: `FOLDER/blobs`), where
+    /// front ends may keep files derived from the board beside it, shared by every server on
+    /// the same files; nil for blobs kept elsewhere.
+    package var derivedFilesFolder: String? {
+        guard let root = (blobs as? BlobStore)?.root, root.hasSuffix("/blobs") else { return nil }
+        return String(root.dropLast("/blobs".count))
+    }
+
     /// Votes committed through ``castVote(id:side:times:)`` and the transactions they took.
     package var voteStatistics: (votes: Int, commits: Int) { votes.statistics }
 

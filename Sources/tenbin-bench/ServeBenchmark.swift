@@ -252,7 +252,7 @@ enum ServeBenchmark {
                 let poster = try board.post(
                     PosterDraft(image1: .bytes(images[0], label: "variant"), image2: .bytes(images[1], label: "variant")))
                 for digest in poster.images.map(\.digest.hex) {
-                    for width in [160, 320, 640] {
+                    for width in [160, 320, 480, 640] {  // Thumbnails.widths, internal to the server
                         let answer = try LoopbackHTTP.get(port: port, "/thumbs/\(digest)?w=\(width)")
                         if answer.status == 200 { bytes += answer.body.count } else { failures += 1 }
                         made += 1
@@ -269,7 +269,7 @@ enum ServeBenchmark {
             "thumbnail cache full: \(Format.mb(cached)) of \(Format.mb(thumbnailCacheBytes)) cached", Format.mb(peakBytes(of: server.pid)))
         table.print()
         print("\nVmHWM from /proc/PID/status; the cache's size from /metrics (tenbin_thumbnail_cache_bytes). \(made) distinct")
-        print("thumbnails (\(Format.mb(bytes)) encoded) of \(made / 3) images posted in \(Format.number(elapsed, digits: 0)) s.\n")
+        print("thumbnails (\(Format.mb(bytes)) encoded) of \(made / 4) images posted in \(Format.number(elapsed, digits: 0)) s.\n")
         if cached < thumbnailCacheBytes * 9 / 10 { print("Warning: the cache did not fill within the time allowed.") }
         if failures > 0 { print("Warning: \(failures) thumbnail requests failed.") }
     }

@@ -77,6 +77,61 @@ class PosterPageTest(BoardTest):
         if self.driver.execute_script("return window.tenbinMarker") != "no reload":
             raise Failure("the page reloaded instead of updating live")
 
+    def trend(self):
+        """The chart's running totals (last point of each side) and its lines' points."""
+        return self.driver.execute_script("""
+            const figure = document.querySelector('#board .trend');
+            if (!figure) return null;
+            const last = (text) => Number(text.split(',').pop());
+            return {good1: last(figure.dataset.good1), good2: last(figure.dataset.good2),
+                    lines: Array.from(figure.querySelectorAll('polyline'), (line) => line.getAttribute('points')),
+                    summary: figure.querySelector('figcaption').textContent,
+                    name: figure.querySelector('svg').getAttribute('aria-labelledby')};""")
+
+    def the_chart_shows_votes_over_time_and_live_votes_extend_it(self):
+        self.open_poster(self.poster)
+        shown = self.counts(self.poster)
+        before = self.trend()
+        if before is None:
+            raise Failure("the poster page shows no votes-over-time chart")
+        if [before["good1"], before["good2"]] != shown:
+            raise Failure(f"the chart ends at {before['good1']}:{before['good2']}, the counts are {shown}")
+        if f"left {shown[0]}, right {shown[1]}" not in before["summary"]:
+            raise Failure(f"the chart's text alternative does not give the totals: {before['summary']!r}")
+        if before["name"] != f"trend-{self.poster}":
+            raise Failure(f"the chart is not named by its caption: {before['name']!r}")
+        request = urllib.request.Request(f"{self.args.url}/api/v1/posters/{self.poster}/votes", method="POST",
+                                         data=json.dumps({"side": 2, "times": 5}).encode(),
+                                         headers={"Content-Type": "application/json"})
+        urllib.request.urlopen(request, timeout=WAIT_SECONDS).read()
+        after = self.wait("the live votes to extend the chart",
+                          lambda: (lambda now: now if now and now["good2"] == shown[1] + 5 else None)(self.trend()))
+        if after["good1"] != shown[0] or after["lines"][1] == before["lines"][1]:
+            raise Failure(f"the chart did not redraw side 2's line: {before} -> {after}")
+        if f"left {shown[0]}, right {shown[1] + 5}" not in after["summary"]:
+            raise Failure(f"the chart's text did not follow the live votes: {after['summary']!r}")
+        for dark in (False, True):
+            self.emulate(390, dark=dark)
+            self.accessibility("the poster page with its chart (" + ("dark" if dark else "light") + ")")
+        self.emulate(None)
+
+    def board_cards_get_compact_charts_after_the_page_loads(self):
+        self.driver.get(self.args.url + "/")
+        self.wait("the board's cards", lambda: self.driver.find_elements(By.CSS_SELECTOR, "#board .card"))
+        if self.driver.execute_script("return document.readyState") != "complete" and \
+                self.driver.find_elements(By.CSS_SELECTOR, "#board .trend"):
+            raise Failure("a card's chart came before the page had loaded")
+        card = f"#poster-{self.poster}"
+        points = self.wait("the first screen's cards to get their compact charts", lambda: self.driver.execute_script(
+            "const line = document.querySelector(arguments[0] + ' .trend.compact .line2');"
+            "return line && line.getAttribute('points');", card))
+        caption = self.driver.find_element(By.CSS_SELECTOR, f"{card} .trend.compact figcaption").get_attribute("textContent")
+        if "Votes over time" not in caption and "投票の推移" not in caption:
+            raise Failure(f"the compact chart has no text alternative: {caption!r}")
+        if not points.strip():
+            raise Failure("the compact chart has no line")
+        self.accessibility("the board with compact charts")
+
     def without_javascript_a_form_vote_is_counted(self):
         self.driver.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
         try:
@@ -112,6 +167,9 @@ class PosterPageTest(BoardTest):
             ("the poster page shows the card, its hashtags as search links and a Share button",
              self.the_page_shows_the_card_with_tags_and_share),
             ("counts move live after another client's vote", self.counts_move_live_after_another_clients_vote),
+            ("the chart of votes over time shows the counts in words and live votes extend it; axe in both themes",
+             self.the_chart_shows_votes_over_time_and_live_votes_extend_it),
+            ("board cards get compact charts once the page has loaded; axe", self.board_cards_get_compact_charts_after_the_page_loads),
             ("without JavaScript, the vote form is counted and comes back to the page", self.without_javascript_a_form_vote_is_counted),
             ("a poster that is not there is answered with a page", self.a_missing_poster_is_a_page),
             ("a screenshot of the poster page (phone)", self.screenshot),

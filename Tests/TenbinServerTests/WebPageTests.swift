@@ -34,7 +34,7 @@ import Testing
         #expect(page.contains("alt=\"Left image: 猫と犬、どっちが好き？\""))
         #expect(page.contains("srcset=\"/thumbs/"))
         #expect(page.contains("?w=160 160w, "))
-        #expect(page.contains("loading=\"lazy\""))
+        #expect(page.contains("fetchpriority=\"high\""), "the first card is the first screen's largest picture")
         #expect(page.contains("<a id=\"more\" class=\"more\" href=\"/?sort=new&amp;cursor=abc\">"))
     }
 

@@ -339,7 +339,7 @@ public struct BlobStore: BlobStoring {
 
     /// The names in a folder, or nil when it is not a folder; throws on a missing root only
     /// when the failure is something other than absence.
-    private static func entries(of folder: String) throws -> [String]? {
+    package static func entries(of folder: String) throws -> [String]? {
         guard let directory = opendir(folder) else {
             if errno == ENOENT || errno == ENOTDIR { return nil }
             throw BlobError(.list, path: folder, errno: errno)

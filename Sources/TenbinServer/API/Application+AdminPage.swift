@@ -59,7 +59,9 @@ extension Application {
                 switch action {
                 case .hide: _ = try gateway.hide(id: id, actor: Self.tokenActor, reason: reason)
                 case .restore: _ = try gateway.restore(id: id, actor: Self.tokenActor, reason: reason)
-                case .remove: _ = try gateway.remove(id: id, actor: Self.tokenActor, reason: reason, options: RemoveOptions())
+                case .remove:
+                    _ = try gateway.remove(id: id, actor: Self.tokenActor, reason: reason, options: RemoveOptions())
+                    previewCards.forget(id)
                 }
                 committed()
                 return .seeOther(action == .remove ? "/admin" : "/admin#poster-\(id)")

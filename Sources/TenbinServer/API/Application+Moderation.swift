@@ -70,6 +70,7 @@ extension Application {
                 case .restore: answer = JSON.moderationItem(try gateway.restore(id: id, actor: Self.tokenActor, reason: reason))
                 case .remove:
                     answer = JSON.poster(try gateway.remove(id: id, actor: Self.tokenActor, reason: reason, options: options))
+                    previewCards.forget(id)
                 }
                 committed()
                 return .json(answer)

@@ -12,7 +12,9 @@ extension Application {
         }
         let (origin, text) = (publicOrigin(request.head), WebText(language: WebLanguage(request.head)))
         return executor.reply(failure: request.failure) { [self] in
-            var page = Self.html(PosterPage(poster: try shownPoster(id), origin: origin, text: text).html)
+            let poster = try shownPoster(id)
+            let chart = TimelineChart(try gateway.timeline(id: id, size: .hour), size: .hour, now: gateway.board.configuration.now())
+            var page = Self.html(PosterPage(poster: poster, origin: origin, text: text, timeline: chart).html)
             page.headers.append(("Vary", "Accept-Language, Cookie"))  // in the reader's language
             return page
         }

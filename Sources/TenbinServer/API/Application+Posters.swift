@@ -163,6 +163,7 @@ extension Application {
         let id = request.poster()
         return executor.reply(failure: request.failure) { [self] in
             let poster = try gateway.delete(id: id)
+            previewCards.forget(id)
             committed()
             return .json(JSON.poster(poster))
         }

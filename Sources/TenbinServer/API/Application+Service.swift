@@ -74,7 +74,8 @@ extension Application {
         return .text(
             metrics.render(
                 feeds: feeds.count, thumbnails: thumbnails.statistics, exchanges: exchanges, reads: readCache.statistics,
-                logLinesDropped: log?.dropped ?? 0, process: .current()),
+                logLinesDropped: log?.dropped ?? 0, cardFileFailures: previewCards.files?.failures.withLock { $0 } ?? 0,
+                process: .current()),
             contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
 }

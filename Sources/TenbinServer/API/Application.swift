@@ -50,7 +50,8 @@ final class Application: Sendable {
             pipeline: gateway.imagePipeline(cacheLimits: CacheLimits(bytes: 32 << 20, count: 64)),
             cacheBytes: configuration.thumbnailCacheBytes)
         previewCards = PreviewCards(
-            pipeline: gateway.imagePipeline(cacheLimits: CacheLimits(bytes: 16 << 20, count: 16)), cacheBytes: 16 << 20)
+            pipeline: gateway.imagePipeline(cacheLimits: CacheLimits(bytes: 16 << 20, count: 16)), cacheBytes: 16 << 20,
+            storeFolder: gateway.derivedFilesFolder)
         readCache = ReadCache(maximumBytes: configuration.readCacheBytes)
         executor = BoardExecutor(threads: configuration.boardThreads)
         voteLimiter = configuration.rateLimited ? RateLimiter(rate: configuration.voteRate) : nil

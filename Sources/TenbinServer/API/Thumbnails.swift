@@ -4,8 +4,9 @@ import TenbinKit
 /// LRU cache bounded by memory. Decoding goes through the board's image pipeline; requests for
 /// the same thumbnail made while it is being produced wait for that one production.
 final class Thumbnails: Sendable {
-    /// The widths a client may ask for.
-    static let widths = [160, 320, 640]
+    /// The widths a client may ask for, smallest first (pages list them all in `srcset`): 480
+    /// is what a half-screen picture needs on a 390-pixel phone at DPR 2, 640 at DPR 3.
+    static let widths = [160, 320, 480, 640]
 
     struct Key: Hashable, Sendable {
         var digest: Digest

@@ -55,6 +55,9 @@ struct BoardGateway: Sendable {
         try board.lastPosterID()
     }
 
+    /// Where the server keeps files derived from the board (preview cards), beside its blobs.
+    var derivedFilesFolder: String? { board.derivedFilesFolder }
+
     /// A poster's timeline in buckets of `size`.
     func timeline(id: Int64, size: TimelineBucketSize) throws -> [TimelineBucket] {
         try board.timeline(poster: id, bucket: size)

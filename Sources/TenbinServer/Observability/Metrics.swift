@@ -56,7 +56,7 @@ final class Metrics: Sendable {
     /// The exposition text, with the gauges read from elsewhere.
     func render(
         feeds: Int, thumbnails: CacheStatistics, exchanges: Int, reads: ReadCache.Statistics = .init(), logLinesDropped: Int = 0,
-        process: ProcessStatistics = ProcessStatistics()
+        cardFileFailures: Int = 0, process: ProcessStatistics = ProcessStatistics()
     ) -> String {
         let snapshot = state.withLock { $0 }
         var out = "# HELP tenbin_http_requests_total HTTP requests answered, by route and status.\n"
@@ -93,6 +93,10 @@ final class Metrics: Sendable {
             "tenbin_read_cache_hits_total", "counter", "JSON reads (pages, searches, posters) answered from the cache.", reads.hits)
         out += Self.single("tenbin_read_cache_misses_total", "counter", "JSON reads encoded from the store.", reads.misses)
         out += Self.single("tenbin_read_cache_bytes", "gauge", "Bytes of encoded JSON reads cached.", reads.bytes)
+        out += Self.single(
+            "tenbin_preview_card_file_failures_total", "counter",
+            "Preview cards that could not be kept on disk (served from memory): a cards folder read-only, full or not permitted.",
+            cardFileFailures)
         out += Self.single(
             "tenbin_log_lines_dropped_total", "counter", "Request log lines dropped because the log could not keep up.", logLinesDropped)
         out += "# HELP tenbin_build_info The version of tenbin serving, as tenbin --version prints it.\n"

@@ -10,6 +10,8 @@ struct PosterPage: Sendable {
     let origin: String
     /// The page's language (the preview tags, read by scrapers of every language, stay English).
     var text = WebText(language: .en)
+    /// The poster's votes over time, shown under its pictures (none for a page without them).
+    var timeline: TimelineChart? = nil
 
     /// The page's canonical URL.
     var url: String { origin + "/p/\(poster.id)" }
@@ -51,7 +53,9 @@ struct PosterPage: Sendable {
             \(WebPage.header(order: .new, query: "", text: text))
             <main id="main">
             <ol id="board" class="board single" tabindex="-1">
-            \(WebPage.card(poster, order: .new, text: text))</ol>
+            \(WebPage.card(
+                poster, order: .new, text: text, priority: .first, sizes: WebPage.posterPageImageSizes,
+                extra: timeline?.html(posterID: poster.id, text: text) ?? ""))</ol>
             <div class="share">
             <button type="button" id="share" class="share-button" data-url="\(html: url)" data-title="\(html: title)" hidden>\(html: text[.share])</button>
             <a id="share-link" class="share-link" href="\(html: url)">\(html: url)</a>

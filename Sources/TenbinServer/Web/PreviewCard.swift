@@ -32,11 +32,15 @@ package enum PreviewCard {
         }
 
         /// A validator naming this face: changes whenever the drawing would.
-        var etag: String {
+        var etag: String { "\"card-" + key + "\"" }
+
+        /// Hex digits naming this face (the ETag's and the kept file's), changing whenever the
+        /// drawing would.
+        var key: String {
             // A cache key, not a security measure; the layout's version is in it so a changed
             // drawing is fetched again.
             let named = digests.map(\.hex).joined(separator: ",") + "\u{0}\(text)\u{0}\(percent1)\u{0}\(voted)\u{0}\(layout)"
-            return "\"card-" + String(FNV1a.hash(named.utf8), radix: 16) + "\""
+            return String(FNV1a.hash(named.utf8), radix: 16)
         }
     }
 

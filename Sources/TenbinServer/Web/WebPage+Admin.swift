@@ -70,7 +70,8 @@ extension WebPage {
         html += "</p>\n<div class=\"admin-pair\">"
         for (index, image) in poster.images.prefix(2).enumerated() {
             html +=
-                "<a href=\"/blobs/\(image.digest.hex)\"><img src=\"/thumbs/\(image.digest.hex)?w=160\" width=\"\(image.width)\" height=\"\(image.height)\" alt=\"\(html: altText(side: index + 1, poster: poster))\"></a>"
+                "<a href=\"/blobs/\(image.digest.hex)\">"
+                + thumbnail(image, sizes: adminImageSizes, priority: .lazy, alt: altText(side: index + 1, poster: poster)) + "</a>"
         }
         html += "</div>\n<p class=\"question\" dir=\"auto\">\(SafeText.html(poster.contents))</p>\n"
         if !item.reports.isEmpty {

@@ -7,7 +7,12 @@ extension WebPage {
     /// side once app.js runs (a link to the full image without it), with a control that
     /// opens it large; the two vote buttons do the same for keyboards and screen readers, and
     /// their names say the side and the question.
-    static func card(_ poster: Poster, order: FeedOrder, text: WebText = WebText(language: .en)) -> String {
+    /// `priority` says how soon its images are needed: a card on the first screen loads them
+    /// at once (`.first`, the page's largest picture, ahead of everything else), others lazily.
+    static func card(
+        _ poster: Poster, order: FeedOrder, text: WebText = WebText(language: .en), priority: ImagePriority = .lazy,
+        sizes: String = cardImageSizes, extra: String = ""
+    ) -> String {
         let share = VoteShare(good1: poster.good1, good2: poster.good2)
         let name = posterName(poster, text: text)
         var html = """
@@ -17,7 +22,7 @@ extension WebPage {
 
             """
         for (index, image) in poster.images.prefix(2).enumerated() {
-            html += picture(image, side: index + 1, poster: poster, text: text)
+            html += picture(image, side: index + 1, poster: poster, text: text, priority: priority, sizes: sizes)
         }
         html += "</div>\n"
         if poster.contents.isEmpty {
@@ -35,7 +40,7 @@ extension WebPage {
             html += "</ul>\n"
         }
         html += """
-            <div class="meter\(share.total == 0 ? " none" : "")" aria-hidden="true"><span class="fill p\(share.percent1)"></span></div>
+            \(extra)<div class="meter\(share.total == 0 ? " none" : "")" aria-hidden="true"><span class="fill p\(share.percent1)"></span></div>
             <form class="votes" method="post" action="/api/v1/posters/\(poster.id)/votes">
             \(voteButton(side: 1, count: poster.good1, percent: share.percent1, total: share.total, name: name, text: text))\
             \(voteButton(side: 2, count: poster.good2, percent: share.percent2, total: share.total, name: name, text: text))
@@ -64,14 +69,14 @@ extension WebPage {
             ? text.format(.altWithoutQuestion, which, String(poster.id)) : text.format(.altWithQuestion, which, poster.contents)
     }
 
-    private static func picture(_ image: StoredImage, side: Int, poster: Poster, text: WebText) -> String {
+    private static func picture(
+        _ image: StoredImage, side: Int, poster: Poster, text: WebText, priority: ImagePriority, sizes: String
+    ) -> String {
         let digest = image.digest.hex
-        let srcset = thumbnailWidths.map { "/thumbs/\(digest)?w=\($0) \($0)w" }.joined(separator: ", ")
         let zoom = text.format(.viewLarge, text[side == 1 ? .leftImage : .rightImage])
         return """
-            <div class="side side\(side)"><a class="image" href="/blobs/\(digest)" data-side="\(side)" tabindex="-1"><img src="/thumbs/\(digest)?w=\(thumbnailWidths[1])" \
-            srcset="\(srcset)" sizes="(min-width: 720px) 180px, 50vw" loading="lazy" decoding="async" \
-            width="\(image.width)" height="\(image.height)" alt="\(html: altText(side: side, poster: poster, text: text))"></a>\
+            <div class="side side\(side)"><a class="image" href="/blobs/\(digest)" data-side="\(side)" tabindex="-1">\
+            \(thumbnail(image, sizes: sizes, priority: priority, alt: altText(side: side, poster: poster, text: text)))</a>\
             <a class="zoom" href="/blobs/\(digest)" data-side="\(side)" aria-label="\(html: zoom)" title="\(html: zoom)"></a></div>
 
             """

@@ -8,9 +8,6 @@ import TenbinKit
 /// Content-Security-Policy (`default-src 'self'; img-src 'self' blob:; …`). Every string comes
 /// from ``WebText`` in the request's ``WebLanguage``.
 enum WebPage {
-    /// The widths `/thumbs/{digest}?w=N` serves, smallest first; the page's `srcset` lists them.
-    static let thumbnailWidths = [160, 320, 640]
-
     /// How many posters the page asks the API for at a time (the server's first page should
     /// hold as many).
     static let pageSize = 20
@@ -41,8 +38,8 @@ enum WebPage {
             <ol id="board" class="board" tabindex="-1" aria-label="\(html: query.isEmpty ? text[order == .new ? .tabNew : .tabPopular] : query)">
 
             """
-        for poster in posters {
-            html += card(poster, order: order, text: text)
+        for (index, poster) in posters.enumerated() {
+            html += card(poster, order: order, text: text, priority: imagePriority(ofCardAt: index))
         }
         html += "</ol>\n"
         if let next {

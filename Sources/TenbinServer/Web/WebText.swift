@@ -18,6 +18,7 @@ enum WebString: String, Sendable, CaseIterable {
     case searchUnreachable, serverAnswered, chooseLeft, chooseRight, fileEmpty, notAnImage, tooLarge
     case posted, postUnreachable, questionTooLong, votedAnnouncement, justNow, minutesAgo, hoursAgo
     case daysAgo
+    case trendTitle, trendSummary
 
     /// The English and the Japanese text.
     var text: (en: String, ja: String) {
@@ -95,6 +96,12 @@ enum WebString: String, Sendable, CaseIterable {
         case .minutesAgo: ("{0} min ago", "{0}分前")
         case .hoursAgo: ("{0} h ago", "{0}時間前")
         case .daysAgo: ("{0} d ago", "{0}日前")
+        case .trendTitle: ("Votes over time", "投票の推移")
+        case .trendSummary:
+            (
+                "Votes since {0}: left {1}, right {2}; in the last 24 hours left +{3}, right +{4}.",
+                "{0}からの投票：左 {1}、右 {2}。直近24時間：左 +{3}、右 +{4}。"
+            )
         }
     }
 }

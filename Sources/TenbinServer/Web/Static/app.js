@@ -14,7 +14,12 @@
   const pageSize = Number(body.dataset.pageSize) || 20;
   // A poster's own page (/p/ID): its one card, live; searching leaves for the board.
   const single = body.dataset.poster || "";
-  const widths = [160, 320, 640];
+  // The widths /thumbs/ makes and how wide a card's picture is drawn (WebPage+Thumbnail.swift).
+  const widths = [160, 320, 480, 640];
+  const cardImageSizes = "(min-width: 1068px) 174px, (min-width: 720px) calc(25vw - 11px), calc(50vw - 14px)";
+  // The votes-over-time chart's viewBox (TimelineChart.swift).
+  const svgNS = "http://www.w3.org/2000/svg";
+  const trendSize = { width: 320, height: 64 };
   const maxFeedLimit = 100;
   const searchDelay = 500;
   const longPress = 500;
@@ -147,7 +152,7 @@
       const img = el("img");
       img.src = "/thumbs/" + image.digest + "?w=" + widths[1];
       img.srcset = widths.map((w) => "/thumbs/" + image.digest + "?w=" + w + " " + w + "w").join(", ");
-      img.sizes = "(min-width: 720px) 180px, 50vw";
+      img.sizes = cardImageSizes;
       img.loading = "lazy";
       img.decoding = "async";
       img.width = image.width;
@@ -247,6 +252,7 @@
     });
     const tally = card.querySelector(".tally");
     if (tally) tally.textContent = total === 0 ? " · " + t("noVotes") : "";
+    extendTrend(card, good1, good2);
   }
   function tagsOf(card) {
     return Array.from(card.querySelectorAll(".tags a"), (link) => link.textContent.slice(1)).join("\n");
@@ -716,6 +722,139 @@
     document.getElementById("contents").addEventListener("input", checkQuestion);
     form.addEventListener("submit", submitPost);
   }
+  // ---- votes over time: the chart TimelineChart.swift draws, extended by live votes ----
+  function numbers(text) {
+    return text ? text.split(",").map(Number) : [];
+  }
+  // Each side's running total as a line, time across and votes up (as TimelineChart.lines()).
+  function drawTrend(figure) {
+    const times = numbers(figure.dataset.times);
+    const sides = [numbers(figure.dataset.good1), numbers(figure.dataset.good2)];
+    const now = Number(figure.dataset.now);
+    const lines = figure.querySelectorAll("polyline");
+    if (times.length === 0) return;
+    figure.classList.remove("empty");
+    const span = Math.max(now - times[0], 1);
+    const top = Math.max(1, ...sides[0], ...sides[1]);
+    sides.forEach((values, index) => {
+      const y = (value) => Math.round((trendSize.height - (value / top) * (trendSize.height - 4) - 2) * 10) / 10;
+      const points = times.map((time, at) => Math.round(((time - times[0]) / span) * trendSize.width * 10) / 10 + "," + y(values[at]));
+      if (times[times.length - 1] < now) points.push(trendSize.width + "," + y(values[values.length - 1]));
+      lines[index].setAttribute("points", points.join(" "));
+    });
+    const summary = figure.querySelector(".trend-summary");
+    const start = new Date(times[0] * 1000).toISOString();
+    summary.textContent = t("trendSummary", start.slice(0, 10) + " " + start.slice(11, 16) + " UTC",
+      sides[0][sides[0].length - 1], sides[1][sides[1].length - 1], figure.dataset.recent1, figure.dataset.recent2);
+  }
+  // A live count reaches the chart: a point now at the new totals (the last one moved when it
+  // is under a minute old, so a stream of votes does not grow the figure without end).
+  function extendTrend(card, good1, good2) {
+    const figure = card.querySelector(".trend");
+    if (!figure) return;
+    const times = numbers(figure.dataset.times);
+    const sides = [numbers(figure.dataset.good1), numbers(figure.dataset.good2)];
+    const last = times.length - 1;
+    const before = last < 0 ? [0, 0] : [sides[0][last], sides[1][last]];
+    if (good1 <= before[0] && good2 <= before[1]) return;
+    const now = Math.max(Math.floor(Date.now() / 1000), last < 0 ? 0 : times[last]);
+    if (last < 0) {
+      times.push(now);
+      sides[0].push(0);
+      sides[1].push(0);
+    }
+    if (last > 0 && now - times[last] < 60) {
+      sides[0][last] = good1;
+      sides[1][last] = good2;
+    } else {
+      times.push(now);
+      sides[0].push(good1);
+      sides[1].push(good2);
+    }
+    figure.dataset.recent1 = String(Number(figure.dataset.recent1) + Math.max(0, good1 - before[0]));
+    figure.dataset.recent2 = String(Number(figure.dataset.recent2) + Math.max(0, good2 - before[1]));
+    figure.dataset.times = times.join(",");
+    figure.dataset.good1 = sides[0].join(",");
+    figure.dataset.good2 = sides[1].join(",");
+    figure.dataset.now = String(now);
+    drawTrend(figure);
+  }
+  // The compact chart of a board card, from the API's hourly timeline (as TimelineChart.init).
+  function trendFigure(id, buckets) {
+    const figure = el("figure", "trend compact");
+    const svg = document.createElementNS(svgNS, "svg");
+    svg.setAttribute("viewBox", "0 0 " + trendSize.width + " " + trendSize.height);
+    svg.setAttribute("preserveAspectRatio", "none");
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-labelledby", "trend-" + id);
+    for (const side of [1, 2]) {
+      const line = document.createElementNS(svgNS, "polyline");
+      line.setAttribute("class", "line" + side);
+      line.setAttribute("vector-effect", "non-scaling-stroke");  // an attribute: CSS lint knows no such property
+      svg.append(line);
+    }
+    const caption = el("figcaption", "sr");
+    caption.id = "trend-" + id;
+    caption.append(el("span", "trend-title", t("trendTitle")), " ", el("span", "trend-summary"));
+    figure.append(svg, caption);
+    const now = Math.floor(Date.now() / 1000);
+    const times = [];
+    const sides = [[], []];
+    const recent = [0, 0];
+    for (const bucket of buckets) {
+      const start = Math.floor(Date.parse(bucket.start) / 1000);
+      if (times.length === 0) {
+        times.push(start);
+        sides[0].push(0);
+        sides[1].push(0);
+      }
+      times.push(Math.min(start + 3600, now));
+      sides[0].push(sides[0][sides[0].length - 1] + bucket.good1);
+      sides[1].push(sides[1][sides[1].length - 1] + bucket.good2);
+      if (start + 3600 > now - 86400) {
+        recent[0] += bucket.good1;
+        recent[1] += bucket.good2;
+      }
+    }
+    Object.assign(figure.dataset, { times: times.join(","), good1: sides[0].join(","), good2: sides[1].join(","),
+      recent1: String(recent[0]), recent2: String(recent[1]), now: String(now) });
+    if (times.length > 0) drawTrend(figure);
+    else {
+      figure.classList.add("empty");  // shown with the first vote
+      caption.lastChild.textContent = t("noVotes");
+    }
+    return figure;
+  }
+  // Board cards get their charts once they scroll into view, after the page has loaded: the
+  // first screen's bytes and paint go to the pictures.
+  function lazyTrends() {
+    if (single || !("IntersectionObserver" in window)) return;
+    const observer = new IntersectionObserver((entries) => {
+      for (const entry of entries) {
+        if (!entry.isIntersecting) continue;
+        observer.unobserve(entry.target);
+        const card = entry.target;
+        fetch("/api/v1/posters/" + card.dataset.id + "/timeline?bucket=hour")
+          .then((answer) => (answer.ok ? answer.json() : Promise.reject(new Error(String(answer.status)))))
+          .then((timeline) => {
+            if (card.querySelector(".trend")) return;
+            card.querySelector(".meter").before(trendFigure(card.dataset.id, timeline.buckets));
+          })
+          .catch(() => {});  // a chart that does not come is only a chart less
+      }
+    }, { rootMargin: "200px" });
+    const watch = () => {
+      for (const card of board.querySelectorAll(".card:not([data-trend])")) {
+        card.dataset.trend = "asked";
+        observer.observe(card);
+      }
+    };
+    watch();
+    new MutationObserver(watch).observe(board, { childList: true });
+  }
+  if (document.readyState === "complete") lazyTrends();
+  else window.addEventListener("load", lazyTrends);
+
   refreshTimes(board);
   setInterval(() => refreshTimes(board), 60000);
   shareButton();

@@ -172,8 +172,9 @@ public protocol StoreWriting: StoreReading {
     /// Adds a whole batch of votes cast at `time` (one delta per poster, ids distinct and
     /// ascending, so two batches lock shared rows in the same order) to the posters' counts
     /// and to their timelines' minute buckets holding `time`, and returns the posters as this
-    /// transaction leaves them, ascending by id. A delta whose poster does not exist adds
-    /// nothing and is left out of the result; the others still apply.
+    /// transaction leaves them, ascending by id. A delta whose poster does not exist, or is
+    /// hidden (``hiddenPosters()``: gone for the public, so its votes are refused as a missing
+    /// poster's), adds nothing and is left out of the result; the others still apply.
     func addVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster]
     /// Replaces a poster's contents, hashtags and search record; false when there is no such poster.
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool

@@ -275,7 +275,7 @@ final class MemorySession: StoreWriting {
     }
 
     private func addVotes(id: Int64, good1: Int, good2: Int, start: Int64) throws -> Bool {
-        guard state.posters[id] != nil else { return false }
+        guard state.posters[id] != nil, state.hidden[id] == nil else { return false }
         state.posters[id]!.good1 += good1  // checked just above
         state.posters[id]!.good2 += good2
         addToBucket(

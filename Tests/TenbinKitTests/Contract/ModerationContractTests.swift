@@ -50,6 +50,31 @@ import Testing
     }
 
     @Test(arguments: BackendUnderTest.all)
+    func votesOnAHiddenPosterAreRefusedAsAMissingPostersAndCountNothing(backend: BackendUnderTest) async throws {
+        let store = try TemporaryStore()
+        let board = try Self.board(backend, store)
+        let posters = try board.quickPost([("a", []), ("b", [])])
+        let (hidden, shown) = (posters[0], posters[1])
+        try board.vote(id: hidden.id, side: .first, times: 2)
+        _ = try board.hide(id: hidden.id, actor: "alice", reason: "")
+        #expect(throws: BoardError.noSuchPoster(hidden.id)) { try board.vote(id: hidden.id, side: .second) }
+        await #expect(throws: BoardError.noSuchPoster(hidden.id)) { try await board.castVote(id: hidden.id, side: .first, times: 5) }
+        // A batch holding both: the shown poster's vote still counts.
+        let counted = try board.store.write {
+            try $0.addVotes([VoteDelta(id: hidden.id, good1: 1, good2: 0), VoteDelta(id: shown.id, good1: 0, good2: 3)])
+        }
+        #expect(counted.map(\.id) == [shown.id] && counted[0].good2 == 3)
+        // Moderators still see it, with the votes it had when hidden and nothing since.
+        let item = try board.moderationItem(id: hidden.id)
+        #expect(item.poster.good1 == 2 && item.poster.good2 == 0)
+        let rows = try board.store.read { try $0.timelineRows(posters: hidden.id...hidden.id) }
+        #expect(rows.reduce(0) { $0 + $1.bucket.good1 + $1.bucket.good2 } == 2)
+        // Restored, it takes votes again.
+        _ = try board.restore(id: hidden.id, actor: "alice", reason: "")
+        #expect(try board.vote(id: hidden.id, side: .second).good2 == 1)
+    }
+
+    @Test(arguments: BackendUnderTest.all)
     func aRestoredPosterIsNotHiddenAgainByTheSameReporters(backend: BackendUnderTest) throws {
         let store = try TemporaryStore()
         let board = try Self.board(backend, store, threshold: 2)

@@ -236,6 +236,15 @@ public protocol StoreWriting: StoreReading {
     /// Removes a blocklist entry; false when there is none with this id.
     func deleteBlockedImage(id: Int64) throws -> Bool
 
+    // Proof of work for posting (see `Moderation/PostProof.swift`).
+
+    /// The key post-proof challenges are signed with: the stored one, or `candidate`, stored
+    /// now, when there is none yet (every server on one store signs with the same key).
+    func postProofKey(storing candidate: [UInt8]) throws -> [UInt8]
+    /// Records the challenge `id` as spent until `expiresAt`, first forgetting those expired
+    /// before `now`; false (nothing written) when it is spent already.
+    func spendPostProof(id: String, expiresAt: Timestamp, now: Timestamp) throws -> Bool
+
     /// Adds timeline rows of posters that exist to what their buckets hold (a copy's).
     func insertTimelineRows(_ rows: [TimelineRow]) throws
 

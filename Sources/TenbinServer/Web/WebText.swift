@@ -21,6 +21,7 @@ enum WebString: String, Sendable, CaseIterable {
     case report, reportPoster, reportReason, reportNote, sendReport, reasonSpam, reasonAbuse, reasonIllegal, reasonOther
     case reportSending, reportThanks, reportUnreachable
     case moderationTitle, adminToken, logIn, logOut, adminTokenWrong, queueHeading, nothingToReview, logHeading
+    case proofNeedsScript, proofWorking, proofFailed
     case hiddenSince, shown, oneReport, reportCount, moderationReason, restore, hide, remove
 
     /// The English and the Japanese text.
@@ -111,6 +112,13 @@ enum WebString: String, Sendable, CaseIterable {
         case .reportSending: ("Sending…", "送信中…")
         case .reportThanks: ("Thank you: reported.", "ありがとうございます。通報しました。")
         case .reportUnreachable: ("could not reach the server: {0}", "サーバーに接続できませんでした：{0}")
+        case .proofNeedsScript:
+            (
+                "Posting on this board needs JavaScript: the page does a little work for each post (a proof of work) before sending it.",
+                "このボードへの投稿には JavaScript が必要です。送信の前に、ページが投稿ごとに少し計算をします（プルーフ・オブ・ワーク）。"
+            )
+        case .proofWorking: ("Checking this post before sending it: {0}% of the expected work…", "送信の前に確認しています：予想される計算の {0}%…")
+        case .proofFailed: ("The post could not be prepared: {0}", "投稿を準備できませんでした：{0}")
         case .moderationTitle: ("Moderation", "モデレーション")
         case .adminToken: ("Admin token", "管理トークン")
         case .logIn: ("Log in", "ログイン")

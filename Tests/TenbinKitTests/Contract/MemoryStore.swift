@@ -19,6 +19,8 @@ final class MemoryStore: StoreBackend {
         var lastID: Int64 = 0
         var version: Int64 = 0
         var hidden: [Int64: Timestamp] = [:]
+        var postProofKey: [UInt8]?
+        var spentProofs: [String: Timestamp] = [:]
         /// By poster, then reporter.
         var reports: [Int64: [String: Report]] = [:]
         var cleared: Set<ClearedReporter> = []
@@ -511,6 +513,18 @@ final class MemorySession: StoreWriting {
     func deleteBlockedImage(id: Int64) throws -> Bool {
         guard let index = state.blocked.firstIndex(where: { $0.id == id }) else { return false }
         state.blocked.remove(at: index)
+        return true
+    }
+
+    func postProofKey(storing candidate: [UInt8]) throws -> [UInt8] {
+        if state.postProofKey == nil { state.postProofKey = candidate }
+        return state.postProofKey ?? candidate
+    }
+
+    func spendPostProof(id: String, expiresAt: Timestamp, now: Timestamp) throws -> Bool {
+        state.spentProofs = state.spentProofs.filter { $0.value > now }
+        guard state.spentProofs[id] == nil else { return false }
+        state.spentProofs[id] = expiresAt
         return true
     }
 }

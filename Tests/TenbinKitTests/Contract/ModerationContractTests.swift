@@ -1,6 +1,8 @@
 import Testing
 
 @testable import TenbinKit
+import TenbinPostgres
+import TenbinSQLite
 
 /// Reports, hiding, the review queue, restore/hide/remove and the audit log, on every backend.
 @Suite struct ModerationContractTests {
@@ -174,5 +176,51 @@ import Testing
         #expect(throws: ModerationError.unknownReason("rude")) { try ReportReason(parsing: "rude") }
         #expect(
             ModerationError.unknownReason("rude").description == "'rude' is not a report reason; use one of spam, abuse, illegal, other")
+    }
+}
+
+/// The store's part of proof of work for posting, on every backend.
+@Suite struct PostProofContractTests {
+    @Test(arguments: BackendUnderTest.all)
+    func aChallengeIsSpentOnceUntilItExpiresAndTheKeyStaysTheSame(backend: BackendUnderTest) throws {
+        let store = try TemporaryStore()
+        let board = try backend.board(store)
+        let key = try board.postProofKey()
+        #expect(key.count == 32)
+        #expect(try board.postProofKey() == key)
+        let now = store.configuration().now()
+        let proof = PostProof(id: "a", expiresAt: Timestamp(secondsSince1970: now.secondsSince1970 + 60))
+        #expect(try board.spendPostProof(proof))
+        #expect(try !board.spendPostProof(proof))
+        #expect(try board.spendPostProof(PostProof(id: "b", expiresAt: proof.expiresAt)))
+        // Once expired it is forgotten (a proof that old is refused before it gets here).
+        let later = Timestamp(secondsSince1970: now.secondsSince1970 + 61)
+        #expect(try board.store.write { try $0.spendPostProof(id: "a", expiresAt: later, now: later) })
+    }
+
+    /// Two stores open on the same place, as two servers on one SQLite folder or one PostgreSQL.
+    static let shared = ["SQLite file"] + (TestPostgres.isAvailable ? ["PostgreSQL"] : [])
+
+    /// Two stores on the place `name` names.
+    static func twoStores(_ name: String, folder: String) throws -> (any StoreBackend, any StoreBackend) {
+        guard name == "PostgreSQL" else { return (try SQLiteStore(folder: folder, create: true), try SQLiteStore(folder: folder, create: false)) }
+        let url = try TestPostgres.freshDatabase()
+        return (try PostgresStore(url: url, poolSize: 2), try PostgresStore(url: url, poolSize: 2))
+    }
+
+    @Test(arguments: shared)
+    func serversOnOneStoreShareTheKeyAndNeitherTakesAChallengeTheOtherSpent(name: String) throws {
+        let store = try TemporaryStore()
+        let (first, second) = try Self.twoStores(name, folder: store.path)
+        let one = Board(store.configuration(), store: first, blobs: BlobStore(storeFolder: store.path))
+        let two = Board(store.configuration(), store: second, blobs: BlobStore(storeFolder: store.path))
+        defer {
+            one.close()
+            two.close()
+        }
+        #expect(try one.postProofKey() == two.postProofKey())
+        let proof = PostProof(id: "shared", expiresAt: Timestamp(secondsSince1970: store.configuration().now().secondsSince1970 + 60))
+        #expect(try two.spendPostProof(proof))
+        #expect(try !one.spendPostProof(proof))
     }
 }

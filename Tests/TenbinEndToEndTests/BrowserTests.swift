@@ -68,10 +68,12 @@ import Testing
 
     /// Fills a store with the sample posters, serves it, runs `script` (in Tests/Browser) against
     /// it and stops the server; its log, the script's transcript and screenshots go to `output`,
-    /// where `screenshot` is looked for.
-    static func runBrowser(output: String, script name: String = "board_test.py", screenshot: String = "board-phone.png") throws
-        -> Outcome
-    {
+    /// where `screenshot` is looked for. `serve` and `arguments` are added to the server's and
+    /// the script's arguments.
+    static func runBrowser(
+        output: String, script name: String = "board_test.py", screenshot: String = "board-phone.png", serve: [String] = [],
+        arguments: [String] = []
+    ) throws -> Outcome {
         let store = try ScratchFolder()
         let fixtures = try ScratchFolder()
         try? FileManager.default.removeItem(atPath: output)
@@ -95,7 +97,7 @@ import Testing
         // The /admin page's checks log in with this token.
         let token = "browser-test-admin-token-0123456789"
         try Data(token.utf8).write(to: URL(fileURLWithPath: "\(fixtures.path)/admin-token"))
-        let server = try ServeProcess(["--admin-token-file", "\(fixtures.path)/admin-token"], store: store.path)
+        let server = try ServeProcess(["--admin-token-file", "\(fixtures.path)/admin-token"] + serve, store: store.path)
         var stopped: (status: Int32, stderr: String)?
         defer {
             let (_, log) = stopped ?? server.stop()
@@ -106,7 +108,7 @@ import Testing
         script.arguments = [
             "\(Tenbin.root)/Tests/Browser/\(name)", "--url", "http://127.0.0.1:\(server.port)", "--tenbin", Tenbin.binary,
             "--store", store.path, "--fixtures", fixtures.path, "--out", output,
-        ]
+        ] + arguments
         let transcript = "\(output)/browser.log"
         _ = FileManager.default.createFile(atPath: transcript, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: transcript))

@@ -22,7 +22,8 @@ extension PostgresSession {
         let rows = try connection.query("SELECT key FROM post_proof_key WHERE id = 1")
         guard rows.count == 1, let key = Hex.bytes(rows.text(0, 0)) else {
             throw PostgresError(
-                kind: .internal, sqlState: nil, message: "the post-proof key row is missing or not hex", target: connection.target.description)
+                kind: .internal, sqlState: nil, message: "the post-proof key row is missing or not hex",
+                target: connection.target.description)
         }
         return key
     }

@@ -54,7 +54,9 @@ enum ModerationBenchmark {
         }
         let reportMicros = RollingBenchmark.seconds(since: start) * 1e6 / Double(libraryReports)
         table.add("vote (Board.vote)", "\(libraryReports)", format(voteMicros), format(1e6 / voteMicros), "1.00")
-        table.add("report (Board.report)", "\(libraryReports)", format(reportMicros), format(1e6 / reportMicros), format(reportMicros / voteMicros, 2))
+        table.add(
+            "report (Board.report)", "\(libraryReports)", format(reportMicros), format(1e6 / reportMicros),
+            format(reportMicros / voteMicros, 2))
         table.print()
     }
 

@@ -105,10 +105,11 @@ import Testing
         }
         let script = Process()
         script.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        script.arguments = [
-            "\(Tenbin.root)/Tests/Browser/\(name)", "--url", "http://127.0.0.1:\(server.port)", "--tenbin", Tenbin.binary,
-            "--store", store.path, "--fixtures", fixtures.path, "--out", output,
-        ] + arguments
+        script.arguments =
+            [
+                "\(Tenbin.root)/Tests/Browser/\(name)", "--url", "http://127.0.0.1:\(server.port)", "--tenbin", Tenbin.binary,
+                "--store", store.path, "--fixtures", fixtures.path, "--out", output,
+            ] + arguments
         let transcript = "\(output)/browser.log"
         _ = FileManager.default.createFile(atPath: transcript, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: transcript))

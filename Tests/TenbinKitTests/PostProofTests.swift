@@ -59,6 +59,8 @@ import Testing
         #expect(refusal(good, at: Timestamp(secondsSince1970: 1_800_000_600)) == .expired)
         #expect(refusal(good, at: Timestamp(secondsSince1970: 1_800_000_599)) == nil)
         // A nonce that misses the bits.
-        #expect(refusal(PostProof.solve(challenge, bits: 8, missing: true)) == .invalid("the nonce does not give a hash with 8 leading zero bits"))
+        #expect(
+            refusal(PostProof.solve(challenge, bits: 8, missing: true))
+                == .invalid("the nonce does not give a hash with 8 leading zero bits"))
     }
 }

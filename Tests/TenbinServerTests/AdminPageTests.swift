@@ -51,7 +51,10 @@ import Testing
         #expect(wrong.status == 401 && wrong.text.contains("管理トークンが違います。"))
         let session = try await Self.logIn(server)
         let page = await server.request("GET", "/admin", headers: [(session.0, session.1 + "; tenbin_lang=ja")])
-        for phrase in ["<h2>確認待ち（1）</h2>", "通報 1 件", "(違法 1)", "<li>違法: <q", ">ログアウト</button>", ">元に戻す</button>", ">非表示にする</button>", ">削除する</button>", "<h2>記録</h2>", "ボードに戻る"] {
+        for phrase in [
+            "<h2>確認待ち（1）</h2>", "通報 1 件", "(違法 1)", "<li>違法: <q", ">ログアウト</button>", ">元に戻す</button>", ">非表示にする</button>", ">削除する</button>",
+            "<h2>記録</h2>", "ボードに戻る",
+        ] {
             #expect(page.text.contains(phrase), "\(phrase)")
         }
         for english in ["Queue", "Log out", "Restore", ">Hide<", ">Remove<", "Back to the board", "1 report"] {

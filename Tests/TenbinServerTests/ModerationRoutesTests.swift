@@ -65,7 +65,8 @@ import Testing
         }
         // The page's plain form vote is refused the same way.
         let form = await server.request(
-            "POST", "/api/v1/posters/1/votes", urlencoded: [("side", "2")], headers: [FormRoutesTests.browserAccept, ("Origin", FormRoutesTests.own)])
+            "POST", "/api/v1/posters/1/votes", urlencoded: [("side", "2")],
+            headers: [FormRoutesTests.browserAccept, ("Origin", FormRoutesTests.own)])
         #expect(form.status == 404, "\(form.text)")
         // Moderators see the counts it had when hidden.
         let item = await server.request("GET", "/api/v1/admin/posters/1", headers: Self.auth)
@@ -194,7 +195,9 @@ import Testing
             for path in ["/", "/p/1"] {
                 let page = await server.request("GET", path, headers: headers + [FormRoutesTests.browserAccept])
                 #expect(page.text.contains(japanese), "\(path) \(headers)")
-                #expect(page.text.contains(#"<option value="abuse">嫌がらせ・暴言</option>"#) && page.text.contains("<button type=\"submit\">通報する</button>"))
+                #expect(
+                    page.text.contains(#"<option value="abuse">嫌がらせ・暴言</option>"#)
+                        && page.text.contains("<button type=\"submit\">通報する</button>"))
                 #expect(!page.text.contains(">Report<") && !page.text.contains("Send report"))
             }
         }

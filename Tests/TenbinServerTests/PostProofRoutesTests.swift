@@ -58,7 +58,12 @@ import Testing
         let cases: [(String, String)] = [
             ("no nonce", challenge),
             ("not a challenge", "hello:1"),
-            ("forged", PostProof.solve(PostProof.challenge(key: Array("not the key".utf8), bits: 8, now: Timestamp(secondsSince1970: 1_800_000_000), lifetime: 600), bits: 8)),
+            (
+                "forged",
+                PostProof.solve(
+                    PostProof.challenge(
+                        key: Array("not the key".utf8), bits: 8, now: Timestamp(secondsSince1970: 1_800_000_000), lifetime: 600), bits: 8)
+            ),
             ("easier than signed", PostProof.solve(challenge.replacing(".\(bits).", with: ".1."), bits: 1)),
             ("too little work", PostProof.solve(challenge, bits: bits, missing: true)),
         ]
@@ -83,7 +88,9 @@ import Testing
         // Another server on the same store, started with more bits, takes the same key.
         let stricter = try TestServer(folder: server.folder) { $0.postProofBits = 10 }
         let reply = await stricter.post(headers: [("Tenbin-Proof", PostProof.solve(challenge, bits: 4))])
-        #expect(reply.status == 403 && reply.errorMessage?.hasSuffix("the challenge asks for 4 bits; this server wants 10") == true, "\(reply.text)")
+        #expect(
+            reply.status == 403 && reply.errorMessage?.hasSuffix("the challenge asks for 4 bits; this server wants 10") == true,
+            "\(reply.text)")
     }
 
     @Test func twoServersOnOneStoreShareTheKeyAndAProofSpentOnOneIsRefusedOnTheOther() async throws {
@@ -101,7 +108,9 @@ import Testing
         let page = await server.request("GET", "/", headers: [FormRoutesTests.browserAccept])
         #expect(page.text.contains(#"data-post-proof="12" data-proof-worker="/static/proof-worker.js?v="#))
         #expect(page.text.contains("<noscript><p class=\"needs-script\">Posting on this board needs JavaScript"))
-        #expect(page.text.contains(#"<progress id="proof-progress" class="proof-progress" max="100" value="0" aria-labelledby="proof-status" hidden>"#))
+        #expect(
+            page.text.contains(
+                #"<progress id="proof-progress" class="proof-progress" max="100" value="0" aria-labelledby="proof-status" hidden>"#))
         let japanese = await server.request("GET", "/", headers: [FormRoutesTests.browserAccept, ("Accept-Language", "ja")])
         #expect(japanese.text.contains("このボードへの投稿には JavaScript が必要です"))
         #expect(await server.request("GET", "/static/proof-worker.js").status == 200)

@@ -12,7 +12,8 @@ extension Application {
         guard hasAdminSession(request.head) else { return .now(Self.html(WebPage.adminLogin(text: text))) }
         return executor.reply(failure: request.failure) { [self] in
             Self.html(
-                WebPage.adminQueue(try gateway.moderationQueue(), log: try gateway.auditLog(posterID: nil, before: nil, limit: 50), text: text))
+                WebPage.adminQueue(
+                    try gateway.moderationQueue(), log: try gateway.auditLog(posterID: nil, before: nil, limit: 50), text: text))
         }
     }
 

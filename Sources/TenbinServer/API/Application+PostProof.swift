@@ -43,7 +43,8 @@ extension Application {
         } catch {
             switch error {
             case .expired:
-                throw APIError(status: 403, kind: "proof_expired", message: "the proof's challenge has expired; get a new one and post again")
+                throw APIError(
+                    status: 403, kind: "proof_expired", message: "the proof's challenge has expired; get a new one and post again")
             case .invalid(let reason):
                 throw APIError(status: 403, kind: "proof_invalid", message: "the \(Self.proofHeader) header is not a good proof: \(reason)")
             }

@@ -67,7 +67,8 @@ extension WebPage {
         var html = "<li class=\"admin-item\" id=\"poster-\(id)\">\n<p class=\"admin-state\"><strong>#\(id)</strong> "
         html += item.hiddenSince.map { text.html(.hiddenSince, "<time datetime=\"\($0)\">\($0)</time>") } ?? text.html(.shown)
         html += " · " + text.html(item.reports.count == 1 ? .oneReport : .reportCount, String(item.reports.count))
-        let reasons = item.reasons.map { "\(html: reasonName($0.reason, text)) \($0.count)" }.joined(separator: text.language == .ja ? "、" : ", ")
+        let reasons = item.reasons.map { "\(html: reasonName($0.reason, text)) \($0.count)" }.joined(
+            separator: text.language == .ja ? "、" : ", ")
         if !reasons.isEmpty { html += " (\(reasons))" }
         html += "</p>\n<div class=\"admin-pair\">"
         for (index, image) in poster.images.prefix(2).enumerated() {
@@ -79,7 +80,8 @@ extension WebPage {
             html += "<ul class=\"admin-reports\">"
             for report in item.reports {
                 let note = report.note.isEmpty ? "" : ": <q dir=\"auto\">\(SafeText.html(report.note))</q>"
-                html += "<li>\(html: reasonName(report.reason, text))\(note) <time datetime=\"\(report.createdAt)\">\(report.createdAt)</time></li>"
+                html +=
+                    "<li>\(html: reasonName(report.reason, text))\(note) <time datetime=\"\(report.createdAt)\">\(report.createdAt)</time></li>"
             }
             html += "</ul>\n"
         }

@@ -45,7 +45,7 @@ enum ServeCommand: Command {
             in: 1...1000, default: Board.defaultReportThreshold)
         var postProof = Option.integer(
             ["--post-proof"], value: "BITS",
-            help: "Ask every post for a proof of work of BITS leading zero bits, 1 to 30 (16 suits phones; 0 is off).", in: 0...30,
+            help: "Ask every post for a proof of work of BITS leading zero bits, 1 to 30 (18 suits phones; 0 is off).", in: 0...30,
             default: 0, shown: "off")
         var noRateLimit = Flag(["--no-rate-limit"], help: "No rate limits (trusted networks, benchmarks).")
         var publicURL = Option.repeated(

@@ -1,8 +1,8 @@
+import TenbinPostgres
+import TenbinSQLite
 import Testing
 
 @testable import TenbinKit
-import TenbinPostgres
-import TenbinSQLite
 
 /// Reports, hiding, the review queue, restore/hide/remove and the audit log, on every backend.
 @Suite struct ModerationContractTests {
@@ -203,7 +203,9 @@ import TenbinSQLite
 
     /// Two stores on the place `name` names.
     static func twoStores(_ name: String, folder: String) throws -> (any StoreBackend, any StoreBackend) {
-        guard name == "PostgreSQL" else { return (try SQLiteStore(folder: folder, create: true), try SQLiteStore(folder: folder, create: false)) }
+        guard name == "PostgreSQL" else {
+            return (try SQLiteStore(folder: folder, create: true), try SQLiteStore(folder: folder, create: false))
+        }
         let url = try TestPostgres.freshDatabase()
         return (try PostgresStore(url: url, poolSize: 2), try PostgresStore(url: url, poolSize: 2))
     }

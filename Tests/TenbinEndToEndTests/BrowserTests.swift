@@ -52,17 +52,24 @@ import Testing
 
     @Test(.enabled(if: canRun, "chromium, chromium-driver or python3-selenium is not installed"))
     func theBoardWorksInARealBrowser() async throws {
-        #expect(Self.missing.isEmpty, "missing under CI: \(Self.missing.joined(separator: ", "))")
-        guard Self.missing.isEmpty else { return }
-        let output = Self.outputFolder
-        // The run blocks for a minute or two (processes, a browser): on a thread of its own, so
-        // it never holds one of the few threads the other tests' tasks run on.
+        try await Self.expectScriptPasses(output: Self.outputFolder, script: "board_test.py", screenshot: "board-phone.png")
+    }
+
+    /// Runs `script` through ``runBrowser(output:script:screenshot:serve:arguments:)`` and
+    /// expects it to pass, `screenshot` saved and the server stopped cleanly. The run blocks for
+    /// a minute or two (processes, a browser): on a thread of its own, so it never holds one of
+    /// the few threads the other tests' tasks run on.
+    static func expectScriptPasses(output: String, script: String, screenshot: String, serve: [String] = []) async throws {
+        #expect(missing.isEmpty, "missing under CI: \(missing.joined(separator: ", "))")
+        guard missing.isEmpty else { return }
         let outcome = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Outcome, any Error>) in
-            Thread { continuation.resume(with: Result { try Self.runBrowser(output: output) }) }.start()
+            Thread {
+                continuation.resume(with: Result { try runBrowser(output: output, script: script, screenshot: screenshot, serve: serve) })
+            }.start()
         }
         try #require(outcome.importStatus == 0, "import failed: \(outcome.importErrors)")
         #expect(outcome.scriptStatus == 0, "the browser test failed (output in \(output)):\n\(outcome.transcript)")
-        #expect(outcome.screenshotSaved, "no board-phone.png in \(output)")
+        #expect(outcome.screenshotSaved, "no \(screenshot) in \(output)")
         #expect(outcome.serverStatus == 0, "tenbin serve did not stop cleanly; its log is in \(output)/server.log")
     }
 

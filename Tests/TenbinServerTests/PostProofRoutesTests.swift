@@ -77,6 +77,7 @@ import Testing
         let expired = await server.post(headers: [("Tenbin-Proof", good)])
         #expect(expired.status == 403 && expired.errorKind == "proof_expired", "\(expired.text)")
         #expect(try server.storeIsClean() && server.board.count() == 0)
+        #expect(await BlockedPostRoutesTests.metric(server, "proof") == 7, "each refusal counted as a proof refusal")
         // The refusals came before the post's rate was spent: the budget of 5 is whole.
         clock.withLock { $0 -= 600 }
         #expect(await server.post(headers: [("Tenbin-Proof", good)]).status == 201)

@@ -148,20 +148,11 @@ enum ModerationBenchmark {
         ])
         defer { _ = server.interrupt() }
         try LoopbackHTTP.waitForListener(port: port, seconds: 30)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [
-            script, "--url", "http://127.0.0.1:\(port)", "--tenbin", context.tenbin, "--store", store, "--fixtures", folder,
-            "--out", "\(folder)/browser", "--measure", "\(proofs)", "--bits", "\(proofBits)",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0,
+        let (status, text) = try Shell.output([
+            "/usr/bin/python3", script, "--url", "http://127.0.0.1:\(port)", "--tenbin", context.tenbin, "--store", store,
+            "--fixtures", folder, "--out", "\(folder)/browser", "--measure", "\(proofs)", "--bits", "\(proofBits)",
+        ])
+        guard status == 0,
             let line = text.split(separator: "\n").first(where: { $0.hasPrefix("{") }),
             let measured = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
             let seconds = measured["seconds"] as? [Double], let tries = measured["tries"] as? [Int], !seconds.isEmpty

@@ -29,7 +29,7 @@ lint() {
 expect_caught() {
     local what=$1 script=$2 expected=$3 copy output
     copy=$(mktemp -d)
-    cp "$static/.eslintrc.json" "$static/app.js" "$static/app.css" "$static/report.js" "$static/report.css" "$static/icon.svg" "$static/manifest.webmanifest" "$copy/"
+    cp "$static/.eslintrc.json" "$static/app.js" "$static/app.css" "$static/report.js" "$static/report.css" "$static/proof-worker.js" "$static/icon.svg" "$static/manifest.webmanifest" "$copy/"
     (cd "$copy" && eval "$script")
     if output=$(lint "$copy" 2>&1); then
         echo "lint self-test: $what was not caught" >&2
@@ -55,6 +55,7 @@ if [[ ${1:-} == --self-test ]]; then
     expect_caught "CSS that does not parse" 'echo ".x { color red; }" >> app.css' "does not parse"
     expect_caught "HTML parsing in report.js" \
         'echo "document.body.innerHTML = location.hash;" >> report.js' "no-restricted-properties"
+    expect_caught "an undeclared name in proof-worker.js" 'echo "undeclaredThing();" >> proof-worker.js' "no-undef"
     expect_caught "an unknown CSS property in report.css" 'echo ".x { colr: red; }" >> report.css' "unknown property colr"
     expect_caught "an SVG that is not XML" 'echo "<g>" >> icon.svg' "ExpatError"
     expect_caught "a manifest that is not JSON" 'echo "," >> manifest.webmanifest' "JSONDecodeError"

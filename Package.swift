@@ -74,6 +74,7 @@ let package = Package(
                 .embedInCode("Web/Static/manifest.webmanifest"),
                 .embedInCode("Web/Static/report.js"),
                 .embedInCode("Web/Static/report.css"),
+                .embedInCode("Web/Static/proof-worker.js"),
             ]
         ),
         .executableTarget(

@@ -125,6 +125,9 @@ package enum PostgresSchema {
         // 10: per-poster vote timelines, each voted poster starting with one bucket holding its
         // counts so far (see PostgresSession+Timeline.swift).
         Step(sql: PostgresStore.timelineSchemaSQL),
+        // 11: proof of work for posting — the key challenges are signed with and the challenges
+        // spent (see PostgresSession+PostProof.swift).
+        Step(sql: PostgresSession.postProofSchemaSQL),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it

@@ -215,7 +215,8 @@ public final class PostgresStore: StoreBackend {
     }
 
     /// The deltas' votes per side added to the posters `ids` (theirs) and to their buckets
-    /// starting at `start`, and the posters read back. The buckets are written after the
+    /// starting at `start`, and the posters read back; a hidden poster is left alone (gone for
+    /// the public, its votes are refused as a missing poster's). The buckets are written after the
     /// posters' rows are locked (a bucket of a poster that does not exist is not written), so
     /// two batches meet at the poster rows first, in id order.
     private static func votes(
@@ -225,7 +226,8 @@ public final class PostgresStore: StoreBackend {
         WITH delta AS (SELECT * FROM unnest(\(ids)::bigint[], \(deltas.map(\.good1))::bigint[], \(deltas.map(\.good2))::bigint[]) AS d(id, good1, good2)),
         voted AS (
             UPDATE poster SET good1 = poster.good1 + delta.good1, good2 = poster.good2 + delta.good2
-            FROM \(sources) WHERE \(unescaped: condition) RETURNING poster.*),
+            FROM \(sources) WHERE \(unescaped: condition)
+            AND NOT EXISTS (SELECT 1 FROM poster_hidden WHERE poster_hidden.poster_id = poster.id) RETURNING poster.*),
         bucket AS (
             INSERT INTO vote_bucket (poster_id, start, good1, good2)
             SELECT delta.id, \(start)::bigint, delta.good1, delta.good2 FROM delta JOIN voted ON voted.id = delta.id ORDER BY delta.id

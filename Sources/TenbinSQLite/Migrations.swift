@@ -83,6 +83,9 @@ enum Migrations {
         // 13: per-poster vote timelines, each voted poster starting with one bucket holding
         // its counts so far (see Migrations+Timelines.swift).
         Step(sql: timelineMigration),
+        // 14: proof of work for posting — the key challenges are signed with and the challenges
+        // spent (see SQLiteSession+PostProof.swift).
+        Step(sql: SQLiteSession.postProofSchema),
     ]
 
     /// Schema 10's columns: each image's alt text (``Poster/alt1``), `''` when none was given.

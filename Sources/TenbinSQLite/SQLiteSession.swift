@@ -254,7 +254,10 @@ struct SQLiteSession: StoreWriting {
     private func addVotes(id: Int64, good1: Int, good2: Int, start: Int64) throws -> Bool {
         // One statement: SQLite applies it atomically under the write lock, so concurrent
         // voters in any number of processes never lose or double a vote.
-        try db.statement("UPDATE poster SET good1 = good1 + ?, good2 = good2 + ? WHERE id = ?").bind(good1, good2, id).run()
+        // A hidden poster is gone for the public: its votes count as a missing poster's.
+        try db.statement(
+            "UPDATE poster SET good1 = good1 + ?, good2 = good2 + ? WHERE id = ? AND NOT EXISTS (SELECT 1 FROM poster_hidden WHERE poster_id = ?)"
+        ).bind(good1, good2, id, id).run()
         guard db.changes == 1 else { return false }
         // In the same transaction: the timeline's totals are the counts.
         try addToBucket(id: id, start: start, good1: good1, good2: good2)

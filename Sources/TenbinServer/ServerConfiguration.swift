@@ -50,6 +50,11 @@ public struct ServerConfiguration: Sendable {
     public var readCacheBytes = 16 << 20
     /// The most posts being re-encoded at once; more are answered 503.
     public var maximumPostsInProgress = max(2, ServerConfiguration.cores)
+    /// The leading zero bits a post's proof of work must reach (`--post-proof BITS`); nil asks
+    /// for none.
+    public var postProofBits: Int?
+    /// Seconds a post-proof challenge stays good.
+    public var postProofLifetime: Int64 = 600
     /// Log lines as JSON objects.
     public var logJSON = false
     /// Where log lines go (each ends in a newline); nil for no log.

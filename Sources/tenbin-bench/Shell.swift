@@ -27,6 +27,21 @@ enum Shell {
         return measurement
     }
 
+    /// Runs `arguments` (the program's path first) with standard error discarded, and returns
+    /// its exit status and standard output.
+    static func output(_ arguments: [String]) throws -> (status: Int32, text: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
     /// Runs `sh -c script` and measures it.
     static func shell(_ script: String) throws -> Measurement {
         try measure(["/bin/sh", "-c", script])

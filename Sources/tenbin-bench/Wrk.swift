@@ -14,18 +14,11 @@ struct Wrk {
 
     /// Runs `wrk --latency` with two threads (one per core).
     static func run(url: String, connections: Int, seconds: Int, script: String? = nil) throws -> Wrk {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/wrk")
-        process.arguments =
-            ["-t2", "-c\(connections)", "-d\(seconds)s", "--latency", "--timeout", "10s"] + (script.map { ["-s", $0] } ?? []) + [url]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0, let rate = number(after: "Requests/sec:", in: text) else {
+        let (status, text) = try Shell.output(
+            ["/usr/bin/wrk", "-t2", "-c\(connections)", "-d\(seconds)s", "--latency", "--timeout", "10s"]
+                + (script.map { ["-s", $0] } ?? [])
+                + [url])
+        guard status == 0, let rate = number(after: "Requests/sec:", in: text) else {
             throw BenchError("wrk failed on \(url): \(text)")
         }
         let requests =

@@ -20,6 +20,9 @@ let sections: [Section] = [
     Section(
         name: "blocklist", summary: "Blocked images: copies caught and distinct pictures matched per distance; hash cost per post",
         run: BlocklistBenchmark.run),
+    Section(
+        name: "moderation", summary: "Reports through the library and the server; votes/s with the vote limiter on and off; proof of work",
+        run: ModerationBenchmark.run),
     Section(name: "import", summary: "Importing large photos and a million-line manifest", run: ImportBenchmark.run),
     Section(name: "live", summary: "Idle CPU of tenbin watch and vote-to-event latency", run: LiveBenchmark.run),
     Section(name: "search", summary: "Search at 100k and 1M posters against a scan of every key", run: SearchBenchmark.run),

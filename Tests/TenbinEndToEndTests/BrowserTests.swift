@@ -52,26 +52,35 @@ import Testing
 
     @Test(.enabled(if: canRun, "chromium, chromium-driver or python3-selenium is not installed"))
     func theBoardWorksInARealBrowser() async throws {
-        #expect(Self.missing.isEmpty, "missing under CI: \(Self.missing.joined(separator: ", "))")
-        guard Self.missing.isEmpty else { return }
-        let output = Self.outputFolder
-        // The run blocks for a minute or two (processes, a browser): on a thread of its own, so
-        // it never holds one of the few threads the other tests' tasks run on.
+        try await Self.expectScriptPasses(output: Self.outputFolder, script: "board_test.py", screenshot: "board-phone.png")
+    }
+
+    /// Runs `script` through ``runBrowser(output:script:screenshot:serve:arguments:)`` and
+    /// expects it to pass, `screenshot` saved and the server stopped cleanly. The run blocks for
+    /// a minute or two (processes, a browser): on a thread of its own, so it never holds one of
+    /// the few threads the other tests' tasks run on.
+    static func expectScriptPasses(output: String, script: String, screenshot: String, serve: [String] = []) async throws {
+        #expect(missing.isEmpty, "missing under CI: \(missing.joined(separator: ", "))")
+        guard missing.isEmpty else { return }
         let outcome = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Outcome, any Error>) in
-            Thread { continuation.resume(with: Result { try Self.runBrowser(output: output) }) }.start()
+            Thread {
+                continuation.resume(with: Result { try runBrowser(output: output, script: script, screenshot: screenshot, serve: serve) })
+            }.start()
         }
         try #require(outcome.importStatus == 0, "import failed: \(outcome.importErrors)")
         #expect(outcome.scriptStatus == 0, "the browser test failed (output in \(output)):\n\(outcome.transcript)")
-        #expect(outcome.screenshotSaved, "no board-phone.png in \(output)")
+        #expect(outcome.screenshotSaved, "no \(screenshot) in \(output)")
         #expect(outcome.serverStatus == 0, "tenbin serve did not stop cleanly; its log is in \(output)/server.log")
     }
 
     /// Fills a store with the sample posters, serves it, runs `script` (in Tests/Browser) against
     /// it and stops the server; its log, the script's transcript and screenshots go to `output`,
-    /// where `screenshot` is looked for.
-    static func runBrowser(output: String, script name: String = "board_test.py", screenshot: String = "board-phone.png") throws
-        -> Outcome
-    {
+    /// where `screenshot` is looked for. `serve` and `arguments` are added to the server's and
+    /// the script's arguments.
+    static func runBrowser(
+        output: String, script name: String = "board_test.py", screenshot: String = "board-phone.png", serve: [String] = [],
+        arguments: [String] = []
+    ) throws -> Outcome {
         let store = try ScratchFolder()
         let fixtures = try ScratchFolder()
         try? FileManager.default.removeItem(atPath: output)
@@ -95,7 +104,7 @@ import Testing
         // The /admin page's checks log in with this token.
         let token = "browser-test-admin-token-0123456789"
         try Data(token.utf8).write(to: URL(fileURLWithPath: "\(fixtures.path)/admin-token"))
-        let server = try ServeProcess(["--admin-token-file", "\(fixtures.path)/admin-token"], store: store.path)
+        let server = try ServeProcess(["--admin-token-file", "\(fixtures.path)/admin-token"] + serve, store: store.path)
         var stopped: (status: Int32, stderr: String)?
         defer {
             let (_, log) = stopped ?? server.stop()
@@ -103,10 +112,11 @@ import Testing
         }
         let script = Process()
         script.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        script.arguments = [
-            "\(Tenbin.root)/Tests/Browser/\(name)", "--url", "http://127.0.0.1:\(server.port)", "--tenbin", Tenbin.binary,
-            "--store", store.path, "--fixtures", fixtures.path, "--out", output,
-        ]
+        script.arguments =
+            [
+                "\(Tenbin.root)/Tests/Browser/\(name)", "--url", "http://127.0.0.1:\(server.port)", "--tenbin", Tenbin.binary,
+                "--store", store.path, "--fixtures", fixtures.path, "--out", output,
+            ] + arguments
         let transcript = "\(output)/browser.log"
         _ = FileManager.default.createFile(atPath: transcript, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: transcript))

@@ -129,8 +129,21 @@ import Testing
 
         """
 
+    /// The schema that added proof of work for posting (its number in one place: the step's
+    /// place in `Migrations.steps`).
+    static let postProofSchema = 14
+
+    /// Schemas before ``postProofSchema`` kept no post-proof key or spent challenges.
+    static let noPostProof = """
+        DROP TABLE post_proof_key;
+        DROP TABLE post_proof_spent;
+
+        """
+
     /// Each schema from 10 on, and the SQL that takes away what it added.
-    static let addedSince9: [(schema: Int, undo: String)] = [(10, noAltTexts), (11, noModeration), (12, noBlocklist), (13, noTimelines)]
+    static let addedSince9: [(schema: Int, undo: String)] = [
+        (10, noAltTexts), (11, noModeration), (12, noBlocklist), (13, noTimelines), (postProofSchema, noPostProof),
+    ]
     /// Today's schema.
     static var latestSchema: Int { addedSince9.last?.schema ?? 9 }
 

@@ -38,6 +38,37 @@ import Testing
         #expect(await server.request("GET", "/admin", headers: [cookie]).text.contains(#"name="token""#))
     }
 
+    @Test func thePageSpeaksJapaneseByCookieOrAcceptLanguageAndEnglishOtherwise() async throws {
+        let server = try TestServer { $0.adminToken = AdminRoutesTests.token }
+        await server.post(contents: "q")
+        try server.board.report(id: 1, reason: .illegal, note: "note", reporter: "10.0.0.1")
+        let ja = [("Accept-Language", "ja-JP, en;q=0.8")]
+        let login = await server.request("GET", "/admin", headers: ja + [FormRoutesTests.browserAccept])
+        #expect(login.text.contains(#"<html lang="ja">"#) && login.text.contains("<h1>モデレーション</h1>"))
+        #expect(login.text.contains("管理トークン") && login.text.contains(">ログイン</button>") && !login.text.contains("Log in"))
+        let wrong = await server.request(
+            "POST", "/admin/login", urlencoded: [("token", "not-the-token-at-all")], headers: Self.browser + [("Cookie", "tenbin_lang=ja")])
+        #expect(wrong.status == 401 && wrong.text.contains("管理トークンが違います。"))
+        let session = try await Self.logIn(server)
+        let page = await server.request("GET", "/admin", headers: [(session.0, session.1 + "; tenbin_lang=ja")])
+        for phrase in [
+            "<h2>確認待ち（1）</h2>", "通報 1 件", "(違法 1)", "<li>違法: <q", ">ログアウト</button>", ">元に戻す</button>", ">非表示にする</button>", ">削除する</button>",
+            "<h2>記録</h2>", "ボードに戻る",
+        ] {
+            #expect(page.text.contains(phrase), "\(phrase)")
+        }
+        for english in ["Queue", "Log out", "Restore", ">Hide<", ">Remove<", "Back to the board", "1 report"] {
+            #expect(!page.text.contains(english), "\(english)")
+        }
+        let plain = await server.request("GET", "/admin", headers: [session])
+        for phrase in ["<h2>Queue (1)</h2>", " · 1 report (Illegal 1)", "<li>Illegal: <q", ">Restore</button>", ">Log out</button>"] {
+            #expect(plain.text.contains(phrase), "\(phrase)")
+        }
+        _ = try server.board.hide(id: 1, actor: "ann", reason: "")
+        let hidden = await server.request("GET", "/admin", headers: [(session.0, session.1 + "; tenbin_lang=ja")])
+        #expect(hidden.text.contains("から非表示"), "\(hidden.text)")
+    }
+
     @Test func overHttpsBehindATrustedProxyTheCookieIsSecure() async throws {
         let server = try TestServer {
             $0.adminToken = AdminRoutesTests.token

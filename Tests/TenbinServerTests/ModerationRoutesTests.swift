@@ -52,6 +52,30 @@ import Testing
         #expect(entries.count == 1 && entries[0]["actor"] as? String == "reports" && entries[0]["action"] as? String == "hide")
     }
 
+    @Test func aPublicVoteOnAHiddenPosterAnswers404AsForAMissingOneAndCountsNothing() async throws {
+        let server = try TestServer { $0.adminToken = Self.token }
+        await server.post()
+        #expect(await server.vote(1, side: 1).status == 200)
+        #expect(await server.request("POST", "/api/v1/admin/posters/1/hide", headers: Self.auth).status == 200)
+        let missing = await server.vote(42, side: 1)
+        for side in [1, 2] {
+            let refused = await server.vote(1, side: side, times: 3)
+            #expect(refused.status == 404 && refused.errorKind == "not_found", "\(refused.text)")
+            #expect(refused.errorMessage == missing.errorMessage?.replacing("42", with: "1"))
+        }
+        // The page's plain form vote is refused the same way.
+        let form = await server.request(
+            "POST", "/api/v1/posters/1/votes", urlencoded: [("side", "2")],
+            headers: [FormRoutesTests.browserAccept, ("Origin", FormRoutesTests.own)])
+        #expect(form.status == 404, "\(form.text)")
+        // Moderators see the counts it had when hidden.
+        let item = await server.request("GET", "/api/v1/admin/posters/1", headers: Self.auth)
+        let poster = try #require(item.json["poster"] as? [String: Any])
+        #expect(poster["good1"] as? Int == 1 && poster["good2"] as? Int == 0, "\(item.text)")
+        #expect(await server.request("POST", "/api/v1/admin/posters/1/restore", headers: Self.auth).status == 200)
+        #expect(await server.vote(1, side: 2).status == 200)
+    }
+
     @Test func moderatorsRestoreHideAndRemoveWithTheTokenAndEachIsLoggedAsTheToken() async throws {
         let server = try TestServer { $0.adminToken = Self.token }
         await server.post()
@@ -161,6 +185,29 @@ import Testing
             #expect(page.text.contains("/static/\(name)?v="), "\(name)")
             #expect(await server.request("GET", "/static/\(name)").status == 200, "\(name)")
         }
+    }
+
+    @Test func theMenuSpeaksThePagesLanguageByCookieOrAcceptLanguage() async throws {
+        let server = try TestServer()
+        await server.post()
+        let japanese = #"<details class="report"><summary aria-label="投稿 1 を通報">通報</summary>"#
+        for headers in [[("Accept-Language", "ja,en;q=0.5")], [("Cookie", "tenbin_lang=ja"), ("Accept-Language", "en")]] {
+            for path in ["/", "/p/1"] {
+                let page = await server.request("GET", path, headers: headers + [FormRoutesTests.browserAccept])
+                #expect(page.text.contains(japanese), "\(path) \(headers)")
+                #expect(
+                    page.text.contains(#"<option value="abuse">嫌がらせ・暴言</option>"#)
+                        && page.text.contains("<button type=\"submit\">通報する</button>"))
+                #expect(!page.text.contains(">Report<") && !page.text.contains("Send report"))
+            }
+        }
+        let english = await server.request("GET", "/", headers: [("Cookie", "tenbin_lang=en"), ("Accept-Language", "ja")])
+        #expect(english.text.contains(#"<summary aria-label="Report poster 1">Report</summary>"#))
+        // report.js reads the same table from the page: every string it uses is in it.
+        let script = try #require(WebPage.asset(named: "report.js"))
+        let used = Set(String(decoding: script.body, as: UTF8.self).matches(of: /t\("([a-zA-Z]+)"/).map { String($0.output.1) })
+        #expect(used.count >= 9)
+        for key in used { #expect(WebString(rawValue: key) != nil, "report.js uses \(key), which the table lacks") }
     }
 
     @Test func theMenuSentWithoutScriptReportsAndGoesBackToTheCardAndABadOneIsAPage() async throws {

@@ -13,4 +13,25 @@ package enum Hex {
         }
         return String(decoding: text, as: UTF8.self)
     }
+
+    /// The bytes of lowercase hex text, two digits a byte; nil for anything else.
+    package static func bytes(_ text: String) -> [UInt8]? {
+        let characters = Array(text.utf8)
+        guard characters.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(characters.count / 2)
+        for index in stride(from: 0, to: characters.count, by: 2) {
+            guard let high = value(characters[index]), let low = value(characters[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
+    private static func value(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case 48...57: digit - 48
+        case 97...102: digit - 87
+        default: nil
+        }
+    }
 }

@@ -172,8 +172,9 @@ public protocol StoreWriting: StoreReading {
     /// Adds a whole batch of votes cast at `time` (one delta per poster, ids distinct and
     /// ascending, so two batches lock shared rows in the same order) to the posters' counts
     /// and to their timelines' minute buckets holding `time`, and returns the posters as this
-    /// transaction leaves them, ascending by id. A delta whose poster does not exist adds
-    /// nothing and is left out of the result; the others still apply.
+    /// transaction leaves them, ascending by id. A delta whose poster does not exist, or is
+    /// hidden (``hiddenPosters()``: gone for the public, so its votes are refused as a missing
+    /// poster's), adds nothing and is left out of the result; the others still apply.
     func addVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster]
     /// Replaces a poster's contents, hashtags and search record; false when there is no such poster.
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool
@@ -234,6 +235,15 @@ public protocol StoreWriting: StoreReading {
     func insertBlockedImage(_ entry: NewBlockedImage, createdAt: Timestamp) throws -> BlockedImage
     /// Removes a blocklist entry; false when there is none with this id.
     func deleteBlockedImage(id: Int64) throws -> Bool
+
+    // Proof of work for posting (see `Moderation/PostProof.swift`).
+
+    /// The key post-proof challenges are signed with: the stored one, or `candidate`, stored
+    /// now, when there is none yet (every server on one store signs with the same key).
+    func postProofKey(storing candidate: [UInt8]) throws -> [UInt8]
+    /// Records the challenge `id` as spent until `expiresAt`, first forgetting those expired
+    /// before `now`; false (nothing written) when it is spent already.
+    func spendPostProof(id: String, expiresAt: Timestamp, now: Timestamp) throws -> Bool
 
     /// Adds timeline rows of posters that exist to what their buckets hold (a copy's).
     func insertTimelineRows(_ rows: [TimelineRow]) throws

@@ -8,9 +8,12 @@ extension Application {
     /// `GET /admin`: the queue for a moderator with a session, else the login form.
     func adminPage(_ request: Request) throws -> Reply {
         try requireAdminToken()
-        guard hasAdminSession(request.head) else { return .now(Self.html(WebPage.adminLogin())) }
+        let text = WebText(language: WebLanguage(request.head))
+        guard hasAdminSession(request.head) else { return .now(Self.html(WebPage.adminLogin(text: text))) }
         return executor.reply(failure: request.failure) { [self] in
-            Self.html(WebPage.adminQueue(try gateway.moderationQueue(), log: try gateway.auditLog(posterID: nil, before: nil, limit: 50)))
+            Self.html(
+                WebPage.adminQueue(
+                    try gateway.moderationQueue(), log: try gateway.auditLog(posterID: nil, before: nil, limit: 50), text: text))
         }
     }
 
@@ -22,10 +25,11 @@ extension Application {
             let token = String(validating: form.parts[0].bytes, as: UTF8.self)
         else { throw .unprocessable("the login form has one field, token") }
         guard RequestPolicy.constantTimeEqual(Array(token.trimmingCharacters.utf8), adminToken) else {
+            let text = WebText(language: WebLanguage(request.head))
             return .now(
                 HTTPResponse(
                     status: 401, headers: Self.htmlHeaders,
-                    body: .bytes(Array(WebPage.adminLogin(message: "The admin token is wrong.").utf8))))
+                    body: .bytes(Array(WebPage.adminLogin(message: text[.adminTokenWrong], text: text).utf8))))
         }
         var answer = HTTPResponse.seeOther("/admin")
         answer.headers.append(

@@ -149,7 +149,7 @@ extension Application {
             ?? gateway.page(order: order, limit: WebPage.pageSize, cursor: cursor)
         let html = WebPage.board(
             posters: page.posters, order: order, query: words, next: page.next, maximumUploadBytes: configuration.maximumUploadBytes,
-            text: WebText(language: WebLanguage(request.head)))
+            postProofBits: configuration.postProofBits, text: WebText(language: WebLanguage(request.head)))
         return CachedBody(bytes: Array(html.utf8), html: true)
     }
 

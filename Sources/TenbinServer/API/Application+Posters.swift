@@ -86,6 +86,8 @@ extension Application {
         guard case .form(let parts) = body else { throw .badRequest("the body is not a form") }
         let page = request.answersWithPage
         let form = try APIInput.posterForm(parts, oneHashtagBox: page)
+        // Checked before the body was read (the route's precheck); checked again for the value.
+        let proof = try checkedPostProof(request.head)
         let admitted = postsInProgress.withLock { count in
             guard count < configuration.maximumPostsInProgress else { return false }
             count += 1
@@ -99,6 +101,7 @@ extension Application {
             defer { postsInProgress.withLock { $0 -= 1 } }
             let poster: Poster
             do {
+                try spend(proof)
                 poster = try gateway.post(draft)
             } catch let error as ImageError where error.kind == .invalidInput {
                 var refusal = APIError(error)

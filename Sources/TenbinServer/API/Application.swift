@@ -32,10 +32,14 @@ final class Application: Sendable {
     let exchangesInProgress = Locked<(@Sendable () -> Int)?>(nil)
     /// The last readiness probe's time and answer.
     let lastReadiness = Locked<(at: ContinuousClock.Instant, answer: HTTPResponse)?>(nil)
+    /// The key post-proof challenges are signed with, read from the store at start when
+    /// `--post-proof` is on (every server on one store shares it).
+    let postProofKey: [UInt8]?
     /// The task that pushes the store's changes into the read cache.
     private let changeWatch = Locked<Task<Void, Never>?>(nil)
 
-    /// Throws when a `--public-url` is not one.
+    /// Throws when a `--public-url` is not one, or when `--post-proof` is on and the store
+    /// cannot give its key.
     init(configuration: ServerConfiguration, gateway: BoardGateway) throws {
         self.configuration = configuration
         self.gateway = gateway
@@ -57,6 +61,7 @@ final class Application: Sendable {
         voteLimiter = configuration.rateLimited ? RateLimiter(rate: configuration.voteRate) : nil
         postLimiter = configuration.rateLimited ? RateLimiter(rate: configuration.postRate) : nil
         reportLimiter = configuration.rateLimited ? RateLimiter(rate: configuration.postRate) : nil
+        postProofKey = configuration.postProofBits == nil ? nil : try gateway.postProofKey()
     }
 
     /// Every endpoint, declared once: path, policy and handler. docs/http-api.md describes each.
@@ -92,8 +97,10 @@ final class Application: Sendable {
                 .post, "/api/v1/posters",
                 RoutePolicy(
                     bodies: [.multipart: .form(posterForm)], rate: .posts, errors: .pageForForms,
-                    refused: { [metrics] in metrics.postRefused(PostRefusal($0)) })
+                    refused: { [metrics] in metrics.postRefused(PostRefusal($0)) },
+                    precheck: { [self] head throws(APIError) in _ = try checkedPostProof(head) })
             ) { [self] in try newPoster($0, $1) },
+            .get("/api/v1/post-proof") { [self] in try postProofChallenge($0) },
             .cachedGet("/api/v1/posters/{id:poster}") { [self] in try poster($0) },
             .cachedGet("/api/v1/posters/{id:poster}/timeline") { [self] in try timeline($0) },
             .write(.patch, "/api/v1/posters/{id:poster}", RoutePolicy(bodies: [.json: .bytes(APIInput.maximumJSONBytes)], admin: true)) {

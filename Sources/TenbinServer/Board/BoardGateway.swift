@@ -45,6 +45,21 @@ struct BoardGateway: Sendable {
         try await board.nextChange(after: version)
     }
 
+    /// The board's time now.
+    func now() -> Timestamp {
+        board.configuration.now()
+    }
+
+    /// The key post-proof challenges are signed with (made and stored on first use).
+    func postProofKey() throws -> [UInt8] {
+        try board.postProofKey()
+    }
+
+    /// Spends a proof's challenge; false when it was spent before.
+    func spendPostProof(_ proof: PostProof) throws -> Bool {
+        try board.spendPostProof(proof)
+    }
+
     /// One poster.
     func poster(id: Int64) throws -> Poster {
         try board.poster(id: id)

@@ -13,7 +13,8 @@ struct HeaderFields: Sendable, Equatable {
     /// The fields tenbin reads, by their lowercased wire name.
     static let known = [
         "accept", "accept-encoding", "accept-language", "authorization", "content-length", "content-type", "cookie", "forwarded",
-        "host", "if-none-match", "last-event-id", "origin", "referer", "transfer-encoding", "x-forwarded-for", "x-forwarded-host",
+        "host", "if-none-match", "last-event-id", "origin", "referer", "tenbin-proof", "transfer-encoding", "x-forwarded-for",
+        "x-forwarded-host",
         "x-forwarded-proto",
     ]
     private static let index = Dictionary(uniqueKeysWithValues: known.enumerated().map { ($1, $0) })

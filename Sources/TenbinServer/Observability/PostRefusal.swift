@@ -17,6 +17,9 @@ enum PostRefusal: String, Sendable, CaseIterable {
     case blocked
     /// The operator's scan gave no answer: it timed out, crashed or exited otherwise (503).
     case scanFailed = "scan_failed"
+    /// No proof of work, a bad or expired one, or one spent before (`--post-proof`: 428, 403,
+    /// 409 with a `proof_…` kind).
+    case proof
     /// Another site's page (403).
     case forbidden
     /// The store or the blob folder could not take it (503 with a cause).
@@ -28,6 +31,10 @@ enum PostRefusal: String, Sendable, CaseIterable {
     init(_ error: APIError) {
         if let named = error.postRefusal {
             self = named
+            return
+        }
+        if error.kind.hasPrefix("proof_") {
+            self = .proof
             return
         }
         switch error.status {

@@ -98,6 +98,9 @@ struct RoutePolicy: Sendable {
     /// Told of every error the route answers with, whoever found it (the router's checks, the
     /// body's reader, the handler, the executor): for metrics of refusals.
     var refused: (@Sendable (APIError) -> Void)? = nil
+    /// A check of the request's head before its body is read and before its rate is spent
+    /// (a post's proof of work).
+    var precheck: (@Sendable (RequestHead) throws(APIError) -> Void)? = nil
 
     /// Whether the route changes state: same-origin checked, and never cached.
     var writes: Bool { !bodies.isEmpty }

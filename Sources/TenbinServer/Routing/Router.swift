@@ -117,6 +117,7 @@ final class Router: HTTPHandling {
             guard let kind, let accepted = policy.bodies[kind] else { throw .unsupportedMediaType(Self.accepted(policy)) }
             limit = accepted
         }
+        try policy.precheck?(head)
         if let rate = policy.rate, let limiter = app.limiter(rate), !app.policy.holdsAdminToken(head) {
             let budget = Request.Budget(limiter: limiter) { [app] wait in app.rateLimited(rate.what, wait, head) }
             switch rate {

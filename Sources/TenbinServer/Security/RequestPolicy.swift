@@ -1,3 +1,5 @@
+import TenbinKit
+
 /// The rules a state-changing request must meet before its body is read: same origin, the
 /// right content type, the admin token where one is needed.
 struct RequestPolicy: Sendable {
@@ -127,11 +129,7 @@ struct RequestPolicy: Sendable {
     /// Compares without stopping at the first difference, so timing does not tell how much of
     /// a guess was right.
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
-        for index in 0..<max(a.count, b.count) {
-            difference |= (index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0)
-        }
-        return difference == 0
+        HMAC.constantTimeEqual(a, b)
     }
 }
 

@@ -32,5 +32,6 @@ struct WebAsset: Sendable {
         AppIcon.touchIconName: WebAsset(contentType: "image/png", body: AppIcon.png()),
         "report.js": WebAsset(contentType: "text/javascript; charset=utf-8", body: PackageResources.report_js),
         "report.css": WebAsset(contentType: "text/css; charset=utf-8", body: PackageResources.report_css),
+        "proof-worker.js": WebAsset(contentType: "text/javascript; charset=utf-8", body: PackageResources.proof_worker_js),
     ]
 }

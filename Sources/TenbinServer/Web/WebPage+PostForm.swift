@@ -5,8 +5,9 @@ import TenbinKit
 /// against the server's limit (``PosterTextLimits``, in bytes, which `maxlength` cannot
 /// count), sends the form with `fetch` and puts each error next to the field it concerns.
 extension WebPage {
-    /// The form, closed, in the page's language.
-    static func postForm(_ text: WebText) -> String {
+    /// The form, closed, in the page's language. With `proof` (`--post-proof`) it holds the
+    /// proof of work's progress, and says without JavaScript that posting needs it.
+    static func postForm(_ text: WebText, proof: Bool = false) -> String {
         """
         <details id="compose" class="compose">
         <summary>\(html: text[.newPoster])</summary>
@@ -21,7 +22,7 @@ extension WebPage {
         <input id="hashtags" name="hashtags" type="text" placeholder="\(html: text[.hashtagsPlaceholder])" aria-describedby="hashtags-error">
         <p id="hashtags-error" class="field-error" aria-live="polite"></p>
         <div class="actions"><button type="submit" id="post-submit">\(html: text[.post])</button></div>
-        <p id="form-error" class="field-error" aria-live="polite"></p>
+        \(proof ? proofParts(text) : "")<p id="form-error" class="field-error" aria-live="polite"></p>
         </form>
         </details>
         """
@@ -44,5 +45,16 @@ extension WebPage {
             </div>
 
             """
+    }
+
+    /// The proof of work's status line and meter (app.js fills them while proof-worker.js
+    /// works), and what the form says without JavaScript.
+    private static func proofParts(_ text: WebText) -> String {
+        """
+        <noscript><p class="needs-script">\(html: text[.proofNeedsScript])</p></noscript>
+        <p id="proof-status" class="proof-status" role="status"></p>
+        <progress id="proof-progress" class="proof-progress" max="100" value="0" aria-labelledby="proof-status" hidden></progress>
+
+        """
     }
 }

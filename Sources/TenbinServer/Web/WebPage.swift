@@ -20,20 +20,23 @@ enum WebPage {
     /// `query` when there is one), `next` the cursor of the page after it (nil at the end).
     /// `maximumUploadBytes`, the server's `--max-upload-mb`, goes to the script, which refuses
     /// two images over it before a byte is sent (a phone on a slow network would otherwise
-    /// upload them all to be refused).
+    /// upload them all to be refused). `postProofBits`, the server's `--post-proof`, tells the
+    /// script to prove each post's work in proof-worker.js first (and the form without script
+    /// that it cannot post).
     static func board(
         posters: [Poster], order: FeedOrder, query: String?, next: String?, maximumUploadBytes: Int = 25 << 20,
-        text: WebText = WebText(language: .en)
+        postProofBits: Int? = nil, text: WebText = WebText(language: .en)
     ) -> String {
         let query = query ?? ""
         var html = documentHead(title: query.isEmpty ? "tenbin" : "\(query) – tenbin", script: true, text: text)
         html += """
             <body data-sort="\(order.rawValue)" data-query="\(html: query)" data-next="\(html: next ?? "")" data-page-size="\(pageSize)" \
             data-max-upload="\(maximumUploadBytes)" data-max-question="\(PosterTextLimits.maximumContentsBytes)" \
+            \(postProofBits.map { "data-post-proof=\"\($0)\" data-proof-worker=\"\(assetURL("proof-worker.js"))\" " } ?? "")\
             data-lang="\(text.language.rawValue)" data-strings="\(html: text.scriptTable)">
             \(header(order: order, query: query, text: text))
             <main id="main">
-            \(postForm(text))
+            \(postForm(text, proof: postProofBits != nil))
             <p id="status" class="status" role="status" aria-live="polite">\(statusHTML(count: posters.count, query: query, text: text))</p>
             <ol id="board" class="board" tabindex="-1" aria-label="\(html: query.isEmpty ? text[order == .new ? .tabNew : .tabPopular] : query)">
 

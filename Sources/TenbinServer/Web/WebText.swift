@@ -19,6 +19,11 @@ enum WebString: String, Sendable, CaseIterable {
     case posted, postUnreachable, questionTooLong, votedAnnouncement, justNow, minutesAgo, hoursAgo
     case daysAgo
     case trendTitle, trendSummary
+    case report, reportPoster, reportReason, reportNote, sendReport, reasonSpam, reasonAbuse, reasonIllegal, reasonOther
+    case reportSending, reportThanks, reportUnreachable
+    case moderationTitle, adminToken, logIn, logOut, adminTokenWrong, queueHeading, nothingToReview, logHeading
+    case proofNeedsScript, proofWorking, proofFailed
+    case hiddenSince, shown, oneReport, reportCount, moderationReason, restore, hide, remove
 
     /// The English and the Japanese text.
     var text: (en: String, ja: String) {
@@ -102,6 +107,41 @@ enum WebString: String, Sendable, CaseIterable {
                 "Votes since {0}: left {1}, right {2}; in the last 24 hours left +{3}, right +{4}.",
                 "{0}からの投票：左 {1}、右 {2}。直近24時間：左 +{3}、右 +{4}。"
             )
+        case .report: ("Report", "通報")
+        case .reportPoster: ("Report poster {0}", "投稿 {0} を通報")
+        case .reportReason: ("Reason", "理由")
+        case .reportNote: ("Note", "メモ")
+        case .sendReport: ("Send report", "通報する")
+        case .reasonSpam: ("Spam", "スパム")
+        case .reasonAbuse: ("Abusive", "嫌がらせ・暴言")
+        case .reasonIllegal: ("Illegal", "違法")
+        case .reasonOther: ("Something else", "その他")
+        case .reportSending: ("Sending…", "送信中…")
+        case .reportThanks: ("Thank you: reported.", "ありがとうございます。通報しました。")
+        case .reportUnreachable: ("could not reach the server: {0}", "サーバーに接続できませんでした：{0}")
+        case .proofNeedsScript:
+            (
+                "Posting on this board needs JavaScript: the page does a little work for each post (a proof of work) before sending it.",
+                "このボードへの投稿には JavaScript が必要です。送信の前に、ページが投稿ごとに少し計算をします（プルーフ・オブ・ワーク）。"
+            )
+        case .proofWorking: ("Checking this post before sending it: {0}% of the expected work…", "送信の前に確認しています：予想される計算の {0}%…")
+        case .proofFailed: ("The post could not be prepared: {0}", "投稿を準備できませんでした：{0}")
+        case .moderationTitle: ("Moderation", "モデレーション")
+        case .adminToken: ("Admin token", "管理トークン")
+        case .logIn: ("Log in", "ログイン")
+        case .logOut: ("Log out", "ログアウト")
+        case .adminTokenWrong: ("The admin token is wrong.", "管理トークンが違います。")
+        case .queueHeading: ("Queue ({0})", "確認待ち（{0}）")
+        case .nothingToReview: ("Nothing to review.", "確認するものはありません。")
+        case .logHeading: ("Log", "記録")
+        case .hiddenSince: ("hidden since {0}", "{0} から非表示")
+        case .shown: ("shown", "表示中")
+        case .oneReport: ("{0} report", "通報 {0} 件")
+        case .reportCount: ("{0} reports", "通報 {0} 件")
+        case .moderationReason: ("Reason", "理由")
+        case .restore: ("Restore", "元に戻す")
+        case .hide: ("Hide", "非表示にする")
+        case .remove: ("Remove", "削除する")
         }
     }
 }

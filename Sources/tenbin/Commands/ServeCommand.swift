@@ -43,6 +43,10 @@ enum ServeCommand: Command {
         var reportThreshold = Option.integer(
             ["--report-threshold"], value: "N", help: "Distinct reporters that hide a poster until a moderator acts, 1 to 1000.",
             in: 1...1000, default: Board.defaultReportThreshold)
+        var postProof = Option.integer(
+            ["--post-proof"], value: "BITS",
+            help: "Ask every post for a proof of work of BITS leading zero bits, 1 to 30 (18 suits phones; 0 is off).", in: 0...30,
+            default: 0, shown: "off")
         var noRateLimit = Flag(["--no-rate-limit"], help: "No rate limits (trusted networks, benchmarks).")
         var publicURL = Option.repeated(
             ["--public-url"], value: "URL",
@@ -80,6 +84,8 @@ enum ServeCommand: Command {
         configuration.maximumUploadBytes = try arguments.maxUploadMB << 20
         configuration.voteRate = try arguments.voteRate
         configuration.postRate = try arguments.postRate
+        let postProof = try arguments.postProof
+        configuration.postProofBits = postProof == 0 ? nil : postProof
         configuration.rateLimited = !arguments.noRateLimit
         configuration.trustProxy = arguments.trustProxy
         configuration.publicURLs = try arguments.publicURL

@@ -19,6 +19,8 @@ final class MemoryStore: StoreBackend {
         var lastID: Int64 = 0
         var version: Int64 = 0
         var hidden: [Int64: Timestamp] = [:]
+        var postProofKey: [UInt8]?
+        var spentProofs: [String: Timestamp] = [:]
         /// By poster, then reporter.
         var reports: [Int64: [String: Report]] = [:]
         var cleared: Set<ClearedReporter> = []
@@ -275,7 +277,7 @@ final class MemorySession: StoreWriting {
     }
 
     private func addVotes(id: Int64, good1: Int, good2: Int, start: Int64) throws -> Bool {
-        guard state.posters[id] != nil else { return false }
+        guard state.posters[id] != nil, state.hidden[id] == nil else { return false }
         state.posters[id]!.good1 += good1  // checked just above
         state.posters[id]!.good2 += good2
         addToBucket(
@@ -511,6 +513,18 @@ final class MemorySession: StoreWriting {
     func deleteBlockedImage(id: Int64) throws -> Bool {
         guard let index = state.blocked.firstIndex(where: { $0.id == id }) else { return false }
         state.blocked.remove(at: index)
+        return true
+    }
+
+    func postProofKey(storing candidate: [UInt8]) throws -> [UInt8] {
+        if state.postProofKey == nil { state.postProofKey = candidate }
+        return state.postProofKey ?? candidate
+    }
+
+    func spendPostProof(id: String, expiresAt: Timestamp, now: Timestamp) throws -> Bool {
+        state.spentProofs = state.spentProofs.filter { $0.value > now }
+        guard state.spentProofs[id] == nil else { return false }
+        state.spentProofs[id] = expiresAt
         return true
     }
 }

@@ -1,3 +1,5 @@
+import TenbinPostgres
+import TenbinSQLite
 import Testing
 
 @testable import TenbinKit
@@ -47,6 +49,31 @@ import Testing
         #expect(try board.moderationQueue().map(\.poster.id) == [target.id])
         let log = try board.auditLog()
         #expect(log.count == 1 && log[0].actor == Board.reportsActor && log[0].action == .hide && log[0].posterID == target.id)
+    }
+
+    @Test(arguments: BackendUnderTest.all)
+    func votesOnAHiddenPosterAreRefusedAsAMissingPostersAndCountNothing(backend: BackendUnderTest) async throws {
+        let store = try TemporaryStore()
+        let board = try Self.board(backend, store)
+        let posters = try board.quickPost([("a", []), ("b", [])])
+        let (hidden, shown) = (posters[0], posters[1])
+        try board.vote(id: hidden.id, side: .first, times: 2)
+        _ = try board.hide(id: hidden.id, actor: "alice", reason: "")
+        #expect(throws: BoardError.noSuchPoster(hidden.id)) { try board.vote(id: hidden.id, side: .second) }
+        await #expect(throws: BoardError.noSuchPoster(hidden.id)) { try await board.castVote(id: hidden.id, side: .first, times: 5) }
+        // A batch holding both: the shown poster's vote still counts.
+        let counted = try board.store.write {
+            try $0.addVotes([VoteDelta(id: hidden.id, good1: 1, good2: 0), VoteDelta(id: shown.id, good1: 0, good2: 3)])
+        }
+        #expect(counted.map(\.id) == [shown.id] && counted[0].good2 == 3)
+        // Moderators still see it, with the votes it had when hidden and nothing since.
+        let item = try board.moderationItem(id: hidden.id)
+        #expect(item.poster.good1 == 2 && item.poster.good2 == 0)
+        let rows = try board.store.read { try $0.timelineRows(posters: hidden.id...hidden.id) }
+        #expect(rows.reduce(0) { $0 + $1.bucket.good1 + $1.bucket.good2 } == 2)
+        // Restored, it takes votes again.
+        _ = try board.restore(id: hidden.id, actor: "alice", reason: "")
+        #expect(try board.vote(id: hidden.id, side: .second).good2 == 1)
     }
 
     @Test(arguments: BackendUnderTest.all)
@@ -149,5 +176,53 @@ import Testing
         #expect(throws: ModerationError.unknownReason("rude")) { try ReportReason(parsing: "rude") }
         #expect(
             ModerationError.unknownReason("rude").description == "'rude' is not a report reason; use one of spam, abuse, illegal, other")
+    }
+}
+
+/// The store's part of proof of work for posting, on every backend.
+@Suite struct PostProofContractTests {
+    @Test(arguments: BackendUnderTest.all)
+    func aChallengeIsSpentOnceUntilItExpiresAndTheKeyStaysTheSame(backend: BackendUnderTest) throws {
+        let store = try TemporaryStore()
+        let board = try backend.board(store)
+        let key = try board.postProofKey()
+        #expect(key.count == 32)
+        #expect(try board.postProofKey() == key)
+        let now = store.configuration().now()
+        let proof = PostProof(id: "a", expiresAt: Timestamp(secondsSince1970: now.secondsSince1970 + 60))
+        #expect(try board.spendPostProof(proof))
+        #expect(try !board.spendPostProof(proof))
+        #expect(try board.spendPostProof(PostProof(id: "b", expiresAt: proof.expiresAt)))
+        // Once expired it is forgotten (a proof that old is refused before it gets here).
+        let later = Timestamp(secondsSince1970: now.secondsSince1970 + 61)
+        #expect(try board.store.write { try $0.spendPostProof(id: "a", expiresAt: later, now: later) })
+    }
+
+    /// Two stores open on the same place, as two servers on one SQLite folder or one PostgreSQL.
+    static let shared = ["SQLite file"] + (TestPostgres.isAvailable ? ["PostgreSQL"] : [])
+
+    /// Two stores on the place `name` names.
+    static func twoStores(_ name: String, folder: String) throws -> (any StoreBackend, any StoreBackend) {
+        guard name == "PostgreSQL" else {
+            return (try SQLiteStore(folder: folder, create: true), try SQLiteStore(folder: folder, create: false))
+        }
+        let url = try TestPostgres.freshDatabase()
+        return (try PostgresStore(url: url, poolSize: 2), try PostgresStore(url: url, poolSize: 2))
+    }
+
+    @Test(arguments: shared)
+    func serversOnOneStoreShareTheKeyAndNeitherTakesAChallengeTheOtherSpent(name: String) throws {
+        let store = try TemporaryStore()
+        let (first, second) = try Self.twoStores(name, folder: store.path)
+        let one = Board(store.configuration(), store: first, blobs: BlobStore(storeFolder: store.path))
+        let two = Board(store.configuration(), store: second, blobs: BlobStore(storeFolder: store.path))
+        defer {
+            one.close()
+            two.close()
+        }
+        #expect(try one.postProofKey() == two.postProofKey())
+        let proof = PostProof(id: "shared", expiresAt: Timestamp(secondsSince1970: store.configuration().now().secondsSince1970 + 60))
+        #expect(try two.spendPostProof(proof))
+        #expect(try !one.spendPostProof(proof))
     }
 }

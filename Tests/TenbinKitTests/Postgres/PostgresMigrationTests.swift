@@ -88,7 +88,7 @@ struct PostgresMigrationTests {
     }
 
     @Test func anAltTextlessDatabaseUpgradesAndKeepsItsPosters() throws {
-        // A version 6 database as version 6 wrote it: today's, less what steps 7 to 10 added.
+        // A version 6 database as version 6 wrote it: today's, less what steps 7 to 11 added.
         let url = try TestPostgres.freshDatabase()
         let folder = try TemporaryStore()
         let posted = try {
@@ -99,6 +99,7 @@ struct PostgresMigrationTests {
             try store.pool.withConnection { connection in
                 try connection.execute(
                     """
+                    DROP TABLE post_proof_key, post_proof_spent;
                     DROP TABLE vote_bucket, timeline_fold;
                     DROP TABLE blocked_image; ALTER TABLE blob DROP COLUMN phash;
                     DROP TABLE report, report_cleared, poster_hidden, audit;

@@ -15,6 +15,8 @@ import Testing
 /// Forms are handed to the route as libmicrohttpd's form reader would hand them: as parts.
 final class TestServer: Sendable {
     let folder: String
+    /// Whether the folder is this server's to remove.
+    private let ownsFolder: Bool
     let board: Board
     let app: Application
     let router: Router
@@ -29,17 +31,22 @@ final class TestServer: Sendable {
     /// drop them: what another process commits is never heard (tests of the writes' own
     /// invalidation).
     convenience init(
-        peer: String = "127.0.0.1", watchingChanges: Bool = true, _ configure: (inout ServerConfiguration) -> Void = { _ in }
-    ) throws {
-        try self.init(peer: peer, watchingChanges: watchingChanges, board: { _ in }, configure)
-    }
-
-    /// A server whose board's configuration `configureBoard` changes (a scanner).
-    init(
-        peer: String = "127.0.0.1", watchingChanges: Bool = true, board configureBoard: (inout Board.Configuration) -> Void,
+        peer: String = "127.0.0.1", watchingChanges: Bool = true, folder: String? = nil,
         _ configure: (inout ServerConfiguration) -> Void = { _ in }
     ) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("tenbin-server-\(UUID().uuidString)").path
+        try self.init(peer: peer, watchingChanges: watchingChanges, folder: folder, board: { _ in }, configure)
+    }
+
+    /// A server whose board's configuration `configureBoard` changes (a scanner); on the store
+    /// in `folder` when given (a second server on one store, which leaves the folder to the
+    /// first), else on a store of its own.
+    init(
+        peer: String = "127.0.0.1", watchingChanges: Bool = true, folder shared: String? = nil,
+        board configureBoard: (inout Board.Configuration) -> Void,
+        _ configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws {
+        ownsFolder = shared == nil
+        folder = shared ?? FileManager.default.temporaryDirectory.appendingPathComponent("tenbin-server-\(UUID().uuidString)").path
         var configuration = ServerConfiguration()
         configuration.threads = 1
         configuration.boardThreads = 2
@@ -56,7 +63,7 @@ final class TestServer: Sendable {
 
     deinit {
         app.stop()
-        try? FileManager.default.removeItem(atPath: folder)
+        if ownsFolder { try? FileManager.default.removeItem(atPath: folder) }
     }
 
     /// A request's body as the route receives it.

@@ -536,6 +536,45 @@
   function splitTags(text) {
     return text.split(/[\s,、，]+/).filter((tag) => tag !== "");
   }
+  // A board started with --post-proof asks each post for a proof of work: a challenge from
+  // the server, a nonce found in proof-worker.js (off this thread, so the page stays usable),
+  // sent as the Tenbin-Proof header. The status line says how far it is, at most every tenth.
+  const proofBits = Number(body.dataset.postProof) || 0;
+  async function proveWork() {
+    const response = await fetch("/api/v1/post-proof", { headers: { Accept: "application/json" }, cache: "no-store" });
+    const answer = await readJSON(response);
+    if (!response.ok || !answer || !answer.challenge) throw new Error(errorMessage(answer, response));
+    const status = document.getElementById("proof-status");
+    const meter = document.getElementById("proof-progress");
+    const expected = Math.pow(2, answer.bits);
+    let shown = 0;
+    meter.value = 0;
+    meter.hidden = false;
+    status.textContent = t("proofWorking", 0);
+    const worker = new Worker(body.dataset.proofWorker);
+    try {
+      return await new Promise((resolve, reject) => {
+        worker.onmessage = (message) => {
+          const data = message.data;
+          if (data.error) return reject(new Error(data.error));
+          if (data.proof) return resolve(data.proof);
+          const percent = Math.min(99, Math.floor((100 * data.tries) / expected));
+          meter.value = percent;
+          if (percent >= shown + 10) {
+            shown = percent - (percent % 10);
+            status.textContent = t("proofWorking", shown);
+          }
+        };
+        worker.onerror = (event) => reject(new Error(event.message || "the worker failed"));
+        worker.postMessage({ challenge: answer.challenge, bits: answer.bits });
+      });
+    } finally {
+      worker.terminate();
+      meter.hidden = true;
+      status.textContent = "";
+    }
+  }
+
   async function submitPost(event) {
     event.preventDefault();
     clearErrors();
@@ -577,7 +616,16 @@
     const submit = document.getElementById("post-submit");
     submit.disabled = true;
     try {
-      const response = await fetch(form.action, { method: "POST", body: data, headers: { Accept: "application/json" } });
+      const headers = { Accept: "application/json" };
+      if (proofBits > 0) {
+        try {
+          headers["Tenbin-Proof"] = await proveWork();
+        } catch (failure) {
+          fieldError("form", t("proofFailed", failure.message));
+          return;
+        }
+      }
+      const response = await fetch(form.action, { method: "POST", body: data, headers });
       const answer = await readJSON(response);
       if (!response.ok) {
         const message = errorMessage(answer, response);

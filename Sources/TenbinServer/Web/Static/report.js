@@ -1,9 +1,23 @@
 // report.js: the report menu on each card (WebPage+Report.swift renders it). Sends the form as
 // JSON and says in place how it went; adds the menu to cards app.js adds later. User text only
-// goes through textContent, never through HTML.
+// goes through textContent, never through HTML. Its words come from the page's language table
+// (the body's data-strings, WebText.swift), as app.js's do.
 "use strict";
 (() => {
-  const reasons = [["spam", "Spam"], ["abuse", "Abusive"], ["illegal", "Illegal"], ["other", "Something else"]];
+  // English, for a page without the table.
+  const english = {
+    report: "Report", reportPoster: "Report poster {0}", reportReason: "Reason", reportNote: "Note",
+    sendReport: "Send report", reasonSpam: "Spam", reasonAbuse: "Abusive", reasonIllegal: "Illegal",
+    reasonOther: "Something else", reportSending: "Sending…", reportThanks: "Thank you: reported.",
+    reportUnreachable: "could not reach the server: {0}", serverAnswered: "the server answered {0}",
+  };
+  let strings = {};
+  try { strings = JSON.parse(document.body.dataset.strings || "{}"); } catch (ignored) { strings = {}; }
+  function t(key, ...args) {
+    const template = strings[key] === undefined ? english[key] : strings[key];
+    return template.replace(/\{(\d+)\}/g, (whole, index) => (args[index] === undefined ? whole : String(args[index])));
+  }
+  const reasons = [["spam", "reasonSpam"], ["abuse", "reasonAbuse"], ["illegal", "reasonIllegal"], ["other", "reasonOther"]];
   const noteLimit = 500;
 
   function el(tag, className, text) {
@@ -16,27 +30,27 @@
   // The same markup as the server's, for a card that has none.
   function menu(id) {
     const details = el("details", "report");
-    const summary = el("summary", "", "Report");
-    summary.setAttribute("aria-label", "Report poster " + id);
+    const summary = el("summary", "", t("report"));
+    summary.setAttribute("aria-label", t("reportPoster", id));
     const form = el("form", "report-form");
     form.method = "post";
     form.action = "/api/v1/posters/" + id + "/reports";
-    const reasonLabel = el("label", "", "Reason ");
+    const reasonLabel = el("label", "", t("reportReason") + " ");
     const select = el("select");
     select.name = "reason";
-    for (const [value, text] of reasons) {
-      const option = el("option", "", text);
+    for (const [value, key] of reasons) {
+      const option = el("option", "", t(key));
       option.value = value;
       select.append(option);
     }
     reasonLabel.append(select);
-    const noteLabel = el("label", "", "Note ");
+    const noteLabel = el("label", "", t("reportNote") + " ");
     const note = el("input");
     note.name = "note";
     note.maxLength = noteLimit;
     note.autocomplete = "off";
     noteLabel.append(note);
-    const button = el("button", "", "Send report");
+    const button = el("button", "", t("sendReport"));
     button.type = "submit";
     const said = el("span", "report-status");
     said.setAttribute("role", "status");
@@ -57,7 +71,7 @@
     const said = form.querySelector(".report-status");
     const button = form.querySelector("button");
     button.disabled = true;
-    said.textContent = "Sending…";
+    said.textContent = t("reportSending");
     try {
       const response = await fetch(form.action, {
         method: "POST",
@@ -66,7 +80,7 @@
         credentials: "same-origin",
       });
       if (response.ok) {
-        said.textContent = "Thank you: reported.";
+        said.textContent = t("reportThanks");
         form.elements.note.value = "";
         return;
       }
@@ -77,9 +91,9 @@
       } catch (ignored) {
         message = "";
       }
-      said.textContent = message || ("the server answered " + response.status);
+      said.textContent = message || t("serverAnswered", response.status);
     } catch (failure) {
-      said.textContent = "could not reach the server: " + failure.message;
+      said.textContent = t("reportUnreachable", failure.message);
     } finally {
       button.disabled = false;
     }

@@ -83,6 +83,9 @@ enum Migrations {
         // 13: per-poster vote timelines, each voted poster starting with one bucket holding
         // its counts so far (see Migrations+Timelines.swift).
         Step(sql: timelineMigration),
+        // 14: search by reading — the posters stored so far are given keys with readings a
+        // few hundred per write (see SQLiteStore+Readings.swift).
+        Step(sql: SQLiteSession.readingMigration),
     ]
 
     /// Schema 10's columns: each image's alt text (``Poster/alt1``), `''` when none was given.

@@ -129,8 +129,14 @@ import Testing
 
         """
 
+    /// Schemas 1-13 had no readings to give in steps (schema 14 added them).
+    static let noReadings = """
+        DROP TABLE search_reading;
+
+        """
+
     /// Each schema from 10 on, and the SQL that takes away what it added.
-    static let addedSince9: [(schema: Int, undo: String)] = [(10, noAltTexts), (11, noModeration), (12, noBlocklist), (13, noTimelines)]
+    static let addedSince9: [(schema: Int, undo: String)] = [(10, noAltTexts), (11, noModeration), (12, noBlocklist), (13, noTimelines), (14, noReadings)]
     /// Today's schema.
     static var latestSchema: Int { addedSince9.last?.schema ?? 9 }
 

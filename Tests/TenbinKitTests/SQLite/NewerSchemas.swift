@@ -3,6 +3,7 @@
 /// steps). Every new schema step adds its undo here.
 enum NewerSchemas {
     static let undo = """
+        DROP TABLE search_reading;
         DROP TABLE vote_bucket;
         DROP TABLE timeline_fold;
         DROP TABLE blocked_image;

@@ -40,7 +40,7 @@ static tb_library tb_mecab = {
     // Debian 12 ships libmecab.so.2 (package libmecab2, which libmecab-dev and mecab depend on).
     .names = {"libmecab.so.2"},
     .override = "TENBIN_LIBMECAB",
-    .unloadable = "search by reading needs {library} (Debian package libmecab2), which cannot be loaded: {reason}",
+    .unloadable = "libmecab ({library}, Debian package libmecab2) cannot be loaded: {reason}",
     .no_reason = "unknown reason",
     .missing = "the library loaded as libmecab from {library} has no {function} (tenbin needs MeCab 0.996)",
     TB_LIBRARY_FUNCTIONS(tb_mecab_symbols),

@@ -51,7 +51,8 @@ import Testing
         _ = try board.quickPost("犬", hashtags: [])
         #expect(try Self.waiting(old).isEmpty)
         #expect(try board.search(query: "ねこ", limit: 10_000).count == 1_100)
-        #expect(try board.search(query: "ねこ 7", order: .popular, limit: 10_000).count == (1...1_100).filter { String($0).contains("7") }.count)
+        #expect(
+            try board.search(query: "ねこ 7", order: .popular, limit: 10_000).count == (1...1_100).filter { String($0).contains("7") }.count)
         #expect(try upgraded.integrityProblems() == [])
     }
 

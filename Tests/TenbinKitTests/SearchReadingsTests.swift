@@ -16,6 +16,12 @@ import Testing
         #expect(SearchReadings.stretches(of: tokens) == ["ねこがabすき", "まくら", "や"])
     }
 
+    @Test func readingsFoldAsTheKeyDoes() {
+        for reading in ["ネコ", "トウキョウタワー", "ヴァイオリン", "ヽヾ", "ｶﾞｽ", "ＡＢ", "ﾈｺ", "ぁゖ", "＊"] {
+            #expect(SearchReadings.folded(reading) == SearchText.normalize(reading), "\(reading)")
+        }
+    }
+
     @Test func aReadingHoldingKanjiIsDropped() {
         #expect(SearchReadings.stretches(of: [Self.token("々", "々")]).isEmpty)
     }

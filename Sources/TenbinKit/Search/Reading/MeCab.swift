@@ -113,9 +113,21 @@ final class MeCab: Sendable {
         /// The reading field of an IPA dictionary feature (品詞,細分類1,細分類2,細分類3,活用型,
         /// 活用形,原形,読み,発音): the eighth; unknown words have seven fields, and `*` is none.
         static func reading(ofFeature feature: UnsafePointer<CChar>) -> String? {
-            let fields = String(cString: feature).split(separator: ",", omittingEmptySubsequences: false)
-            guard fields.count > 7, fields[7] != "*", !fields[7].isEmpty else { return nil }
-            return String(fields[7])
+            // Found by counting commas in place: this runs for every word of every poster an
+            // import indexes, and splitting the whole feature made nine strings a word.
+            var start = 0
+            var commas = 0
+            while commas < 7 {
+                let byte = feature[start]
+                if byte == 0 { return nil }
+                if byte == 0x2C { commas += 1 }
+                start += 1
+            }
+            var end = start
+            while feature[end] != 0 && feature[end] != 0x2C { end += 1 }
+            let field = UnsafeRawBufferPointer(start: feature + start, count: end - start)
+            guard !field.isEmpty, !(field.count == 1 && field[0] == 0x2A) else { return nil }
+            return String(decoding: field, as: UTF8.self)
         }
     }
 }

@@ -57,7 +57,7 @@ package enum SearchReadings {
         for token in tokens {
             if token.followsSpace { end() }
             if let reading = token.reading {
-                current += SearchText.normalize(reading)
+                current += folded(reading)
                 continue
             }
             let written = SearchText.normalize(token.surface)
@@ -73,6 +73,25 @@ package enum SearchReadings {
         // A reading may hold a kanji of its own (a dictionary entry whose reading field is
         // the word again): such a stretch is dropped, so reading lines never hold kanji.
         return stretches.filter { !$0.unicodeScalars.contains(where: isKanji) }
+    }
+
+    /// A reading normalised as ``SearchText/normalize(_:)`` would: the dictionary's readings
+    /// are full-width katakana and ー, which fold to hiragana by a shift alone (a reading of
+    /// anything else goes the whole way).
+    static func folded(_ reading: String) -> String {
+        var output = String.UnicodeScalarView()
+        for scalar in reading.unicodeScalars {
+            switch scalar.value {
+            case 0x30A1...0x30F6, 0x30FD, 0x30FE:
+                // Katakana ァ…ヶ and ヽヾ sit exactly 0x60 above their hiragana (SearchText.fold).
+                output.append(Unicode.Scalar(scalar.value - 0x60)!)  // 0x3041…0x309E are all valid scalars
+            case 0x3041...0x3096, 0x30FC:
+                output.append(scalar)
+            default:
+                return SearchText.normalize(reading)
+            }
+        }
+        return String(output)
     }
 
     /// Whether a scalar is a CJK ideograph (or the marks 々〆〇 written with them): what

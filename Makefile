@@ -6,6 +6,7 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib
 # Libraries tenbin links against.
 BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libchafa-dev libwebp-dev libheif-dev libmicrohttpd-dev libpq-dev zlib1g-dev \
+	libmecab-dev mecab-ipadic-utf8 \
 	libpango1.0-dev libcairo2-dev fonts-ipafont-gothic
 # Tools the tests and benchmarks use (sample images, reference pipelines, terminals, a headless
 # browser with Japanese fonts for the web page, wrk and nginx for the serve benchmark).

@@ -17,6 +17,9 @@ let package = Package(
         .target(name: "CLibraryLoader", path: "Sources/CLibraryLoader"),
         // libpq's headers, and its functions loaded with dlopen on first use (see libpq.c).
         .target(name: "CLibPQ", dependencies: ["CLibraryLoader"], path: "Sources/CLibPQ"),
+        // MeCab's headers, and its functions loaded with dlopen on first use (see mecab.c): the
+        // readings that let a kana query find text written in kanji.
+        .target(name: "CMeCab", dependencies: ["CLibraryLoader"], path: "Sources/CMeCab"),
         // SHA-256 from libcrypto, loaded with dlopen on first use (see sha256.c).
         .target(name: "CCrypto", dependencies: ["CLibraryLoader"], path: "Sources/CCrypto"),
         // libjpeg and libpng report errors with setjmp/longjmp, which must never cross a
@@ -45,7 +48,7 @@ let package = Package(
         // The backend-neutral core: no SQL, no database library.
         .target(
             name: "TenbinKit",
-            dependencies: ["CCrypto", "CImageCodec"],
+            dependencies: ["CCrypto", "CImageCodec", "CMeCab"],
             path: "Sources/TenbinKit"
         ),
         // The embedded backend: the only target that speaks SQLite.

@@ -179,8 +179,9 @@ extension Board {
         }
     }
 
-    /// Posters whose stored search key is not the normal form of their text (the backend's
-    /// own check finds missing and stray keys).
+    /// Posters whose stored search key is not the normal form of their text, with or without
+    /// its readings (``SearchText/isKey(_:of:hashtags:)``; the backend's own check finds
+    /// missing and stray keys).
     func searchKeyProblems() throws -> [String] {
         try store.read { reading in
             var problems: [String] = []
@@ -191,7 +192,7 @@ extension Board {
                 let posters = Dictionary(uniqueKeysWithValues: try reading.posters(ids: chunk.map(\.id)).map { ($0.id, $0) })
                 for entry in chunk {
                     guard let poster = posters[entry.id] else { continue }
-                    if entry.key != SearchText.key(contents: poster.contents, hashtags: poster.hashtags) {
+                    if !SearchText.isKey(entry.key, of: poster.contents, hashtags: poster.hashtags) {
                         problems.append("poster \(entry.id)'s search key does not match its text")
                     }
                 }

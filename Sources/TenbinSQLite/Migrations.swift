@@ -86,6 +86,9 @@ enum Migrations {
         // 14: proof of work for posting — the key challenges are signed with and the challenges
         // spent (see SQLiteSession+PostProof.swift).
         Step(sql: SQLiteSession.postProofSchema),
+        // 15: search by reading — the posters stored so far are given keys with readings a
+        // few hundred per write (see SQLiteStore+Readings.swift).
+        Step(sql: SQLiteSession.readingMigration),
     ]
 
     /// Schema 10's columns: each image's alt text (``Poster/alt1``), `''` when none was given.

@@ -307,7 +307,7 @@ struct SQLiteSession: StoreWriting {
     /// posters' text, so a rebuild reads neither): a damaged block is gone with them.
     func clearSearch() throws {
         try db.execute(
-            "DELETE FROM search_posting; DELETE FROM search_segment; DELETE FROM search_merge; DELETE FROM search_stale; DELETE FROM search_key"
+            "DELETE FROM search_posting; DELETE FROM search_segment; DELETE FROM search_merge; DELETE FROM search_stale; DELETE FROM search_key; DELETE FROM search_reading"
         )
     }
 

@@ -77,8 +77,12 @@ extension SQLiteSession {
         try indexSearch(ids: [id], search: [search])
     }
 
-    /// Records posters' keys, and their pieces as one new segment (inside their transaction).
+    /// Records posters' keys, and their pieces as one new segment (inside their transaction),
+    /// with the next posters of an older store given their readings (``stepReadings()``).
     func indexSearch(ids: [Int64], search: [SearchRecord]) throws {
+        let waiting = try stepReadings()
+        let ids = ids + waiting.ids
+        let search = search + waiting.records
         let insertKey = try db.statement(Self.searchKeyInsert)
         for (id, record) in zip(ids, search) {
             insertKey.reset()

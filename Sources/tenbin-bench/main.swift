@@ -25,6 +25,9 @@ let sections: [Section] = [
         run: ModerationBenchmark.run),
     Section(name: "import", summary: "Importing large photos and a million-line manifest", run: ImportBenchmark.run),
     Section(name: "live", summary: "Idle CPU of tenbin watch and vote-to-event latency", run: LiveBenchmark.run),
+    Section(
+        name: "readings", summary: "Search records with readings (MeCab) against text as written: rate, pieces, key size",
+        run: ReadingsBenchmark.run),
     Section(name: "search", summary: "Search at 100k and 1M posters against a scan of every key", run: SearchBenchmark.run),
     Section(name: "reads", summary: "64 concurrent readers of one Board against reads one at a time", run: ReadsBenchmark.run),
     Section(name: "serve", summary: "tenbin serve under wrk against nginx; votes, live feeds, memory", run: ServeBenchmark.run),

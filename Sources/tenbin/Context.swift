@@ -103,6 +103,15 @@ struct Context {
         return try body(board)
     }
 
+    /// Says on stderr, in one line, that search by reading is off (libmecab or its dictionary
+    /// is missing), for a command that writes search keys: the posters it writes are found by a
+    /// kana query only where it matches the text as written. Only such commands load MeCab.
+    func noteReadingsOff() {
+        if let off = SearchReadings.unavailable {
+            Errors.write("note: search by reading is off: \(off); kana queries find these posters only as written")
+        }
+    }
+
     /// The board's location: the store folder, and the database when one was chosen. With a
     /// database the folder holds only the images, and must be given: the default `./Storage`
     /// of wherever the command runs would serve a board without its images.

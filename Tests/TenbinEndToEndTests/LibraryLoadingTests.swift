@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// libpq and libmicrohttpd (with GnuTLS) are loaded on first use, not linked: a command on a
+/// libpq, libmicrohttpd (with GnuTLS) and libmecab are loaded on first use, not linked: a command on a
 /// SQLite store never maps them, and a PostgreSQL command without libpq fails with one line.
 @Suite(.ownThreads, .timeLimit(.minutes(10))) struct LibraryLoadingTests {
     static let images = [Tenbin.root + "/SampleImages/01-cats-or-dogs/1-cat.jpg", Tenbin.root + "/SampleImages/01-cats-or-dogs/2-dog.jpg"]
@@ -18,7 +18,8 @@ import Testing
         let file = try #require(FileHandle(forReadingAtPath: "/proc/\(watch.processIdentifier)/maps"))
         let maps = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
         #expect(maps.contains("libsqlite3.so"), "the maps were not read from the running process")
-        for library in ["libpq.so", "libgnutls.so", "libkrb5.so", "libldap", "libssl.so", "libtasn1.so", "libmicrohttpd.so"] {
+        for library in ["libpq.so", "libgnutls.so", "libkrb5.so", "libldap", "libssl.so", "libtasn1.so", "libmicrohttpd.so", "libmecab.so"]
+        {
             #expect(!maps.contains(library), "tenbin watch on SQLite mapped \(library)")
         }
         #expect(try watch.interrupt().status == 130)

@@ -140,9 +140,15 @@ import Testing
 
         """
 
+    /// Schemas before 15 had no readings to give in steps (schema 15 added them).
+    static let noReadings = """
+        DROP TABLE search_reading;
+
+        """
+
     /// Each schema from 10 on, and the SQL that takes away what it added.
     static let addedSince9: [(schema: Int, undo: String)] = [
-        (10, noAltTexts), (11, noModeration), (12, noBlocklist), (13, noTimelines), (postProofSchema, noPostProof),
+        (10, noAltTexts), (11, noModeration), (12, noBlocklist), (13, noTimelines), (postProofSchema, noPostProof), (15, noReadings),
     ]
     /// Today's schema.
     static var latestSchema: Int { addedSince9.last?.schema ?? 9 }

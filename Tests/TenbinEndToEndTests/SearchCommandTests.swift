@@ -36,6 +36,40 @@ func makeSearchStore() throws -> ScratchFolder {
         }
     }
 
+    @Test func kanaFindsKanjiByItsReading() throws {
+        let store = try makeSearchStore()
+        for (query, expected) in [
+            (["ねこ"], [1]), (["#ねこ"], [1]), (["とうきょう", "よる"], []), (["とうきょう", "やけい"], [4]), (["すき"], [1]),
+        ] {
+            let run = try Tenbin.run(["search"] + query + ["--json"], store: store.path)
+            #expect(run.stderr.isEmpty, "\(query): \(run.stderr)")
+            #expect(try ids(run.stdout) == expected, "\(query)")
+        }
+    }
+
+    @Test func withoutADictionaryAPostSaysSoAndKanaFindOnlyWhatIsWritten() throws {
+        let store = try ScratchFolder()
+        let images = ["\(Tenbin.root)/SampleImages/01-cats-or-dogs/1-cat.jpg", "\(Tenbin.root)/SampleImages/01-cats-or-dogs/2-dog.jpg"]
+        let missing = ["TENBIN_MECAB_DICTIONARY": "\(store.path)/no-dictionary"]
+        let post = try Tenbin.run(["post", images[0], images[1], "--text", "猫が好き"], store: store.path, environment: missing)
+        #expect(post.status == 0)
+        let notes = post.stderr.split(separator: "\n")
+        #expect(notes.count == 1 && notes[0].hasPrefix("note: search by reading is off: MeCab has no dictionary"), "\(post.stderr)")
+        #expect(notes.first?.contains("\(store.path)/no-dictionary") == true)
+        #expect(try Tenbin.run(["search", "ねこ"], store: store.path).status == 1)
+        #expect(try Tenbin.run(["search", "猫"], store: store.path).status == 0)
+        // Nothing is wrong with such a store; a repair where MeCab is installed gives readings.
+        #expect(try Tenbin.run(["check"], store: store.path).status == 0)
+        #expect(try Tenbin.run(["check", "--repair"], store: store.path).status == 0)
+        #expect(try Tenbin.run(["search", "ねこ"], store: store.path).status == 0)
+        // Without libmecab itself, the same: one note naming the library.
+        let noLibrary = ["TENBIN_LIBMECAB": "\(store.path)/libmecab-missing.so"]
+        let other = try Tenbin.run(["post", images[0], images[1], "--text", "犬"], store: store.path, environment: noLibrary)
+        #expect(other.status == 0)
+        #expect(other.stderr.hasPrefix("note: search by reading is off: libmecab (\(store.path)/libmecab-missing.so"), "\(other.stderr)")
+        #expect(try Tenbin.run(["search", "いぬ"], store: store.path).status == 1)
+    }
+
     @Test func jsonIsTheSameShapeAsList() throws {
         let store = try makeSearchStore()
         let search = try Tenbin.run(["search", "東京", "--json"], store: store.path)

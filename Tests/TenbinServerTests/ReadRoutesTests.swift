@@ -117,7 +117,8 @@ import Testing
         let server = try TestServer()
         await server.post(contents: "キノコの山", hashtags: ["お菓子"])
         await server.post(contents: "sea or mountain")
-        for query in ["ｷﾉｺ", "きのこ", "%23お菓子", "SEA", "山%E3%80%80キノコ"] {
+        // やま and #おかし find 山 and #お菓子 by their readings (search by reading).
+        for query in ["ｷﾉｺ", "きのこ", "%23お菓子", "SEA", "山%E3%80%80キノコ", "%E3%82%84%E3%81%BE", "%23%E3%81%8A%E3%81%8B%E3%81%97"] {
             let reply = await server.request("GET", "/api/v1/search?q=\(query)")
             #expect(reply.status == 200)
             #expect(Self.ids(reply) == (query == "SEA" ? [2] : [1]), "\(query)")

@@ -35,11 +35,34 @@ package enum SearchText {
     /// The separator between a key's parts; white space, so no query word ever contains it.
     static let separator: Character = "\n"
 
-    /// The stored search key of a poster: its normalised contents and hashtags, one per line.
+    /// The stored search key of a poster: its normalised contents and hashtags, one per line,
+    /// then the reading lines of those in kanji (``SearchReadings``), when MeCab is there.
     /// A query word matches when it is a substring of the key, and since words never contain
-    /// the separator, that means a substring of the contents or of one hashtag.
+    /// the separator, that means a substring of the contents, of one hashtag, or of one
+    /// stretch of their reading.
     package static func key(contents: String, hashtags: [String]) -> String {
+        let parts = [contents] + hashtags
+        let surfaces = parts.map(normalize)
+        var lines = surfaces
+        for (part, surface) in zip(parts, surfaces) {
+            for reading in SearchReadings.lines(of: part, surface: surface) where !lines.contains(reading) {
+                lines.append(reading)
+            }
+        }
+        return lines.joined(separator: String(separator))
+    }
+
+    /// The key of a poster's text as written, without reading lines: what
+    /// ``key(contents:hashtags:)`` gives where MeCab is missing.
+    package static func writtenKey(contents: String, hashtags: [String]) -> String {
         ([contents] + hashtags).map(normalize).joined(separator: String(separator))
+    }
+
+    /// Whether `stored` is a right key for this text: the key with readings, or the key as
+    /// written (a store indexed where MeCab was missing, or not yet given readings by
+    /// migration 14, is not damaged; its posters are found as written until `check --repair`).
+    package static func isKey(_ stored: String, of contents: String, hashtags: [String]) -> Bool {
+        stored == key(contents: contents, hashtags: hashtags) || stored == writtenKey(contents: contents, hashtags: hashtags)
     }
 
     private static func asciiLowercased(_ text: String) -> String {

@@ -20,6 +20,7 @@ enum CheckCommand: Command {
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals()
+        if arguments.repair { context.noteReadingsOff() }
         let report = try context.withBoard(arguments.repair ? .write : .read, noteIfMissing: false) {
             try $0.check(repairingSearch: arguments.repair)
         }

@@ -30,6 +30,7 @@ enum EditCommand: Command {
         guard text != nil || !tags.isEmpty || arguments.clearTags else {
             throw UsageError("nothing to change: give --text, --tag or --clear-tags", command: spec)
         }
+        context.noteReadingsOff()
         let poster = try context.withBoard(.write) {
             try $0.edit(id: id, contents: text, hashtags: arguments.clearTags ? [] : (tags.isEmpty ? nil : tags))
         }

@@ -55,6 +55,7 @@ enum ImportCommand: Command {
         }
         // Never exit while that thread is still in OpenSSL's set-up, which races its exit handler.
         defer { hashReady.wait() }
+        if !dryRun { context.noteReadingsOff() }
         let board = try context.board(dryRun ? .read : .create, limits: limits, encoding: encoding)
         // The store closes (and checkpoints) here, before tenbin exits, once the import has ended.
         defer { board.close() }

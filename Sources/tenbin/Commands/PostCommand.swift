@@ -45,6 +45,7 @@ enum PostCommand: Command {
         try PosterTextLimits.check(contents: contents, hashtags: hashtags)
         try PosterTextLimits.check(alt1: alt1, alt2: alt2)
         let scanner = try ScanOptions.parse(arguments.scan)
+        context.noteReadingsOff()
         let poster = try context.withBoard(.create, limits: limits, encoding: encoding, scanner: scanner) { board in
             let images = try files.map { try upload($0, limits: limits) }
             let draft = PosterDraft(

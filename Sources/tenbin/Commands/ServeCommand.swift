@@ -122,6 +122,7 @@ enum ServeCommand: Command {
             }
         }
         defer { hangUp.cancel() }
+        context.noteReadingsOff()
         let board = try context.board(
             .serve(migrate: arguments.migrate), limits: limits, encoding: encoding, live: LiveFeeds.Options(grace: configuration.feedGrace),
             reportThreshold: try arguments.reportThreshold, scanner: try ScanOptions.parse(arguments.scan))

@@ -3,6 +3,7 @@
 /// steps). Every new schema step adds its undo here.
 enum NewerSchemas {
     static let undo = """
+        DROP TABLE search_reading;
         DROP TABLE post_proof_key;
         DROP TABLE post_proof_spent;
         DROP TABLE vote_bucket;

@@ -74,12 +74,22 @@ public final class Board: Sendable {
 
     /// A page of a feed that continues after `cursor` (the first page without one), read from
     /// one snapshot. Unlike an offset, a cursor does not shift when posters arrive while
-    /// someone scrolls.
+    /// someone scrolls, and a walk from the first page to the last visits every poster that
+    /// existed when it began and was not deleted meanwhile exactly once, however votes move
+    /// them meanwhile: popular order ranks by the votes as of the walk's first page
+    /// (``VoteSnapshot``).
     public func page(order: FeedOrder = .new, limit: Int = 20, after cursor: PageCursor? = nil) throws -> Page {
         let position = try cursor?.position(for: order, query: nil)
         guard limit > 0 else { return Page(posters: [], next: nil) }
-        let posters = try store.readSingle { try $0.page(order: order, after: position, offset: 0, limit: limit) }
-        return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: nil))
+        guard order == .popular else {
+            let posters = try store.readSingle { try $0.page(order: order, after: position, offset: 0, limit: limit) }
+            return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: nil, snapshot: nil))
+        }
+        let (posters, snapshot) = try store.read { reading in
+            let snapshot = try reading.voteSnapshot(mark: cursor?.mark)
+            return (try snapshot.page(after: position, limit: limit, in: reading), snapshot)
+        }
+        return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: nil, snapshot: snapshot))
     }
 
     /// A page of the posters whose contents or hashtags contain every word of `query`,
@@ -96,8 +106,12 @@ public final class Board: Sendable {
         let parsed = SearchQuery(query)
         let position = try cursor?.position(for: order, query: parsed)
         guard !parsed.isEmpty, limit > 0 else { return Page(posters: [], next: nil) }
-        let posters = try searchPosters(parsed, order: order, after: position, offset: 0, limit: limit)
-        return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: parsed))
+        guard order == .popular else {
+            let posters = try searchPosters(parsed, order: order, after: position, offset: 0, limit: limit)
+            return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: parsed, snapshot: nil))
+        }
+        let (posters, snapshot) = try popularSearchWalk(parsed, after: position, mark: cursor?.mark, limit: limit)
+        return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: parsed, snapshot: snapshot))
     }
 
     /// The stored bytes of one of a poster's images.

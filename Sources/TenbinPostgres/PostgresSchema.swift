@@ -112,6 +112,9 @@ package enum PostgresSchema {
         Step(
             sql: PostgresStore.popularWalkSchemaSQL + ";\n" + PostgresStore.popularWalkFunctionSQL,
             afterCommit: "VACUUM poster"),
+        // 7: the vote log, one row per poster per vote batch, so a walk through popular order
+        // ranks by the votes as of its first page (see PostgresSession+VoteLog.swift).
+        Step(sql: PostgresSession.voteLogSchemaSQL),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it

@@ -190,8 +190,8 @@ public final class PostgresStore: StoreBackend {
 
     // MARK: Votes
 
-    /// Adds the deltas (ids distinct and ascending) in one statement and reads the updated
-    /// posters whole, ascending by id. A batch of several posters locks their rows in id
+    /// Adds the deltas (ids distinct and ascending) in one statement, logs them (the vote log,
+    /// `PostgresSession+VoteLog.swift`) and reads the updated posters whole, ascending by id. A batch of several posters locks their rows in id
     /// order first, inside the same statement: an UPDATE locks rows in whatever order its
     /// plan visits them, which two servers' batches need not share, while every row lock
     /// below is taken by the ordered `FOR UPDATE` before the UPDATE reaches that row, so a
@@ -220,7 +220,8 @@ public final class PostgresStore: StoreBackend {
         WITH delta AS (SELECT * FROM unnest(\(ids)::bigint[], \(deltas.map(\.good1))::bigint[], \(deltas.map(\.good2))::bigint[]) AS d(id, good1, good2)),
         voted AS (
             UPDATE poster SET good1 = poster.good1 + delta.good1, good2 = poster.good2 + delta.good2
-            FROM \(sources) WHERE \(unescaped: condition) RETURNING poster.*)
+            FROM \(sources) WHERE \(unescaped: condition) RETURNING poster.*),
+        \(unescaped: PostgresSession.logVotesCTE)
         \(unescaped: posterColumns(from: "voted")) ORDER BY p.id
         """
     }

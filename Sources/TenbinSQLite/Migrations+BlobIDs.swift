@@ -115,5 +115,5 @@ extension Migrations {
             ) WITHOUT ROWID;
 
             """ + SQLiteSession.searchKeySchema + SQLiteSession.searchIndexSchema + identityHashColumn + identityHashIndex
-        + splitPopularIndex + SQLiteSession.searchMergeSchema
+        + splitPopularIndex + SQLiteSession.searchMergeSchema + SQLiteSession.voteLogSchema
 }

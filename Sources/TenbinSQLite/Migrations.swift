@@ -71,6 +71,9 @@ enum Migrations {
         // SQLiteStore+Search.swift), recorded in `search_merge`; the merges migration 8's
         // segments are due are done whole.
         Step(sql: SQLiteSession.searchMergeSchema, then: SQLiteSession.mergeWhole),
+        // 10: the vote log, one row per poster per vote batch, so a walk through popular
+        // order ranks by the votes as of its first page (SQLiteSession+VoteLog.swift).
+        Step(sql: SQLiteSession.voteLogSchema),
     ]
 
     /// Schema 7's indexes for popular order. `poster_popular` (votes, then id, descending) put

@@ -254,7 +254,9 @@ struct SQLiteSession: StoreWriting {
         // One statement: SQLite applies it atomically under the write lock, so concurrent
         // voters in any number of processes never lose or double a vote.
         try db.statement("UPDATE poster SET good1 = good1 + ?, good2 = good2 + ? WHERE id = ?").bind(good1, good2, id).run()
-        return db.changes == 1
+        guard db.changes == 1 else { return false }
+        try logVotes(id: id, votes: good1 + good2)
+        return true
     }
 
     func addVotes(_ deltas: [VoteDelta]) throws -> [Poster] {

@@ -60,6 +60,34 @@ import Testing
         #expect(popular.json["next"] == nil)
     }
 
+    @Test func aPopularWalkShowsThePostersVotesMoveBehindItsCursor() async throws {
+        // The report: walking sort=popular with limit=4 while #8 got 50 votes and #3 one never
+        // showed posters 3 and 8 (they jumped above the cursor).
+        let server = try TestServer { $0.rateLimited = false }
+        for index in 1...12 { await server.post(contents: "poster \(index)") }
+        var path = "/api/v1/posters?sort=popular&limit=4"
+        var ids: [Int] = []
+        var pages = 0
+        while pages < 10 {
+            let reply = await server.request("GET", path)
+            #expect(reply.status == 200, "\(reply.text)")
+            ids += Self.ids(reply) ?? []
+            pages += 1
+            if pages == 1 {
+                #expect(await server.vote(8, side: 1, times: 50).status == 200)
+                #expect(await server.vote(3, side: 2).status == 200)
+            }
+            guard let next = reply.json["next"] as? String else { break }
+            path = "/api/v1/posters?sort=popular&limit=4&cursor=\(next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? next)"
+        }
+        #expect(ids == Array((1...12).reversed()), "the order as the walk began, each poster once")
+        // A new walk ranks by the votes now.
+        #expect(Self.ids(await server.request("GET", "/api/v1/posters?sort=popular&limit=3")) == [8, 3, 12])
+        // A cursor of the old form (no walk mark) is refused like any bad cursor.
+        let old = await server.request("GET", "/api/v1/posters?sort=popular&limit=4&cursor=p0-9")
+        #expect(old.status == 400 && old.errorKind == "invalid_input", "\(old.text)")
+    }
+
     @Test func aCursorFromAnotherOrderIsRefused() async throws {
         let server = try TestServer { $0.rateLimited = false }
         for _ in 0..<3 { await server.post() }

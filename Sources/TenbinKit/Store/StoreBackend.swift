@@ -110,6 +110,14 @@ public protocol StoreReading {
     /// `after` when given; `visit` returns false to stop.
     func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws
 
+    // Walks through popular order (see `VoteSnapshot.swift`).
+
+    /// The vote totals as of `mark` of every poster whose votes changed after it, and
+    /// `mark`; with `mark` nil, this read's own mark (every vote this read sees, and possibly
+    /// a few more, committed up to it). A mark is the backend's vote-log position: SQLite's
+    /// last log sequence, PostgreSQL's snapshot `xmin`. Posters deleted are left out.
+    func voteSnapshot(mark: Int64?) throws -> VoteSnapshot
+
     // Copying a whole board to another store (see `Board+Copy.swift`).
 
     /// Up to `limit` posters with ids above `afterID`, lowest id first, whole.

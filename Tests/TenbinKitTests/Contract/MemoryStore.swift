@@ -18,6 +18,9 @@ final class MemoryStore: StoreBackend {
         var uploads: [String: Digest] = [:]
         var lastID: Int64 = 0
         var version: Int64 = 0
+        /// The vote log: each batch's votes per poster, in commit order; a mark is a count of
+        /// its entries.
+        var voteLog: [(id: Int64, votes: Int)] = []
     }
 
     private let state = Locked(State())
@@ -236,6 +239,17 @@ final class MemorySession: StoreWriting {
         return ids.compactMap(entry)
     }
 
+    func voteSnapshot(mark: Int64?) throws -> VoteSnapshot {
+        try reading("voteSnapshot")
+        let mark = mark ?? Int64(state.voteLog.count)
+        var moved: [Int64: Int] = [:]
+        for entry in state.voteLog.dropFirst(Int(min(mark, Int64(state.voteLog.count)))) {
+            guard let poster = state.posters[entry.id] else { continue }
+            moved[entry.id, default: poster.totalVotes] -= entry.votes
+        }
+        return VoteSnapshot(mark: mark, moved: moved)
+    }
+
     func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
         try reading("searchEntriesByVotes", search: true)
         for poster in try page(order: .popular, after: after, offset: 0, limit: Int.max) {
@@ -267,6 +281,7 @@ final class MemorySession: StoreWriting {
         guard state.posters[id] != nil else { return false }
         state.posters[id]!.good1 += good1  // checked just above
         state.posters[id]!.good2 += good2
+        state.voteLog.append((id, good1 + good2))
         return true
     }
 

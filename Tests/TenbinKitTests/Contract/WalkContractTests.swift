@@ -1,0 +1,135 @@
+import Testing
+
+@testable import TenbinKit
+
+/// Walks through popular order while votes move posters: on every backend, a walk from the
+/// first page to the last visits every poster that existed when it began and was not deleted
+/// meanwhile exactly once, in the order popular order had at its first page (``VoteSnapshot``).
+@Suite(.timeLimit(.minutes(10))) struct WalkContractTests {
+    /// What happens between two pages of a walk, as a seeded random story: votes on random
+    /// posters (a few, or a jump of dozens), directly or through the group commit; now and then
+    /// a poster not shown yet deleted, or a new one posted.
+    struct Meanwhile {
+        var random: SplitMix64
+        let candidates: [Int64]
+        var deleted: Set<Int64> = []
+        var created: Set<Int64> = []
+
+        mutating func happen(on board: Board, shown: Set<Int64>) async throws {
+            for _ in 0..<random.next(upTo: 5) {
+                let id = candidates[random.next(upTo: candidates.count)]
+                guard !deleted.contains(id) else { continue }
+                let times = random.next(upTo: 3) == 0 ? 20 + random.next(upTo: 60) : 1 + random.next(upTo: 3)
+                let side: VoteSide = random.next(upTo: 2) == 0 ? .first : .second
+                if random.next(upTo: 2) == 0 {
+                    _ = try board.vote(id: id, side: side, times: times)
+                } else {
+                    _ = try await board.castVote(id: id, side: side, times: times)
+                }
+            }
+            if random.next(upTo: 8) == 0, let id = candidates.filter({ !shown.contains($0) && !deleted.contains($0) }).randomElement(using: &random) {
+                _ = try board.delete(id: id)
+                deleted.insert(id)
+            }
+            if random.next(upTo: 8) == 0 { created.insert(try board.quickPost("late walker").id) }
+        }
+    }
+
+    /// Walks `pages` (a page after a cursor, the first without one) to the end, `meanwhile`
+    /// between pages; the ids shown, in order. Each cursor goes through its text, as a client's.
+    static func walk(
+        limit: Int, _ meanwhile: inout Meanwhile, on board: Board, pages: (Int, PageCursor?) throws -> Page
+    ) async throws -> [Int64] {
+        var walked: [Int64] = []
+        var cursor: PageCursor?
+        repeat {
+            let page = try pages(limit, cursor)
+            walked += page.posters.map(\.id)
+            cursor = try page.next.map { try #require(PageCursor(encoded: $0.encoded)) }
+            try await meanwhile.happen(on: board, shown: Set(walked))
+        } while cursor != nil
+        return walked
+    }
+
+    @Test(arguments: BackendUnderTest.all)
+    func aPopularWalkShowsEveryPosterOnceInItsFirstPagesOrderWhileVotesMoveThem(backend: BackendUnderTest) async throws {
+        let store = try TemporaryStore()
+        let board = try backend.board(store)
+        let posters = try board.quickPost((0..<40).map { ("walker \($0)", []) })
+        var random = SplitMix64(seed: 30)
+        for poster in posters where random.next(upTo: 2) == 0 {
+            try board.vote(id: poster.id, side: .first, times: 1 + random.next(upTo: 5))
+        }
+        for seed: UInt64 in 1...8 {
+            let start = try board.posters(order: .popular, limit: 1000).map(\.id)
+            var meanwhile = Meanwhile(random: SplitMix64(seed: seed), candidates: start)
+            let limit = 1 + meanwhile.random.next(upTo: 6)
+            let walked = try await Self.walk(limit: limit, &meanwhile, on: board) { try board.page(order: .popular, limit: $0, after: $1) }
+            let expected = start.filter { !meanwhile.deleted.contains($0) }
+            #expect(walked.filter { !meanwhile.created.contains($0) } == expected, "seed \(seed), limit \(limit)")
+            #expect(Set(walked).count == walked.count, "seed \(seed): a poster shown twice")
+        }
+    }
+
+    @Test(arguments: BackendUnderTest.all)
+    func aPopularSearchWalkShowsEveryMatchOnceWhileVotesMoveThem(backend: BackendUnderTest) async throws {
+        let store = try TemporaryStore()
+        let board = try backend.board(store)
+        // More matches of "walker" than popular search ranks whole, so it walks the posters by
+        // votes; "ab" (two characters: the index answers it exactly) and "rare" match few.
+        let count = Board.popularCandidateLimit + 60
+        let posters = try board.quickPost(
+            (0..<count).map { ("walker \($0)" + ($0 % 97 == 0 ? " rare" : ""), $0 % 5 == 0 ? ["ab"] : []) })
+        var random = SplitMix64(seed: 31)
+        for poster in posters where random.next(upTo: 3) == 0 {
+            try board.vote(id: poster.id, side: .second, times: 1 + random.next(upTo: 5))
+        }
+        for (seed, query, limit) in [(UInt64(1), "walker", 150), (2, "ab", 40), (3, "rare", 2), (4, "ab", 7), (5, "rare", 5)] {
+            let start = try board.search(query: query, order: .popular, limit: 10_000).map(\.id)
+            // The votes fall on the matches, most of them below the walk's first page.
+            var meanwhile = Meanwhile(random: SplitMix64(seed: seed), candidates: start)
+            let walked = try await Self.walk(limit: limit, &meanwhile, on: board) {
+                try board.searchPage(query: query, order: .popular, limit: $0, after: $1)
+            }
+            let expected = start.filter { !meanwhile.deleted.contains($0) }
+            #expect(walked.filter { !meanwhile.created.contains($0) } == expected, "\(query), limit \(limit)")
+            #expect(Set(walked).count == walked.count, "\(query): a poster shown twice")
+        }
+    }
+
+    @Test(arguments: BackendUnderTest.all)
+    func aPopularWalkShowsEveryPosterOnceWhileOtherTasksVoteAllAlong(backend: BackendUnderTest) async throws {
+        let store = try TemporaryStore()
+        let board = try backend.board(store)
+        let posters = try board.quickPost((0..<60).map { ("walker \($0)", []) }).map(\.id)
+        let walking = Locked(true)
+        // Voters that never wait for the walk: votes land between a page's reads, not only
+        // between pages.
+        let voters = (0..<2).map { voter in
+            Task.detached {
+                var random = SplitMix64(seed: 40 + UInt64(voter))
+                var cast = 0
+                while walking.withLock({ $0 }) || cast < 20 {
+                    let id = posters[random.next(upTo: posters.count)]
+                    let times = random.next(upTo: 4) == 0 ? 30 : 1
+                    if voter == 0 { _ = try board.vote(id: id, side: .first, times: times) } else {
+                        _ = try await board.castVote(id: id, side: .second, times: times)
+                    }
+                    cast += 1
+                }
+            }
+        }
+        for round in 0..<4 {
+            var walked: [Int64] = []
+            var cursor: PageCursor?
+            repeat {
+                let page = try board.page(order: .popular, limit: 3 + round, after: cursor)
+                walked += page.posters.map(\.id)
+                cursor = page.next
+            } while cursor != nil
+            #expect(walked.sorted() == posters, "round \(round): every poster exactly once")
+        }
+        walking.withLock { $0 = false }
+        for voter in voters { try await voter.value }
+    }
+}

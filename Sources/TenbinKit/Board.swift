@@ -86,7 +86,7 @@ public final class Board: Sendable {
             return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: nil, snapshot: nil))
         }
         let (posters, snapshot) = try store.read { reading in
-            let snapshot = try reading.voteSnapshot(mark: cursor?.mark)
+            let snapshot = try Self.voteSnapshot(cursor, in: reading)
             return (try snapshot.page(after: position, limit: limit, in: reading), snapshot)
         }
         return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: nil, snapshot: snapshot))
@@ -110,7 +110,7 @@ public final class Board: Sendable {
             let posters = try searchPosters(parsed, order: order, after: position, offset: 0, limit: limit)
             return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: parsed, snapshot: nil))
         }
-        let (posters, snapshot) = try popularSearchWalk(parsed, after: position, mark: cursor?.mark, limit: limit)
+        let (posters, snapshot) = try popularSearchWalk(parsed, after: position, cursor: cursor, limit: limit)
         return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: parsed, snapshot: snapshot))
     }
 

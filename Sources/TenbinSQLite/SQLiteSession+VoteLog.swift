@@ -21,19 +21,20 @@ extension SQLiteSession {
         try db.statement("INSERT INTO vote_log (poster_id, votes) VALUES (?, ?)").bind(id, votes).run()
     }
 
-    func voteSnapshot(mark: Int64?) throws -> VoteSnapshot {
+    func voteSnapshot(mark: [Int64]?) throws -> VoteSnapshot? {
         guard let mark else {
             // The last `seq` handed out; this read sees every row up to it and none after.
             let last = try db.statement("SELECT seq FROM sqlite_sequence WHERE name = 'vote_log'").first { $0.int64(0) } ?? 0
-            return VoteSnapshot(mark: last, moved: [:])
+            return VoteSnapshot(mark: [last], moved: [:])
         }
+        guard mark.count == 1 else { return nil }
         let statement = try db.statement(
             """
             SELECT p.id, p.good1 + p.good2 - d.votes
             FROM (SELECT poster_id, sum(votes) AS votes FROM vote_log WHERE seq > ? GROUP BY poster_id) d
             JOIN poster p ON p.id = d.poster_id
             """
-        ).bind(mark)
+        ).bind(mark[0])
         var moved: [Int64: Int] = [:]
         while try statement.step() { moved[statement.int64(0)] = statement.int(1) }
         return VoteSnapshot(mark: mark, moved: moved)

@@ -99,8 +99,22 @@ import Testing
         CREATE INDEX poster_popular ON poster(good1 + good2 DESC, id DESC);
         """
 
+    /// Schemas 1–9 had no vote log.
+    static let voteLog = """
+        DROP TABLE vote_log;
+        DELETE FROM sqlite_sequence WHERE name = 'vote_log';
+        PRAGMA user_version = 9;
+
+        """
+
     /// The SQL that turns today's database into one at `version`.
     static func downgrade(to version: Int) -> String {
+        "BEGIN;\n" + voteLog + "COMMIT;\n" + downgradeBeforeVoteLog(to: version)
+    }
+
+    /// The SQL that turns a schema 9 database into one at `version`.
+    static func downgradeBeforeVoteLog(to version: Int) -> String {
+        if version == 9 { return "" }
         if version == 8 { return "BEGIN;\n" + mergesInSteps + "\nPRAGMA user_version = 8;\nCOMMIT;\n" }
         if version == 7 { return "BEGIN;\n" + fts5Index + "\nPRAGMA user_version = 7;\nCOMMIT;\n" }
         if version == 6 { return "BEGIN;\n" + fts5Index + onePopularIndex + "\nPRAGMA user_version = 6;\nCOMMIT;\n" }
@@ -154,7 +168,7 @@ import Testing
         let expected = try answers(store)
         #expect(expected.count == 27)
 
-        for version in 1...8 {
+        for version in 1...9 {
             let old = "\(reference.path)/schema-\(version)"
             try FileManager.default.copyItem(atPath: store, toPath: old)
             let rewrite = try Shell.capture(["sqlite3", "\(old)/tenbin.sqlite", Self.downgrade(to: version)])
@@ -174,7 +188,7 @@ import Testing
                     + " SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'poster' ORDER BY name);",
             ])
             #expect(
-                after.stdout == "9\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n",
+                after.stdout == "10\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n",
                 "schema \(version) upgraded in place")
             #expect(try answers(old) == expected, "schema \(version)")
             let gc = try Tenbin.run(["gc", "--json"], store: old)

@@ -53,23 +53,23 @@ extension Board {
     }
 
     /// A page of a walk through the matches of `query` in popular order, after `after`, ranked
-    /// as of `mark` (this read's own without one), and the walk's snapshot.
+    /// as of `cursor`'s mark (this read's own without one), and the walk's snapshot.
     ///
     /// A query the index answers exactly is asked of the backend whole when no vote moved a
     /// poster since the mark, and its answer kept only if none did meanwhile either (a second
     /// read of the log): then the backend ranked by the votes as of the mark.
-    func popularSearchWalk(_ query: SearchQuery, after: FeedPosition?, mark: Int64?, limit: Int) throws -> ([Poster], VoteSnapshot) {
+    func popularSearchWalk(_ query: SearchQuery, after: FeedPosition?, cursor: PageCursor?, limit: Int) throws -> ([Poster], VoteSnapshot) {
         if SearchGrams.indexIsExact(for: query) {
-            let before = try store.read { try $0.voteSnapshot(mark: mark) }
+            let before = try store.read { try Self.voteSnapshot(cursor, in: $0) }
             if before.moved.isEmpty,
                 let posters = try store.exactSearchPosters(query, order: .popular, after: after, offset: 0, limit: limit),
-                try store.read({ try $0.voteSnapshot(mark: before.mark) }).moved.isEmpty
+                try store.read({ try $0.voteSnapshot(mark: before.mark) })?.moved.isEmpty == true
             {
                 return (posters, before)
             }
         }
         return try store.read { reading in
-            let snapshot = try reading.voteSnapshot(mark: mark)
+            let snapshot = try Self.voteSnapshot(cursor, in: reading)
             let ids = try Self.searchIDs(query, order: .popular, after: after, offset: 0, limit: limit, in: reading, snapshot: snapshot)
             return (try reading.posters(ids: ids), snapshot)
         }

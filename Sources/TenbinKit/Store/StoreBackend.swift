@@ -113,10 +113,12 @@ public protocol StoreReading {
     // Walks through popular order (see `VoteSnapshot.swift`).
 
     /// The vote totals as of `mark` of every poster whose votes changed after it, and
-    /// `mark`; with `mark` nil, this read's own mark (every vote this read sees, and possibly
-    /// a few more, committed up to it). A mark is the backend's vote-log position: SQLite's
-    /// last log sequence, PostgreSQL's snapshot `xmin`. Posters deleted are left out.
-    func voteSnapshot(mark: Int64?) throws -> VoteSnapshot
+    /// `mark`; with `mark` nil, this read's own mark (exactly the votes this read sees). A mark
+    /// is the backend's vote-log position, a few non-negative numbers only it reads: SQLite's
+    /// last log sequence, PostgreSQL's snapshot (`xmin`, `xmax`, the transactions then
+    /// running). Posters deleted are left out. Nil when `mark` is not one this backend makes
+    /// (a cursor tampered with, or another backend's).
+    func voteSnapshot(mark: [Int64]?) throws -> VoteSnapshot?
 
     // Copying a whole board to another store (see `Board+Copy.swift`).
 

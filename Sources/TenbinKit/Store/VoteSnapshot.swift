@@ -14,13 +14,13 @@
 /// since): the posters that moved are skipped in the popular index and merged in at their
 /// place as of the mark.
 public struct VoteSnapshot: Sendable, Hashable {
-    /// The vote-log position the walk ranks as of.
-    public var mark: Int64
+    /// The vote-log position the walk ranks as of (the backend's own numbers).
+    public var mark: [Int64]
     /// The total votes as of ``mark`` of every poster voted for after it.
     public var moved: [Int64: Int]
 
     /// A snapshot.
-    public init(mark: Int64, moved: [Int64: Int]) {
+    public init(mark: [Int64], moved: [Int64: Int]) {
         self.mark = mark
         self.moved = moved
     }
@@ -77,5 +77,16 @@ public struct VoteSnapshot: Sendable, Hashable {
         let movedHere = try reading.posters(ids: movedPositions(after: after).prefix(limit).map(\.id))
         return (still.prefix(limit) + movedHere).sorted { Self.precedes(position(of: $0), position(of: $1)) }
             .prefix(limit).map { $0 }
+    }
+}
+
+extension Board {
+    /// The snapshot of the walk `cursor` belongs to (a new walk's, this read's, without one),
+    /// read through `reading`; a mark the backend does not know is a bad cursor.
+    static func voteSnapshot(_ cursor: PageCursor?, in reading: any StoreReading) throws -> VoteSnapshot {
+        guard let snapshot = try reading.voteSnapshot(mark: cursor?.walkMark) else {
+            throw BoardError.invalidCursor(cursor?.encoded ?? "")
+        }
+        return snapshot
     }
 }

@@ -239,15 +239,15 @@ final class MemorySession: StoreWriting {
         return ids.compactMap(entry)
     }
 
-    func voteSnapshot(mark: Int64?) throws -> VoteSnapshot {
+    func voteSnapshot(mark: [Int64]?) throws -> VoteSnapshot? {
         try reading("voteSnapshot")
-        let mark = mark ?? Int64(state.voteLog.count)
+        guard let mark = mark.map({ $0.count == 1 ? $0[0] : nil }) ?? Int64(state.voteLog.count) else { return nil }
         var moved: [Int64: Int] = [:]
         for entry in state.voteLog.dropFirst(Int(min(mark, Int64(state.voteLog.count)))) {
             guard let poster = state.posters[entry.id] else { continue }
             moved[entry.id, default: poster.totalVotes] -= entry.votes
         }
-        return VoteSnapshot(mark: mark, moved: moved)
+        return VoteSnapshot(mark: [mark], moved: moved)
     }
 
     func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {

@@ -103,22 +103,25 @@ import Testing
         let board = try backend.board(store)
         let posters = try board.quickPost((0..<60).map { ("walker \($0)", []) }).map(\.id)
         let walking = Locked(true)
+        let cast = Locked(0)
         // Voters that never wait for the walk: votes land between a page's reads, not only
         // between pages.
         let voters = (0..<2).map { voter in
             Task.detached {
                 var random = SplitMix64(seed: 40 + UInt64(voter))
-                var cast = 0
-                while walking.withLock({ $0 }) || cast < 20 {
+                while walking.withLock({ $0 }) {
                     let id = posters[random.next(upTo: posters.count)]
                     let times = random.next(upTo: 4) == 0 ? 30 : 1
                     if voter == 0 { _ = try board.vote(id: id, side: .first, times: times) } else {
                         _ = try await board.castVote(id: id, side: .second, times: times)
                     }
-                    cast += 1
+                    cast.withLock { $0 += 1 }
+                    // A direct vote never suspends: let the walk's task have the thread too.
+                    await Task.yield()
                 }
             }
         }
+        defer { walking.withLock { $0 = false } }
         for round in 0..<4 {
             var walked: [Int64] = []
             var cursor: PageCursor?
@@ -126,6 +129,10 @@ import Testing
                 let page = try board.page(order: .popular, limit: 3 + round, after: cursor)
                 walked += page.posters.map(\.id)
                 cursor = page.next
+                // Votes must land between pages: wait (boundedly) for the voters to cast some.
+                let seen = cast.withLock { $0 }
+                let deadline = ContinuousClock.now + .seconds(10)
+                while cast.withLock({ $0 }) < seen + 4 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
             } while cursor != nil
             #expect(walked.sorted() == posters, "round \(round): every poster exactly once")
         }

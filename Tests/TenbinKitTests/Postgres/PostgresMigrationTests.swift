@@ -19,8 +19,10 @@ struct PostgresMigrationTests {
             try old.pool.withConnection { connection in
                 try connection.execute("INSERT INTO blob VALUES ('\(digest)', 'jpeg', 1, 1, 1, NULL)")
                 for (id, tags) in tagged {
+                    // From version 6 on, the poster row holds copies of its images' blob rows.
+                    let images = version >= 6 ? (", " + PostgresStore.imageColumnNames, ", 'jpeg', 1, 1, 1, 'jpeg', 1, 1, 1") : ("", "")
                     try connection.execute(
-                        "INSERT INTO poster (contents, created_at, image1, image2) VALUES ('\\x4142e69db1'::bytea, \(id), '\(digest)', '\(digest)')"
+                        "INSERT INTO poster (contents, created_at, image1, image2\(images.0)) VALUES ('\\x4142e69db1'::bytea, \(id), '\(digest)', '\(digest)'\(images.1))"
                     )
                     if version < 3 {
                         for (position, tag) in tags.enumerated() {
@@ -32,6 +34,7 @@ struct PostgresMigrationTests {
                     if version >= 2 {
                         let record = SearchRecord(contents: "AB東", hashtags: tags)
                         try connection.query("INSERT INTO search_key VALUES (\(id), \(record.key), \(record.tokens)::text[])")
+                        if version >= 6 { try connection.query("UPDATE poster SET walk_key = \(record.key) WHERE id = \(id)") }
                     }
                 }
             }

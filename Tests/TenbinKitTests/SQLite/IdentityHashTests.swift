@@ -70,6 +70,7 @@ import Testing
                 DROP TABLE search_segment;
                 DROP TABLE search_stale;
                 DROP TABLE search_merge;
+                DROP TABLE vote_log;
                 CREATE VIRTUAL TABLE search_gram USING fts5(grams, tokenize = 'ascii', detail = 'none', content = '');
                 PRAGMA user_version = 4;
                 """)

@@ -39,7 +39,8 @@ extension PostgresSession {
             let text = try select("SELECT pg_current_snapshot()::text").text(0, 0)
             guard let (snapshot, exact) = Self.mark(ofSnapshot: text) else {
                 throw PostgresError(
-                    kind: .internal, sqlState: nil, message: "unexpected snapshot '\(text.prefix(40))'", target: connection.target.description)
+                    kind: .internal, sqlState: nil, message: "unexpected snapshot '\(text.prefix(40))'",
+                    target: connection.target.description)
             }
             // This read's own snapshot: nothing it sees moved after it, unless the mark had to
             // fall back to `xmin` alone.

@@ -190,5 +190,7 @@ struct EmptyStoreReading: StoreReading {
     func posters(afterID: Int64, limit: Int) throws -> [Poster] { [] }
     func blobRecords(after: Digest?, limit: Int) throws -> [BlobRecord] { [] }
     func lastPosterID() throws -> Int64 { 0 }
-    func voteSnapshot(mark: [Int64]?) throws -> VoteSnapshot? { mark.map { $0.count == 1 } ?? true ? VoteSnapshot(mark: mark ?? [0], moved: [:]) : nil }
+    func voteSnapshot(mark: [Int64]?) throws -> VoteSnapshot? {
+        mark.map { $0.count == 1 } ?? true ? VoteSnapshot(mark: mark ?? [0], moved: [:]) : nil
+    }
 }

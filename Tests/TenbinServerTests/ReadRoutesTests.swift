@@ -78,7 +78,8 @@ import Testing
                 #expect(await server.vote(3, side: 2).status == 200)
             }
             guard let next = reply.json["next"] as? String else { break }
-            path = "/api/v1/posters?sort=popular&limit=4&cursor=\(next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? next)"
+            path =
+                "/api/v1/posters?sort=popular&limit=4&cursor=\(next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? next)"
         }
         #expect(ids == Array((1...12).reversed()), "the order as the walk began, each poster once")
         // A new walk ranks by the votes now.

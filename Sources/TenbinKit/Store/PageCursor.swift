@@ -35,7 +35,9 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
     public var encoded: String {
         switch order {
         case .new: "n\(position.id)" + (query == 0 ? "" : ".\(String(query, radix: 36))")
-        case .popular: "p\(([Int64(position.votes), position.id] + mark).map(String.init).joined(separator: "-"))" + (query == 0 ? "" : ".\(String(query, radix: 36))")
+        case .popular:
+            "p\(([Int64(position.votes), position.id] + mark).map(String.init).joined(separator: "-"))"
+                + (query == 0 ? "" : ".\(String(query, radix: 36))")
         }
     }
 

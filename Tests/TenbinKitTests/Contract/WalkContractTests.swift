@@ -27,7 +27,9 @@ import Testing
                     _ = try await board.castVote(id: id, side: side, times: times)
                 }
             }
-            if random.next(upTo: 8) == 0, let id = candidates.filter({ !shown.contains($0) && !deleted.contains($0) }).randomElement(using: &random) {
+            if random.next(upTo: 8) == 0,
+                let id = candidates.filter({ !shown.contains($0) && !deleted.contains($0) }).randomElement(using: &random)
+            {
                 _ = try board.delete(id: id)
                 deleted.insert(id)
             }
@@ -112,7 +114,9 @@ import Testing
                 while walking.withLock({ $0 }) {
                     let id = posters[random.next(upTo: posters.count)]
                     let times = random.next(upTo: 4) == 0 ? 30 : 1
-                    if voter == 0 { _ = try board.vote(id: id, side: .first, times: times) } else {
+                    if voter == 0 {
+                        _ = try board.vote(id: id, side: .first, times: times)
+                    } else {
                         _ = try await board.castVote(id: id, side: .second, times: times)
                     }
                     cast.withLock { $0 += 1 }

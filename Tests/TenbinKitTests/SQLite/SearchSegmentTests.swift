@@ -228,7 +228,9 @@ import Testing
         let ids = try s.add((1...30).map { ("猫 \($0)", []) })
         let writer = try #require(try s.store.open()).writer
         try writer.withLock { db in
-            try db.execute("DELETE FROM search_posting; DELETE FROM search_segment; DROP TABLE search_merge; DROP TABLE vote_log; PRAGMA user_version = 8")
+            try db.execute(
+                "DELETE FROM search_posting; DELETE FROM search_segment; DROP TABLE search_merge; DROP TABLE vote_log; PRAGMA user_version = 8"
+            )
             try SQLiteSession.indexAllKeys(db, slice: 3, merging: false)  // as migration 8 does, in slices of 3
         }
         #expect(try Self.levels(s) == [0: 10])

@@ -37,6 +37,19 @@ import Testing
         }
     }
 
+    /// Walks `pages` with `limit` from the first page (`start` is its order, read just before)
+    /// to the last, with `seed`'s story between pages, and checks that the walk showed every
+    /// poster of `start` not deleted meanwhile exactly once, in `start`'s order.
+    static func checkWalk(
+        start: [Int64], seed: UInt64, limit: Int, on board: Board, _ what: String, pages: (Int, PageCursor?) throws -> Page
+    ) async throws {
+        var meanwhile = Meanwhile(random: SplitMix64(seed: seed), candidates: start)
+        let walked = try await walk(limit: limit, &meanwhile, on: board, pages: pages)
+        let expected = start.filter { !meanwhile.deleted.contains($0) }
+        #expect(walked.filter { !meanwhile.created.contains($0) } == expected, "\(what), limit \(limit)")
+        #expect(Set(walked).count == walked.count, "\(what): a poster shown twice")
+    }
+
     /// Walks `pages` (a page after a cursor, the first without one) to the end, `meanwhile`
     /// between pages; the ids shown, in order. Each cursor goes through its text, as a client's.
     static func walk(
@@ -64,12 +77,9 @@ import Testing
         }
         for seed: UInt64 in 1...8 {
             let start = try board.posters(order: .popular, limit: 1000).map(\.id)
-            var meanwhile = Meanwhile(random: SplitMix64(seed: seed), candidates: start)
-            let limit = 1 + meanwhile.random.next(upTo: 6)
-            let walked = try await Self.walk(limit: limit, &meanwhile, on: board) { try board.page(order: .popular, limit: $0, after: $1) }
-            let expected = start.filter { !meanwhile.deleted.contains($0) }
-            #expect(walked.filter { !meanwhile.created.contains($0) } == expected, "seed \(seed), limit \(limit)")
-            #expect(Set(walked).count == walked.count, "seed \(seed): a poster shown twice")
+            try await Self.checkWalk(start: start, seed: seed, limit: 1 + Int(seed % 6), on: board, "seed \(seed)") {
+                try board.page(order: .popular, limit: $0, after: $1)
+            }
         }
     }
 
@@ -89,13 +99,9 @@ import Testing
         for (seed, query, limit) in [(UInt64(1), "walker", 150), (2, "ab", 40), (3, "rare", 2), (4, "ab", 7), (5, "rare", 5)] {
             let start = try board.search(query: query, order: .popular, limit: 10_000).map(\.id)
             // The votes fall on the matches, most of them below the walk's first page.
-            var meanwhile = Meanwhile(random: SplitMix64(seed: seed), candidates: start)
-            let walked = try await Self.walk(limit: limit, &meanwhile, on: board) {
+            try await Self.checkWalk(start: start, seed: seed, limit: limit, on: board, query) {
                 try board.searchPage(query: query, order: .popular, limit: $0, after: $1)
             }
-            let expected = start.filter { !meanwhile.deleted.contains($0) }
-            #expect(walked.filter { !meanwhile.created.contains($0) } == expected, "\(query), limit \(limit)")
-            #expect(Set(walked).count == walked.count, "\(query): a poster shown twice")
         }
     }
 

@@ -5,15 +5,20 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib
 # Libraries tenbin links against.
-BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libchafa-dev libwebp-dev libheif-dev libmicrohttpd-dev libpq-dev zlib1g-dev
+BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libchafa-dev libwebp-dev libheif-dev libmicrohttpd-dev libpq-dev zlib1g-dev \
+	libpango1.0-dev libcairo2-dev fonts-ipafont-gothic
 # Tools the tests and benchmarks use (sample images, reference pipelines, terminals, a headless
 # browser with Japanese fonts for the web page, wrk and nginx for the serve benchmark).
 TOOL_PACKAGES = libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time chafa webp libheif-examples \
-	chromium chromium-driver python3-selenium fonts-ipafont-gothic wrk nginx-light postgresql dosfstools exfatprogs exfat-fuse
+	chromium chromium-driver python3-selenium python3-pip fonts-ipafont-gothic wrk nginx-light postgresql dosfstools exfatprogs exfat-fuse
+# PyPI packages the browser test needs that Debian does not package (MODULE=REQUIREMENT), put in
+# .build/python for Debian's python3 without their dependencies (selenium is Debian's): axe-core
+# for the accessibility check.
+PYTHON_PACKAGES = axe_selenium_python=axe-selenium-python==2.1.6
 # Linters for the web page's script and style sheet (scripts/lint-web.sh); both work offline.
 LINT_PACKAGES = eslint node-css-tree
 
-.PHONY: all build deps tool-deps lint-deps demo serve-demo test lint bench install clean sample-images fuzz sanitize
+.PHONY: all build deps tool-deps python-deps lint-deps demo serve-demo test lint bench install clean sample-images fuzz sanitize
 
 all: build
 
@@ -23,6 +28,9 @@ deps:
 
 tool-deps:
 	@scripts/ensure-packages.sh $(TOOL_PACKAGES)
+
+python-deps: tool-deps
+	@scripts/ensure-python-packages.sh .build/python $(PYTHON_PACKAGES)
 
 lint-deps:
 	@scripts/ensure-packages.sh $(LINT_PACKAGES)
@@ -37,7 +45,7 @@ demo: build
 serve-demo: demo
 	.build/release/tenbin serve --store $${TENBIN_STORE:-Storage}
 
-test: deps tool-deps
+test: deps tool-deps python-deps
 	$(SWIFT) build --build-tests
 	scripts/postgres.sh run scripts/test-summary.sh $(SWIFT) test --skip-build --skip BrowserTests
 	# The browser test on its own: chromium's load would slow the time-limited suites.

@@ -32,6 +32,9 @@ let package = Package(
         // Terminal pictures (kitty, sixel, iTerm2, symbol mosaics) through libchafa, loaded with
         // dlopen on first use (see chafa.c); only the command line's TerminalPicture uses it.
         .target(name: "CChafa", dependencies: ["CLibraryLoader"], path: "Sources/CChafa"),
+        // Preview cards (`/p/ID/card.jpg`) drawn with cairo and pango, loaded with dlopen on first
+        // use (see card.c); only the server's PreviewCard uses it.
+        .target(name: "CPreviewCard", dependencies: ["CLibraryLoader"], path: "Sources/CPreviewCard"),
         // libmicrohttpd for `tenbin serve`, loaded with dlopen when a server starts (see
         // library.c); a C target because MHD_start_daemon and the info getters are variadic,
         // which Swift cannot call (see CMicroHTTPD.h).
@@ -62,12 +65,13 @@ let package = Package(
         // (`PackageResources.app_js`, …): no bundle to find at run time, no Foundation.
         .target(
             name: "TenbinServer",
-            dependencies: ["TenbinKit", "CMicroHTTPD", "CZlib"],
+            dependencies: ["TenbinKit", "CMicroHTTPD", "CZlib", "CPreviewCard"],
             path: "Sources/TenbinServer",
             resources: [
                 .embedInCode("Web/Static/app.js"),
                 .embedInCode("Web/Static/app.css"),
                 .embedInCode("Web/Static/icon.svg"),
+                .embedInCode("Web/Static/manifest.webmanifest"),
             ]
         ),
         .executableTarget(
@@ -78,7 +82,7 @@ let package = Package(
         // `make bench`: measurements printed as tables, never timed tests.
         .executableTarget(
             name: "tenbin-bench",
-            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinPostgres"],
+            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinPostgres", "TenbinServer"],
             path: "Sources/tenbin-bench"
         ),
         // The core's tests, the SQLite backend's own, and the contract suite every backend

@@ -2,7 +2,7 @@
 # `make lint`'s check of the web page's own files in Sources/TenbinServer/Web/Static: app.js
 # with ESLint (Debian's `eslint`; its rules are in .eslintrc.json beside the script), app.css
 # with css-tree's parser and grammar (Debian's `node-css-tree`, driven by scripts/lint-css.cjs),
-# icon.svg as well-formed XML. Nothing is fetched at run time.
+# icon.svg as well-formed XML, manifest.webmanifest as JSON. Nothing is fetched at run time.
 # With --self-test it first lints broken copies of them and fails unless each break is caught.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +11,7 @@ static=Sources/TenbinServer/Web/Static
 # from elsewhere (NodeSource's, say) does not.
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 
-# Lints FOLDER's app.js, app.css and icon.svg; prints every problem; fails if there is any.
+# Lints FOLDER's app.js, app.css, icon.svg and manifest.webmanifest; prints every problem; fails if there is any.
 lint() {
     local folder=$1 status=0
     # The unix format needs no colour library; a stale eslint-disable comment is a problem too.
@@ -19,6 +19,7 @@ lint() {
     (cd "$folder" && eslint --format unix --max-warnings 0 --report-unused-disable-directives app.js) || status=1
     node scripts/lint-css.cjs "$folder/app.css" || status=1
     python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$folder/icon.svg" || status=1
+    python3 -c 'import sys, json; json.load(open(sys.argv[1], encoding="utf-8"))' "$folder/manifest.webmanifest" || status=1
     return $status
 }
 
@@ -27,7 +28,7 @@ lint() {
 expect_caught() {
     local what=$1 script=$2 expected=$3 copy output
     copy=$(mktemp -d)
-    cp "$static/.eslintrc.json" "$static/app.js" "$static/app.css" "$static/icon.svg" "$copy/"
+    cp "$static/.eslintrc.json" "$static/app.js" "$static/app.css" "$static/icon.svg" "$static/manifest.webmanifest" "$copy/"
     (cd "$copy" && eval "$script")
     if output=$(lint "$copy" 2>&1); then
         echo "lint self-test: $what was not caught" >&2

@@ -4,9 +4,11 @@
 #include "CImageCodec.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <webp/decode.h>
+#include <webp/encode.h>
 
 static const char *tb_webp_status(VP8StatusCode status) {
     switch (status) {
@@ -71,5 +73,35 @@ int tb_webp_decode_rows(const uint8_t *data, size_t size, int target_width, int 
     }
     for (int y = 0; y < config.output.height; y++) deliver(context, rgba->rgba + (size_t)rgba->stride * (size_t)y, y);
     WebPFreeDecBuffer(&config.output);
+    return 0;
+}
+
+int tb_webp_encode(const uint8_t *pixels, int width, int height, int channels, int quality,
+                   tb_buffer *output, char *error) {
+    uint8_t *bytes = NULL;
+    size_t length = 0;
+    if (channels == 3) {
+        length = WebPEncodeRGB(pixels, width, height, width * 3, (float)quality, &bytes);
+    } else if (channels == 4) {
+        length = WebPEncodeRGBA(pixels, width, height, width * 4, (float)quality, &bytes);
+    } else {
+        snprintf(error, TB_ERROR_CAPACITY, "WebP encoding takes RGB or RGBA pixels, not %d channels", channels);
+        return -1;
+    }
+    if (length == 0 || bytes == NULL) {
+        snprintf(error, TB_ERROR_CAPACITY, "libwebp could not encode a %dx%d image", width, height);
+        return -1;
+    }
+    // libwebp's buffer comes from its own allocator (WebPFree); the module hands out malloc'ed
+    // bytes only, so they are copied once (a thumbnail: a few KiB).
+    output->bytes = malloc(length);
+    if (output->bytes == NULL) {
+        WebPFree(bytes);
+        snprintf(error, TB_ERROR_CAPACITY, "out of memory");
+        return -1;
+    }
+    memcpy(output->bytes, bytes, length);
+    output->length = length;
+    WebPFree(bytes);
     return 0;
 }

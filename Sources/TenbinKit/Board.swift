@@ -66,6 +66,12 @@ public final class Board: Sendable {
         return poster
     }
 
+    /// The highest poster id ever given, deleted posters' included (ids are never reused, so a
+    /// missing poster at or below it was deleted); 0 when none was.
+    public func lastPosterID() throws -> Int64 {
+        try store.readSingle { try $0.lastPosterID() }
+    }
+
     /// A page of a feed, skipping `offset` posters.
     public func posters(order: FeedOrder = .new, limit: Int = 20, offset: Int = 0) throws -> [Poster] {
         guard limit > 0 else { return [] }
@@ -176,6 +182,7 @@ public final class Board: Sendable {
     /// unreferenced files that `gc` removes. Text over ``PosterTextLimits`` is refused first.
     public func post(_ draft: PosterDraft) throws -> Poster {
         try PosterTextLimits.check(contents: draft.contents, hashtags: draft.hashtags)
+        try PosterTextLimits.check(alt1: draft.alt1, alt2: draft.alt2)
         let uploads = draft.images
         let slots = Locked([Result<PreparedImage, any Error>?](repeating: nil, count: uploads.count))
         // The two images are independent: prepare them on both cores at once.
@@ -253,7 +260,8 @@ public final class Board: Sendable {
 
     func commit(_ draft: PosterDraft, _ images: [StoredUpload]) throws -> Poster {
         let poster = NewPoster(
-            contents: draft.contents, hashtags: draft.hashtags, images: images.map(\.stored), sources: images.map(\.prepared.source))
+            contents: draft.contents, hashtags: draft.hashtags, images: images.map(\.stored), sources: images.map(\.prepared.source),
+            alt1: draft.alt1, alt2: draft.alt2)
         let search = SearchRecord(contents: poster.contents, hashtags: poster.hashtags)
         let key = codec.encoding.key
         let createdAt = configuration.now()
@@ -267,7 +275,7 @@ public final class Board: Sendable {
         }
         return Poster(
             id: id, contents: poster.contents, hashtags: poster.hashtags, good1: 0, good2: 0, createdAt: createdAt,
-            images: poster.images)
+            images: poster.images, alt1: poster.alt1, alt2: poster.alt2)
     }
 
     /// Called holding the lock on an image's blob before a commit: `gc` (which deletes a file
@@ -340,12 +348,19 @@ public struct PosterDraft: Sendable {
     public var contents: String
     /// Hashtags as typed; normalised when stored.
     public var hashtags: [String]
+    /// Each image's alt text (``Poster/alt1``); may be empty.
+    public var alt1: String
+    public var alt2: String
 
     /// A draft; hashtags are normalised when stored.
-    public init(image1: ImageUpload, image2: ImageUpload, contents: String = "", hashtags: [String] = []) {
+    public init(
+        image1: ImageUpload, image2: ImageUpload, contents: String = "", hashtags: [String] = [], alt1: String = "", alt2: String = ""
+    ) {
         self.images = [image1, image2]
         self.contents = contents
         self.hashtags = hashtags
+        self.alt1 = alt1
+        self.alt2 = alt2
     }
 }
 

@@ -112,7 +112,10 @@ package enum PostgresSchema {
         Step(
             sql: PostgresStore.popularWalkSchemaSQL + ";\n" + PostgresStore.popularWalkFunctionSQL,
             afterCommit: "VACUUM poster"),
-        // 7: the vote log, one row per poster per vote batch, so a walk through popular order
+        // 7: each image's alt text (empty for the posters stored before; a constant default
+        // adds the columns without rewriting the table).
+        Step(sql: "ALTER TABLE poster ADD COLUMN alt1 text NOT NULL DEFAULT '', ADD COLUMN alt2 text NOT NULL DEFAULT ''"),
+        // 8: the vote log, one row per poster per vote batch, so a walk through popular order
         // ranks by the votes as of its first page (see PostgresSession+VoteLog.swift).
         Step(sql: PostgresSession.voteLogSchemaSQL),
     ]

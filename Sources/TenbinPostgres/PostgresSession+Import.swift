@@ -51,13 +51,13 @@ extension PostgresSession {
         let rows = try connection.query(
             """
             WITH inserted AS (
-                INSERT INTO poster (id, contents, created_at, image1, image2, hashtags, walk_key, \(unescaped: PostgresStore.imageColumnNames))
+                INSERT INTO poster (id, contents, created_at, image1, image2, hashtags, walk_key, \(unescaped: PostgresStore.imageColumnNames), alt1, alt2)
                 SELECT i, decode(c, 'hex'), \(createdAt.secondsSince1970), a, b, h::text[], \(PostgresStore.walkKeySQL("k")), \
-            f1, w1, h1, n1, f2, w2, h2, n2
+            f1, w1, h1, n1, f2, w2, h2, n2, x1, x2
                 FROM unnest(\(shared)::bigint[], \(posters.map { Self.hex($0.contents) })::text[], \(posters.map(\.images[0].digest.hex))::text[], \
             \(posters.map(\.images[1].digest.hex))::text[], \(hashtags)::text[], \(keys)::text[], \
-            \(PostgresStore.imageColumnUnnest(posters.map(\.images))))
-                    AS u(i, c, a, b, h, k, f1, w1, h1, n1, f2, w2, h2, n2))
+            \(PostgresStore.imageColumnUnnest(posters.map(\.images))), \(posters.map(\.alt1))::text[], \(posters.map(\.alt2))::text[])
+                    AS u(i, c, a, b, h, k, f1, w1, h1, n1, f2, w2, h2, n2, x1, x2))
             INSERT INTO search_key (poster_id, key, grams)
             SELECT i, k, string_to_array(d, ' ') FROM unnest(\(shared)::bigint[], \(keys)::text[], \(search.map(\.document))::text[]) AS u(i, k, d)
             """)

@@ -1,6 +1,6 @@
 import TenbinKit
 
-/// The vote log (schema step 7): one row per poster per committed vote batch, written by the
+/// The vote log (schema step 8): one row per poster per committed vote batch, written by the
 /// batch's statement, so a walk through popular order can rank by the votes as of its first
 /// page (``VoteSnapshot``).
 ///
@@ -12,7 +12,7 @@ import TenbinKit
 /// cursor: the mark is then `xmin` alone (as `xmin:xmin:`), a fixed state a little older than the
 /// first page's read (nothing below `xmin` can still commit), by which that page ranks too.
 extension PostgresSession {
-    /// Schema step 7.
+    /// Schema step 8.
     static let voteLogSchemaSQL = """
         CREATE TABLE vote_log (
             xid bigint NOT NULL,

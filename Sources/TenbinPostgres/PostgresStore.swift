@@ -237,7 +237,7 @@ public final class PostgresStore: StoreBackend {
         """
         SELECT p.id, p.contents, p.good1, p.good2, p.created_at,
                p.image1, p.image1_format, p.image1_width, p.image1_height, p.image1_bytes,
-               p.image2, p.image2_format, p.image2_width, p.image2_height, p.image2_bytes, p.hashtags
+               p.image2, p.image2_format, p.image2_width, p.image2_height, p.image2_bytes, p.hashtags, p.alt1, p.alt2
         FROM \(table) p
         """
     }
@@ -264,7 +264,8 @@ public final class PostgresStore: StoreBackend {
             id: rows.int64(row, 0), contents: rows.bytesAsText(row, 1),
             hashtags: rows.textArray(row, 15),
             good1: rows.int(row, 2), good2: rows.int(row, 3), createdAt: Timestamp(secondsSince1970: rows.int64(row, 4)),
-            images: [decodeImage(rows, row, from: 5), decodeImage(rows, row, from: 10)])
+            images: [decodeImage(rows, row, from: 5), decodeImage(rows, row, from: 10)], alt1: rows.text(row, 16),
+            alt2: rows.text(row, 17))
     }
 
     static func decodeImage(_ rows: Rows, _ row: Int, from column: Int, target: ConnectionTarget? = nil) throws -> StoredImage {

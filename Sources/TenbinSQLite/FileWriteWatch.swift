@@ -17,7 +17,8 @@ final class FileWriteWatch: Sendable {
     private let source: Locked<any DispatchSourceRead>
 
     /// Watches the file `name` in `folder` (the file need not exist yet), calling `written`
-    /// (on a dispatch queue) after each batch of writes to it; nil when the folder cannot be
+    /// (on a dispatch queue) after each batch of writes to it, at most once per ``spacing``
+    /// (the handler holds the source until it is cancelled); nil when the folder cannot be
     /// watched (it does not exist, or the process has no inotify instance left).
     init?(folder: String, name: String, written: @escaping @Sendable () -> Void) {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
@@ -29,8 +30,15 @@ final class FileWriteWatch: Sendable {
         }
         let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .global())
         let name = Array(name.utf8)
+        // A dispatch source may be suspended and resumed from any thread.
+        nonisolated(unsafe) let paced = source
         source.setEventHandler {
             if Self.drain(descriptor, naming: name) { written() }
+            // At most one wake per spacing: under a stream of commits (this server's own
+            // votes, mostly) every commit writes the log, and each event would cost a thread
+            // wake. Writes meanwhile wait in the descriptor and are read at once on resume.
+            paced.suspend()
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.spacing) { paced.resume() }
         }
         source.setCancelHandler { _ = close(descriptor) }
         source.resume()
@@ -41,21 +49,26 @@ final class FileWriteWatch: Sendable {
         source.withLock { $0.cancel() }
     }
 
+    /// The least time between two reads of the events.
+    static let spacing = DispatchTimeInterval.milliseconds(5)
+
     /// Reads every pending event; whether one of them names the file `name`.
     private static func drain(_ descriptor: Int32, naming name: [UInt8]) -> Bool {
         var found = false
-        // Room for many events; each is a 16-byte header and its name, padded.
-        var buffer = [UInt8](repeating: 0, count: 8192)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            guard count > 0 else { return found }  // EAGAIN: drained (errors leave the ticks to it)
-            var offset = 0
-            let header = MemoryLayout<inotify_event>.size
-            while offset + header <= count {
-                let length = buffer.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)) }
-                let named = buffer[(offset + header)..<min(count, offset + header + length)].prefix { $0 != 0 }
-                if named.elementsEqual(name) { found = true }
-                offset += header + length
+        // Room for many events; each is a 16-byte header and its name, padded. Only the bytes
+        // `read` wrote are looked at, so the buffer needs no zeroing.
+        return withUnsafeTemporaryAllocation(byteCount: 8192, alignment: 8) { buffer in
+            while true {
+                let count = read(descriptor, buffer.baseAddress, buffer.count)
+                guard count > 0 else { return found }  // EAGAIN: drained (errors leave the ticks to it)
+                var offset = 0
+                let header = MemoryLayout<inotify_event>.size
+                while offset + header <= count {
+                    let length = Int(buffer.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                    let named = buffer[(offset + header)..<min(count, offset + header + length)].prefix { $0 != 0 }
+                    if named.elementsEqual(name) { found = true }
+                    offset += header + length
+                }
             }
         }
     }

@@ -100,7 +100,7 @@ extension Migrations {
 
             """ + blobIDIndexes
 
-    /// The newest schema, created at once in a new store: what steps 1–9 would build, without
+    /// The newest schema, created at once in a new store: what steps 1–10 would build, without
     /// building schema 1's tables only to rebuild them (that doubled a new store's first
     /// write, which a nearly full disk may not have room for). `SchemaUpgradeTests` checks
     /// that both give the same tables, columns, indexes and keys.
@@ -115,5 +115,5 @@ extension Migrations {
             ) WITHOUT ROWID;
 
             """ + SQLiteSession.searchKeySchema + SQLiteSession.searchIndexSchema + identityHashColumn + identityHashIndex
-        + splitPopularIndex + SQLiteSession.searchMergeSchema + SQLiteSession.voteLogSchema
+        + splitPopularIndex + SQLiteSession.searchMergeSchema + altTextColumns + SQLiteSession.voteLogSchema
 }

@@ -71,10 +71,19 @@ enum Migrations {
         // SQLiteStore+Search.swift), recorded in `search_merge`; the merges migration 8's
         // segments are due are done whole.
         Step(sql: SQLiteSession.searchMergeSchema, then: SQLiteSession.mergeWhole),
-        // 10: the vote log, one row per poster per vote batch, so a walk through popular
+        // 10: each image's alt text (empty for the posters stored before).
+        Step(sql: altTextColumns),
+        // 11: the vote log, one row per poster per vote batch, so a walk through popular
         // order ranks by the votes as of its first page (SQLiteSession+VoteLog.swift).
         Step(sql: SQLiteSession.voteLogSchema),
     ]
+
+    /// Schema 10's columns: each image's alt text (``Poster/alt1``), `''` when none was given.
+    static let altTextColumns = """
+        ALTER TABLE poster ADD COLUMN alt1 TEXT NOT NULL DEFAULT '';
+        ALTER TABLE poster ADD COLUMN alt2 TEXT NOT NULL DEFAULT '';
+
+        """
 
     /// Schema 7's indexes for popular order. `poster_popular` (votes, then id, descending) put
     /// every new poster, which has no votes, at one interior point: after every voted poster,

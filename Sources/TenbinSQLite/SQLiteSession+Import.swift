@@ -41,6 +41,8 @@ extension SQLiteSession {
             try insertPoster.bind(created, at: 3)
             try insertPoster.bind(image1, at: 4)
             try insertPoster.bind(image2, at: 5)
+            try insertPoster.bind(poster.alt1, at: 6)
+            try insertPoster.bind(poster.alt2, at: 7)
             try insertPoster.run()
             ids.append(db.lastInsertedRowID)
         }

@@ -1,11 +1,11 @@
 import TenbinKit
 
-/// The vote log (schema 10): one row per poster per committed vote batch, written in the
+/// The vote log (schema 11): one row per poster per committed vote batch, written in the
 /// batch's transaction, so a walk through popular order can rank by the votes as of its first
 /// page (``VoteSnapshot``). A row's `seq` is its mark: SQLite commits one writer at a time, so
 /// every row a read does not see has a higher `seq` than every row it does.
 extension SQLiteSession {
-    /// Schema step 10. `AUTOINCREMENT`, so a `seq` is never handed out twice, even once the
+    /// Schema step 11. `AUTOINCREMENT`, so a `seq` is never handed out twice, even once the
     /// newest rows are gone: a walk's mark must never cover a row written after it.
     static let voteLogSchema = """
         CREATE TABLE vote_log (

@@ -29,7 +29,7 @@ struct SQLiteSession: StoreWriting {
     static let posterColumns = """
         SELECT p.id, p.contents, p.good1, p.good2, p.created_at,
                b1.digest, b1.format, b1.width, b1.height, b1.bytes,
-               b2.digest, b2.format, b2.width, b2.height, b2.bytes
+               b2.digest, b2.format, b2.width, b2.height, b2.bytes, p.alt1, p.alt2
         FROM poster p JOIN blob b1 ON b1.id = p.image1 JOIN blob b2 ON b2.id = p.image2
         """
 
@@ -203,7 +203,7 @@ struct SQLiteSession: StoreWriting {
         Poster(
             id: row.int64(0), contents: row.text(1), hashtags: [], good1: row.int(2), good2: row.int(3),
             createdAt: Timestamp(secondsSince1970: row.int64(4)),
-            images: [try decodeImage(row, from: 5), try decodeImage(row, from: 10)])
+            images: [try decodeImage(row, from: 5), try decodeImage(row, from: 10)], alt1: row.text(15), alt2: row.text(16))
     }
 
     static func decodeImage(_ row: Statement, from column: Int32) throws -> StoredImage {
@@ -218,7 +218,8 @@ struct SQLiteSession: StoreWriting {
     // MARK: Writing
 
     /// The statements a poster's insert runs (see SQLiteSession+Import.swift).
-    static let posterInsert = "INSERT INTO poster (contents, contents_hash, created_at, image1, image2) VALUES (?, ?, ?, ?, ?)"
+    static let posterInsert =
+        "INSERT INTO poster (contents, contents_hash, created_at, image1, image2, alt1, alt2) VALUES (?, ?, ?, ?, ?, ?, ?)"
     static let hashtagInsert = "INSERT INTO hashtag (poster_id, position, tag) VALUES (?, ?, ?)"
     static let searchKeyInsert = "INSERT INTO search_key (poster_id, key) VALUES (?, ?)"
     /// The posters with two images and contents (their hash, then the text itself).

@@ -23,6 +23,7 @@ let sections: [Section] = [
     Section(name: "reads", summary: "64 concurrent readers of one Board against reads one at a time", run: ReadsBenchmark.run),
     Section(name: "serve", summary: "tenbin serve under wrk against nginx; votes, live feeds, memory", run: ServeBenchmark.run),
     Section(name: "pictures", summary: "Drawing a page of posters in each --image-mode against half blocks", run: PicturesBenchmark.run),
+    Section(name: "cards", summary: "Drawing a poster's 1200×630 preview card against encoding it alone", run: CardBenchmark.run),
     Section(name: "backup", summary: "tenbin backup of a live million-poster board; vote latency meanwhile", run: BackupBenchmark.run),
     Section(name: "postgres", summary: "PostgreSQL: grouped votes against pgbench, page and search latency", run: PostgresBenchmark.run),
     Section(

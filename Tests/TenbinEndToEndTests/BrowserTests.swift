@@ -66,9 +66,12 @@ import Testing
         #expect(outcome.serverStatus == 0, "tenbin serve did not stop cleanly; its log is in \(output)/server.log")
     }
 
-    /// Fills a store with the sample posters, serves it, runs board_test.py against it and
-    /// stops the server; its log, the script's transcript and screenshots go to `output`.
-    static func runBrowser(output: String) throws -> Outcome {
+    /// Fills a store with the sample posters, serves it, runs `script` (in Tests/Browser) against
+    /// it and stops the server; its log, the script's transcript and screenshots go to `output`,
+    /// where `screenshot` is looked for.
+    static func runBrowser(output: String, script name: String = "board_test.py", screenshot: String = "board-phone.png") throws
+        -> Outcome
+    {
         let store = try ScratchFolder()
         let fixtures = try ScratchFolder()
         try? FileManager.default.removeItem(atPath: output)
@@ -98,7 +101,7 @@ import Testing
         let script = Process()
         script.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         script.arguments = [
-            "\(Tenbin.root)/Tests/Browser/board_test.py", "--url", "http://127.0.0.1:\(server.port)", "--tenbin", Tenbin.binary,
+            "\(Tenbin.root)/Tests/Browser/\(name)", "--url", "http://127.0.0.1:\(server.port)", "--tenbin", Tenbin.binary,
             "--store", store.path, "--fixtures", fixtures.path, "--out", output,
         ]
         let transcript = "\(output)/browser.log"
@@ -114,6 +117,6 @@ import Testing
         return Outcome(
             importStatus: 0, importErrors: "", scriptStatus: script.terminationStatus,
             transcript: (try? String(contentsOfFile: transcript, encoding: .utf8)) ?? "",
-            screenshotSaved: FileManager.default.fileExists(atPath: "\(output)/board-phone.png"), serverStatus: stopped?.status ?? -1)
+            screenshotSaved: FileManager.default.fileExists(atPath: "\(output)/\(screenshot)"), serverStatus: stopped?.status ?? -1)
     }
 }

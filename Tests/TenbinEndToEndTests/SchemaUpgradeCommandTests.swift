@@ -99,11 +99,18 @@ import Testing
         CREATE INDEX poster_popular ON poster(good1 + good2 DESC, id DESC);
         """
 
-    /// Schemas 1–9 had no vote log.
+    /// Schemas 1–10 had no vote log.
     static let voteLog = """
         DROP TABLE vote_log;
         DELETE FROM sqlite_sequence WHERE name = 'vote_log';
-        PRAGMA user_version = 9;
+        PRAGMA user_version = 10;
+
+        """
+
+    /// Schemas 1–9 had no alt text columns.
+    static let noAltTexts = """
+        ALTER TABLE poster DROP COLUMN alt1;
+        ALTER TABLE poster DROP COLUMN alt2;
 
         """
 
@@ -112,15 +119,20 @@ import Testing
         "BEGIN;\n" + voteLog + "COMMIT;\n" + downgradeBeforeVoteLog(to: version)
     }
 
-    /// The SQL that turns a schema 9 database into one at `version`.
+    /// The SQL that turns a schema 10 database into one at `version`.
     static func downgradeBeforeVoteLog(to version: Int) -> String {
-        if version == 9 { return "" }
-        if version == 8 { return "BEGIN;\n" + mergesInSteps + "\nPRAGMA user_version = 8;\nCOMMIT;\n" }
-        if version == 7 { return "BEGIN;\n" + fts5Index + "\nPRAGMA user_version = 7;\nCOMMIT;\n" }
-        if version == 6 { return "BEGIN;\n" + fts5Index + onePopularIndex + "\nPRAGMA user_version = 6;\nCOMMIT;\n" }
-        if version == 5 { return "BEGIN;\n" + fts5Index + onePopularIndex + sizedIndex + "\nPRAGMA user_version = 5;\nCOMMIT;\n" }
-        if version == 4 { return "BEGIN;\n" + fts5Index + onePopularIndex + contentsIdentity + "\nPRAGMA user_version = 4;\nCOMMIT;\n" }
-        var sql = "PRAGMA foreign_keys = OFF;\nBEGIN;\n" + fts5Index + digestReferences
+        if version == 10 { return "" }
+        if version == 9 { return "BEGIN;\n" + noAltTexts + "\nPRAGMA user_version = 9;\nCOMMIT;\n" }
+        if version == 8 { return "BEGIN;\n" + noAltTexts + mergesInSteps + "\nPRAGMA user_version = 8;\nCOMMIT;\n" }
+        if version == 7 { return "BEGIN;\n" + noAltTexts + fts5Index + "\nPRAGMA user_version = 7;\nCOMMIT;\n" }
+        if version == 6 { return "BEGIN;\n" + noAltTexts + fts5Index + onePopularIndex + "\nPRAGMA user_version = 6;\nCOMMIT;\n" }
+        if version == 5 {
+            return "BEGIN;\n" + noAltTexts + fts5Index + onePopularIndex + sizedIndex + "\nPRAGMA user_version = 5;\nCOMMIT;\n"
+        }
+        if version == 4 {
+            return "BEGIN;\n" + noAltTexts + fts5Index + onePopularIndex + contentsIdentity + "\nPRAGMA user_version = 4;\nCOMMIT;\n"
+        }
+        var sql = "PRAGMA foreign_keys = OFF;\nBEGIN;\n" + noAltTexts + fts5Index + digestReferences
         if version <= 2 {
             // Schema 2's index had FTS5's default segment buffer (migration 3 empties and
             // refills the index, so its tokens do not matter here).
@@ -168,7 +180,7 @@ import Testing
         let expected = try answers(store)
         #expect(expected.count == 27)
 
-        for version in 1...9 {
+        for version in 1...10 {
             let old = "\(reference.path)/schema-\(version)"
             try FileManager.default.copyItem(atPath: store, toPath: old)
             let rewrite = try Shell.capture(["sqlite3", "\(old)/tenbin.sqlite", Self.downgrade(to: version)])
@@ -188,7 +200,7 @@ import Testing
                     + " SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'poster' ORDER BY name);",
             ])
             #expect(
-                after.stdout == "10\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n",
+                after.stdout == "11\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n",
                 "schema \(version) upgraded in place")
             #expect(try answers(old) == expected, "schema \(version)")
             let gc = try Tenbin.run(["gc", "--json"], store: old)

@@ -64,6 +64,39 @@ import Testing
         #expect(await server.request("GET", "/thumbs/\(String(repeating: "1", count: 64))?w=160").status == 404)
     }
 
+    @Test func aBrowserThatTakesWebPGetsWebPThumbnailsAndTheAnswerVariesWithAccept() async throws {
+        let server = try TestServer()
+        let digest = AdminRoutesTests.digest(await server.post().json)
+        let chrome = [("Accept", "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8")]
+        let webp = await server.request("GET", "/thumbs/\(digest)?w=320", headers: chrome)
+        #expect(webp.status == 200)
+        #expect(webp.header("content-type") == "image/webp")
+        #expect(webp.header("vary") == "Accept")
+        #expect(webp.header("etag") == "\"\(digest)-w320-webp\"")
+        #expect(webp.bytes.starts(with: Array("RIFF".utf8)) && webp.bytes.dropFirst(8).starts(with: Array("WEBP".utf8)))
+        // Decoded by the project's own codec: the width asked for, and real pixels.
+        let codec = ImageCodec(encoding: EncodingOptions())
+        let header = try codec.probe(webp.bytes, source: "thumbnail")
+        #expect(header.format == .webp && header.width == 320)
+        let jpeg = await server.request("GET", "/thumbs/\(digest)?w=320")
+        #expect(jpeg.header("content-type") == "image/jpeg")
+        #expect(jpeg.header("vary") == "Accept")
+        #expect(jpeg.header("etag") == "\"\(digest)-w320\"")
+        #expect(webp.bytes.count < jpeg.bytes.count, "WebP \(webp.bytes.count) bytes, JPEG \(jpeg.bytes.count)")
+        // Refused by weight, or only reached by a wildcard: the image's own format.
+        for accept in ["image/webp;q=0, image/*", "image/*,*/*;q=0.8"] {
+            #expect(
+                await server.request("GET", "/thumbs/\(digest)?w=320", headers: [("Accept", accept)]).header("content-type") == "image/jpeg"
+            )
+        }
+        // Each variant revalidates against its own tag only.
+        let same = await server.request("GET", "/thumbs/\(digest)?w=320", headers: chrome + [("If-None-Match", "\"\(digest)-w320-webp\"")])
+        #expect(same.status == 304)
+        #expect(same.header("vary") == "Accept")
+        let other = await server.request("GET", "/thumbs/\(digest)?w=320", headers: chrome + [("If-None-Match", "\"\(digest)-w320\"")])
+        #expect(other.status == 200)
+    }
+
     @Test func thePagesScriptStyleAndIconAreCachedForGoodUnderTheirVersionedURLs() async throws {
         let server = try TestServer()
         let page = await server.request("GET", "/").text
@@ -110,11 +143,13 @@ import Testing
             // Before, every byte went as it is: 43 KB of HTML for twenty posters, 22 KB of
             // script, on a phone's slow link.
             #expect(plain.header("content-encoding") == nil, "no gzip for a client that does not ask: \(path)")
-            #expect(plain.header("vary") == "Accept-Encoding", "\(path)")
+            // The page is also in the language its request asks for.
+            let vary = path == "/" ? "Accept-Encoding, Accept-Language, Cookie" : "Accept-Encoding"
+            #expect(plain.header("vary") == vary, "\(path)")
             let zipped = await server.request("GET", path, headers: [browser])
             #expect(zipped.status == 200)
             #expect(zipped.header("content-encoding") == "gzip", "\(path)")
-            #expect(zipped.header("vary") == "Accept-Encoding", "\(path)")
+            #expect(zipped.header("vary") == vary, "\(path)")
             #expect(zipped.header("content-type") == plain.header("content-type"))
             #expect(zipped.bytes.count * 3 < plain.bytes.count, "\(path): \(zipped.bytes.count) of \(plain.bytes.count) bytes")
             #expect(try ReadRoutesTests.gunzip(zipped.bytes) == plain.bytes, "\(path)")

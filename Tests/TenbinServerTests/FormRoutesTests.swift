@@ -128,7 +128,7 @@ import Testing
         let server = try TestServer { $0.rateLimited = false }
         let posted = await Self.formPost(server, [("contents", "<i>猫</i>か犬か")])
         #expect(posted.status == 303, "\(posted.text)")
-        #expect(posted.header("location") == "/#poster-1")
+        #expect(posted.header("location") == "/p/1", "to the new poster's page")
         let page = await server.request("GET", "/")
         #expect(page.text.contains("&lt;i&gt;猫&lt;/i&gt;か犬か"))
         let bad: [(name: String, bytes: [UInt8], filename: String?)] = [

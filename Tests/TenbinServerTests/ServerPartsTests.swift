@@ -63,7 +63,7 @@ import Testing
                 }))
         let thumbnails = Thumbnails(pipeline: pipeline, cacheBytes: 1 << 20)
         let key = Thumbnails.Key(digest: Digest(of: Self.jpeg), width: 160)
-        let results = try await withThrowingTaskGroup(of: EncodedImage.self) { group in
+        let results = try await withThrowingTaskGroup(of: Thumbnails.Encoded.self) { group in
             for _ in 0..<8 { group.addTask { try await thumbnails.thumbnail(key) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -71,10 +71,13 @@ import Testing
         #expect(Set(results).count == 1)
         #expect(results[0].width == 160)
         #expect(results[0].height == 80)
-        #expect(results[0].format == .jpeg)
+        #expect(results[0].mediaType == "image/jpeg")
         #expect(thumbnails.cached(key) == results[0])
         _ = try await thumbnails.thumbnail(Thumbnails.Key(digest: key.digest, width: 320))
         #expect(decodes.withLock { $0 } == 2)
+        // The WebP variant is a thumbnail of its own, of the same size.
+        let webp = try await thumbnails.thumbnail(Thumbnails.Key(digest: key.digest, width: 160, webp: true))
+        #expect(webp.mediaType == "image/webp" && webp.width == 160 && webp.height == 80)
         #expect(thumbnails.statistics.totalCost > 0)
     }
 

@@ -15,6 +15,22 @@ import Testing
         await server.request("POST", "/api/v1/posters", body: .form(parts))
     }
 
+    @Test func eachImagesAltTextIsStoredAndUsedOnThePage() async throws {
+        let server = try TestServer { $0.rateLimited = false }
+        let posted = await Self.send(
+            server, [Self.cat, Self.dog, ("alt1", Array("A tabby cat".utf8), nil), ("alt2", Array("黒い犬 <b>".utf8), nil)])
+        #expect(posted.status == 201, "\(posted.text)")
+        #expect(posted.text.contains("\"alt1\": \"A tabby cat\", \"alt2\": \"黒い犬 <b>\""), "\(posted.text)")
+        let page = await server.request("GET", "/")
+        #expect(page.text.contains("alt=\"A tabby cat\">") && page.text.contains("alt=\"黒い犬 &lt;b&gt;\">"))
+        let long = await Self.send(server, [Self.cat, Self.dog, ("alt2", Array(String(repeating: "a", count: 1001).utf8), nil)])
+        #expect(long.status == 422)
+        #expect(long.errorMessage == "the alt text of image2 is longer than 1,000 bytes")
+        let twice = await Self.send(server, [Self.cat, Self.dog, ("alt1", [0x61], nil), ("alt1", [0x62], nil)])
+        #expect(twice.status == 400)
+        #expect(twice.errorMessage == "the form has more than one alt1 field")
+    }
+
     @Test func malformedFormsAreRefusedWith400NamingTheField() async throws {
         let server = try TestServer { $0.rateLimited = false }
         let noSecond = await Self.send(server, [Self.cat])

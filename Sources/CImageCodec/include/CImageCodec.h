@@ -116,6 +116,12 @@ int tb_webp_read_header(const uint8_t *data, size_t size, tb_still_header *heade
 int tb_webp_decode_rows(const uint8_t *data, size_t size, int target_width, int target_height,
                         void *context, tb_begin_callback begin, tb_row_callback row, char *error);
 
+/// Encodes RGB (3) or RGBA (4) pixels as a lossy WebP at `quality` (0-100), alpha kept for
+/// RGBA; nothing but the image is written (no EXIF, ICC or XMP chunk). The bytes are
+/// malloc'ed (free with tb_free).
+int tb_webp_encode(const uint8_t *pixels, int width, int height, int channels, int quality,
+                   tb_buffer *output, char *error);
+
 /// Reads the primary image's size from a HEIF (HEIC or AVIF) file's boxes, decoding no
 /// pixel. libheif (and its HEVC and AV1 decoders) is loaded with dlopen on the first call:
 /// linking it would make every tenbin process load a dozen codec libraries at start-up.

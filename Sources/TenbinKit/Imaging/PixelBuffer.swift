@@ -35,6 +35,18 @@ public struct PixelBuffer: Sendable, Hashable {
         }
     }
 
+    /// Gray pixels as RGB, each gray value copied to all three channels.
+    func expandingGray() -> PixelBuffer {
+        precondition(channels == 1, "only gray pixels are expanded")
+        var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        for (index, value) in pixels.enumerated() {
+            rgb[index * 3] = value
+            rgb[index * 3 + 1] = value
+            rgb[index * 3 + 2] = value
+        }
+        return PixelBuffer(width: width, height: height, channels: 3, pixels: rgb)
+    }
+
     /// The same pixels without their alpha channel (for fully opaque RGBA images).
     func droppingAlpha() -> PixelBuffer {
         guard channels == 4 else { return self }

@@ -13,6 +13,9 @@ extension JSONWriter {
             json.timestamp(poster.createdAt)
             json.key("images")
             json.array(poster.images) { $0.image($1) }
+            // Only when given: every poster without them keeps its documented shape.
+            if !poster.alt1.isEmpty { json.field("alt1", poster.alt1) }
+            if !poster.alt2.isEmpty { json.field("alt2", poster.alt2) }
         }
     }
 

@@ -7,12 +7,21 @@ public struct Feed: Sendable, Hashable {
     /// Words every poster in the feed must contain, matched as `tenbin search` matches them
     /// (width, case and kana ignored); nil (or only white space) for every poster.
     public var query: String?
+    /// One poster only (its page's live counts): the feed holds it while it exists, whatever
+    /// the order, limit and query say; nil for a feed of the board.
+    public var poster: Int64?
 
     /// A feed of the first `limit` posters in `order`, optionally only those matching `query`.
     public init(order: FeedOrder = .new, limit: Int = 20, query: String? = nil) {
         self.order = order
         self.limit = limit
         self.query = query
+    }
+
+    /// A feed of poster `id` alone.
+    public init(poster id: Int64) {
+        self.init(limit: 1)
+        poster = id
     }
 
     /// The parsed query, or nil when there is none (or it has no words).

@@ -370,6 +370,7 @@ public final class LiveFeeds: Sendable {
     private func read(_ feed: Feed) throws -> [Poster] {
         options.monitor?(.read(feed))
         let store = try store(or: FeedError.closed)
+        if let id = feed.poster { return try store.readSingle { try $0.posters(ids: [id]) } }
         guard let query = feed.searchQuery else {
             return try store.readSingle { try $0.page(order: feed.order, after: nil, offset: 0, limit: feed.limit) }
         }

@@ -14,11 +14,15 @@ public struct Poster: Sendable, Hashable, Identifiable {
     public var createdAt: Timestamp
     /// The two stored images, first and second.
     public var images: [StoredImage]
+    /// What the first and the second image show, in words, for people who cannot see them
+    /// (a page's `alt` text); empty when the poster gave none.
+    public var alt1: String
+    public var alt2: String
 
     /// Creates a poster value.
     public init(
         id: Int64, contents: String, hashtags: [String], good1: Int, good2: Int,
-        createdAt: Timestamp, images: [StoredImage]
+        createdAt: Timestamp, images: [StoredImage], alt1: String = "", alt2: String = ""
     ) {
         self.id = id
         self.contents = contents
@@ -27,6 +31,8 @@ public struct Poster: Sendable, Hashable, Identifiable {
         self.good2 = good2
         self.createdAt = createdAt
         self.images = images
+        self.alt1 = alt1
+        self.alt2 = alt2
     }
 
     /// All votes cast on this poster.

@@ -12,6 +12,8 @@ public enum PosterTextLimits {
     public static let maximumHashtags = 32
     /// The most bytes (UTF-8) of one hashtag.
     public static let maximumHashtagBytes = 200
+    /// The most bytes (UTF-8) of an image's alt text.
+    public static let maximumAltBytes = 1000
 
     /// Checks a new question.
     public static func check(contents: String) throws(PosterTextError) {
@@ -32,6 +34,13 @@ public enum PosterTextLimits {
         }
     }
 
+    /// Checks a new poster's alt texts (the first image's, then the second's).
+    public static func check(alt1: String, alt2: String) throws(PosterTextError) {
+        for (side, text) in [(1, alt1), (2, alt2)] where text.utf8.count > maximumAltBytes {
+            throw .altTooLong(side: side, bytes: text.utf8.count)
+        }
+    }
+
     /// Checks a new poster's question and hashtags.
     public static func check(contents: String, hashtags: [String]) throws(PosterTextError) {
         try check(contents: contents)
@@ -47,6 +56,8 @@ public enum PosterTextError: KindedError, Sendable, Equatable {
     case tooManyHashtags(count: Int)
     /// A hashtag is too long: its start (20 scalars and `…`), as ``description`` quotes it.
     case hashtagTooLong(String)
+    /// The alt text of image 1 or 2 has this many bytes.
+    case altTooLong(side: Int, bytes: Int)
 
     /// The text is refused as it is: `invalidInput`, as the HTTP API has always answered it (422).
     public var kind: ErrorKind { .invalidInput }
@@ -60,6 +71,8 @@ public enum PosterTextError: KindedError, Sendable, Equatable {
             "a poster has at most \(PosterTextLimits.maximumHashtags) hashtags"
         case .hashtagTooLong(let start):
             "the hashtag \"\(start)\" is longer than \(PosterTextLimits.maximumHashtagBytes) bytes"
+        case .altTooLong(let side, _):
+            "the alt text of image\(side) is longer than \(CountText.grouped(PosterTextLimits.maximumAltBytes)) bytes"
         }
     }
 }

@@ -343,14 +343,21 @@ public struct NewPoster: Sendable, Hashable {
     public var images: [StoredImage]
     /// The SHA-256 of each image's upload, remembered so the same file is recognised later.
     public var sources: [Digest?]
+    /// Each image's alt text (``Poster/alt1``), empty when none was given.
+    public var alt1: String
+    public var alt2: String
 
     /// Creates a poster to insert; hashtags are normalised.
-    public init(contents: String, hashtags: [String], images: [StoredImage], sources: [Digest?] = [nil, nil]) {
+    public init(
+        contents: String, hashtags: [String], images: [StoredImage], sources: [Digest?] = [nil, nil], alt1: String = "", alt2: String = ""
+    ) {
         // Invariant of the data model: a poster has exactly two images.
         precondition(images.count == 2 && sources.count == 2, "a poster has exactly two images")
         self.contents = contents
         self.hashtags = Hashtags.normalize(hashtags)
         self.images = images
         self.sources = sources
+        self.alt1 = alt1
+        self.alt2 = alt2
     }
 }

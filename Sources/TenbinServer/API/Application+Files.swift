@@ -77,11 +77,14 @@ extension Application {
         guard let text = query["w"], let width = Int(text), Thumbnails.widths.contains(width) else {
             throw APIError.badRequest("w must be one of \(Thumbnails.widths.map(String.init).joined(separator: ", "))")
         }
-        let etag = "\"\(digest.hex)-w\(width)\""
-        if Self.notModified(head, etag: etag) { return .now(HTTPResponse(status: 304, headers: Self.immutable(etag: etag))) }
+        // WebP to a browser that says it takes it (every current one does), the image's own
+        // format to anyone else; the answer varies with Accept, and so does its tag.
+        let webp = Self.acceptsWebP(head)
+        let etag = "\"\(digest.hex)-w\(width)\(webp ? "-webp" : "")\""
+        if Self.notModified(head, etag: etag) { return .now(HTTPResponse(status: 304, headers: Self.thumbnailHeaders(etag: etag))) }
         // Only while the image itself is served: a thumbnail of a deleted poster's image (a
         // moderator's delete, on this server or another) is gone at once, cached or not.
-        let key = Thumbnails.Key(digest: digest, width: width)
+        let key = Thumbnails.Key(digest: digest, width: width, webp: webp)
         let failure = request.failure
         // Made from the image's file by the image pipeline (its own tasks), once the file is
         // known to exist (looked up on the board executor the first time).
@@ -107,10 +110,18 @@ extension Application {
         }
     }
 
-    private static func thumbnailResponse(_ image: EncodedImage, etag: String) -> HTTPResponse {
-        HTTPResponse(
-            status: 200, headers: [("Content-Type", mediaType(image.format))] + immutable(etag: etag),
-            body: .bytes(image.bytes))
+    private static func thumbnailResponse(_ image: Thumbnails.Encoded, etag: String) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [("Content-Type", image.mediaType)] + thumbnailHeaders(etag: etag), body: .bytes(image.bytes))
+    }
+
+    /// A thumbnail's caching headers: immutable like a blob's, and varying with `Accept`.
+    private static func thumbnailHeaders(etag: String) -> [(name: String, value: String)] {
+        immutable(etag: etag) + [("Vary", "Accept")]
+    }
+
+    /// Whether `Accept` names `image/webp` (with a weight above 0).
+    static func acceptsWebP(_ head: RequestHead) -> Bool {
+        QualityList.accepts(head.header("accept"), "image/webp")
     }
 
     /// The headers every HTML answer carries.
@@ -137,8 +148,23 @@ extension Application {
             try words.map { try gateway.search(query: $0, order: order, limit: WebPage.pageSize, cursor: cursor) }
             ?? gateway.page(order: order, limit: WebPage.pageSize, cursor: cursor)
         let html = WebPage.board(
-            posters: page.posters, order: order, query: words, next: page.next, maximumUploadBytes: configuration.maximumUploadBytes)
+            posters: page.posters, order: order, query: words, next: page.next, maximumUploadBytes: configuration.maximumUploadBytes,
+            text: WebText(language: WebLanguage(request.head)))
         return CachedBody(bytes: Array(html.utf8), html: true)
+    }
+
+    /// `GET /language/{en|ja}`: the language switch. Keeps the choice in the `tenbin_lang`
+    /// cookie for a year (it then wins over `Accept-Language`) and sends the browser back to
+    /// the page it came from.
+    static func switchLanguage(_ request: Request) throws -> Reply {
+        let code = request.parameters.text("code")
+        guard let language = WebLanguage(rawValue: String(code)) else {
+            throw APIError.notFound("tenbin's pages speak English (en) and Japanese (ja), not \"\(code.prefix(20))\"")
+        }
+        var response = HTTPResponse.seeOther(request.head.returnPath)
+        response.headers.append(
+            ("Set-Cookie", "\(WebLanguage.cookieName)=\(language.rawValue); Path=/; Max-Age=31536000; SameSite=Lax"))
+        return .now(response)
     }
 
     /// The headers of a cached HTML page: every HTML answer's, less `no-store` (the read cache

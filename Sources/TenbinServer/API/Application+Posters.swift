@@ -49,18 +49,21 @@ extension Application {
             ? cache.gzipped(entry, for: key).gzipped.flatMap { $0.isEmpty ? nil : $0 } : nil
         return representation(
             head, body: entry.body, gzipped: gzipped, etag: gzipped == nil ? entry.etag : entry.gzipETag, caching: "no-cache",
-            varies: compressible, headers: entry.html ? cachedHTMLHeaders : jsonReadHeaders)
+            varies: compressible, alsoVaries: entry.html ? "Accept-Language, Cookie" : nil,
+            headers: entry.html ? cachedHTMLHeaders : jsonReadHeaders)
     }
 
     /// A 200 with `body`, or with `gzipped` instead (`Content-Encoding: gzip`; `etag` must then
     /// name the gzipped bytes), or 304 when `If-None-Match` names `etag`. `varies`: whether the
-    /// answer depends on `Accept-Encoding` (a body gzip could shrink), which caches must know.
+    /// answer depends on `Accept-Encoding` (a body gzip could shrink), which caches must know;
+    /// `alsoVaries`: the other fields it depends on (a page: its language's), in the same `Vary`.
     static func representation(
         _ head: RequestHead, body: [UInt8], gzipped: [UInt8]?, etag: String, caching: String, varies: Bool,
-        headers: [(name: String, value: String)]
+        alsoVaries: String? = nil, headers: [(name: String, value: String)]
     ) -> HTTPResponse {
         var validators: [(name: String, value: String)] = [("ETag", etag), ("Cache-Control", caching)]
-        if varies { validators.append(("Vary", "Accept-Encoding")) }
+        let vary = (varies ? ["Accept-Encoding"] : []) + (alsoVaries.map { [$0] } ?? [])
+        if !vary.isEmpty { validators.append(("Vary", vary.joined(separator: ", "))) }
         if notModified(head, etag: etag) { return HTTPResponse(status: 304, headers: validators) }
         let encoding: [(name: String, value: String)] = gzipped == nil ? [] : [("Content-Encoding", "gzip")]
         return HTTPResponse(status: 200, headers: headers + encoding + validators, body: .bytes(gzipped ?? body))
@@ -70,8 +73,8 @@ extension Application {
 
     /// `POST /api/v1/posters`: a multipart form with `image1`, `image2`, `contents` and
     /// repeated `hashtags`, validated and re-encoded as `tenbin post` does. The page's own form
-    /// sent without JavaScript (a browser navigation) is answered with 303 to the new poster
-    /// on the board, or a page naming the problem, instead of JSON.
+    /// sent without JavaScript (a browser navigation) is answered with 303 to the new poster's
+    /// page, or a page naming the problem, instead of JSON.
     func newPoster(_ request: Request, _ body: RequestBody) throws(APIError) -> Reply {
         guard case .form(let parts) = body else { throw .badRequest("the body is not a form") }
         let page = request.answersWithPage
@@ -84,7 +87,7 @@ extension Application {
         guard admitted else { throw .unavailable("the server is busy storing other posters; try again shortly", retryAfter: 2) }
         let draft = PosterDraft(
             image1: .bytes(form.image1, label: "image1"), image2: .bytes(form.image2, label: "image2"), contents: form.contents,
-            hashtags: form.hashtags)
+            hashtags: form.hashtags, alt1: form.alt1, alt2: form.alt2)
         return executor.reply(failure: request.failure) { [self] in
             defer { postsInProgress.withLock { $0 -= 1 } }
             let poster: Poster
@@ -97,7 +100,7 @@ extension Application {
             }
             committed()
             metrics.posterStored()
-            if page { return .seeOther("/#poster-\(poster.id)") }
+            if page { return .seeOther("/p/\(poster.id)") }
             return .json(JSON.poster(poster), status: 201, headers: [("Location", "/api/v1/posters/\(poster.id)")])
         }
     }

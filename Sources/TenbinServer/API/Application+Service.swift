@@ -9,7 +9,9 @@ extension Application {
     func feed(_ request: Request) throws -> Reply {
         let head = request.head
         let query = try request.query()
-        let feed = Feed(order: try APIInput.order(query), limit: try APIInput.limit(query), query: query["q"])
+        let feed =
+            try query["poster"].map { Feed(poster: try APIInput.posterID(query: $0)) }
+            ?? Feed(order: try APIInput.order(query), limit: try APIInput.limit(query), query: query["q"])
         let lastEventID = head.header("last-event-id").map { String($0.prefix(64)) }
         let stream = try feeds.open(
             try gateway.observe(feed), of: feed, lastEventID: lastEventID, gzip: Gzip.accepted(by: head.header("accept-encoding")))

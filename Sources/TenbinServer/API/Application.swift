@@ -11,6 +11,8 @@ final class Application: Sendable {
     let log: RequestLogWriter?
     let feeds: FeedHub
     let thumbnails: Thumbnails
+    /// Posters' preview cards, `/p/ID/card.jpg`.
+    let previewCards: PreviewCards
     /// Encoded answers of the cached reads until the store changes.
     let readCache: ReadCache
     /// Where blocking work runs (store reads that miss the cache, writes, searches).
@@ -43,6 +45,8 @@ final class Application: Sendable {
         thumbnails = Thumbnails(
             pipeline: gateway.imagePipeline(cacheLimits: CacheLimits(bytes: 32 << 20, count: 64)),
             cacheBytes: configuration.thumbnailCacheBytes)
+        previewCards = PreviewCards(
+            pipeline: gateway.imagePipeline(cacheLimits: CacheLimits(bytes: 16 << 20, count: 16)), cacheBytes: 16 << 20)
         readCache = ReadCache(maximumBytes: configuration.readCacheBytes)
         executor = BoardExecutor(threads: configuration.boardThreads)
         voteLimiter = configuration.rateLimited ? RateLimiter(rate: configuration.voteRate) : nil
@@ -53,12 +57,17 @@ final class Application: Sendable {
     var routes: [Route] {
         let upload = configuration.maximumUploadBytes
         let posterForm = FormLimits(
-            maximumBytes: upload, maximumParts: 3 + PosterTextLimits.maximumHashtags,
+            maximumBytes: upload, maximumParts: 5 + PosterTextLimits.maximumHashtags,
             maximumFileBytes: min(upload, gateway.maximumImageBytes), maximumFieldBytes: PosterTextLimits.maximumContentsBytes)
         // The page's vote form: `side=1|2`, parsed by libmicrohttpd's urlencoded reader.
         let voteForm = FormLimits(maximumBytes: 1024, maximumParts: 4, maximumFileBytes: 0, maximumFieldBytes: 16)
         return [
             .cachedGet("/", RoutePolicy(errors: .page)) { [self] in try webPage($0) },
+            .get("/language/{code}", RoutePolicy(errors: .page)) { try Self.switchLanguage($0) },
+            // `{id}`, not `{id:poster}`: `/p/anything` is answered with a page too.
+            .get("/p/{id}", RoutePolicy(errors: .page)) { [self] in try posterPage($0) },
+            .get("/p/{id:poster}/card.jpg") { [self] in try posterCard($0) },
+            .get("/oembed") { [self] in try oembed($0) },
             .get("/static/{name}") { [self] in try staticFile($0) },
             .get("/healthz") { [self] _ in health() },
             .get("/readyz") { [self] _ in readiness() },
@@ -85,6 +94,8 @@ final class Application: Sendable {
             ) { [self] in try vote($0, $1) },
             .cachedGet("/api/v1/search") { [self] in try search($0) },
             .get("/api/v1/feed") { [self] in try feed($0) },
+            .get("/api/v1/export.csv", RoutePolicy(admin: true)) { [self] in try export($0, format: .csv) },
+            .get("/api/v1/export.jsonl", RoutePolicy(admin: true)) { [self] in try export($0, format: .jsonl) },
         ]
     }
 
@@ -139,6 +150,9 @@ final class Application: Sendable {
         readCache.invalidate()
     }
 
+    /// The least time between two of the change watch's wakes.
+    static let changeWatchSpacing = Duration.milliseconds(10)
+
     /// Starts pushing the store's changes into the read cache: reads are cached only while
     /// the watch listens. A change source that fails turns the cache off until it answers
     /// again.
@@ -151,6 +165,11 @@ final class Application: Sendable {
                     while !Task.isCancelled {
                         version = try await gateway.nextChange(after: version)
                         readCache.invalidate()
+                        // Under a stream of commits, at most one wake per spacing: each wait
+                        // costs a few task switches, and this server's own writes (nearly
+                        // all of a busy stream) dropped the answers already. A commit by
+                        // another process within the spacing is caught at its end.
+                        try await Task.sleep(for: Self.changeWatchSpacing)
                     }
                 } catch {
                     readCache.suspend()

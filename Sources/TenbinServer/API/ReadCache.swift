@@ -15,11 +15,13 @@ import TenbinKit
 /// not started or has lost the store (``suspend()``), nothing is kept and every read goes to
 /// the store.
 final class ReadCache: Sendable {
-    /// What was asked for: the route, its path's parameters and its raw query.
+    /// What was asked for: the route, its path's parameters, its raw query and, for a page,
+    /// the language it is rendered in.
     struct Key: Hashable, Sendable {
         var route: String
         var parameters: [PathParameters.Value] = []
         var query: String = ""
+        var language: String = ""
     }
 
     /// The generation a read started in.

@@ -10,23 +10,35 @@ final class Thumbnails: Sendable {
     struct Key: Hashable, Sendable {
         var digest: Digest
         var width: Int
+        /// WebP (for a browser that takes it) rather than the image's own format.
+        var webp = false
     }
 
-    private let cache: LRUCache<Key, EncodedImage>
+    /// A thumbnail's bytes, their media type and its size in pixels.
+    struct Encoded: Sendable, Hashable {
+        var bytes: [UInt8]
+        var mediaType: String
+        var width: Int
+        var height: Int
+    }
+
+    private let cache: LRUCache<Key, Encoded>
     private let pipeline: ImagePipeline
     private let codec: ImageCodec
+    private let quality: Int
     // Productions in flight, by thumbnail; read and written under this lock.
-    private let inFlight = Locked<[Key: Task<EncodedImage, any Error>]>([:])
+    private let inFlight = Locked<[Key: Task<Encoded, any Error>]>([:])
 
     /// Thumbnails decoded through `pipeline`, encoded at `quality`, cached up to `cacheBytes`.
     init(pipeline: ImagePipeline, cacheBytes: Int, quality: Int = 70) {
         self.pipeline = pipeline
         self.cache = LRUCache(costLimit: cacheBytes, countLimit: 100_000)
         self.codec = ImageCodec(encoding: EncodingOptions(jpegQuality: quality))
+        self.quality = quality
     }
 
     /// The cached thumbnail, counting a hit or a miss.
-    func cached(_ key: Key) -> EncodedImage? {
+    func cached(_ key: Key) -> Encoded? {
         cache.value(forKey: key)
     }
 
@@ -34,13 +46,23 @@ final class Thumbnails: Sendable {
     var statistics: CacheStatistics { cache.statistics }
 
     /// Produces (or joins the production of) a thumbnail.
-    func thumbnail(_ key: Key) async throws -> EncodedImage {
+    func thumbnail(_ key: Key) async throws -> Encoded {
         let task = inFlight.withLock { inFlight in
             if let task = inFlight[key] { return task }
-            let task = Task { [pipeline, codec, cache] in
+            let task = Task { [pipeline, codec, cache, quality] in
                 let request = ImageRequest(key.digest, size: .thumbnail(width: key.width, height: key.width * 8))
                 let pixels = try await pipeline.image(for: request)
-                let encoded = try codec.encode(pixels, source: "thumbnail of \(key.digest.hex.prefix(12))")
+                let source = "thumbnail of \(key.digest.hex.prefix(12))"
+                let encoded: Encoded
+                if key.webp {
+                    encoded = Encoded(
+                        bytes: try ImageCodec.webp(pixels, quality: quality, source: source), mediaType: "image/webp", width: pixels.width,
+                        height: pixels.height)
+                } else {
+                    let image = try codec.encode(pixels, source: source)
+                    encoded = Encoded(
+                        bytes: image.bytes, mediaType: Application.mediaType(image.format), width: image.width, height: image.height)
+                }
                 cache.setValue(encoded, forKey: key, cost: encoded.bytes.count)
                 return encoded
             }

@@ -50,6 +50,11 @@ struct BoardGateway: Sendable {
         try board.poster(id: id)
     }
 
+    /// The highest poster id ever given (deleted posters' included).
+    func lastPosterID() throws -> Int64 {
+        try board.lastPosterID()
+    }
+
     /// Adds votes without waiting: `completion` runs on the vote batcher's thread once they
     /// are committed (with others cast at the same moment) or failed. Throws at once for a
     /// count out of range.
@@ -74,6 +79,11 @@ struct BoardGateway: Sendable {
     /// Deletes a poster and the images no other poster uses.
     func delete(id: Int64) throws -> Poster {
         try board.delete(id: id)
+    }
+
+    /// Writes every poster from one snapshot (see ``Board/export(_:batch:write:progress:)``).
+    func export(_ options: ExportOptions, write: ([UInt8]) throws -> Void) throws {
+        try board.export(options, write: write)
     }
 
     /// A live feed (every feed of the board shares one change source).

@@ -26,12 +26,6 @@ enum Gzip {
 
     /// Whether a request's `Accept-Encoding` takes gzip: named, and not with `q=0`.
     static func accepted(by header: String?) -> Bool {
-        guard let header else { return false }
-        return header.split(separator: ",").contains { item in
-            let parts = item.split(separator: ";").map { String($0.trimmingCharacters).lowercased() }
-            guard parts.first == "gzip" else { return false }
-            // "q=0", "q=0.0", "q=0.000": refused; any other weight takes it.
-            return !parts.dropFirst().contains { $0.hasPrefix("q=") && $0.dropFirst(2).allSatisfy { $0 == "0" || $0 == "." } }
-        }
+        QualityList.accepts(header, "gzip")
     }
 }

@@ -5,15 +5,16 @@
 /// The header fields of a request that tenbin reads, by name, and the size of all of them.
 ///
 /// libmicrohttpd has parsed the head already; each field is looked at once, in its own
-/// iteration, and only the fields below become Swift strings: the rest (cookies, user agents,
-/// everything a browser sends) are counted toward the 431 limit and never copied. Before,
+/// iteration, and only the fields below become Swift strings: the rest (user agents and
+/// everything else a browser sends) are counted toward the 431 limit and never copied. Before,
 /// every field's name was lowercased and stored in a dictionary per request, most of them to
 /// be thrown away unread.
 struct HeaderFields: Sendable, Equatable {
     /// The fields tenbin reads, by their lowercased wire name.
     static let known = [
-        "accept", "accept-encoding", "authorization", "content-length", "content-type", "forwarded", "host", "if-none-match",
-        "last-event-id", "origin", "referer", "transfer-encoding", "x-forwarded-for", "x-forwarded-host",
+        "accept", "accept-encoding", "accept-language", "authorization", "content-length", "content-type", "cookie", "forwarded",
+        "host", "if-none-match", "last-event-id", "origin", "referer", "transfer-encoding", "x-forwarded-for", "x-forwarded-host",
+        "x-forwarded-proto",
     ]
     private static let index = Dictionary(uniqueKeysWithValues: known.enumerated().map { ($1, $0) })
 

@@ -57,6 +57,12 @@ enum APIInput {
         return id
     }
 
+    /// `poster=ID` in a query: a poster id, else 400.
+    static func posterID(query text: String) throws(APIError) -> Int64 {
+        guard let id = posterID(text[...]) else { throw .badRequest("poster must be a poster id (a whole number from 1)") }
+        return id
+    }
+
     /// A JSON object body. A UTF-8 byte-order mark before it is skipped (some clients write
     /// one); a key given twice is refused, since either value could be the one meant.
     static func object(_ body: [UInt8]) throws(APIError) -> [String: JSONValue] {
@@ -172,12 +178,15 @@ enum APIInput {
     }
 
     /// The fields of a new poster's form: `image1`, `image2` (files), `contents`, `hashtags`
-    /// (repeated). Anything else, a missing image or an image given twice is refused.
+    /// (repeated), `alt1` and `alt2` (each image's alt text, optional). Anything else, a
+    /// missing image or an image or a text given twice is refused.
     struct PosterForm: Sendable, Equatable {
         var image1: [UInt8]
         var image2: [UInt8]
         var contents: String
         var hashtags: [String]
+        var alt1 = ""
+        var alt2 = ""
     }
 
     /// Reads a poster form's parts. With `oneHashtagBox` (the page's own form, sent by a
@@ -185,9 +194,10 @@ enum APIInput {
     /// split into words as the script splits it (``splitHashtagBox(_:)``); a program's form
     /// names one hashtag per field, kept as sent.
     static func posterForm(_ form: FormParts, oneHashtagBox: Bool = false) throws(APIError) -> PosterForm {
-        let known: Set<String> = ["image1", "image2", "contents", "hashtags"]
+        let known: Set<String> = ["image1", "image2", "contents", "hashtags", "alt1", "alt2"]
         if let unknown = form.parts.first(where: { !known.contains($0.name) }) {
-            throw .badRequest("unexpected form field \"\(unknown.name.prefix(40))\"; a poster has image1, image2, contents and hashtags")
+            throw .badRequest(
+                "unexpected form field \"\(unknown.name.prefix(40))\"; a poster has image1, image2, contents, hashtags, alt1 and alt2")
         }
         func image(_ name: String) throws(APIError) -> [UInt8] {
             let parts = form.all(name)
@@ -199,21 +209,32 @@ enum APIInput {
         }
         let image1 = try image("image1")
         let image2 = try image("image2")
-        let contentsParts = form.all("contents")
-        guard contentsParts.count <= 1 else { throw .badRequest("the form has more than one contents field") }
         func text(_ part: FormParts.Part) throws(APIError) -> String {
             guard let text = String(validating: part.bytes, as: UTF8.self) else {
                 throw .badRequest("the form field \(part.name) is not UTF-8")
             }
             return text
         }
-        let contents = try contentsParts.first.map { (part) throws(APIError) in try text(part) } ?? ""
+        // A field given at most once: its text, or "" without it.
+        func single(_ name: String) throws(APIError) -> String {
+            let parts = form.all(name)
+            guard parts.count <= 1 else { throw .badRequest("the form has more than one \(name) field") }
+            return try parts.first.map { (part) throws(APIError) in try text(part) } ?? ""
+        }
+        let contents = try single("contents")
+        let (alt1, alt2) = (try single("alt1"), try single("alt2"))
+        do {
+            try PosterTextLimits.check(alt1: alt1, alt2: alt2)
+        } catch {
+            throw .unprocessable(error.description)
+        }
         var hashtags: [String] = []
         for part in form.all("hashtags") {
             let field = try text(part)
             if oneHashtagBox { hashtags += splitHashtagBox(field) } else { hashtags.append(field) }
         }
         return PosterForm(
-            image1: image1, image2: image2, contents: try checkedContents(contents), hashtags: try checkedHashtags(hashtags))
+            image1: image1, image2: image2, contents: try checkedContents(contents), hashtags: try checkedHashtags(hashtags),
+            alt1: alt1, alt2: alt2)
     }
 }

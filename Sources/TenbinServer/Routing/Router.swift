@@ -31,15 +31,19 @@ final class Router: HTTPHandling {
         }[...]
         var allowed: [String] = []
         var label = "unmatched"
+        // A page's errors are pages; so is a browser's navigation to nothing.
+        var page = head.wantsPage
         for route in routes[parts.count] ?? [] {
             guard let parameters = route.path.match(parts) else { continue }
             if route.method.matches(head.method) { return admit(head, route, parameters) }
             if allowed.isEmpty { label = route.label }
+            page = page || route.policy.errors == .page
             allowed += route.method == .get ? ["GET", "HEAD"] : [route.method.rawValue]
         }
-        guard allowed.isEmpty else { return .reply(label, .now(.error(.methodNotAllowed(head.method, allowed: allowed)))) }
+        func answer(_ error: APIError) -> HTTPResponse { page ? .errorPage(error, back: "/") : .error(error) }
+        guard allowed.isEmpty else { return .reply(label, .now(answer(.methodNotAllowed(head.method, allowed: allowed)))) }
         // Never the raw path: a crafted target must not come back in an answer.
-        return .reply("unmatched", .now(.error(.notFound("nothing is at this path"))))
+        return .reply("unmatched", .now(answer(.notFound("nothing is at this path"))))
     }
 
     /// The policy, then the handler.
@@ -58,8 +62,8 @@ final class Router: HTTPHandling {
             head: head, parameters: parameters, client: app.policy.clientAddress(head), bodyKind: kind ?? .none, budget: nil,
             failure: HTTPResponse.error)
         if policy.errors == .page || (policy.errors == .pageForForms && request.answersWithPage) {
-            let back = head.returnPath
-            request = request.with(failure: { HTTPResponse.errorPage($0, back: back) })
+            let (back, language) = (head.returnPath, WebLanguage(head))
+            request = request.with(failure: { HTTPResponse.errorPage($0, back: back, language: language) })
         }
         if let refused = policy.refused {
             let answer = request.failure
@@ -99,7 +103,11 @@ final class Router: HTTPHandling {
     private func check(_ head: RequestHead, _ request: inout Request, _ policy: RoutePolicy, _ kind: BodyKind?) throws(APIError)
         -> BodyLimit?
     {
-        guard policy.writes else { return nil }
+        guard policy.writes else {
+            // The admin token guards reads too (an export, a moderation queue).
+            if policy.admin { try app.policy.checkAdmin(head) }
+            return nil
+        }
         try app.policy.checkSameOrigin(head, required: kind == .urlencoded)
         if policy.admin { try app.policy.checkAdmin(head) }
         let limit: BodyLimit
@@ -135,8 +143,10 @@ final class Router: HTTPHandling {
         -> Reply
     {
         let cache = app.readCache
+        // A page is kept once per language (its answer says `Vary: Accept-Language, Cookie`).
         let key = ReadCache.Key(
-            route: route.label, parameters: request.parameters.values.map(\.value), query: String(request.head.rawQuery))
+            route: route.label, parameters: request.parameters.values.map(\.value), query: String(request.head.rawQuery),
+            language: route.policy.errors == .json ? "" : WebLanguage(request.head).rawValue)
         if let entry = cache.entry(key) { return .now(Application.readAnswer(entry, request.head, cache: cache, key: key)) }
         return app.executor.reply(failure: request.failure, invalidStatus: 400) {
             let ticket = cache.ticket()

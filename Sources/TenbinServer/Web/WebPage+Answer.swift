@@ -1,22 +1,40 @@
 import TenbinKit
 
-/// What a browser gets when the page's forms are sent without JavaScript (a vote tapped before
+/// What a browser gets when a page fails (a poster page that is not there, a navigation to
+/// nothing) or the page's forms are sent without JavaScript (a vote tapped before
 /// app.js arrived on a slow network, or a browser that runs none): a redirect back to the board
 /// after success, and a short page naming the problem after a failure, instead of JSON.
 extension WebPage {
-    /// A page for a failed form: the status, the error's message and a link back.
-    static func errorPage(_ error: APIError, back: String) -> String {
-        documentHead(title: "\(error.status) – tenbin", script: false) + """
+    /// A page for a failed form: the status, the error's message and a link back, in the
+    /// page's language (the message itself, the API's, stays English, with the form's field
+    /// names said as the form shows them).
+    static func errorPage(_ error: APIError, back: String, text: WebText = WebText(language: .en)) -> String {
+        documentHead(title: "\(error.status) – tenbin", script: false, text: text) + """
             <body>
             <main class="problem">
-            <h1>That did not work</h1>
-            <p class="message" dir="auto">\(html: error.message)</p>
-            <p><a href="\(html: back)">Back to the board</a></p>
+            <h1>\(html: heading(error.status, text: text))</h1>
+            <p class="message" dir="auto">\(html: fieldNamesShown(error.message, text: text))</p>
+            <p><a href="\(html: back)">\(html: text[.backToBoard])</a></p>
             </main>
             </body>
             </html>
 
             """
+    }
+
+    /// `message` with the form's field names `image1` and `image2` said as the form labels
+    /// them ("Left image", "Right image").
+    static func fieldNamesShown(_ message: String, text: WebText) -> String {
+        message.replacing("image1", with: text[.leftImage]).replacing("image2", with: text[.rightImage])
+    }
+
+    /// An error page's heading: what a reader needs first.
+    private static func heading(_ status: Int, text: WebText) -> String {
+        switch status {
+        case 404: text[.notFoundTitle]
+        case 410: text[.goneTitle]
+        default: text[.problemTitle]
+        }
     }
 }
 
@@ -62,13 +80,13 @@ extension HTTPResponse {
         HTTPResponse(status: 303, headers: [("Location", location), ("Cache-Control", "no-store")])
     }
 
-    /// A failed form's answer as a page (see ``WebPage/errorPage(_:back:)``), with the
+    /// A failed form's answer as a page (see ``WebPage/errorPage(_:back:text:)``), with the
     /// error's status and header fields.
-    static func errorPage(_ error: APIError, back: String) -> HTTPResponse {
+    static func errorPage(_ error: APIError, back: String, language: WebLanguage = .en) -> HTTPResponse {
         var response = HTTPResponse(
             status: error.status,
             headers: Application.htmlHeaders + error.headers.map { ($0.name, $0.value) },
-            body: .bytes(Array(WebPage.errorPage(error, back: back).utf8)))
+            body: .bytes(Array(WebPage.errorPage(error, back: back, text: WebText(language: language)).utf8)))
         response.cause = error.cause
         return response
     }

@@ -5,7 +5,8 @@ import TenbinKit
 ///
 /// Everything is built into the binary; nothing is read from disk or fetched from elsewhere.
 /// The markup has no inline script and no `style` attributes, so it runs under the server's
-/// Content-Security-Policy (`default-src 'self'; img-src 'self' blob:; …`).
+/// Content-Security-Policy (`default-src 'self'; img-src 'self' blob:; …`). Every string comes
+/// from ``WebText`` in the request's ``WebLanguage``.
 enum WebPage {
     /// The widths `/thumbs/{digest}?w=N` serves, smallest first; the page's `srcset` lists them.
     static let thumbnailWidths = [160, 320, 640]
@@ -14,64 +15,94 @@ enum WebPage {
     /// hold as many).
     static let pageSize = 20
 
+    /// The colour of the browser's bars around the page (light, dark), as the manifest names
+    /// the first.
+    static let themeColors = (light: "#f6f5f2", dark: "#141311")
+
     /// The whole page for `GET /`: `posters` is the first page in `order` (the results of
     /// `query` when there is one), `next` the cursor of the page after it (nil at the end).
     /// `maximumUploadBytes`, the server's `--max-upload-mb`, goes to the script, which refuses
     /// two images over it before a byte is sent (a phone on a slow network would otherwise
     /// upload them all to be refused).
-    static func board(posters: [Poster], order: FeedOrder, query: String?, next: String?, maximumUploadBytes: Int = 25 << 20)
-        -> String
-    {
+    static func board(
+        posters: [Poster], order: FeedOrder, query: String?, next: String?, maximumUploadBytes: Int = 25 << 20,
+        text: WebText = WebText(language: .en)
+    ) -> String {
         let query = query ?? ""
-        var html = documentHead(title: query.isEmpty ? "tenbin" : "\(query) – tenbin", script: true)
+        var html = documentHead(title: query.isEmpty ? "tenbin" : "\(query) – tenbin", script: true, text: text)
         html += """
-            <body data-sort="\(order.rawValue)" data-query="\(html: query)" data-next="\(html: next ?? "")" data-page-size="\(pageSize)" data-max-upload="\(maximumUploadBytes)">
-            <header class="top">
-            <div class="bar-row">
-            <h1 class="brand"><a href="/">tenbin</a></h1>
-            <form class="search" role="search" action="/" method="get">
-            <input type="search" id="search" name="q" value="\(html: query)" placeholder="Search words or #tags" aria-label="Search posters" autocomplete="off" enterkeyhint="search">
-            <input type="hidden" name="sort" value="\(order.rawValue)">
-            </form>
-            </div>
-            <nav class="tabs" aria-label="Order">
-            \(tab("New", .new, current: order, query: query))\(tab("Popular", .popular, current: order, query: query))
-            </nav>
-            </header>
-            <main>
-            \(postForm)
-            <p id="status" class="status" role="status" aria-live="polite">\(statusHTML(count: posters.count, query: query))</p>
-            <ol id="board" class="board">
+            <body data-sort="\(order.rawValue)" data-query="\(html: query)" data-next="\(html: next ?? "")" data-page-size="\(pageSize)" \
+            data-max-upload="\(maximumUploadBytes)" data-max-question="\(PosterTextLimits.maximumContentsBytes)" \
+            data-lang="\(text.language.rawValue)" data-strings="\(html: text.scriptTable)">
+            \(header(order: order, query: query, text: text))
+            <main id="main">
+            \(postForm(text))
+            <p id="status" class="status" role="status" aria-live="polite">\(statusHTML(count: posters.count, query: query, text: text))</p>
+            <ol id="board" class="board" tabindex="-1" aria-label="\(html: query.isEmpty ? text[order == .new ? .tabNew : .tabPopular] : query)">
 
             """
         for poster in posters {
-            html += card(poster, order: order)
+            html += card(poster, order: order, text: text)
         }
         html += "</ol>\n"
         if let next {
             let href = "/" + URLQuery.string(["sort": order.rawValue, "q": query, "cursor": next])
-            html += "<a id=\"more\" class=\"more\" href=\"\(html: href)\">More posters</a>\n"
+            html += "<a id=\"more\" class=\"more\" href=\"\(html: href)\">\(html: text[.morePosters])</a>\n"
         } else {
-            html += "<a id=\"more\" class=\"more\" href=\"#\" hidden>More posters</a>\n"
+            html += "<a id=\"more\" class=\"more\" href=\"#\" hidden>\(html: text[.morePosters])</a>\n"
         }
-        html += "</main>\n</body>\n</html>\n"
+        html += "<p id=\"announcer\" class=\"sr\" aria-live=\"polite\"></p>\n</main>\n</body>\n</html>\n"
         return html
     }
 
-    /// The start of every page, through `</head>`: `title` (escaped here), the icon, the style
-    /// sheet and, when `script`, app.js.
-    static func documentHead(title: String, script: Bool) -> String {
+    /// The sticky header: a skip link, the name, search, the language switch and the tabs.
+    static func header(order: FeedOrder, query: String, text: WebText) -> String {
+        """
+        <a class="skip" href="#board">\(html: text[.skipToPosters])</a>
+        <header class="top">
+        <div class="bar-row">
+        <h1 class="brand"><a href="/">tenbin</a></h1>
+        <form class="search" role="search" action="/" method="get">
+        <input type="search" id="search" name="q" value="\(html: query)" placeholder="\(html: text[.searchPlaceholder])" aria-label="\(html: text[.searchLabel])" enterkeyhint="search">
+        <input type="hidden" name="sort" value="\(order.rawValue)">
+        </form>
+        \(languageSwitch(text))
+        </div>
+        <nav class="tabs" aria-label="\(html: text[.orderLabel])">
+        \(tab(text[.tabNew], .new, current: order, query: query))\(tab(text[.tabPopular], .popular, current: order, query: query))
+        </nav>
+        </header>
+        """
+    }
+
+    /// A link to each other language, in that language (`GET /language/{code}` sets the cookie
+    /// and comes back).
+    static func languageSwitch(_ text: WebText) -> String {
+        let links = WebLanguage.allCases.filter { $0 != text.language }.map { other in
+            "<a class=\"lang\" href=\"/language/\(other.rawValue)\" lang=\"\(other.rawValue)\" hreflang=\"\(other.rawValue)\">\(html: other.ownName)</a>"
+        }
+        return "<nav class=\"langs\" aria-label=\"\(html: text[.languageLabel])\">\(links.joined(separator: " "))</nav>"
+    }
+
+    /// The start of every page, through `</head>`: `<html lang>` in the page's language,
+    /// `title` (escaped here), the icons, the manifest, the theme colours, the style sheet and,
+    /// when `script`, app.js; then `extra` (markup made safe by the caller).
+    static func documentHead(title: String, script: Bool, text: WebText = WebText(language: .en), extra: String = "") -> String {
         """
         <!doctype html>
-        <html lang="en">
+        <html lang="\(text.language.rawValue)">
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="color-scheme" content="light dark">
+        <meta name="theme-color" content="\(themeColors.light)" media="(prefers-color-scheme: light)">
+        <meta name="theme-color" content="\(themeColors.dark)" media="(prefers-color-scheme: dark)">
         <title>\(html: title)</title>
         <link rel="icon" href="\(assetURL("icon.svg"))" type="image/svg+xml">
+        <link rel="apple-touch-icon" href="\(assetURL(AppIcon.touchIconName))">
+        <link rel="manifest" href="\(assetURL("manifest.webmanifest"))">
         <link rel="stylesheet" href="\(assetURL("app.css"))">\(script ? "\n<script src=\"\(assetURL("app.js"))\" defer></script>" : "")
-        </head>
+        \(extra)</head>
 
         """
     }
@@ -92,14 +123,14 @@ enum WebPage {
     private static func tab(_ title: String, _ order: FeedOrder, current: FeedOrder, query: String) -> String {
         let href = "/" + URLQuery.string(["sort": order == .new ? nil : order.rawValue, "q": query])
         let selected = order == current ? " aria-current=\"page\"" : ""
-        return "<a class=\"tab\" href=\"\(html: href)\" data-sort=\"\(order.rawValue)\"\(selected)>\(title)</a>"
+        return "<a class=\"tab\" href=\"\(html: href)\" data-sort=\"\(order.rawValue)\"\(selected)>\(html: title)</a>"
     }
 
     /// What the status line says under the form before the script takes over, as HTML: the
     /// query, escaped, in a `<bdi>` so right-to-left text in it cannot reorder the sentence.
-    static func statusHTML(count: Int, query: String) -> String {
-        if query.isEmpty { return count == 0 ? "No posters yet." : "" }
-        let quoted = "“<bdi>\(html: query)</bdi>”"
-        return count == 0 ? "Nothing matches \(quoted)." : "Posters matching \(quoted)"
+    static func statusHTML(count: Int, query: String, text: WebText = WebText(language: .en)) -> String {
+        if query.isEmpty { return count == 0 ? text.html(.noPostersYet) : "" }
+        let quoted = "<bdi>\(html: query)</bdi>"
+        return count == 0 ? text.html(.nothingMatches, quoted) : text.html(.postersMatching, quoted)
     }
 }

@@ -39,4 +39,5 @@ let allCommands: [any Command.Type] = [
     PostCommand.self, VoteCommand.self, ListCommand.self, ShowCommand.self, ImageCommand.self,
     EditCommand.self, DeleteCommand.self, GCCommand.self, CheckCommand.self, SearchCommand.self, ImportCommand.self,
     WatchCommand.self, ServeCommand.self, MigrateCommand.self, CopyCommand.self, BackupCommand.self,
+    ExportCommand.self,
 ]

@@ -1,12 +1,12 @@
 import Glibc
 import TenbinKit
 
-/// `tenbin post IMAGE1 IMAGE2 [--text TEXT] [--tag TAG]… [--json]`
+/// `tenbin post IMAGE1 IMAGE2 [--text TEXT] [--tag TAG]… [--alt1 TEXT] [--alt2 TEXT] [--json]`
 enum PostCommand: Command {
     static let spec = CommandSpec(
         name: "post",
         abstract: "Post two images as a new poster.",
-        usage: "IMAGE1 IMAGE2 [--text TEXT] [--tag TAG]... [--json]",
+        usage: "IMAGE1 IMAGE2 [--text TEXT] [--tag TAG]... [--alt1 TEXT] [--alt2 TEXT] [--json]",
         discussion: """
             Both images are checked and re-encoded before anything is written: scaled to fit the
             maximum edge, EXIF orientation applied, all metadata dropped, stored as JPEG (PNG when
@@ -19,6 +19,8 @@ enum PostCommand: Command {
         var image2 = Argument.text("IMAGE2", help: "The second image (JPEG, PNG, WebP, HEIC or AVIF), or - for standard input.")
         var text = Option.text(["--text"], value: "TEXT", help: "The question shown with the images.")
         var tag = Option.repeated(["--tag"], value: "TAG", help: "A hashtag (repeatable; a leading # is dropped).")
+        var alt1 = Option.text(["--alt1"], value: "TEXT", help: "What the first image shows, for people who cannot see it.")
+        var alt2 = Option.text(["--alt2"], value: "TEXT", help: "What the second image shows, for people who cannot see it.")
         var json = Flag.json("Print the new poster as JSON.")
         var image = ImageOptions()
     }
@@ -35,11 +37,14 @@ enum PostCommand: Command {
         }
         let contents = try arguments.text ?? ""
         let hashtags = try arguments.tag
+        let (alt1, alt2) = (try arguments.alt1 ?? "", try arguments.alt2 ?? "")
         // The board checks this too; checked first here, a refused post creates no store.
         try PosterTextLimits.check(contents: contents, hashtags: hashtags)
+        try PosterTextLimits.check(alt1: alt1, alt2: alt2)
         let poster = try context.withBoard(.create, limits: limits, encoding: encoding) { board in
             let images = try files.map { try upload($0, limits: limits) }
-            let draft = PosterDraft(image1: images[0], image2: images[1], contents: contents, hashtags: hashtags)
+            let draft = PosterDraft(
+                image1: images[0], image2: images[1], contents: contents, hashtags: hashtags, alt1: alt1, alt2: alt2)
             context.markers.reach("post:begin")
             let poster = try board.post(draft)
             context.markers.reach("post:end")

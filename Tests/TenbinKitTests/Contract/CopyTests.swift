@@ -15,7 +15,8 @@ import Testing
         let board = try backend.board(store)
         let first = try board.post(
             PosterDraft(
-                image1: .file(StoreContractTests.cat), image2: .file(StoreContractTests.dog), contents: "猫か犬か", hashtags: ["#猫", "犬"]))
+                image1: .file(StoreContractTests.cat), image2: .file(StoreContractTests.dog), contents: "猫か犬か", hashtags: ["#猫", "犬"],
+                alt1: "A tabby cat", alt2: "黒い犬"))
         let swapped = try board.post(PosterDraft(image1: .file(StoreContractTests.dog), image2: .file(StoreContractTests.cat)))
         let pieces = ["猫", "ネコ", "ｷﾉｺ", "きのこ派", "東京タワー", "ＡＢＣ", "abc", "ー", "１", "テスト", " ", "\u{3000}"]
         var random = SplitMix64(seed: 12)

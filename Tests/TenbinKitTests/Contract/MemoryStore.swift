@@ -272,7 +272,7 @@ final class MemorySession: StoreWriting {
         state.lastID += 1
         state.posters[state.lastID] = Poster(
             id: state.lastID, contents: poster.contents, hashtags: poster.hashtags, good1: 0, good2: 0, createdAt: createdAt,
-            images: poster.images)
+            images: poster.images, alt1: poster.alt1, alt2: poster.alt2)
         state.keys[state.lastID] = search
         return state.lastID
     }

@@ -39,6 +39,10 @@ import Testing
             #expect(error.description == message)
             #expect(ErrorKind.of(error) == .invalidInput)
         }
+        let longAlt = PosterDraft(
+            image1: .file(StoreContractTests.cat), image2: .file(StoreContractTests.dog), alt2: String(repeating: "猫", count: 334))
+        let error = try #require(throws: PosterTextError.self) { try board.post(longAlt) }
+        #expect(error.description == "the alt text of image2 is longer than 1,000 bytes")
         #expect(try board.count() == 0)
         #expect(Self.blobFiles(store) == [], "the images were refused before they were stored")
         #expect(try board.check().isSound)

@@ -25,6 +25,23 @@ import Testing
     }
 
     @Test(arguments: BackendUnderTest.all)
+    func eachImagesAltTextIsStoredAndReadBackByEveryRead(backend: BackendUnderTest) throws {
+        let store = try TemporaryStore()
+        let board = try backend.board(store)
+        let posted = try board.post(
+            PosterDraft(image1: .file(Self.cat), image2: .file(Self.dog), contents: "どっち？", alt1: "A tabby cat on a sofa", alt2: "黒い柴犬"))
+        #expect(posted.alt1 == "A tabby cat on a sofa" && posted.alt2 == "黒い柴犬")
+        let plain = try board.quickPost("no alt text")
+        #expect(plain.alt1.isEmpty && plain.alt2.isEmpty)
+        #expect(try board.poster(id: posted.id) == posted)
+        #expect(try board.posters(order: .new, limit: 10) == [plain, posted])
+        #expect(try board.search(query: "どっち") == [posted])
+        // A vote reads the poster back whole.
+        let voted = try board.vote(id: posted.id, side: .second)
+        #expect(voted.alt1 == posted.alt1 && voted.alt2 == posted.alt2 && voted.good2 == 1)
+    }
+
+    @Test(arguments: BackendUnderTest.all)
     func idsOnlyGrowAndAreNeverReused(backend: BackendUnderTest) throws {
         let store = try TemporaryStore()
         let board = try backend.board(store)

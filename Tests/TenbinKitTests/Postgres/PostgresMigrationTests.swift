@@ -8,7 +8,9 @@ import Testing
 @Suite(.enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(10)))
 struct PostgresMigrationTests {
     @Test func aDatabaseAtEachEarlierVersionUpgradesAndIndexesItsPosters() throws {
-        for version in 1..<PostgresSchema.latestVersion {
+        // Versions 1-5, with posters as those versions wrote them (from 6 on, a poster row
+        // holds copies of its blob rows and its walk key: `anAltTextlessDatabaseUpgrades…`).
+        for version in 1..<6 {
             let url = try TestPostgres.freshDatabase()
             let old = try PostgresStore(url: url, poolSize: 1, migrate: false)
             #expect(try old.migrate(to: version) == Array(1...version))
@@ -69,6 +71,33 @@ struct PostgresMigrationTests {
             #expect(try board.search(query: "y").map(\.id) == [2])
             #expect(try upgraded.integrityProblems().isEmpty)
         }
+    }
+
+    @Test func anAltTextlessDatabaseUpgradesAndKeepsItsPosters() throws {
+        // A version 6 database as version 6 wrote it: today's, less step 7's columns (and step
+        // 8's vote log).
+        let url = try TestPostgres.freshDatabase()
+        let folder = try TemporaryStore()
+        let posted = try {
+            let store = try PostgresStore(url: url, poolSize: 1)
+            let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
+            let poster = try board.post(
+                PosterDraft(image1: .file(StoreContractTests.cat), image2: .file(StoreContractTests.dog), contents: "猫か犬か"))
+            try store.pool.withConnection { connection in
+                try connection.execute(
+                    "ALTER TABLE poster DROP COLUMN alt1, DROP COLUMN alt2; DROP TABLE vote_log; DELETE FROM tenbin_schema WHERE version >= 7"
+                )
+            }
+            return poster
+        }()
+        let upgraded = try PostgresStore(url: url, poolSize: 1)
+        #expect(try upgraded.schemaVersion() == PostgresSchema.latestVersion)
+        let board = Board(folder.configuration(), store: upgraded, blobs: BlobStore(storeFolder: folder.path))
+        #expect(try board.poster(id: posted.id) == posted)
+        let described = try board.post(
+            PosterDraft(image1: .file(StoreContractTests.dog), image2: .file(StoreContractTests.cat), alt1: "犬", alt2: "A cat"))
+        #expect(try board.poster(id: described.id).alt2 == "A cat")
+        #expect(try upgraded.integrityProblems().isEmpty)
     }
 
     @Test func checkNamesAPosterWhoseHashtagsAreNotAListOfTags() throws {

@@ -65,6 +65,8 @@ import Testing
                 CREATE INDEX poster_popular ON poster(good1 + good2 DESC, id DESC);
                 DROP INDEX poster_identity;
                 ALTER TABLE poster DROP COLUMN contents_hash;
+                ALTER TABLE poster DROP COLUMN alt1;
+                ALTER TABLE poster DROP COLUMN alt2;
                 CREATE INDEX poster_identity ON poster(image1, image2, contents);
                 DROP TABLE search_posting;
                 DROP TABLE search_segment;

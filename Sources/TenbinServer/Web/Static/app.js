@@ -12,9 +12,16 @@
   const form = document.getElementById("post-form");
   const compose = document.getElementById("compose");
   const pageSize = Number(body.dataset.pageSize) || 20;
+  // A poster's own page (/p/ID): its one card, live; searching leaves for the board.
+  const single = body.dataset.poster || "";
   const widths = [160, 320, 640];
   const maxFeedLimit = 100;
   const searchDelay = 500;
+  const longPress = 500;
+  const maxQuestionBytes = Number(body.dataset.maxQuestion) || 4096;
+  const announcer = document.getElementById("announcer");
+  let strings = {};
+  try { strings = JSON.parse(body.dataset.strings || "{}"); } catch (error) { /* English keys below */ }
 
   const state = {
     sort: body.dataset.sort === "popular" ? "popular" : "new",
@@ -30,6 +37,15 @@
   };
 
   // ---- small helpers -------------------------------------------------------------
+  // The page language's text for `key` (WebText on the server), `{0}`, `{1}` … filled in.
+  function t(key, ...args) {
+    const template = strings[key] === undefined ? key : strings[key];
+    return template.replace(/\{(\d+)\}/g, (whole, index) => (args[index] === undefined ? whole : String(args[index])));
+  }
+  // The API's messages name the form's fields image1 and image2; the form calls them otherwise.
+  function fieldNames(message) {
+    return message.replace(/image1/g, t("leftImage")).replace(/image2/g, t("rightImage"));
+  }
   function el(tag, className, text) {
     const node = document.createElement(tag);
     if (className) node.className = className;
@@ -45,7 +61,7 @@
   }
   function errorMessage(data, response) {
     const message = data && data.error && data.error.message;
-    return message || ("the server answered " + response.status + " " + response.statusText).trim();
+    return message ? fieldNames(message) : t("serverAnswered", (response.status + " " + response.statusText).trim());
   }
   let toastTimer = 0;
   const toast = el("p", "toast");
@@ -88,8 +104,29 @@
       });
   }
   function altText(side, poster) {
-    const which = side === 1 ? "Left image" : "Right image";
-    return poster.contents ? which + ": " + safeText(poster.contents) : which + " of poster " + poster.id;
+    const own = side === 1 ? poster.alt1 : poster.alt2;
+    if (own) return safeText(own);
+    const which = t(side === 1 ? "leftImage" : "rightImage");
+    return poster.contents ? t("altWithQuestion", which, safeText(poster.contents)) : t("altWithoutQuestion", which, poster.id);
+  }
+  function posterName(poster) {
+    return poster.contents ? safeText(poster.contents) : t("posterNumber", poster.id);
+  }
+  // "3 min ago" for a <time>'s datetime, in the page's language; the date after 30 days.
+  function relativeTime(time) {
+    const then = Date.parse(time.dateTime);
+    if (!Number.isFinite(then)) return;
+    const minutes = Math.max(0, Math.floor((Date.now() - then) / 60000));
+    let text = time.dateTime.slice(0, 10);
+    if (minutes < 1) text = t("justNow");
+    else if (minutes < 60) text = t("minutesAgo", minutes);
+    else if (minutes < 24 * 60) text = t("hoursAgo", Math.floor(minutes / 60));
+    else if (minutes < 30 * 24 * 60) text = t("daysAgo", Math.floor(minutes / 1440));
+    time.textContent = text;
+    time.title = new Date(then).toLocaleString(document.documentElement.lang);
+  }
+  function refreshTimes(root) {
+    for (const time of root.querySelectorAll(".meta time")) relativeTime(time);
   }
 
   // ---- cards ---------------------------------------------------------------------
@@ -102,8 +139,11 @@
     article.setAttribute("aria-labelledby", "question-" + poster.id);
     const pair = el("div", "pair");
     poster.images.slice(0, 2).forEach((image, index) => {
+      const side = el("div", "side side" + (index + 1));
       const link = el("a", "image");
       link.href = "/blobs/" + image.digest;
+      link.dataset.side = String(index + 1);
+      link.tabIndex = -1;
       const img = el("img");
       img.src = "/thumbs/" + image.digest + "?w=" + widths[1];
       img.srcset = widths.map((w) => "/thumbs/" + image.digest + "?w=" + w + " " + w + "w").join(", ");
@@ -114,12 +154,20 @@
       img.height = image.height;
       img.alt = altText(index + 1, poster);
       link.append(img);
-      pair.append(link);
+      const zoom = el("a", "zoom");
+      zoom.href = link.href;
+      zoom.dataset.side = String(index + 1);
+      const label = t("viewLarge", t(index === 0 ? "leftImage" : "rightImage"));
+      zoom.setAttribute("aria-label", label);
+      zoom.title = label;
+      side.append(link, zoom);
+      pair.append(side);
     });
     article.append(pair);
-    const question = el("p", "question", safeText(poster.contents));
+    // A poster without a question is still named, for screen readers.
+    const question = el("p", poster.contents ? "question" : "question sr", posterName(poster));
     question.id = "question-" + poster.id;
-    question.dir = "auto";  // user text: its own direction, isolated from the page's
+    if (poster.contents) question.dir = "auto";  // user text: its own direction, isolated from the page's
     article.append(question);
     if (poster.hashtags.length > 0) {
       const tags = el("ul", "tags");
@@ -146,17 +194,18 @@
       button.name = "side";
       button.value = String(side);
       button.dataset.side = String(side);
-      button.append(el("span", "label", side === 1 ? "Vote left" : "Vote right"), " ",
-        el("span", "count"), " ", el("span", "pct"));
+      button.append(el("span", "label", t(side === 1 ? "voteLeft" : "voteRight")),
+        el("span", "sr", " – " + posterName(poster)), " ", el("span", "count"), " ", el("span", "pct"));
       votes.append(button);
     }
     article.append(votes);
     const meta = el("p", "meta");
     const link = el("a", "", "#" + poster.id);
-    link.href = "/api/v1/posters/" + poster.id;
+    link.href = "/p/" + poster.id;
     const time = el("time", "", String(poster.createdAt).slice(0, 10));
     time.dateTime = poster.createdAt;
-    meta.append(link, " · ", time);
+    relativeTime(time);
+    meta.append(link, " · ", time, el("span", "tally"));
     article.append(meta);
     card.append(article);
     return card;
@@ -193,9 +242,11 @@
     const buttons = card.querySelectorAll(".vote");
     const shown = [[good1, percent1], [good2, 100 - percent1]];
     buttons.forEach((button, index) => {
-      button.querySelector(".count").textContent = String(shown[index][0]);
-      button.querySelector(".pct").textContent = total === 0 ? "–" : shown[index][1] + "%";
+      button.querySelector(".count").textContent = total === 0 ? "" : String(shown[index][0]);
+      button.querySelector(".pct").textContent = total === 0 ? "" : shown[index][1] + "%";
     });
+    const tally = card.querySelector(".tally");
+    if (tally) tally.textContent = total === 0 ? " · " + t("noVotes") : "";
   }
   function tagsOf(card) {
     return Array.from(card.querySelectorAll(".tags a"), (link) => link.textContent.slice(1)).join("\n");
@@ -215,7 +266,7 @@
     if (!card) {
       card = buildCard(poster);
       if (arrived) card.classList.add("arrived");
-    } else if (card.querySelector(".question").textContent !== safeText(poster.contents) ||
+    } else if (card.querySelector(".question").textContent !== posterName(poster) ||
                tagsOf(card) !== poster.hashtags.map(safeText).join("\n")) {
       const fresh = buildCard(poster);
       card.replaceWith(fresh);
@@ -238,13 +289,15 @@
     } catch (error) { /* offline: keep the card */ }
   }
   function updateStatus() {
+    if (!statusLine) return;
     const count = board.children.length;
-    if (!state.query) { statusLine.textContent = count === 0 ? "No posters yet." : ""; return; }
+    if (!state.query) { statusLine.textContent = count === 0 ? t("noPostersYet") : ""; return; }
     // The query sits in a <bdi>: right-to-left text in it cannot reorder the sentence.
-    statusLine.replaceChildren(count === 0 ? "Nothing matches “" : "Posters matching “", el("bdi", "", state.query),
-      count === 0 ? "”." : "”");
+    const [before, after] = t(count === 0 ? "nothingMatches" : "postersMatching").split("{0}");
+    statusLine.replaceChildren(before, el("bdi", "", state.query), after === undefined ? "" : after);
   }
   function updateMore() {
+    if (!more) return;
     more.hidden = !state.next;
     more.href = state.next ? pagePath(state.query, state.sort) + (state.query || state.sort !== "new" ? "&" : "?") +
       "cursor=" + encodeURIComponent(state.next) : "#";
@@ -274,7 +327,8 @@
     if (state.feed) state.feed.close();
     state.feed = null;
     if (!("EventSource" in window)) return;
-    const params = new URLSearchParams({ sort: state.sort, limit: String(state.feedLimit) });
+    const params = single ? new URLSearchParams({ poster: single })
+      : new URLSearchParams({ sort: state.sort, limit: String(state.feedLimit) });
     if (state.query) params.set("q", state.query);
     const feed = new EventSource("/api/v1/feed?" + params);
     state.feed = feed;
@@ -292,16 +346,19 @@
       if (state.feed === feed && event.data) {
         let data = null;
         try { data = JSON.parse(event.data); } catch (error) { /* not JSON */ }
-        if (data && data.error) say("Live updates stopped: " + data.error.message);
+        if (data && data.error) say(t("liveStopped", data.error.message));
       }
     });
   }
 
   // ---- voting --------------------------------------------------------------------
+  // A vote for `side` of poster `id`, from its button or a tap on its image: the count moves
+  // at once, the image and the count pulse, and the server's answer is announced politely.
   async function vote(id, side) {
     const entry = record(id);
     entry.pending[side - 1] += 1;
     showCounts(id);
+    pulse(id, side);
     try {
       const response = await fetch("/api/v1/posters/" + id + "/votes", {
         method: "POST",
@@ -312,16 +369,36 @@
       entry.pending[side - 1] -= 1;
       if (!response.ok) {
         if (response.status === 404) removeCard(id);
-        say("Your vote was not counted: " + errorMessage(data, response));
+        say(t("voteNotCounted", errorMessage(data, response)));
       } else {
         const counts = data && data.poster ? data.poster : data || {};
         learn(id, counts.good1, counts.good2);
+        announce(id, side);
       }
     } catch (error) {
       entry.pending[side - 1] -= 1;
-      say("The server could not be reached; your vote may not have counted.");
+      say(t("voteUnreachable"));
     }
     showCounts(id);
+  }
+  function pulse(id, side) {
+    const card = cardFor(id);
+    if (!card) return;
+    for (const node of [card.querySelector(".side" + side + ".side"), card.querySelector(".vote.side" + side)]) {
+      if (!node) continue;
+      node.classList.remove("pulse");
+      void node.offsetWidth;  // restarts the animation on a quick second tap
+      node.classList.add("pulse");
+    }
+  }
+  function announce(id, side) {
+    const card = cardFor(id);
+    if (!card || !announcer) return;
+    const button = card.querySelector(".vote.side" + side);
+    const label = button.querySelector(".label").textContent + button.querySelector(".sr").textContent;
+    const count = Number(card.dataset["good" + side]);
+    const total = Number(card.dataset.good1) + Number(card.dataset.good2);
+    announcer.textContent = t("votedAnnouncement", label, count, total === 0 ? 0 : Math.round((count * 100) / total));
   }
 
   // ---- paging --------------------------------------------------------------------
@@ -333,7 +410,7 @@
       const response = await fetch(listURL(state.query, state.next), { headers: { Accept: "application/json" } });
       const data = await readJSON(response);
       if (generation !== state.generation) return;
-      if (!response.ok || !data) { say("More posters could not be loaded: " + errorMessage(data, response)); return; }
+      if (!response.ok || !data) { say(t("moreFailed", errorMessage(data, response))); return; }
       for (const poster of data.posters) {
         if (cardFor(poster.id)) learn(poster.id, poster.good1, poster.good2);
         else upsert(poster, Infinity, false);
@@ -346,7 +423,7 @@
         openFeed();
       }
     } catch (error) {
-      say("More posters could not be loaded: the server cannot be reached.");
+      say(t("moreUnreachable"));
     } finally {
       state.loadingMore = false;
     }
@@ -368,7 +445,7 @@
       const response = await fetch(listURL(query, null), { signal: controller.signal, headers: { Accept: "application/json" } });
       const data = await readJSON(response);
       if (state.searchController !== controller) return;
-      if (!response.ok || !data) { say("Search failed: " + errorMessage(data, response)); return; }
+      if (!response.ok || !data) { say(t("searchFailed", errorMessage(data, response))); return; }
       state.generation += 1;
       state.query = query;
       state.next = data.next || null;
@@ -383,14 +460,14 @@
       state.feedLimit = pageSize;
       openFeed();
     } catch (error) {
-      if (error.name !== "AbortError") say("Search failed: the server cannot be reached.");
+      if (error.name !== "AbortError") say(t("searchUnreachable"));
     } finally {
       if (state.searchController === controller) state.searchController = null;
     }
   }
 
   // ---- posting -------------------------------------------------------------------
-  const fields = ["image1", "image2", "contents", "hashtags", "form"];
+  const fields = ["image1", "image2", "alt1", "alt2", "contents", "hashtags", "form"];
   function fieldError(name, text) {
     const target = document.getElementById(name + "-error");
     target.textContent = text;
@@ -413,7 +490,7 @@
     return null;
   }
   function describeBad(file) {
-    return file.size === 0 ? file.name + " is empty." : file.name + " is not a JPEG, PNG, WebP, HEIC or AVIF image.";
+    return file.size === 0 ? t("fileEmpty", file.name) : t("notAnImage", file.name);
   }
   async function picked(side) {
     const name = "image" + side;
@@ -433,14 +510,22 @@
   // too large) the larger image.
   function fieldFor(message, status, files) {
     const text = message.toLowerCase();
-    if (/image ?1|first image|left image/.test(text)) return "image1";
-    if (/image ?2|second image|right image/.test(text)) return "image2";
+    const left = /image ?1|first image|left image/.test(text) || message.includes(t("leftImage"));
+    if (/alt text of/.test(text)) return left ? "alt1" : "alt2";
+    if (/image ?1|first image|left image/.test(text) || message.includes(t("leftImage"))) return "image1";
+    if (/image ?2|second image|right image/.test(text) || message.includes(t("rightImage"))) return "image2";
     if (files[0] && files[0].name && message.includes(files[0].name)) return "image1";
     if (files[1] && files[1].name && message.includes(files[1].name)) return "image2";
     if (/hashtag/.test(text)) return "hashtags";
     if (/contents|question|text/.test(text)) return "contents";
     if (status === 413 && files[0] && files[1]) return files[0].size >= files[1].size ? "image1" : "image2";
     return "form";
+  }
+  // The server counts the question's limit in UTF-8 bytes, which `maxlength` cannot.
+  function checkQuestion() {
+    const bytes = new TextEncoder().encode(document.getElementById("contents").value).length;
+    fieldError("contents", bytes > maxQuestionBytes ? t("questionTooLong", bytes, maxQuestionBytes) : "");
+    return bytes <= maxQuestionBytes;
   }
   function splitTags(text) {
     return text.split(/[\s,、，]+/).filter((tag) => tag !== "");
@@ -453,13 +538,14 @@
     for (const [index, file] of files.entries()) {
       const name = "image" + (index + 1);
       let problem = null;
-      if (!file) problem = index === 0 ? "Choose the left image." : "Choose the right image.";
+      if (!file) problem = t(index === 0 ? "chooseLeft" : "chooseRight");
       else if (!(await sniff(file))) problem = describeBad(file);
       if (problem) {
         fieldError(name, problem);
         firstBad = firstBad || name;
       }
     }
+    if (!checkQuestion()) firstBad = firstBad || "contents";
     if (firstBad) { document.getElementById(firstBad).focus(); return; }
     // The server refuses a body over its limit before reading it: say so before a phone
     // spends minutes sending it. The form's other fields and its framing take at most
@@ -469,8 +555,7 @@
     if (maxUpload > 0 && total + 16384 > maxUpload) {
       const larger = files[0].size >= files[1].size ? "image1" : "image2";
       const mb = (bytes) => (bytes / 1048576).toFixed(1) + " MB";
-      fieldError(larger, "The two images are " + mb(total) + " together; this server takes at most " +
-        mb(maxUpload) + ". Choose smaller images.");
+      fieldError(larger, t("tooLarge", mb(total), mb(maxUpload)));
       document.getElementById(larger).focus();
       return;
     }
@@ -478,6 +563,10 @@
     data.append("image1", files[0]);
     data.append("image2", files[1]);
     data.append("contents", document.getElementById("contents").value);
+    for (const name of ["alt1", "alt2"]) {
+      const value = document.getElementById(name).value.trim();
+      if (value) data.append(name, value);
+    }
     for (const tag of splitTags(document.getElementById("hashtags").value)) data.append("hashtags", tag);
     const submit = document.getElementById("post-submit");
     submit.disabled = true;
@@ -497,21 +586,90 @@
       compose.open = false;
       if (poster && poster.id !== undefined) {
         if (!state.query && state.sort === "new") upsert(poster, 0, true);
-        say("Posted #" + poster.id + ".");
+        say(t("posted", poster.id));
         updateStatus();
       }
     } catch (error) {
-      fieldError("form", "The server could not be reached; the poster may have been stored: look for it on the board before posting again.");
+      fieldError("form", t("postUnreachable"));
     } finally {
       submit.disabled = false;
     }
+  }
+
+  // ---- sharing (a poster's page) -------------------------------------------------
+  // The Share button: the system's share sheet where the browser has one, else the link
+  // copied. Without this script the page shows the link itself.
+  function shareButton() {
+    const button = document.getElementById("share");
+    if (!button) return;
+    const status = document.getElementById("share-status");
+    button.hidden = false;
+    button.addEventListener("click", async () => {
+      const url = button.dataset.url;
+      try {
+        if (navigator.share) {
+          await navigator.share({ title: button.dataset.title, url: url });
+          return;
+        }
+        await navigator.clipboard.writeText(url);
+        status.textContent = t("linkCopied");
+      } catch (error) {
+        if (error.name !== "AbortError") status.textContent = t("copyTheLink", url);
+      }
+    });
   }
 
   // ---- wiring --------------------------------------------------------------------
   for (const card of board.children) {
     learn(Number(card.dataset.id), Number(card.dataset.good1), Number(card.dataset.good2));
   }
+  // ---- lightbox: the full image, from the zoom control or a long press on an image ----
+  const lightbox = el("dialog", "lightbox");
+  const lightboxImage = el("img");
+  const lightboxClose = el("button", "", t("close"));
+  lightboxClose.type = "button";
+  lightbox.append(lightboxImage, lightboxClose);
+  document.body.append(lightbox);
+  lightboxClose.addEventListener("click", () => lightbox.close());
+  lightbox.addEventListener("click", (event) => { if (event.target === lightbox) lightbox.close(); });
+  function openLightbox(link) {
+    if (typeof lightbox.showModal !== "function") { window.location.href = link.href; return; }
+    const img = link.closest(".side").querySelector(".image img");
+    lightboxImage.src = link.href;
+    lightboxImage.alt = img ? img.alt : "";
+    lightbox.setAttribute("aria-label", lightboxImage.alt);
+    lightbox.showModal();
+    lightboxClose.focus();
+  }
+  // A press held on an image opens it large instead of voting.
+  const press = { timer: 0, fired: false };
+  board.addEventListener("pointerdown", (event) => {
+    const image = event.target.closest("a.image");
+    press.fired = false;
+    clearTimeout(press.timer);
+    if (!image || (event.pointerType === "mouse" && event.button !== 0)) return;
+    press.timer = setTimeout(() => { press.fired = true; openLightbox(image); }, longPress);
+  });
+  for (const name of ["pointerup", "pointercancel", "pointerleave"]) {
+    board.addEventListener(name, () => clearTimeout(press.timer));
+  }
+  board.addEventListener("contextmenu", (event) => {
+    if (event.target.closest("a.image")) event.preventDefault();
+  });
   board.addEventListener("click", (event) => {
+    const image = event.target.closest("a.image");
+    if (image && board.contains(image) && !event.ctrlKey && !event.metaKey && !event.shiftKey) {
+      event.preventDefault();  // the link to the full image is for pages without this script
+      if (press.fired) { press.fired = false; return; }
+      vote(Number(image.closest(".card").dataset.id), Number(image.dataset.side));
+      return;
+    }
+    const zoom = event.target.closest("a.zoom");
+    if (zoom && board.contains(zoom) && !event.ctrlKey && !event.metaKey && !event.shiftKey) {
+      event.preventDefault();
+      openLightbox(zoom);
+      return;
+    }
     const button = event.target.closest("button.vote");
     if (button && board.contains(button)) {
       event.preventDefault();  // the form is for pages without this script
@@ -519,18 +677,18 @@
       return;
     }
     const tag = event.target.closest(".tags a");
-    if (tag && !event.ctrlKey && !event.metaKey && !event.shiftKey && event.button === 0) {
+    if (tag && !single && !event.ctrlKey && !event.metaKey && !event.shiftKey && event.button === 0) {
       event.preventDefault();
       searchInput.value = tag.textContent;
       window.scrollTo({ top: 0 });
       runSearch(searchInput.value);
     }
   });
-  searchInput.addEventListener("input", () => {
+  if (!single) searchInput.addEventListener("input", () => {
     cancelSearch();
     state.searchTimer = setTimeout(() => runSearch(searchInput.value), searchDelay);
   });
-  searchInput.form.addEventListener("submit", (event) => {
+  if (!single) searchInput.form.addEventListener("submit", (event) => {
     event.preventDefault();
     runSearch(searchInput.value);
   });
@@ -539,22 +697,28 @@
     if (event.key === "/" && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) {
       event.preventDefault();
       searchInput.focus();
-    } else if (event.key === "Escape" && document.activeElement === searchInput && searchInput.value) {
+    } else if (event.key === "Escape" && !single && document.activeElement === searchInput && searchInput.value) {
       searchInput.value = "";
       runSearch("");
     }
   });
-  more.addEventListener("click", (event) => {
+  if (more) more.addEventListener("click", (event) => {
     event.preventDefault();
     loadMore();
   });
-  if ("IntersectionObserver" in window) {
+  if (more && "IntersectionObserver" in window) {
     new IntersectionObserver((entries) => {
       if (entries.some((entry) => entry.isIntersecting)) loadMore();
     }, { rootMargin: "600px" }).observe(more);
   }
-  for (const side of [1, 2]) document.getElementById("image" + side).addEventListener("change", () => picked(side));
-  form.addEventListener("submit", submitPost);
+  if (form) {
+    for (const side of [1, 2]) document.getElementById("image" + side).addEventListener("change", () => picked(side));
+    document.getElementById("contents").addEventListener("input", checkQuestion);
+    form.addEventListener("submit", submitPost);
+  }
+  refreshTimes(board);
+  setInterval(() => refreshTimes(board), 60000);
+  shareButton();
   updateMore();
   openFeed();
   body.classList.add("scripted");

@@ -72,6 +72,8 @@ let package = Package(
                 .embedInCode("Web/Static/app.css"),
                 .embedInCode("Web/Static/icon.svg"),
                 .embedInCode("Web/Static/manifest.webmanifest"),
+                .embedInCode("Web/Static/report.js"),
+                .embedInCode("Web/Static/report.css"),
             ]
         ),
         .executableTarget(

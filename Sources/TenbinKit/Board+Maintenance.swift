@@ -30,13 +30,15 @@ extension Board {
     /// Temporary files younger than this may belong to a write under way and are kept.
     static let temporaryGrace = 3600
 
-    /// Removes blobs no poster references, and stale temporary files.
+    /// Removes blobs no poster references, and stale temporary files, and compacts timelines
+    /// (``compactTimelines()``).
     ///
     /// Files are removed while holding the store's write lock, and a post re-checks its blob
     /// files under that same lock before committing, so gc never removes a file a poster is
     /// about to reference.
     public func collectGarbage() throws -> GarbageReport {
         var report = GarbageReport()
+        try compactTimelines()
         _ = try store.write { writing in
             let unused = try writing.unreferencedBlobRows()
             for digest in unused { try writing.deleteBlobRow(digest) }

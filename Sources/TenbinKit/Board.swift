@@ -18,18 +18,27 @@ public final class Board: Sendable {
         public var live: LiveFeeds.Options
         /// How votes cast with ``castVote(id:side:times:)`` are grouped into one commit.
         public var voteBatching: VoteBatcher.Options
+        /// How many distinct reporters hide a poster (see ``Board/report(id:reason:note:reporter:)``).
+        public var reportThreshold: Int
+        /// The largest Hamming distance between perceptual hashes at which a posted image
+        /// counts as a blocked one (see ``BlockedImage``).
+        public var blockDistance: Int = ImageBlocklist.defaultDistance
+        /// The operator's program every post's images are handed to before it commits; nil
+        /// for none.
+        public var scanner: ImageScanner? = nil
 
         /// A configuration with tenbin's defaults.
         public init(
             limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(),
             now: @escaping @Sendable () -> Timestamp = Timestamp.now, live: LiveFeeds.Options = LiveFeeds.Options(),
-            voteBatching: VoteBatcher.Options = VoteBatcher.Options()
+            voteBatching: VoteBatcher.Options = VoteBatcher.Options(), reportThreshold: Int = Board.defaultReportThreshold
         ) {
             self.limits = limits
             self.encoding = encoding
             self.now = now
             self.live = live
             self.voteBatching = voteBatching
+            self.reportThreshold = reportThreshold
         }
     }
 
@@ -55,14 +64,17 @@ public final class Board: Sendable {
         self.blobs = blobs
         self.codec = ImageCodec(limits: configuration.limits, encoding: configuration.encoding)
         self.live = LiveFeeds(store: store, options: configuration.live)
-        self.votes = VoteBatcher(store: store, options: configuration.voteBatching)
+        self.votes = VoteBatcher(store: store, options: configuration.voteBatching, now: configuration.now)
     }
 
     // MARK: Reading
 
     /// One poster.
+    /// One poster the public may see: a hidden poster is no such poster here.
     public func poster(id: Int64) throws -> Poster {
-        guard let poster = try store.readSingle({ try $0.posters(ids: [id]) }).first else { throw BoardError.noSuchPoster(id) }
+        guard let poster = try store.readSingle({ try $0.posters(ids: [id]) }).first, try !isHidden(id: id) else {
+            throw BoardError.noSuchPoster(id)
+        }
         return poster
     }
 
@@ -75,7 +87,19 @@ public final class Board: Sendable {
     /// A page of a feed, skipping `offset` posters.
     public func posters(order: FeedOrder = .new, limit: Int = 20, offset: Int = 0) throws -> [Poster] {
         guard limit > 0 else { return [] }
-        return try store.readSingle { try $0.page(order: order, after: nil, offset: max(0, offset), limit: limit) }
+        return try pageOfAll(order: order, after: nil, offset: max(0, offset), limit: limit)
+    }
+
+    /// A page of every poster the public may see, in `order`.
+    func pageOfAll(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster] {
+        try Self.pageOfAll(order: order, after: after, offset: offset, limit: limit, in: store)
+    }
+
+    /// ``pageOfAll(order:after:offset:limit:)`` on `store`: also how a live feed is read (``LiveFeeds``).
+    static func pageOfAll(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int, in store: any StoreBackend) throws -> [Poster] {
+        try visiblePage(order: order, after: after, offset: offset, limit: limit, in: store) { after, offset, limit in
+            try store.readSingle { try $0.page(order: order, after: after, offset: offset, limit: limit) }
+        }
     }
 
     /// A page of a feed that continues after `cursor` (the first page without one), read from
@@ -88,12 +112,14 @@ public final class Board: Sendable {
         let position = try cursor?.position(for: order, query: nil)
         guard limit > 0 else { return Page(posters: [], next: nil) }
         guard order == .popular else {
-            let posters = try store.readSingle { try $0.page(order: order, after: position, offset: 0, limit: limit) }
+            let posters = try pageOfAll(order: order, after: position, offset: 0, limit: limit)
             return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: nil, snapshot: nil))
         }
-        let (posters, snapshot) = try store.read { reading in
-            let snapshot = try Self.voteSnapshot(cursor, in: reading)
-            return (try snapshot.page(after: position, limit: limit, in: reading), snapshot)
+        let (posters, snapshot) = try popularWalk(cursor: cursor, after: position, limit: limit) { mark, after, limit in
+            try store.read { reading in
+                let snapshot = try Self.voteSnapshot(mark: mark, cursor: cursor, in: reading)
+                return (try snapshot.page(after: after, limit: limit, in: reading), snapshot)
+            }
         }
         return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: nil, snapshot: snapshot))
     }
@@ -116,7 +142,9 @@ public final class Board: Sendable {
             let posters = try searchPosters(parsed, order: order, after: position, offset: 0, limit: limit)
             return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: parsed, snapshot: nil))
         }
-        let (posters, snapshot) = try popularSearchWalk(parsed, after: position, cursor: cursor, limit: limit)
+        let (posters, snapshot) = try popularWalk(cursor: cursor, after: position, limit: limit) { mark, after, limit in
+            try popularSearchWalk(parsed, after: after, mark: mark, cursor: cursor, limit: limit)
+        }
         return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: parsed, snapshot: snapshot))
     }
 
@@ -150,7 +178,7 @@ public final class Board: Sendable {
     public func vote(id: Int64, side: VoteSide, times: Int = 1) throws -> Poster {
         try VoteBatcher.validate(times)
         let delta = VoteDelta(id: id, good1: side == .first ? times : 0, good2: side == .second ? times : 0)
-        let poster = try store.commitVotes([delta]).first
+        let poster = try store.commitVotes([delta], at: configuration.now()).first
         guard let poster else { throw BoardError.noSuchPoster(id) }
         return poster
     }
@@ -180,6 +208,9 @@ public final class Board: Sendable {
     /// their blobs, then commits the poster and its blob rows in one transaction. A bad
     /// image leaves nothing behind; a failure after the blobs are written leaves only whole,
     /// unreferenced files that `gc` removes. Text over ``PosterTextLimits`` is refused first.
+    /// Before anything is written, an image on the blocklist refuses the post
+    /// (``ImageRefusal/blocked(image:entry:)``), and so does the configured
+    /// ``ImageScanner`` when it says no or fails.
     public func post(_ draft: PosterDraft) throws -> Poster {
         try PosterTextLimits.check(contents: draft.contents, hashtags: draft.hashtags)
         try PosterTextLimits.check(alt1: draft.alt1, alt2: draft.alt2)
@@ -192,6 +223,8 @@ public final class Board: Sendable {
         }
         // concurrentPerform returns after every iteration has stored its result.
         let images = try slots.withLock { $0 }.map { try $0!.get() }
+        try refuseBlocked(images)
+        try scan(images)
         return try commit(draft, try storeBlobs(images))
     }
 
@@ -219,6 +252,8 @@ public final class Board: Sendable {
         let known: StoredImage?
         /// Set when the upload was re-encoded here.
         let encoded: EncodedImage?
+        /// The picture's perceptual hash (nil for one too plain to hash).
+        var hash: PerceptualHash? = nil
     }
 
     /// An image whose blob is on disk, ready to be referenced by a poster row (once published,
@@ -241,9 +276,15 @@ public final class Board: Sendable {
     func prepare(_ bytes: [UInt8], source: Digest, upload: ImageUpload) throws -> PreparedImage {
         let key = codec.encoding.key
         if let known = try store.readSingle({ try $0.storedImage(source: source, encodingKey: key) }), blobs.contains(known.digest) {
-            return PreparedImage(upload: upload, source: source, known: known, encoded: nil)
+            // Hashed from the upload in hand when its row has no hash (stored before hashes
+            // were, or too plain): its blob file may be removed meanwhile by a delete that
+            // `commit` then restores, so it is not read here.
+            let stored = try store.readSingle { try $0.perceptualHashes([known.digest]) }[known.digest]
+            let hash = try stored ?? codec.perceptualHash(bytes, source: upload.label)
+            return PreparedImage(upload: upload, source: source, known: known, encoded: nil, hash: hash)
         }
-        return PreparedImage(upload: upload, source: source, known: nil, encoded: try codec.reencode(bytes, source: upload.label))
+        let (encoded, hash) = try codec.reencode(bytes, source: upload.label, hashing: true)
+        return PreparedImage(upload: upload, source: source, known: nil, encoded: encoded, hash: hash)
     }
 
     /// Writes a prepared image's blob (whole, or not at all) unless it is already stored.
@@ -271,6 +312,7 @@ public final class Board: Sendable {
             for (image, source) in zip(poster.images, poster.sources) {
                 try writing.insertBlob(image, source: source, encodingKey: key)
             }
+            try writing.setPerceptualHashes(Self.hashes(of: images))
             return try writing.insertPoster(poster, createdAt: createdAt, search: search)
         }
         return Poster(
@@ -314,6 +356,12 @@ public final class Board: Sendable {
     /// Deletes a poster, and the blobs no other poster uses.
     @discardableResult
     public func delete(id: Int64) throws -> Poster {
+        try delete(id: id) { _, _ in }
+    }
+
+    /// ``delete(id:)``, running `alongside` in the same transaction once the poster's rows are
+    /// deleted (a removal writes its audit entry there).
+    func delete(id: Int64, alongside: (any StoreWriting, Poster) throws -> Void) throws -> Poster {
         let deleted = try store.write { writing -> (Poster, [Digest])? in
             guard let poster = try writing.posters(ids: [id]).first, try writing.deletePoster(id: id) else { return nil }
             var orphaned: [Digest] = []
@@ -321,6 +369,7 @@ public final class Board: Sendable {
                 try writing.deleteBlobRow(digest)
                 orphaned.append(digest)
             }
+            try alongside(writing, poster)
             return (poster, orphaned)
         }
         guard let (poster, orphaned) = deleted else { throw BoardError.noSuchPoster(id) }
@@ -395,12 +444,14 @@ public enum BoardError: KindedError, Sendable, Equatable {
     case invalidVoteCount(Int)
     /// A page cursor that is malformed or was made for another order or query.
     case invalidCursor(String)
+    /// A page cursor of a walk older than the vote log keeps (``VoteSnapshot/retention``).
+    case cursorExpired(String)
 
     /// What kind of failure this is.
     public var kind: ErrorKind {
         switch self {
         case .noSuchPoster, .noSuchBlob: .notFound
-        case .invalidVoteCount, .invalidCursor: .invalidInput
+        case .invalidVoteCount, .invalidCursor, .cursorExpired: .invalidInput
         }
     }
 
@@ -411,6 +462,8 @@ public enum BoardError: KindedError, Sendable, Equatable {
         case .noSuchBlob(let digest): "no image with digest \(digest.hex)"
         case .invalidVoteCount(let times): "cannot add \(times) votes: the count must be from 1 to \(VoteBatcher.maximumTimes)"
         case .invalidCursor(let text): "the page cursor '\(text.prefix(40))' is not valid for this list; start from the first page"
+        case .cursorExpired(let text):
+            "the page cursor '\(text.prefix(40))' belongs to a walk begun more than \(VoteSnapshot.retention / 60) minutes ago; start from the first page"
         }
     }
 }

@@ -115,8 +115,18 @@ package enum PostgresSchema {
         // 7: each image's alt text (empty for the posters stored before; a constant default
         // adds the columns without rewriting the table).
         Step(sql: "ALTER TABLE poster ADD COLUMN alt1 text NOT NULL DEFAULT '', ADD COLUMN alt2 text NOT NULL DEFAULT ''"),
-        // 8: the vote log, one row per poster per vote batch, so a walk through popular order
-        // ranks by the votes as of its first page (see PostgresSession+VoteLog.swift).
+        // 8: moderation — reports, the reporters a restore cleared, hidden posters, and the
+        // audit log (see PostgresSession+Moderation.swift).
+        Step(sql: PostgresSession.moderationSchema),
+        // 9: blocked images — each blob's perceptual hash (filled lazily, as a post uses a
+        // picture again or a moderator blocks it) and the blocklist (see
+        // PostgresSession+Blocklist.swift).
+        Step(sql: PostgresSession.blocklistSchemaSQL),
+        // 10: per-poster vote timelines, each voted poster starting with one bucket holding its
+        // counts so far (see PostgresSession+Timeline.swift).
+        Step(sql: PostgresStore.timelineSchemaSQL),
+        // 11: the vote log, so a walk through popular order ranks by the votes as of its
+        // first page (see PostgresSession+VoteLog.swift).
         Step(sql: PostgresSession.voteLogSchemaSQL),
     ]
 

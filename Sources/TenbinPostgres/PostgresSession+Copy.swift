@@ -17,7 +17,8 @@ extension PostgresSession {
             """
             SELECT b.digest, b.format, b.width, b.height, b.bytes,
                    (SELECT array_agg(u.source ORDER BY u.source, u.options) FROM upload u WHERE u.digest = b.digest),
-                   (SELECT array_agg(u.options ORDER BY u.source, u.options) FROM upload u WHERE u.digest = b.digest)
+                   (SELECT array_agg(u.options ORDER BY u.source, u.options) FROM upload u WHERE u.digest = b.digest),
+                   b.phash
             FROM blob b WHERE b.digest > \(after?.hex ?? "") ORDER BY b.digest LIMIT \(min(limit, Int(Int32.max)))
             """)
         return try (0..<rows.count).map { row in
@@ -26,7 +27,9 @@ extension PostgresSession {
             let uploads = zip(sources, options).compactMap { source, key in
                 Digest(hex: source).map { UploadKey(source: $0, encodingKey: key) }
             }
-            return BlobRecord(image: try PostgresStore.decodeImage(rows, row, from: 0, target: connection.target), uploads: uploads)
+            return BlobRecord(
+                image: try PostgresStore.decodeImage(rows, row, from: 0, target: connection.target), uploads: uploads,
+                perceptualHash: rows.isNull(row, 7) ? nil : PerceptualHash(storedValue: try rows.int64(row, 7)))
         }
     }
 
@@ -53,6 +56,9 @@ extension PostgresSession {
                 AS t(d, f, w, h, n, s)
             ON CONFLICT (digest) DO NOTHING
             """)
+        var hashes: [Digest: PerceptualHash] = [:]
+        for record in records { hashes[record.image.digest] = record.perceptualHash }
+        try setPerceptualHashes(hashes)
         let uploads = records.flatMap { record in record.uploads.map { ($0, record.image.digest) } }
         guard !uploads.isEmpty else { return }
         try connection.query(

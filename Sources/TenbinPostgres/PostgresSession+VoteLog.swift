@@ -1,90 +1,107 @@
 import TenbinKit
 
-/// The vote log (schema step 8): one row per poster per committed vote batch, written by the
-/// batch's statement, so a walk through popular order can rank by the votes as of its first
-/// page (``VoteSnapshot``).
+/// The vote log (schema step 11; ``VoteSnapshot`` says what it is for).
 ///
-/// A row carries the id of the transaction that wrote it (`xid`). Transactions do not commit in
-/// the order of their ids, so a walk's mark is its first read's snapshot: `xmin`, `xmax` and the
-/// transactions running then (`pg_current_snapshot()`); a later page counts as moved exactly the
-/// rows that snapshot does not see (`pg_visible_in_snapshot`). A snapshot with more than
-/// ``markRunningLimit`` transactions running (in any database of the cluster) would make a long
-/// cursor: the mark is then `xmin` alone (as `xmin:xmin:`), a fixed state a little older than the
-/// first page's read (nothing below `xmin` can still commit), by which that page ranks too.
+/// Each vote batch's statement first bumps the batch counter (`vote_batch.last`), whose row
+/// lock it holds until it commits: batches, on every server, take their numbers in commit order,
+/// so a snapshot that sees a batch sees every batch numbered below it, and a read's mark is the
+/// counter as its snapshot sees it (on a hot standby too, as replayed). The counter is taken
+/// before any poster row, by every batch, so batches never deadlock on it.
 extension PostgresSession {
-    /// Schema step 8.
+    /// Schema step 11: the counter (one row), and the oldest mark still answered (one row of
+    /// its own, so pruning never holds the counter's lock); a row per
+    /// poster per batch with its total before the batch, keyed by batch (pruning deletes from the
+    /// start) and indexed by poster then batch (a poster's first batch after a mark is one
+    /// probe); each logged poster's last batch, indexed by batch (the posters moved since a
+    /// mark are an index range); and the batch number noted at the times pruning ran.
     static let voteLogSchemaSQL = """
-        CREATE TABLE vote_log (
-            xid bigint NOT NULL,
-            poster_id bigint NOT NULL,
-            votes bigint NOT NULL
+        CREATE TABLE vote_batch (
+            id integer PRIMARY KEY CHECK (id = 0),
+            last bigint NOT NULL
         );
-        CREATE INDEX vote_log_xid ON vote_log (xid)
+        INSERT INTO vote_batch (id, last) VALUES (0, 0);
+        CREATE TABLE vote_log_oldest (
+            id integer PRIMARY KEY CHECK (id = 0),
+            oldest bigint NOT NULL
+        );
+        INSERT INTO vote_log_oldest (id, oldest) VALUES (0, 0);
+        CREATE TABLE vote_log (
+            batch bigint NOT NULL,
+            poster_id bigint NOT NULL,
+            votes_before bigint NOT NULL,
+            PRIMARY KEY (batch, poster_id)
+        );
+        CREATE INDEX vote_log_poster ON vote_log (poster_id, batch);
+        CREATE TABLE vote_moved (
+            poster_id bigint PRIMARY KEY,
+            batch bigint NOT NULL
+        );
+        CREATE INDEX vote_moved_batch ON vote_moved (batch);
+        CREATE TABLE vote_log_time (
+            at bigint PRIMARY KEY,
+            batch bigint NOT NULL
+        )
         """
 
-    /// The statement logging a vote batch, as a CTE of the batch's UPDATE (`voted`, the posters
-    /// updated, and `delta`, the votes added): a data-modifying CTE runs whether or not the
-    /// statement reads it.
+    /// The vote statement's first CTE: the batch's number.
+    static let voteBatchCTE = "batch AS (UPDATE vote_batch SET last = last + 1 RETURNING last)"
+
+    /// The condition that makes a vote statement take the counter before any poster row: an
+    /// uncorrelated subquery, run once before the rows it filters are read, so before they
+    /// are locked.
+    static let afterVoteBatch = "(SELECT last FROM batch) > 0"
+
+    /// The vote statement's CTEs logging the batch: `voted` (the posters updated, as updated)
+    /// and `delta` (the votes added) name its rows.
     static let logVotesCTE = """
         logged AS (
-            INSERT INTO vote_log (xid, poster_id, votes)
-            SELECT pg_current_xact_id()::text::bigint, voted.id, delta.good1 + delta.good2 FROM voted JOIN delta ON delta.id = voted.id)
+            INSERT INTO vote_log (batch, poster_id, votes_before)
+            SELECT batch.last, voted.id, voted.good1 + voted.good2 - delta.good1 - delta.good2 FROM voted JOIN delta ON delta.id = voted.id, batch),
+        moved AS (
+            INSERT INTO vote_moved (poster_id, batch) SELECT voted.id, batch.last FROM voted, batch ORDER BY voted.id
+            ON CONFLICT (poster_id) DO UPDATE SET batch = excluded.batch)
         """
 
-    /// The most running transactions a mark lists.
-    static let markRunningLimit = PageCursor.longestMark - 2
-
-    func voteSnapshot(mark: [Int64]?) throws -> VoteSnapshot? {
-        guard let mark else {
-            let text = try select("SELECT pg_current_snapshot()::text").text(0, 0)
-            guard let (snapshot, exact) = Self.mark(ofSnapshot: text) else {
-                throw PostgresError(
-                    kind: .internal, sqlState: nil, message: "unexpected snapshot '\(text.prefix(40))'",
-                    target: connection.target.description)
-            }
-            // This read's own snapshot: nothing it sees moved after it, unless the mark had to
-            // fall back to `xmin` alone.
-            return exact ? VoteSnapshot(mark: snapshot, moved: [:]) : try moved(since: snapshot)
-        }
-        guard Self.isMark(mark) else { return nil }
-        return try moved(since: mark)
+    func voteLogMarks() throws -> VoteLogMarks {
+        let rows = try select("SELECT b.last, o.oldest FROM vote_batch b, vote_log_oldest o")
+        guard rows.count == 1 else { return VoteLogMarks(last: 0, oldest: 0) }
+        return VoteLogMarks(last: try rows.int64(0, 0), oldest: try rows.int64(0, 1))
     }
 
-    /// The posters voted for by transactions `mark` does not see, with their votes as of it.
-    private func moved(since mark: [Int64]) throws -> VoteSnapshot {
-        let snapshot = "\(mark[0]):\(mark[1]):" + mark.dropFirst(2).map(String.init).joined(separator: ",")
+    func keysAsOf(mark: Int64, order: FeedOrder) throws -> [Int64: Int] {
+        guard order == .popular else { return [:] }
         let rows = try select(
             """
-            SELECT p.id, p.votes - d.votes FROM (
-                SELECT poster_id, sum(votes)::bigint AS votes FROM vote_log
-                WHERE xid >= \(mark[0]) AND NOT pg_visible_in_snapshot(xid::text::xid8, \(snapshot)::pg_snapshot) GROUP BY poster_id
-            ) d JOIN poster p ON p.id = d.poster_id
+            SELECT m.poster_id,
+                (SELECT l.votes_before FROM vote_log l WHERE l.poster_id = m.poster_id AND l.batch > \(mark) ORDER BY l.batch LIMIT 1)
+            FROM vote_moved m JOIN poster p ON p.id = m.poster_id WHERE m.batch > \(mark)
             """)
-        var moved: [Int64: Int] = [:]
-        for row in 0..<rows.count { moved[try rows.int64(row, 0)] = try rows.int(row, 1) }
-        return VoteSnapshot(mark: mark, moved: moved)
+        var keys: [Int64: Int] = [:]
+        for row in 0..<rows.count { keys[try rows.int64(row, 0)] = try rows.int(row, 1) }
+        return keys
     }
 
-    /// The mark of a snapshot's text (`xmin:xmax:xip,…`): its numbers (exact), or `xmin`
-    /// twice when more than ``markRunningLimit`` transactions were running (not exact).
-    static func mark(ofSnapshot text: String) -> (mark: [Int64], exact: Bool)? {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, let xmin = Int64(parts[0]), let xmax = Int64(parts[1]) else { return nil }
-        let running = parts[2].split(separator: ",").compactMap { Int64($0) }
-        guard running.count <= markRunningLimit else { return ([xmin, xmin], false) }
-        let mark = [xmin, xmax] + running
-        return isMark(mark) ? (mark, true) : nil
-    }
-
-    /// Whether `mark` is a snapshot's: `xmin` ≤ `xmax`, the running transactions ascending
-    /// between them, at most ``markRunningLimit`` of them.
-    static func isMark(_ mark: [Int64]) -> Bool {
-        guard mark.count >= 2, mark.count <= markRunningLimit + 2, mark[0] <= mark[1] else { return false }
-        var previous = mark[0] - 1
-        for xid in mark.dropFirst(2) {
-            guard xid > previous, xid < mark[1] else { return false }
-            previous = xid
-        }
-        return true
+    func pruneVoteLog(now: Timestamp, keeping seconds: Int64) throws {
+        // The oldest mark's row lock: prunings take turns (the second then reads how far the
+        // first went). Batches go on meanwhile: they log above the counter, far above anything
+        // pruned, which was committed `seconds` ago.
+        let marks = try connection.query("SELECT b.last, o.oldest FROM vote_batch b, vote_log_oldest o FOR UPDATE OF o")
+        guard marks.count == 1 else { return }
+        let last = try marks.int64(0, 0)
+        let oldest = try marks.int64(0, 1)
+        try connection.query(
+            """
+            INSERT INTO vote_log_time (at, batch) VALUES (\(now.secondsSince1970), \(last))
+            ON CONFLICT (at) DO UPDATE SET batch = greatest(vote_log_time.batch, excluded.batch)
+            """)
+        let cutoff = now.secondsSince1970 - seconds
+        let found = try connection.query("SELECT max(batch) FROM vote_log_time WHERE at <= \(cutoff)")
+        guard found.count == 1, !found.isNull(0, 0) else { return }
+        let prunable = try found.int64(0, 0)
+        guard prunable > oldest else { return }
+        try connection.query("DELETE FROM vote_log WHERE batch <= \(prunable)")
+        try connection.query("DELETE FROM vote_moved WHERE batch <= \(prunable)")
+        try connection.query("DELETE FROM vote_log_time WHERE at < \(cutoff)")
+        try connection.query("UPDATE vote_log_oldest SET oldest = \(prunable)")
     }
 }

@@ -376,8 +376,8 @@ final class PostgresSession: StoreWriting {
         try insertPosters([poster], createdAt: createdAt, search: [search])[0]
     }
 
-    func addVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
-        let posters = try PostgresStore.addVotes(deltas, on: connection)
+    func addVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster] {
+        let posters = try PostgresStore.addVotes(deltas, at: time, on: connection)
         for poster in posters { changed.insert(poster.id) }
         return posters
     }
@@ -400,7 +400,7 @@ final class PostgresSession: StoreWriting {
     }
 
     func deletePoster(id: Int64) throws -> Bool {
-        // The search key goes with it (ON DELETE CASCADE).
+        // The search key and the timeline go with it (ON DELETE CASCADE).
         let deleted = try connection.query("DELETE FROM poster WHERE id = \(id)")
         guard deleted.changes == 1 else { return false }
         changed.insert(id)

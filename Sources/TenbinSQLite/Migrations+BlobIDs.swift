@@ -115,5 +115,6 @@ extension Migrations {
             ) WITHOUT ROWID;
 
             """ + SQLiteSession.searchKeySchema + SQLiteSession.searchIndexSchema + identityHashColumn + identityHashIndex
-        + splitPopularIndex + SQLiteSession.searchMergeSchema + altTextColumns + SQLiteSession.voteLogSchema
+        + splitPopularIndex + SQLiteSession.searchMergeSchema + altTextColumns + SQLiteSession.moderationSchema
+        + SQLiteSession.blocklistSchema + timelineSchema + SQLiteSession.voteLogSchema
 }

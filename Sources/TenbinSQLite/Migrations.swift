@@ -73,8 +73,18 @@ enum Migrations {
         Step(sql: SQLiteSession.searchMergeSchema, then: SQLiteSession.mergeWhole),
         // 10: each image's alt text (empty for the posters stored before).
         Step(sql: altTextColumns),
-        // 11: the vote log, one row per poster per vote batch, so a walk through popular
-        // order ranks by the votes as of its first page (SQLiteSession+VoteLog.swift).
+        // 11: moderation — reports, the reporters a restore cleared, hidden posters, and the
+        // audit log (see SQLiteSession+Moderation.swift).
+        Step(sql: SQLiteSession.moderationSchema),
+        // 12: blocked images — each blob's perceptual hash (filled lazily: a picture stored
+        // before is hashed when a post uses it again or a moderator blocks it) and the
+        // blocklist (see SQLiteSession+Blocklist.swift).
+        Step(sql: SQLiteSession.blocklistSchema),
+        // 13: per-poster vote timelines, each voted poster starting with one bucket holding
+        // its counts so far (see Migrations+Timelines.swift).
+        Step(sql: timelineMigration),
+        // 14: the vote log, so a walk through popular order ranks by the votes as of its
+        // first page (see SQLiteSession+VoteLog.swift).
         Step(sql: SQLiteSession.voteLogSchema),
     ]
 

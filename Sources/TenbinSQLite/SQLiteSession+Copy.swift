@@ -12,8 +12,14 @@ extension SQLiteSession {
 
     func blobRecords(after: Digest?, limit: Int) throws -> [BlobRecord] {
         guard limit > 0 else { return [] }
-        let images = try db.statement("SELECT digest, format, width, height, bytes FROM blob WHERE digest > ? ORDER BY digest LIMIT ?")
-            .bind(after?.hex ?? "", limit).map { try Self.decodeImage($0, from: 0) }
+        var hashes: [Digest: PerceptualHash] = [:]
+        let images = try db.statement(
+            "SELECT digest, format, width, height, bytes, phash FROM blob WHERE digest > ? ORDER BY digest LIMIT ?"
+        ).bind(after?.hex ?? "", limit).map { row in
+            let image = try Self.decodeImage(row, from: 0)
+            if !row.isNull(5) { hashes[image.digest] = PerceptualHash(storedValue: row.int64(5)) }
+            return image
+        }
         guard let first = images.first, let last = images.last else { return [] }
         var uploads: [Digest: [UploadKey]] = [:]
         let statement = try db.statement(
@@ -24,7 +30,7 @@ extension SQLiteSession {
             guard let digest = Digest(hex: statement.text(0)), let source = Digest(hex: statement.text(1)) else { continue }
             uploads[digest, default: []].append(UploadKey(source: source, encodingKey: statement.text(2)))
         }
-        return images.map { BlobRecord(image: $0, uploads: uploads[$0.digest] ?? []) }
+        return images.map { BlobRecord(image: $0, uploads: uploads[$0.digest] ?? [], perceptualHash: hashes[$0.digest]) }
     }
 
     func lastPosterID() throws -> Int64 {
@@ -41,6 +47,9 @@ extension SQLiteSession {
                 try insertBlob(record.image, source: upload.source, encodingKey: upload.encodingKey)
             }
         }
+        var hashes: [Digest: PerceptualHash] = [:]
+        for record in records { hashes[record.image.digest] = record.perceptualHash }
+        try setPerceptualHashes(hashes)
     }
 
     func insertPosters(_ records: [PosterRecord]) throws {

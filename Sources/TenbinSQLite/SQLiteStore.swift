@@ -190,7 +190,13 @@ struct EmptyStoreReading: StoreReading {
     func posters(afterID: Int64, limit: Int) throws -> [Poster] { [] }
     func blobRecords(after: Digest?, limit: Int) throws -> [BlobRecord] { [] }
     func lastPosterID() throws -> Int64 { 0 }
-    func voteSnapshot(mark: [Int64]?) throws -> VoteSnapshot? {
-        mark.map { $0.count == 1 } ?? true ? VoteSnapshot(mark: mark ?? [0], moved: [:]) : nil
-    }
+    func voteLogMarks() throws -> VoteLogMarks { VoteLogMarks(last: 0, oldest: 0) }
+    func keysAsOf(mark: Int64, order: FeedOrder) throws -> [Int64: Int] { [:] }
+    func hiddenPosters() throws -> [HiddenPoster] { [] }
+    func reports(posterID: Int64?) throws -> [Report] { [] }
+    func clearedReporters(posterID: Int64?) throws -> [ClearedReporter] { [] }
+    func auditEntries(posterID: Int64?, beforeID: Int64?, limit: Int) throws -> [AuditEntry] { [] }
+    func perceptualHashes(_ digests: [Digest]) throws -> [Digest: PerceptualHash] { [:] }
+    func blockedImages() throws -> [BlockedImage] { [] }
+    func timelineRows(posters ids: ClosedRange<Int64>) throws -> [TimelineRow] { [] }
 }

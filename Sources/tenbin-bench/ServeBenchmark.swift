@@ -42,12 +42,19 @@ enum ServeBenchmark {
         // An earlier build to compare with in the same run (`TENBIN_BENCH_BASELINE=PATH`, say a
         // release build of the last landing): served from the same store, measured in the
         // same alternating rounds.
+        // It gets a store of its own with the same posters, posted by itself: an older build
+        // refuses a store at a newer schema.
         let baselinePath = ProcessInfo.processInfo.environment["TENBIN_BENCH_BASELINE"].flatMap { $0.isEmpty ? nil : $0 }
         let baselinePort = try LoopbackHTTP.freePort()
         let baseline = try baselinePath.map { path in
-            try Child([
-                path, "--store", store, "serve", "--listen", "127.0.0.1:\(baselinePort)", "--no-rate-limit", "--max-connections-per-ip",
-                "0",
+            let baselineStore = "\(folder)/baseline-store"
+            for index in 0..<posters {
+                try Shell.run(
+                    path, "--store", baselineStore, "post", photos[0], photos[1], "--text", "ベンチマーク \(index)：どっち？", "--tag", "bench")
+            }
+            return try Child([
+                path, "--store", baselineStore, "serve", "--listen", "127.0.0.1:\(baselinePort)", "--no-rate-limit",
+                "--max-connections-per-ip", "0",
             ])
         }
         defer { _ = baseline?.interrupt() }
@@ -118,8 +125,8 @@ enum ServeBenchmark {
 
         try votes(context, board: board, port: port, folder: folder)
         if baseline != nil {
-            print("The same votes through the baseline build (TENBIN_BENCH_BASELINE), on the same store:\n")
-            try votes(context, board: board, port: baselinePort, folder: folder)
+            print("The same votes through the baseline build (TENBIN_BENCH_BASELINE), on its own store of the same posters:\n")
+            try votes(context, port: baselinePort, folder: folder) { try totalVotes(port: baselinePort) }
         }
         let loadPeak = peakBytes(of: server.pid)
         try thumbnails(context, board: board, port: port, server: server, loadPeak: loadPeak)
@@ -129,14 +136,19 @@ enum ServeBenchmark {
     /// Votes/s over keep-alive connections, spread over every poster and all on one, with the
     /// store's own count as the proof that none was lost or doubled.
     static func votes(_ context: BenchContext, board: Board, port: UInt16, folder: String) throws {
+        try votes(context, port: port, folder: folder) { try totalVotes(board) }
+    }
+
+    /// Votes/s through the server at `port`; `total` is the store's own count of votes.
+    static func votes(_ context: BenchContext, port: UInt16, folder: String, total totalVotes: () throws -> Int) throws {
         var table = Table(
             "POST /api/v1/posters/{id}/votes, \(connections) connections", "votes/s", "p50", "p99", "answered 2xx", "committed")
         for (name, spread) in [("spread over \(posters) posters", posters), ("one hot poster", 1)] {
             let script = "\(folder)/votes-\(spread).lua"
             try Wrk.voteScript(posters: spread).write(toFile: script, atomically: true, encoding: .utf8)
-            let before = try totalVotes(board)
+            let before = try totalVotes()
             let run = try Wrk.run(url: "http://127.0.0.1:\(port)", connections: connections, seconds: seconds, script: script)
-            let committed = try totalVotes(board) - before
+            let committed = try totalVotes() - before
             table.add(
                 name, Format.number(run.rate, digits: 0), Format.ms(run.p50), Format.ms(run.p99), String(run.requests - run.failures),
                 String(committed))
@@ -150,6 +162,16 @@ enum ServeBenchmark {
         table.print()
         print("\n\"committed\" is good1 + good2 summed over the store before and after: at least every answered vote, at most")
         print("\(connections) more (requests still in flight when wrk stopped). Goal: ≥ 20,000 votes/s, p99 < 50 ms.\n")
+    }
+
+    /// The votes of every poster as the server at `port` answers them (a page of all of them).
+    static func totalVotes(port: UInt16) throws -> Int {
+        let page = try LoopbackHTTP.get(port: port, "/api/v1/posters?sort=popular&limit=\(posters)")
+        let object = try JSONSerialization.jsonObject(with: Data(page.body)) as? [String: Any]
+        guard page.status == 200, let list = object?["posters"] as? [[String: Any]] else {
+            throw BenchError("GET /api/v1/posters answered \(page.status)")
+        }
+        return list.reduce(0) { $0 + (($1["good1"] as? Int) ?? 0) + (($1["good2"] as? Int) ?? 0) }
     }
 
     static func totalVotes(_ board: Board) throws -> Int {

@@ -106,7 +106,13 @@ struct Table {
         self.headers = headers
     }
 
+    init(_ headers: [String]) {
+        self.headers = headers
+    }
+
     mutating func add(_ cells: String...) { rows.append(cells) }
+
+    mutating func add(_ cells: [String]) { rows.append(cells) }
 
     func print() {
         let widths = headers.indices.map { column in

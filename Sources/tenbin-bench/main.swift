@@ -17,6 +17,9 @@ let sections: [Section] = [
     Section(name: "vote", summary: "One vote per process against one sqlite3 process", run: VoteBenchmark.run),
     Section(name: "memory", summary: "Peak memory posting a 20-megapixel JPEG and a 49-megapixel PNG", run: MemoryBenchmark.run),
     Section(name: "pipeline", summary: "Image pipeline: cold, parallel and warm loads, coalescing, cache", run: PipelineBenchmark.run),
+    Section(
+        name: "blocklist", summary: "Blocked images: copies caught and distinct pictures matched per distance; hash cost per post",
+        run: BlocklistBenchmark.run),
     Section(name: "import", summary: "Importing large photos and a million-line manifest", run: ImportBenchmark.run),
     Section(name: "live", summary: "Idle CPU of tenbin watch and vote-to-event latency", run: LiveBenchmark.run),
     Section(name: "search", summary: "Search at 100k and 1M posters against a scan of every key", run: SearchBenchmark.run),

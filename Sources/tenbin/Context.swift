@@ -78,9 +78,11 @@ struct Context {
     /// how to choose another (unless `noteIfMissing` is off).
     func board(
         _ access: BoardLocation.Access, limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(),
-        noteIfMissing: Bool = true, live: LiveFeeds.Options = LiveFeeds.Options()
+        noteIfMissing: Bool = true, live: LiveFeeds.Options = LiveFeeds.Options(), reportThreshold: Int = Board.defaultReportThreshold,
+        scanner: ImageScanner? = nil
     ) throws -> Board {
-        let configuration = Board.Configuration(limits: limits, encoding: encoding, live: live)
+        var configuration = Board.Configuration(limits: limits, encoding: encoding, live: live, reportThreshold: reportThreshold)
+        configuration.scanner = scanner
         if databaseURL == nil, noteIfMissing, let note = missingStoreNote() {
             switch access {
             case .read, .write: Errors.write(note)
@@ -94,9 +96,9 @@ struct Context {
     /// and closes the board when it returns or throws, so the store is closed before tenbin exits.
     func withBoard<T>(
         _ access: BoardLocation.Access, limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions(),
-        noteIfMissing: Bool = true, _ body: (Board) throws -> T
+        noteIfMissing: Bool = true, scanner: ImageScanner? = nil, _ body: (Board) throws -> T
     ) throws -> T {
-        let board = try board(access, limits: limits, encoding: encoding, noteIfMissing: noteIfMissing)
+        let board = try board(access, limits: limits, encoding: encoding, noteIfMissing: noteIfMissing, scanner: scanner)
         defer { board.close() }
         return try body(board)
     }

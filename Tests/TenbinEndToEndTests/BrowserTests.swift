@@ -92,7 +92,10 @@ import Testing
         }
         try Data("meeting notes, not a picture\n".utf8).write(to: URL(fileURLWithPath: "\(fixtures.path)/notes.txt"))
 
-        let server = try ServeProcess(store: store.path)
+        // The /admin page's checks log in with this token.
+        let token = "browser-test-admin-token-0123456789"
+        try Data(token.utf8).write(to: URL(fileURLWithPath: "\(fixtures.path)/admin-token"))
+        let server = try ServeProcess(["--admin-token-file", "\(fixtures.path)/admin-token"], store: store.path)
         var stopped: (status: Int32, stderr: String)?
         defer {
             let (_, log) = stopped ?? server.stop()

@@ -99,14 +99,6 @@ import Testing
         CREATE INDEX poster_popular ON poster(good1 + good2 DESC, id DESC);
         """
 
-    /// Schemas 1–10 had no vote log.
-    static let voteLog = """
-        DROP TABLE vote_log;
-        DELETE FROM sqlite_sequence WHERE name = 'vote_log';
-        PRAGMA user_version = 10;
-
-        """
-
     /// Schemas 1–9 had no alt text columns.
     static let noAltTexts = """
         ALTER TABLE poster DROP COLUMN alt1;
@@ -114,25 +106,59 @@ import Testing
 
         """
 
+    /// Schemas 1-10 had no moderation tables.
+    static let noModeration = """
+        DROP TABLE report;
+        DROP TABLE report_cleared;
+        DROP TABLE poster_hidden;
+        DROP TABLE audit;
+
+        """
+
+    /// Schemas 1-11 had no perceptual hashes and no image blocklist.
+    static let noBlocklist = """
+        DROP TABLE blocked_image;
+        ALTER TABLE blob DROP COLUMN phash;
+
+        """
+
+    /// Schemas 1-12 kept no timelines (schema 13 made them).
+    static let noTimelines = """
+        DROP TABLE vote_bucket;
+        DROP TABLE timeline_fold;
+
+        """
+
+    /// Schema 14 taken away: the vote log.
+    static let noVoteLog = """
+        DROP TABLE vote_batch;
+        DROP TABLE vote_log;
+        DROP TABLE vote_moved;
+        DROP TABLE vote_log_time;
+
+        """
+
+    /// Each schema from 10 on, and the SQL that takes away what it added.
+    static let addedSince9: [(schema: Int, undo: String)] = [(10, noAltTexts), (11, noModeration), (12, noBlocklist), (13, noTimelines), (14, noVoteLog),
+    ]
+    /// Today's schema.
+    static var latestSchema: Int { addedSince9.last?.schema ?? 9 }
+
     /// The SQL that turns today's database into one at `version`.
     static func downgrade(to version: Int) -> String {
-        "BEGIN;\n" + voteLog + "COMMIT;\n" + downgradeBeforeVoteLog(to: version)
-    }
-
-    /// The SQL that turns a schema 10 database into one at `version`.
-    static func downgradeBeforeVoteLog(to version: Int) -> String {
-        if version == 10 { return "" }
-        if version == 9 { return "BEGIN;\n" + noAltTexts + "\nPRAGMA user_version = 9;\nCOMMIT;\n" }
-        if version == 8 { return "BEGIN;\n" + noAltTexts + mergesInSteps + "\nPRAGMA user_version = 8;\nCOMMIT;\n" }
-        if version == 7 { return "BEGIN;\n" + noAltTexts + fts5Index + "\nPRAGMA user_version = 7;\nCOMMIT;\n" }
-        if version == 6 { return "BEGIN;\n" + noAltTexts + fts5Index + onePopularIndex + "\nPRAGMA user_version = 6;\nCOMMIT;\n" }
+        // What the schemas after `version` from 10 on added, gone, newest first.
+        let newer = addedSince9.filter { $0.schema > version }.reversed().map(\.undo).joined()
+        if version >= 9 { return "BEGIN;\n" + newer + "\nPRAGMA user_version = \(version);\nCOMMIT;\n" }
+        if version == 8 { return "BEGIN;\n" + newer + mergesInSteps + "\nPRAGMA user_version = 8;\nCOMMIT;\n" }
+        if version == 7 { return "BEGIN;\n" + newer + fts5Index + "\nPRAGMA user_version = 7;\nCOMMIT;\n" }
+        if version == 6 { return "BEGIN;\n" + newer + fts5Index + onePopularIndex + "\nPRAGMA user_version = 6;\nCOMMIT;\n" }
         if version == 5 {
-            return "BEGIN;\n" + noAltTexts + fts5Index + onePopularIndex + sizedIndex + "\nPRAGMA user_version = 5;\nCOMMIT;\n"
+            return "BEGIN;\n" + newer + fts5Index + onePopularIndex + sizedIndex + "\nPRAGMA user_version = 5;\nCOMMIT;\n"
         }
         if version == 4 {
-            return "BEGIN;\n" + noAltTexts + fts5Index + onePopularIndex + contentsIdentity + "\nPRAGMA user_version = 4;\nCOMMIT;\n"
+            return "BEGIN;\n" + newer + fts5Index + onePopularIndex + contentsIdentity + "\nPRAGMA user_version = 4;\nCOMMIT;\n"
         }
-        var sql = "PRAGMA foreign_keys = OFF;\nBEGIN;\n" + noAltTexts + fts5Index + digestReferences
+        var sql = "PRAGMA foreign_keys = OFF;\nBEGIN;\n" + newer + fts5Index + digestReferences
         if version <= 2 {
             // Schema 2's index had FTS5's default segment buffer (migration 3 empties and
             // refills the index, so its tokens do not matter here).
@@ -180,7 +206,7 @@ import Testing
         let expected = try answers(store)
         #expect(expected.count == 27)
 
-        for version in 1...10 {
+        for version in 1..<Self.latestSchema {
             let old = "\(reference.path)/schema-\(version)"
             try FileManager.default.copyItem(atPath: store, toPath: old)
             let rewrite = try Shell.capture(["sqlite3", "\(old)/tenbin.sqlite", Self.downgrade(to: version)])
@@ -197,10 +223,12 @@ import Testing
                 "sqlite3", "\(old)/tenbin.sqlite",
                 "PRAGMA user_version; SELECT typeof(image1) FROM poster LIMIT 1; SELECT count(*) FROM poster WHERE contents_hash = 0;"
                     + " SELECT count(*) FROM sqlite_schema WHERE name LIKE 'search_gram%';"
-                    + " SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'poster' ORDER BY name);",
+                    + " SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'poster' ORDER BY name);"
+                    // Schema 10: the three voted posters' counts so far, one bucket each.
+                    + " SELECT count(*), sum(good1), sum(good2) FROM vote_bucket;",
             ])
             #expect(
-                after.stdout == "11\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n",
+                after.stdout == "\(Self.latestSchema)\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n3|5|2\n",
                 "schema \(version) upgraded in place")
             #expect(try answers(old) == expected, "schema \(version)")
             let gc = try Tenbin.run(["gc", "--json"], store: old)

@@ -141,7 +141,7 @@ final class BrokenChanges: StoreBackend {
     var location: String { store.location }
     func read<T>(_ body: (any StoreReading) throws -> T) throws -> T { try store.read(body) }
     func readSingle<T>(_ body: (any StoreReading) throws -> T) throws -> T { try store.readSingle(body) }
-    func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] { try store.commitVotes(deltas) }
+    func commitVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster] { try store.commitVotes(deltas, at: time) }
     func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T { try store.write(body) }
     func integrityProblems() throws -> [String] { try store.integrityProblems() }
     func close() { store.close() }

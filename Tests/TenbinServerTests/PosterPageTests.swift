@@ -146,6 +146,14 @@ import Testing
         #expect(gone.text.contains("<h1>Gone</h1>"))
         #expect(gone.text.contains("poster 1 was deleted"))
         #expect(await server.request("GET", "/p/2").status == 200)
+        // A hidden poster is not found, like one never given, never gone: it may come back.
+        let auth = [("Authorization", "Bearer \(Self.token)")]
+        #expect(await server.request("POST", "/api/v1/admin/posters/2/hide", json: "{}", headers: auth).status == 200)
+        for target in ["/p/2", "/p/2/card.jpg", "/oembed?url=http%3A%2F%2F127.0.0.1%3A8080%2Fp%2F2"] {
+            #expect(await server.request("GET", target).status == 404, "\(target)")
+        }
+        #expect(await server.request("POST", "/api/v1/admin/posters/2/restore", json: "{}", headers: auth).status == 200)
+        #expect(await server.request("GET", "/p/2").status == 200)
         #expect(await server.request("GET", "/p/1/card.jpg").status == 410)
         #expect(await server.request("GET", "/oembed?url=http%3A%2F%2F127.0.0.1%3A8080%2Fp%2F1").status == 410)
         // Not a number, another method, or a browser's navigation to nothing: pages too.

@@ -52,7 +52,8 @@ import Testing
         #expect(!page.contains("<style"))
         #expect(page.firstMatch(of: #/ on[a-z]+=/#) == nil, "no inline event handler")
         for match in page.ranges(of: "<script") {
-            #expect(page[match.upperBound...].hasPrefix(" src=\"/static/app.js?v="))
+            let source = page[match.upperBound...]
+            #expect(source.hasPrefix(" src=\"/static/app.js?v=") || source.hasPrefix(" src=\"/static/report.js?v="))
         }
         #expect(page.contains("<a id=\"more\" class=\"more\" href=\"#\" hidden>"))
     }

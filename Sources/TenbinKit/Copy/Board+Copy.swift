@@ -63,8 +63,8 @@ public struct CopyReport: Sendable {
 
 extension Board {
     /// Copies this whole board into `target` (another store, and its blob folder): blob rows
-    /// and image files first, then posters with their ids, votes, creation times, hashtags and
-    /// search records, in batches of one transaction each, all read from one snapshot of this
+    /// and image files first, then posters with their ids, votes, creation times, hashtags,
+    /// search records and timelines, in batches of one transaction each, all read from one snapshot of this
     /// board. Image files are written to the target's folder as every blob is (whole, durable,
     /// then renamed), unless the folder has them already (a shared folder). Finally the
     /// target's ids are moved past the highest id this board ever gave.
@@ -102,6 +102,7 @@ extension Board {
                 let posters = try source.posters(afterID: afterID, limit: options.posterBatch).filter { $0.id <= report.resumedAfter ?? 0 }
                 guard let last = posters.last else { break }
                 summary.add(posters)
+                summary.add(try source.timelineRows(posters: (afterID + 1)...last.id))
                 afterID = last.id
             }
             afterID = report.resumedAfter ?? 0
@@ -109,14 +110,24 @@ extension Board {
                 let posters = try source.posters(afterID: afterID, limit: options.posterBatch)
                 guard let last = posters.last else { break }
                 let records = Self.records(posters)
-                try target.store.write { try $0.insertPosters(records) }
+                let timelines = try source.timelineRows(posters: (afterID + 1)...last.id)
+                try target.store.write { writing in
+                    try writing.insertPosters(records)
+                    try writing.insertTimelineRows(timelines)
+                }
                 summary.add(posters)
+                summary.add(timelines)
                 report.postersCopied += posters.count
                 afterID = last.id
                 try progress(CopyProgress(stage: .posters, done: report.postersCopied, total: total))
             }
             let lastID = try source.lastPosterID()
-            try target.store.write { try $0.reservePosterIDs(through: lastID) }
+            // Reports, hidden marks and the audit log, once every poster they name is there.
+            let moderation = try source.moderationRecords()
+            try target.store.write { writing in
+                try writing.reservePosterIDs(through: lastID)
+                try writing.insertModeration(moderation)
+            }
             report.source = summary.finish(lastPosterID: lastID)
         }
         return report
@@ -200,7 +211,8 @@ extension Board {
 
     /// Checks that this board is a whole copy of `source` as it is now (a source nothing
     /// wrote to since): `check` finds nothing wrong, and both hold the same posters and blob
-    /// rows (counts and digests), with ids drawn from above the source's highest. Returns both
+    /// rows (counts and digests) and the same timelines, with ids drawn from above the source's
+    /// highest. Returns both
     /// summaries; throws ``CopyError`` naming the first difference otherwise.
     public func verifyCopy(of source: Board) throws -> (source: BoardSummary, target: BoardSummary, check: CheckReport) {
         try verifyCopy(of: source, as: try source.summary(), asRead: false)
@@ -225,6 +237,11 @@ extension Board {
             // The source may have moved on since the snapshot; what differs now is only a clue.
             let difference = try firstDifference(from: source) ?? "the posters' digests differ"
             throw CopyError.differs(asRead ? "\(difference) (compared with the source as it is now, not as the copy read it)" : difference)
+        }
+        if mine.timelineDigest != theirs.timelineDigest || mine.timelineBuckets != theirs.timelineBuckets {
+            throw CopyError.differs(
+                "the source's timelines hold \(Plural.count(theirs.timelineBuckets, "bucket")), the target's "
+                    + "\(mine.timelineBuckets), or their votes or times differ")
         }
         if mine.blobDigest != theirs.blobDigest || mine.blobs != theirs.blobs || mine.uploads != theirs.uploads {
             throw CopyError.differs(

@@ -1,7 +1,7 @@
 /// What a board holds, condensed: counts, and SHA-256 digests chained over every poster and
 /// every blob row, read from one snapshot. Two boards with equal summaries hold the same
-/// posters (ids, creation times, texts, hashtags, votes and images) and the same blob rows
-/// with the same remembered uploads.
+/// posters (ids, creation times, texts, hashtags, votes and images), the same timeline buckets
+/// and the same blob rows with the same remembered uploads.
 public struct BoardSummary: Sendable, Hashable {
     /// Posters.
     public var posters = 0
@@ -17,6 +17,10 @@ public struct BoardSummary: Sendable, Hashable {
     public var posterDigest = BoardSummary.empty
     /// The chained digest of every blob row with its uploads, in digest order.
     public var blobDigest = BoardSummary.empty
+    /// Stored timeline buckets (``TimelineRow``s).
+    public var timelineBuckets = 0
+    /// The chained digest of every timeline bucket, by poster id, then start.
+    public var timelineDigest = BoardSummary.empty
 
     /// The digest of nothing: where a chain starts.
     public static let empty = Digest(of: [UInt8]())
@@ -35,6 +39,7 @@ public struct BoardSummary: Sendable, Hashable {
             let batch = try reading.posters(afterID: after, limit: Self.batch)
             guard let last = batch.last else { break }
             builder.add(batch)
+            builder.add(try reading.timelineRows(posters: (after + 1)...last.id))
             after = last.id
         }
         var afterDigest: Digest?
@@ -57,6 +62,7 @@ public struct BoardSummary: Sendable, Hashable {
         private var summary = BoardSummary()
         private var posters: [[UInt8]] = []
         private var blobs: [[UInt8]] = []
+        private var timelines: [[UInt8]] = []
 
         /// Adds posters; each call's ids are above every earlier one's, ascending.
         mutating func add(_ batch: [Poster]) {
@@ -80,8 +86,20 @@ public struct BoardSummary: Sendable, Hashable {
             }
         }
 
+        /// Adds timeline buckets; each call's come after every earlier one's, by poster id, then start.
+        mutating func add(_ rows: [TimelineRow]) {
+            for row in rows {
+                summary.timelineBuckets += 1
+                timelines.append(BoardSummary.encode(row))
+                if timelines.count == BoardSummary.batch {
+                    summary.timelineDigest = BoardSummary.chain(summary.timelineDigest, Self.take(&timelines))
+                }
+            }
+        }
+
         /// The summary, once everything was added.
         mutating func finish(lastPosterID: Int64) -> BoardSummary {
+            if !timelines.isEmpty { summary.timelineDigest = BoardSummary.chain(summary.timelineDigest, Self.take(&timelines)) }
             if !posters.isEmpty { summary.posterDigest = BoardSummary.chain(summary.posterDigest, Self.take(&posters)) }
             if !blobs.isEmpty { summary.blobDigest = BoardSummary.chain(summary.blobDigest, Self.take(&blobs)) }
             summary.lastPosterID = lastPosterID
@@ -116,6 +134,14 @@ public struct BoardSummary: Sendable, Hashable {
     static func encode(_ record: BlobRecord) -> [UInt8] {
         let uploads = record.uploads.sorted().map { "\($0.source.hex) \(counted($0.encodingKey))" }
         return Array((["blob", describe(record.image), String(uploads.count)] + uploads).joined(separator: "\u{1F}").utf8 + [0x0A])
+    }
+
+    /// A timeline bucket as unambiguous bytes.
+    static func encode(_ row: TimelineRow) -> [UInt8] {
+        let fields = [
+            "bucket", String(row.posterID), String(row.bucket.start.secondsSince1970), String(row.bucket.good1), String(row.bucket.good2),
+        ]
+        return Array((fields.joined(separator: "\u{1F}") + "\n").utf8)
     }
 
     private static func counted(_ text: String) -> String { "\(text.utf8.count):\(text)" }

@@ -2,7 +2,7 @@ extension JSON {
     /// The `copy --json` report: `{"copied": {"posters", "blobRows", "filesWritten",
     /// "filesPresent", "resumedAfter"}, "source": SUMMARY, "target": SUMMARY, "milliseconds"}`, each
     /// summary `{"location", "posters", "blobs", "uploads", "firstID", "lastID", "lastPosterID",
-    /// "posterDigest", "blobDigest"}`.
+    /// "posterDigest", "blobDigest", "timelineBuckets", "timelineDigest"}`.
     public static func copyReport(
         _ report: CopyReport, source: (location: String, summary: BoardSummary), target: (location: String, summary: BoardSummary),
         seconds: Double
@@ -64,6 +64,8 @@ extension JSON {
                 json.field("lastPosterID", side.summary.lastPosterID)
                 json.field("posterDigest", side.summary.posterDigest.hex)
                 json.field("blobDigest", side.summary.blobDigest.hex)
+                json.field("timelineBuckets", side.summary.timelineBuckets)
+                json.field("timelineDigest", side.summary.timelineDigest.hex)
             }
         }
     }

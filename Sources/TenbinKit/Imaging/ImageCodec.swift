@@ -153,15 +153,34 @@ package struct ImageCodec: Sendable {
     /// `encoding.maxEdge`, JPEG at `encoding.jpegQuality` unless it has real transparency
     /// (then PNG), with no metadata. The same input always gives the same bytes.
     package func reencode(_ bytes: [UInt8], source: String) throws -> EncodedImage {
+        try reencode(bytes, source: source, hashing: false).image
+    }
+
+    /// ``reencode(_:source:)``, and with `hashing` the perceptual hash of the pixels it
+    /// decoded (upright, scaled to fit `encoding.maxEdge`): what a post stores and matches
+    /// against the blocklist, computed on the pixels already in memory.
+    package func reencode(_ bytes: [UInt8], source: String, hashing: Bool) throws -> (image: EncodedImage, hash: PerceptualHash?) {
         let header = try probe(bytes, source: source)
-        return try encode(try decode(bytes, header: header, source: source, maxEdge: encoding.maxEdge), source: source)
+        let pixels = try decode(bytes, header: header, source: source, maxEdge: encoding.maxEdge)
+        return (try encode(pixels, source: source), hashing ? PerceptualHash(of: pixels) : nil)
+    }
+
+    /// The perceptual hash of an image's bytes as a post would compute it (decoded upright,
+    /// scaled to fit `encoding.maxEdge`); nil for a picture too plain to hash.
+    package func perceptualHash(_ bytes: [UInt8], source: String) throws -> PerceptualHash? {
+        PerceptualHash(of: try decode(bytes, source: source, maxEdge: encoding.maxEdge))
     }
 
     /// Encodes pixels as tenbin stores them: PNG when any pixel is transparent, else JPEG.
     package func encode(_ pixels: PixelBuffer, source: String) throws -> EncodedImage {
-        let transparent = pixels.hasTransparency
-        let opaque = transparent ? pixels : pixels.droppingAlpha()
-        let format: ImageFormat = transparent ? .png : .jpeg
+        try encode(pixels, as: pixels.hasTransparency ? .png : .jpeg, source: source)
+    }
+
+    /// Encodes pixels in `format` (JPEG at `encoding.jpegQuality`, without alpha; PNG keeps
+    /// it): ``encode(_:source:)``'s choice made by the caller, for tests and benchmarks
+    /// making copies of a picture in either format.
+    package func encode(_ pixels: PixelBuffer, as format: ImageFormat, source: String) throws -> EncodedImage {
+        let opaque = format == .png ? pixels : pixels.droppingAlpha()
         var error = [CChar](repeating: 0, count: Int(TB_ERROR_CAPACITY))
         var output = tb_buffer()
         let status = opaque.pixels.withUnsafeBufferPointer { buffer in

@@ -47,6 +47,18 @@ public struct PixelBuffer: Sendable, Hashable {
         return PixelBuffer(width: width, height: height, channels: 3, pixels: rgb)
     }
 
+    /// The pixels without `left` columns on the left and `top` rows at the top (a cropped
+    /// copy, for tests and benchmarks of the blocklist).
+    package func cropped(left: Int, top: Int) -> PixelBuffer {
+        var kept: [UInt8] = []
+        kept.reserveCapacity((width - left) * (height - top) * channels)
+        for y in top..<height {
+            let start = (y * width + left) * channels
+            kept += pixels[start..<(start + (width - left) * channels)]
+        }
+        return PixelBuffer(width: width - left, height: height - top, channels: channels, pixels: kept)
+    }
+
     /// The same pixels without their alpha channel (for fully opaque RGBA images).
     func droppingAlpha() -> PixelBuffer {
         guard channels == 4 else { return self }

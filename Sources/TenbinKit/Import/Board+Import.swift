@@ -12,7 +12,10 @@ extension Board {
             return StoredUpload(
                 prepared: PreparedImage(upload: upload, source: source, known: stored, encoded: nil), stored: stored, staged: staged)
         }
-        let ready = try stageBlob(try prepare(bytes, source: source, upload: upload), writing: writing)
+        let prepared = try prepare(bytes, source: source, upload: upload)
+        // A picture met earlier in the import (above) was checked then.
+        try refuseBlocked([prepared])
+        let ready = try stageBlob(prepared, writing: writing)
         memo.remember(ready.stored, staged: ready.staged, for: source)
         return ready
     }
@@ -49,6 +52,7 @@ extension Board {
                 try writing.lockBlobs(Array(Set(images.map(\.stored.digest))))
                 for image in images { try restoreBlob(image) }
                 try writing.insertBlobs(blobRecords)
+                try writing.setPerceptualHashes(Self.hashes(of: images))
                 // Looked up and inserted in one transaction: two imports of the same poster
                 // running at once cannot both add it, and a poster identical to one earlier in
                 // the batch finds that one.

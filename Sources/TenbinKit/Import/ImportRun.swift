@@ -217,6 +217,10 @@ final class ImportRun {
                     case .failure(let error as ImageError):
                         prepared.removeAll()
                         batch.append((candidate.source, .failure(Failure(reason: "\(error.about(image.label))"))))
+                    case .failure(let error as ImageRefusal):
+                        // A blocked picture: this poster's fault, not the import's.
+                        prepared.removeAll()
+                        batch.append((candidate.source, .failure(Failure(reason: "\(error)"))))
                     case .failure(let error):
                         // Not the image's fault (the disk or the database failed): stop the import.
                         throw error

@@ -2,6 +2,11 @@ import Glibc
 
 /// The few file-system calls the store needs, without Foundation.
 package enum FileSystem {
+    /// The system's folder for temporary files: `$TMPDIR` when set and not empty, else `/tmp`.
+    package static var temporaryFolder: String {
+        getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    }
+
     package static func exists(_ path: String) -> Bool {
         access(path, F_OK) == 0
     }

@@ -15,6 +15,12 @@ public enum JSON {
         write { $0.poster(poster) }
     }
 
+    /// A poster's timeline: `{"buckets": [{"start", "good1", "good2"}…]}`, one bucket per line
+    /// (`show --timeline --json`, `GET /api/v1/posters/ID/timeline`).
+    public static func timeline(_ buckets: [TimelineBucket]) -> String {
+        write { $0.timeline(buckets) }
+    }
+
     /// An array of posters, one per line (`[]` when empty): `list --json`, `search --json`.
     public static func posters(_ posters: [Poster]) -> String {
         write { $0.posters(posters) }
@@ -67,7 +73,7 @@ public enum JSON {
         write { $0.error(kind: kind, message: message) }
     }
 
-    private static func write(_ body: (inout JSONWriter) -> Void) -> String {
+    static func write(_ body: (inout JSONWriter) -> Void) -> String {
         var writer = JSONWriter()
         body(&writer)
         return writer.text

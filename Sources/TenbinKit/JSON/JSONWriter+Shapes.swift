@@ -37,6 +37,22 @@ extension JSONWriter {
         }
     }
 
+    /// A poster's timeline: `{"buckets": [{"start", "good1", "good2"}…]}`, oldest first, one
+    /// bucket per line.
+    package mutating func timeline(_ buckets: [TimelineBucket]) {
+        object { json in
+            json.key("buckets")
+            json.array(buckets, layout: .oneItemPerLine) { json, bucket in
+                json.object { json in
+                    json.key("start")
+                    json.timestamp(bucket.start)
+                    json.field("good1", bucket.good1)
+                    json.field("good2", bucket.good2)
+                }
+            }
+        }
+    }
+
     /// An array of posters, one per line.
     package mutating func posters(_ posters: [Poster]) {
         array(posters, layout: .oneItemPerLine) { $0.poster($1) }

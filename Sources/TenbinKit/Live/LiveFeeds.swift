@@ -372,7 +372,7 @@ public final class LiveFeeds: Sendable {
         let store = try store(or: FeedError.closed)
         if let id = feed.poster { return try store.readSingle { try $0.posters(ids: [id]) } }
         guard let query = feed.searchQuery else {
-            return try store.readSingle { try $0.page(order: feed.order, after: nil, offset: 0, limit: feed.limit) }
+            return try Board.pageOfAll(order: feed.order, after: nil, offset: 0, limit: feed.limit, in: store)
         }
         return try Board.searchPosters(query, order: feed.order, after: nil, offset: 0, limit: feed.limit, in: store)
     }

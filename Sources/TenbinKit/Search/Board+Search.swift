@@ -53,23 +53,26 @@ extension Board {
     }
 
     /// A page of a walk through the matches of `query` in popular order, after `after`, ranked
-    /// as of `cursor`'s mark (this read's own without one), and the walk's snapshot.
+    /// as of `mark` (this read's own when nil; `cursor` is named by a refusal), and the walk's
+    /// snapshot.
     ///
     /// A query the index answers exactly is asked of the backend whole when no vote moved a
     /// poster since the mark, and its answer kept only if none did meanwhile either (a second
     /// read of the log): then the backend ranked by the votes as of the mark.
-    func popularSearchWalk(_ query: SearchQuery, after: FeedPosition?, cursor: PageCursor?, limit: Int) throws -> ([Poster], VoteSnapshot) {
+    func popularSearchWalk(
+        _ query: SearchQuery, after: FeedPosition?, mark: Int64?, cursor: PageCursor?, limit: Int
+    ) throws -> ([Poster], VoteSnapshot) {
         if SearchGrams.indexIsExact(for: query) {
-            let before = try store.read { try Self.voteSnapshot(cursor, in: $0) }
+            let before = try store.read { try Self.voteSnapshot(mark: mark, cursor: cursor, in: $0) }
             if before.moved.isEmpty,
                 let posters = try store.exactSearchPosters(query, order: .popular, after: after, offset: 0, limit: limit),
-                try store.read({ try $0.voteSnapshot(mark: before.mark) })?.moved.isEmpty == true
+                try store.read({ try Self.voteSnapshot(mark: before.mark, cursor: cursor, in: $0) }).moved.isEmpty
             {
                 return (posters, before)
             }
         }
         return try store.read { reading in
-            let snapshot = try Self.voteSnapshot(cursor, in: reading)
+            let snapshot = try Self.voteSnapshot(mark: mark, cursor: cursor, in: reading)
             let ids = try Self.searchIDs(query, order: .popular, after: after, offset: 0, limit: limit, in: reading, snapshot: snapshot)
             return (try reading.posters(ids: ids), snapshot)
         }
@@ -86,6 +89,15 @@ extension Board {
     /// ``searchPosters(_:order:after:offset:limit:)`` on `store`: also how a live feed of a
     /// search is read (``LiveFeeds``).
     static func searchPosters(
+        _ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int, in store: any StoreBackend
+    ) throws -> [Poster] {
+        try visiblePage(order: order, after: after, offset: offset, limit: limit, in: store) { after, offset, limit in
+            try searchAllPosters(query, order: order, after: after, offset: offset, limit: limit, in: store)
+        }
+    }
+
+    /// ``searchPosters(_:order:after:offset:limit:in:)`` hidden posters included.
+    private static func searchAllPosters(
         _ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int, in store: any StoreBackend
     ) throws -> [Poster] {
         if limit > 0, SearchGrams.indexIsExact(for: query),

@@ -15,12 +15,13 @@ public struct Page: Sendable, Hashable {
 /// Where the next page of a list starts, as an opaque string a client hands back.
 ///
 /// It records the last poster's position (its id, and in popular order its votes as of the
-/// walk's start), the order it was made for, in popular order the walk's vote-log mark
-/// (``VoteSnapshot``: every page of a walk ranks by the votes as of its first page, so votes
-/// cast meanwhile neither skip nor repeat a poster), and for a search a short fingerprint of
-/// the query, so a cursor handed to another list is refused instead of silently skipping
-/// posters. Its text is ASCII letters, digits, `.` and `-`, safe in a URL as it is.
-/// A cursor of an older tenbin (popular without a mark) is refused like any other bad one.
+/// walk's start), the order it was made for, in popular order the walk's mark (the number of
+/// the last vote batch its first page saw: ``VoteSnapshot``; every page of a walk ranks by the
+/// votes as of its first page, so votes cast meanwhile neither skip nor repeat a poster), and
+/// for a search a short fingerprint of the query, so a cursor handed to another list is
+/// refused instead of silently skipping posters. Its text is ASCII letters, digits, `.` and
+/// `-`, safe in a URL as it is. A cursor of an older tenbin (popular without a mark) is refused
+/// like any other bad one.
 public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
     /// The order the cursor was made for.
     public let order: FeedOrder
@@ -28,15 +29,15 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
     public let position: FeedPosition
     /// The fingerprint of the search it belongs to; 0 for a plain list.
     let query: UInt32
-    /// The vote-log mark of the walk (popular order only; empty in newest-first order).
-    let mark: [Int64]
+    /// The walk's mark (popular order only; 0 in newest-first order, where nothing moves).
+    let mark: Int64
 
     /// The cursor as text.
     public var encoded: String {
         switch order {
         case .new: "n\(position.id)" + (query == 0 ? "" : ".\(String(query, radix: 36))")
         case .popular:
-            "p\(([Int64(position.votes), position.id] + mark).map(String.init).joined(separator: "-"))"
+            "p\(position.votes)-\(position.id)-\(mark)"
                 + (query == 0 ? "" : ".\(String(query, radix: 36))")
         }
     }
@@ -46,7 +47,7 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads a cursor's text; nil unless it is exactly what ``encoded`` makes.
     public init?(encoded text: String) {
-        guard text.utf8.count <= 256, let first = text.first else { return nil }
+        guard text.utf8.count <= 80, let first = text.first else { return nil }
         let parts = text.dropFirst().split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count) else { return nil }
         var fingerprint: UInt32 = 0
@@ -57,31 +58,26 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
         switch first {
         case "n":
             guard let id = Self.number(parts[0]) else { return nil }
-            self.init(order: .new, position: FeedPosition(id: id), query: fingerprint, mark: [])
+            self.init(order: .new, position: FeedPosition(id: id), query: fingerprint, mark: 0)
         case "p":
             let numbers = parts[0].split(separator: "-", omittingEmptySubsequences: false)
             let values = numbers.compactMap(Self.number)
-            guard (3...Self.longestMark + 2).contains(numbers.count), values.count == numbers.count else { return nil }
-            let position = FeedPosition(id: values[1], votes: Int(values[0]))
-            self.init(order: .popular, position: position, query: fingerprint, mark: Array(values[2...]))
+            guard numbers.count == 3, values.count == 3, let votes = Int(exactly: values[0]) else { return nil }
+            self.init(order: .popular, position: FeedPosition(id: values[1], votes: votes), query: fingerprint, mark: values[2])
         default:
             return nil
         }
     }
 
-    init(order: FeedOrder, position: FeedPosition, query: UInt32, mark: [Int64]) {
+    init(order: FeedOrder, position: FeedPosition, query: UInt32, mark: Int64) {
         self.order = order
         self.position = position
         self.query = query
         self.mark = mark
     }
 
-    /// The most numbers a walk's mark has (PostgreSQL's: its snapshot's bounds and up to eight
-    /// transactions then running).
-    public static let longestMark = 10
-
     /// The mark of the walk the cursor belongs to (popular order).
-    var walkMark: [Int64]? { order == .popular ? mark : nil }
+    var walkMark: Int64? { order == .popular ? mark : nil }
 
     /// A non-negative decimal without sign or leading zeros.
     private static func number(_ text: Substring) -> Int64? {
@@ -96,7 +92,7 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
         guard posters.count == limit, let last = posters.last else { return nil }
         let fingerprint = query.map(fingerprint) ?? 0
         guard order == .popular, let snapshot else {
-            return PageCursor(order: order, position: FeedPosition(last), query: fingerprint, mark: [])
+            return PageCursor(order: order, position: FeedPosition(last), query: fingerprint, mark: 0)
         }
         return PageCursor(order: order, position: snapshot.position(of: last), query: fingerprint, mark: snapshot.mark)
     }

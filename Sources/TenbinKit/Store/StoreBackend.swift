@@ -23,10 +23,11 @@ public protocol StoreBackend: Sendable {
     /// exact (no lost or doubled update).
     func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T
 
-    /// Adds a batch of votes (as ``StoreWriting/addVotes(_:)``) in a transaction of its own
-    /// and returns the posters as it left them. A backend may do better than a `write` around
-    /// `addVotes` (PostgreSQL: one statement, one round trip, no BEGIN or COMMIT).
-    func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster]
+    /// Adds a batch of votes cast at `time` (as ``StoreWriting/addVotes(_:at:)``, timeline
+    /// buckets included) in a transaction of its own and returns the posters as it left them.
+    /// A backend may do better than a `write` around `addVotes` (PostgreSQL: one statement,
+    /// one round trip, no BEGIN or COMMIT).
+    func commitVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster]
 
     /// A page of the posters matching `query` in `order`, after `after` when given, skipping
     /// `offset` of them, at most `limit`, from one snapshot. Asked only for a
@@ -66,8 +67,13 @@ extension StoreBackend {
     }
 
     /// `addVotes` in a `write` of its own.
+    public func commitVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster] {
+        try write { try $0.addVotes(deltas, at: time) }
+    }
+
+    /// ``commitVotes(_:at:)`` at the system clock's time.
     public func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
-        try write { try $0.addVotes(deltas) }
+        try commitVotes(deltas, at: .now())
     }
 }
 
@@ -112,13 +118,15 @@ public protocol StoreReading {
 
     // Walks through popular order (see `VoteSnapshot.swift`).
 
-    /// The vote totals as of `mark` of every poster whose votes changed after it, and
-    /// `mark`; with `mark` nil, this read's own mark (exactly the votes this read sees). A mark
-    /// is the backend's vote-log position, a few non-negative numbers only it reads: SQLite's
-    /// last log sequence, PostgreSQL's snapshot (`xmin`, `xmax`, the transactions then
-    /// running). Posters deleted are left out. Nil when `mark` is not one this backend makes
-    /// (a cursor tampered with, or another backend's).
-    func voteSnapshot(mark: [Int64]?) throws -> VoteSnapshot?
+    /// Where this read stands in the vote log: the number of the last vote batch it sees and
+    /// the oldest mark the log still answers for.
+    func voteLogMarks() throws -> VoteLogMarks
+
+    /// The key in `order` as of `mark` of every poster a vote batch numbered above `mark`
+    /// voted for (popular order: its total votes before the first such batch), deleted posters
+    /// left out; empty in orders votes do not move. About one index probe per such poster, however many batches
+    /// there were. `mark` is at least ``VoteLogMarks/oldest``.
+    func keysAsOf(mark: Int64, order: FeedOrder) throws -> [Int64: Int]
 
     // Copying a whole board to another store (see `Board+Copy.swift`).
 
@@ -129,6 +137,34 @@ public protocol StoreReading {
     func blobRecords(after: Digest?, limit: Int) throws -> [BlobRecord]
     /// The highest poster id ever given, deleted posters' included; 0 when none was.
     func lastPosterID() throws -> Int64
+
+    // Moderation (see `Board+Moderation.swift`).
+
+    /// The hidden posters, lowest id first.
+    func hiddenPosters() throws -> [HiddenPoster]
+    /// The reports of one poster (of every poster when nil), by poster id, then time, then
+    /// reporter.
+    func reports(posterID: Int64?) throws -> [Report]
+    /// The cleared reporters of one poster (of every poster when nil), by poster id, then reporter.
+    func clearedReporters(posterID: Int64?) throws -> [ClearedReporter]
+    /// Up to `limit` audit entries (of one poster when `posterID` is given) with ids below
+    /// `beforeID` when given, newest first.
+    func auditEntries(posterID: Int64?, beforeID: Int64?, limit: Int) throws -> [AuditEntry]
+
+    // Blocked images (see `Moderation/`).
+
+    /// The perceptual hashes stored with these blobs' rows; digests without a row or without a
+    /// hash (a picture stored before schema 12 and not hashed since, or one too plain to hash)
+    /// are left out.
+    func perceptualHashes(_ digests: [Digest]) throws -> [Digest: PerceptualHash]
+    /// Every entry of the image blocklist, oldest first.
+    func blockedImages() throws -> [BlockedImage]
+
+    // Timelines (see ``Timeline``).
+
+    /// The stored timeline buckets of the posters with ids in `ids`, by poster id, then start,
+    /// ascending.
+    func timelineRows(posters ids: ClosedRange<Int64>) throws -> [TimelineRow]
 }
 
 /// Writes inside one transaction; it can read what it wrote.
@@ -145,11 +181,13 @@ public protocol StoreWriting: StoreReading {
     /// ``insertPoster(_:createdAt:search:)`` for a whole import batch, in order (`search[i]` is
     /// `posters[i]`'s record); returns the new ids, ascending in the order given.
     func insertPosters(_ posters: [NewPoster], createdAt: Timestamp, search: [SearchRecord]) throws -> [Int64]
-    /// Adds a whole batch of votes (one delta per poster, ids distinct and ascending, so two
-    /// batches lock shared rows in the same order) and returns the posters as this
+    /// Adds a whole batch of votes cast at `time` (one delta per poster, ids distinct and
+    /// ascending, so two batches lock shared rows in the same order) to the posters' counts
+    /// and to their timelines' minute buckets holding `time`, and returns the posters as this
     /// transaction leaves them, ascending by id. A delta whose poster does not exist adds
-    /// nothing and is left out of the result; the others still apply.
-    func addVotes(_ deltas: [VoteDelta]) throws -> [Poster]
+    /// nothing and is left out of the result; the others still apply. The batch is logged in
+    /// the vote log under the next batch number (``VoteSnapshot``).
+    func addVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster]
     /// Replaces a poster's contents, hashtags and search record; false when there is no such poster.
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool
     /// Deletes a poster, its hashtags and its search record; false when there is no such poster.
@@ -181,6 +219,49 @@ public protocol StoreWriting: StoreReading {
     func insertPosters(_ records: [PosterRecord]) throws
     /// Makes every id drawn from now on higher than `id` (never lowers what was reached).
     func reservePosterIDs(through id: Int64) throws
+
+    // Moderation (see `Board+Moderation.swift`). Deleting a poster deletes its reports,
+    // cleared reporters and hidden mark with it; its audit entries stay.
+
+    /// Stores a report of an existing poster; false (and nothing written) when this reporter
+    /// has a report of this poster already.
+    func insertReport(_ report: Report) throws -> Bool
+    /// Deletes every report of a poster.
+    func deleteReports(posterID: Int64) throws
+    /// Stores cleared reporters of existing posters (those present are left as they are).
+    func insertClearedReporters(_ cleared: [ClearedReporter]) throws
+    /// Marks an existing poster hidden since `since`, or shown when nil (a poster hidden
+    /// already keeps its first time).
+    func setHidden(posterID: Int64, since: Timestamp?) throws
+    /// Appends an entry to the audit log and returns its id, higher than every id before.
+    func appendAudit(_ entry: AuditEntry) throws -> Int64
+    /// Writes audit entries keeping their ids (a copy); ids already present are left as they are.
+    func insertAudit(_ entries: [AuditEntry]) throws
+
+    // Blocked images (see `Moderation/`).
+
+    /// Stores the perceptual hashes of blobs whose rows exist (others are ignored).
+    func setPerceptualHashes(_ hashes: [Digest: PerceptualHash]) throws
+    /// Adds an entry to the image blocklist, dated `createdAt`, and returns it; when an entry
+    /// with the same digest exists, that one is returned unchanged.
+    func insertBlockedImage(_ entry: NewBlockedImage, createdAt: Timestamp) throws -> BlockedImage
+    /// Removes a blocklist entry; false when there is none with this id.
+    func deleteBlockedImage(id: Int64) throws -> Bool
+
+    /// Adds timeline rows of posters that exist to what their buckets hold (a copy's).
+    func insertTimelineRows(_ rows: [TimelineRow]) throws
+
+    /// Applies the folds of ``Timeline/folds(at:)`` due at `now` to the stored buckets: each
+    /// moves a bucket's votes into the coarser bucket holding it, so no total changes. A
+    /// backend may remember how far it has folded and look only at buckets since.
+    func compactTimelines(now: Timestamp) throws
+
+    /// Notes that the vote log's last batch number stood where it stands at `now`, and forgets
+    /// the batches up to the last one noted at least `seconds` before `now`: the oldest mark
+    /// (``VoteLogMarks/oldest``) becomes that number. It deletes only what aged since the last
+    /// call (the log is ordered by batch number). Each backend calls it in the transaction of
+    /// every ``VoteSnapshot/pruneEvery``th batch, keeping ``VoteSnapshot/retention``.
+    func pruneVoteLog(now: Timestamp, keeping seconds: Int64) throws
 }
 
 extension StoreReading {
@@ -191,6 +272,11 @@ extension StoreReading {
 }
 
 extension StoreWriting {
+    /// ``addVotes(_:at:)`` at the system clock's time.
+    public func addVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+        try addVotes(deltas, at: .now())
+    }
+
     /// ``insertPoster(_:createdAt:search:)`` once per poster.
     public func insertPosters(_ posters: [NewPoster], createdAt: Timestamp, search: [SearchRecord]) throws -> [Int64] {
         // Invariant of the callers: one search record per poster.
@@ -205,11 +291,14 @@ public struct BlobRecord: Sendable, Hashable {
     public var image: StoredImage
     /// The uploads (SHA-256 of the uploaded bytes, and the encoding options' key) that became it.
     public var uploads: [UploadKey]
+    /// The picture's perceptual hash, when the row holds one.
+    public var perceptualHash: PerceptualHash?
 
     /// A record.
-    public init(image: StoredImage, uploads: [UploadKey]) {
+    public init(image: StoredImage, uploads: [UploadKey], perceptualHash: PerceptualHash? = nil) {
         self.image = image
         self.uploads = uploads
+        self.perceptualHash = perceptualHash
     }
 }
 

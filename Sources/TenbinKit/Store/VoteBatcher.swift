@@ -5,6 +5,10 @@ import Dispatch
 /// poster and returns the posters it left), and each vote is answered only after the
 /// transaction holding it commits. Under load this turns thousands of commits into a few,
 /// without giving up durability; a lone vote waits for nothing but its own commit.
+///
+/// Each commit also adds the votes to their posters' timelines (the minute of the commit), and
+/// at most once a minute, after a commit, the batcher folds timeline buckets that have aged
+/// (``StoreWriting/compactTimelines(now:)``) in a short transaction of its own.
 public final class VoteBatcher: Sendable {
     /// How votes are grouped.
     public struct Options: Sendable {
@@ -44,18 +48,26 @@ public final class VoteBatcher: Sendable {
         var committing = false
         var committedVotes = 0
         var commits = 0
+        /// When timelines were last compacted by this batcher (nil: not yet).
+        var compacted: Timestamp?
     }
 
     private let store: any StoreBackend
     private let options: Options
+    /// The clock votes are dated by in timelines.
+    private let now: @Sendable () -> Timestamp
     private let state = Locked(State())
     /// Commits run here, never on a thread of Swift's cooperative pool (they block on I/O).
     private let queue = DispatchQueue(label: "tenbin.votes")
 
-    init(store: any StoreBackend, options: Options) {
+    init(store: any StoreBackend, options: Options, now: @escaping @Sendable () -> Timestamp = Timestamp.now) {
         self.store = store
         self.options = options
+        self.now = now
     }
+
+    /// How often, at most, the batcher compacts timelines.
+    static let compactionInterval: Int64 = 60
 
     /// Votes committed and transactions used so far (for metrics and benchmarks).
     package var statistics: (votes: Int, commits: Int) {
@@ -120,8 +132,9 @@ public final class VoteBatcher: Sendable {
         }
         // Ascending ids: two servers' batches lock shared rows in the same order.
         let ordered = deltas.values.sorted { $0.id < $1.id }
+        let time = now()
         let result = Result {
-            Dictionary(try store.commitVotes(ordered).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            Dictionary(try store.commitVotes(ordered, at: time).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         }
         switch result {
         case .success(let posters):
@@ -140,5 +153,20 @@ public final class VoteBatcher: Sendable {
         case .failure(let error):
             for vote in batch { vote.completion(.failure(error)) }
         }
+        compactIfDue(at: time)
+    }
+
+    /// Compacts timelines when the last compaction is a minute old or more. It runs after the
+    /// batch's votes were answered, so no vote waits for it.
+    private func compactIfDue(at time: Timestamp) {
+        let due = state.withLock { state -> Bool in
+            if let last = state.compacted, time.secondsSince1970 - last.secondsSince1970 < Self.compactionInterval { return false }
+            state.compacted = time
+            return true
+        }
+        guard due else { return }
+        // A failed compaction changes nothing (one transaction) and the next one, a minute
+        // later, does its work too: no vote depends on it, so there is no one to tell.
+        _ = try? store.write { try $0.compactTimelines(now: time) }
     }
 }

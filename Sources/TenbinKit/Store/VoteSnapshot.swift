@@ -1,26 +1,43 @@
 /// Popular order as it stood at a walk's start: what keeps a walk through popular order
 /// (pages linked by cursors) from skipping or repeating posters while votes move them.
 ///
-/// Every backend logs each vote batch it commits (which posters, how many votes) in the same
-/// transaction as the counts, at a position it calls the *mark*. A walk's first page takes the
-/// mark of its read, and its cursors carry it; every page of the walk then ranks each poster
-/// by its votes as of that mark: the current votes of a poster nothing voted for since, and the
-/// current votes less the logged ones since for the few that moved. So every page ranks by the
-/// same fixed totals, and a walk from the first page to the last visits each poster that
-/// existed when it began (and was not deleted meanwhile) exactly once. Posters show their
-/// current counts; only their place is the walk's.
+/// Every backend logs each vote batch it commits in the same transaction as the counts: the
+/// batch gets the next number of one counter (so batches are numbered in commit order), and
+/// each poster it votes for gets a log row with that number and its total votes before the
+/// batch, and its "last moved" row set to that number. A read's *mark* is the number of the last
+/// batch it sees. A walk's first page takes its read's mark and its cursors carry it; every page
+/// of the walk ranks each poster by its votes as of that mark: its current votes when no batch
+/// after the mark voted for it, else its total before the first such batch (one index probe:
+/// the log is keyed by poster and number). So every page ranks by the same fixed totals, and a
+/// walk visits each poster that existed when it began (and was not deleted or hidden meanwhile)
+/// exactly once. Posters show their current counts; only their place is the walk's.
 ///
-/// A page costs what it did plus the log read since the mark (nothing when no vote came
-/// since): the posters that moved are skipped in the popular index and merged in at their
-/// place as of the mark.
+/// A page costs what it did plus one probe per poster voted for since the mark (the "last
+/// moved" rows are indexed by number): the posters that moved are skipped in the popular index
+/// and merged in at their place as of the mark. The log keeps ``retention`` of batches: every
+/// ``pruneEvery``th batch's transaction also drops older ones
+/// (``StoreWriting/pruneVoteLog(now:keeping:)``), and a cursor whose mark is older than what is kept is refused as expired
+/// (``BoardError/cursorExpired``; the server answers 410 `cursor_expired`).
+///
+/// An order key that votes move is all this needs (``StoreReading/keysAsOf(mark:order:)``):
+/// popular's total now; another such order (a decayed score kept on the poster row) logs its
+/// key before each batch beside the total and answers its own keys as of a mark.
 public struct VoteSnapshot: Sendable, Hashable {
-    /// The vote-log position the walk ranks as of (the backend's own numbers).
-    public var mark: [Int64]
+    /// The number of the last vote batch the walk ranks as of.
+    public var mark: Int64
     /// The total votes as of ``mark`` of every poster voted for after it.
     public var moved: [Int64: Int]
 
+    /// How long the vote log keeps batches, so how long a walk may last (an hour), in seconds:
+    /// far less than timelines keep minute buckets, and long enough to read thousands of pages.
+    public static let retention: Int64 = 3600
+
+    /// How many vote batches go between two prunings of the vote log: each prunes what aged
+    /// since the one before, so the log holds at most ``retention`` and this many batches.
+    public static let pruneEvery: Int64 = 64
+
     /// A snapshot.
-    public init(mark: [Int64], moved: [Int64: Int]) {
+    public init(mark: Int64, moved: [Int64: Int]) {
         self.mark = mark
         self.moved = moved
     }
@@ -80,13 +97,54 @@ public struct VoteSnapshot: Sendable, Hashable {
     }
 }
 
+/// Where a read stands in the vote log.
+public struct VoteLogMarks: Sendable, Hashable {
+    /// The number of the last vote batch the read sees (0 before the first): a new walk's mark.
+    public var last: Int64
+    /// The oldest mark the log still answers for: batches numbered up to it were pruned.
+    public var oldest: Int64
+
+    /// Marks.
+    public init(last: Int64, oldest: Int64) {
+        self.last = last
+        self.oldest = oldest
+    }
+}
+
 extension Board {
-    /// The snapshot of the walk `cursor` belongs to (a new walk's, this read's, without one),
-    /// read through `reading`; a mark the backend does not know is a bad cursor.
-    static func voteSnapshot(_ cursor: PageCursor?, in reading: any StoreReading) throws -> VoteSnapshot {
-        guard let snapshot = try reading.voteSnapshot(mark: cursor?.walkMark) else {
-            throw BoardError.invalidCursor(cursor?.encoded ?? "")
+    /// The snapshot of a walk with `mark` (a new walk's, this read's own, when nil), read
+    /// through `reading`: a mark the backend never handed out is a bad cursor, one older than
+    /// the log keeps an expired one.
+    static func voteSnapshot(mark: Int64?, cursor: PageCursor?, in reading: any StoreReading) throws -> VoteSnapshot {
+        let marks = try reading.voteLogMarks()
+        guard let mark else { return VoteSnapshot(mark: marks.last, moved: [:]) }
+        guard mark <= marks.last else { throw BoardError.invalidCursor(cursor?.encoded ?? "") }
+        guard mark >= marks.oldest else { throw BoardError.cursorExpired(cursor?.encoded ?? "") }
+        return VoteSnapshot(mark: mark, moved: try reading.keysAsOf(mark: mark, order: .popular))
+    }
+
+    /// A page of a walk in popular order after `after`, hidden posters left out, ranked as of
+    /// `cursor`'s mark (a new walk's without one), and the walk's snapshot. `fetch` reads a part
+    /// of the walk (at most a limit after a position) as of a mark (nil: its read's own) and the
+    /// snapshot it ranked by; a page that lost posters to hiding reads on from its last poster's
+    /// place in the walk, as of the same mark.
+    func popularWalk(
+        cursor: PageCursor?, after: FeedPosition?, limit: Int,
+        fetch: (_ mark: Int64?, _ after: FeedPosition?, _ limit: Int) throws -> ([Poster], VoteSnapshot)
+    ) throws -> ([Poster], VoteSnapshot?) {
+        var mark = cursor?.walkMark
+        var snapshot: VoteSnapshot?
+        let posters = try Self.visiblePage(
+            order: .popular, after: after, offset: 0, limit: limit, in: store,
+            position: { snapshot?.position(of: $0) ?? FeedPosition($0) }
+        ) { after, _, limit in
+            let (posters, taken) = try fetch(mark, after, limit)
+            // Later parts rank as of the first part's mark; a poster that moved between parts
+            // has the same place in each (its votes then, or its votes as of the mark).
+            mark = taken.mark
+            snapshot = taken
+            return posters
         }
-        return snapshot
+        return (posters, snapshot)
     }
 }

@@ -54,7 +54,7 @@ extension Application {
     private static func unlinkedTemporaryFile() throws(APIError) -> Int32 {
         // The system's temporary folder: the export holds no secret the store does not, and
         // its file has no name from the moment it is made.
-        let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let folder = FileSystem.temporaryFolder
         var template = Array("\(folder)/tenbin-export-XXXXXX".utf8CString)
         // The template is a non-empty array: its base address exists.
         let file = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }

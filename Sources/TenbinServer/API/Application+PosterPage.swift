@@ -90,6 +90,9 @@ extension Application {
         do {
             return try gateway.poster(id: id)
         } catch let error where ErrorKind.of(error) == .notFound {
+            // A hidden poster is still in the store (moderators see it): not found, as if it
+            // had never been, for the public; only a deleted one is gone.
+            if (try? gateway.moderationItem(id: id)) != nil { throw error }
             if try gateway.lastPosterID() >= id {
                 throw APIError(status: 410, kind: "gone", message: "poster \(id) was deleted")
             }

@@ -16,6 +16,13 @@ extension Application {
         return CachedBody(bytes: Self.jsonBody { $0.poster(poster) })
     }
 
+    /// `GET /api/v1/posters/{id}/timeline?bucket=minute|hour|day`, a cached read.
+    func timeline(_ request: Request) throws -> CachedBody {
+        let size = try APIInput.bucket(try request.query())
+        let buckets = try gateway.timeline(id: request.poster(), size: size)
+        return CachedBody(bytes: Self.jsonBody { $0.timeline(buckets) })
+    }
+
     /// `GET /api/v1/search?q=&sort=&limit=&cursor=`, a cached read.
     func search(_ request: Request) throws -> CachedBody {
         let query = try request.query()

@@ -21,7 +21,11 @@ final class Application: Sendable {
     let blobFiles = BlobFiles()
     let voteLimiter: RateLimiter?
     let postLimiter: RateLimiter?
+    /// Reports, at the posts' rate: mass false reports can hide posters, never delete them.
+    let reportLimiter: RateLimiter?
     let voteAnswers = VoteAnswers()
+    /// The `/admin` page's sessions.
+    let adminSessions = AdminSessions()
     /// Posts being re-encoded now.
     let postsInProgress = Locked(0)
     /// Reads how many exchanges are in progress (set once the daemon exists).
@@ -51,6 +55,7 @@ final class Application: Sendable {
         executor = BoardExecutor(threads: configuration.boardThreads)
         voteLimiter = configuration.rateLimited ? RateLimiter(rate: configuration.voteRate) : nil
         postLimiter = configuration.rateLimited ? RateLimiter(rate: configuration.postRate) : nil
+        reportLimiter = configuration.rateLimited ? RateLimiter(rate: configuration.postRate) : nil
     }
 
     /// Every endpoint, declared once: path, policy and handler. docs/http-api.md describes each.
@@ -61,6 +66,13 @@ final class Application: Sendable {
             maximumFileBytes: min(upload, gateway.maximumImageBytes), maximumFieldBytes: PosterTextLimits.maximumContentsBytes)
         // The page's vote form: `side=1|2`, parsed by libmicrohttpd's urlencoded reader.
         let voteForm = FormLimits(maximumBytes: 1024, maximumParts: 4, maximumFileBytes: 0, maximumFieldBytes: 16)
+        // The page's report menu without JavaScript: `reason` and `note`, urlencoded.
+        let reportForm = FormLimits(maximumBytes: 4096, maximumParts: 2, maximumFileBytes: 0, maximumFieldBytes: 2048)
+        // The /admin page's forms: a token, or a reason.
+        let adminForm = FormLimits(maximumBytes: 4096, maximumParts: 1, maximumFileBytes: 0, maximumFieldBytes: 2048)
+        let adminPageForm = RoutePolicy(bodies: [.urlencoded: .form(adminForm)], errors: .page)
+        // A moderator's action: a JSON body with a reason, or none.
+        let moderation = RoutePolicy(bodies: [.json: .bytes(4096), .none: .bytes(0)], admin: true)
         return [
             .cachedGet("/", RoutePolicy(errors: .page)) { [self] in try webPage($0) },
             .get("/language/{code}", RoutePolicy(errors: .page)) { try Self.switchLanguage($0) },
@@ -82,6 +94,7 @@ final class Application: Sendable {
                     refused: { [metrics] in metrics.postRefused(PostRefusal($0)) })
             ) { [self] in try newPoster($0, $1) },
             .cachedGet("/api/v1/posters/{id:poster}") { [self] in try poster($0) },
+            .cachedGet("/api/v1/posters/{id:poster}/timeline") { [self] in try timeline($0) },
             .write(.patch, "/api/v1/posters/{id:poster}", RoutePolicy(bodies: [.json: .bytes(APIInput.maximumJSONBytes)], admin: true)) {
                 [self] in try edit($0, $1)
             },
@@ -92,6 +105,26 @@ final class Application: Sendable {
                 .post, "/api/v1/posters/{id:poster}/votes",
                 RoutePolicy(bodies: [.json: .bytes(1024), .urlencoded: .form(voteForm)], rate: .votes, errors: .pageForForms)
             ) { [self] in try vote($0, $1) },
+            .write(
+                .post, "/api/v1/posters/{id:poster}/reports",
+                RoutePolicy(bodies: [.json: .bytes(4096), .urlencoded: .form(reportForm)], rate: .reports, errors: .pageForForms)
+            ) { [self] in try report($0, $1) },
+            .get("/api/v1/admin/queue", RoutePolicy(admin: true)) { [self] in try moderationQueue($0) },
+            .get("/api/v1/admin/posters/{id:poster}", RoutePolicy(admin: true)) { [self] in try moderationItem($0) },
+            .write(.post, "/api/v1/admin/posters/{id:poster}/restore", moderation, moderate(.restore)),
+            .write(.post, "/api/v1/admin/posters/{id:poster}/hide", moderation, moderate(.hide)),
+            .write(.post, "/api/v1/admin/posters/{id:poster}/remove", moderation, moderate(.remove)),
+            .get("/api/v1/admin/log", RoutePolicy(admin: true)) { [self] in try moderationLog($0) },
+            .get("/admin", RoutePolicy(errors: .page)) { [self] in try adminPage($0) },
+            .write(.post, "/admin/login", RoutePolicy(bodies: [.urlencoded: .form(adminForm)], errors: .page)) { [self] in
+                try adminLogin($0, $1)
+            },
+            .write(.post, "/admin/logout", RoutePolicy(bodies: [.urlencoded: .form(adminForm), .none: .bytes(0)], errors: .page)) {
+                [self] in try adminLogout($0, $1)
+            },
+            .write(.post, "/admin/posters/{id:poster}/restore", adminPageForm, adminPageAction(.restore)),
+            .write(.post, "/admin/posters/{id:poster}/hide", adminPageForm, adminPageAction(.hide)),
+            .write(.post, "/admin/posters/{id:poster}/remove", adminPageForm, adminPageAction(.remove)),
             .cachedGet("/api/v1/search") { [self] in try search($0) },
             .get("/api/v1/feed") { [self] in try feed($0) },
             .get("/api/v1/export.csv", RoutePolicy(admin: true)) { [self] in try export($0, format: .csv) },
@@ -125,6 +158,7 @@ final class Application: Sendable {
         switch rate {
         case .posts: postLimiter
         case .votes: voteLimiter
+        case .reports: reportLimiter
         }
     }
 

@@ -55,6 +55,11 @@ struct BoardGateway: Sendable {
         try board.lastPosterID()
     }
 
+    /// A poster's timeline in buckets of `size`.
+    func timeline(id: Int64, size: TimelineBucketSize) throws -> [TimelineBucket] {
+        try board.timeline(poster: id, bucket: size)
+    }
+
     /// Adds votes without waiting: `completion` runs on the vote batcher's thread once they
     /// are committed (with others cast at the same moment) or failed. Throws at once for a
     /// count out of range.
@@ -84,6 +89,41 @@ struct BoardGateway: Sendable {
     /// Writes every poster from one snapshot (see ``Board/export(_:batch:write:progress:)``).
     func export(_ options: ExportOptions, write: ([UInt8]) throws -> Void) throws {
         try board.export(options, write: write)
+    }
+
+    /// Records a report (see ``Board/report(id:reason:note:reporter:)``).
+    func report(id: Int64, reason: ReportReason, note: String, reporter: String) throws {
+        try board.report(id: id, reason: reason, note: note, reporter: reporter)
+    }
+
+    /// Hidden and reported posters, the latest activity first.
+    func moderationQueue() throws -> [ModerationItem] {
+        try board.moderationQueue()
+    }
+
+    /// One poster as moderators see it.
+    func moderationItem(id: Int64) throws -> ModerationItem {
+        try board.moderationItem(id: id)
+    }
+
+    /// Hides a poster from the public, logged.
+    func hide(id: Int64, actor: String, reason: String) throws -> ModerationItem {
+        try board.hide(id: id, actor: actor, reason: reason)
+    }
+
+    /// Shows a poster again and clears its reports, logged.
+    func restore(id: Int64, actor: String, reason: String) throws -> ModerationItem {
+        try board.restore(id: id, actor: actor, reason: reason)
+    }
+
+    /// Deletes a poster and the images no other poster uses, logged.
+    func remove(id: Int64, actor: String, reason: String, options: RemoveOptions) throws -> Poster {
+        try board.remove(id: id, actor: actor, reason: reason, options: options)
+    }
+
+    /// The audit log, newest first.
+    func auditLog(posterID: Int64?, before: Int64?, limit: Int) throws -> [AuditEntry] {
+        try board.auditLog(posterID: posterID, before: before, limit: limit)
     }
 
     /// A live feed (every feed of the board shares one change source).

@@ -13,6 +13,10 @@ enum PostRefusal: String, Sendable, CaseIterable {
     case invalidImage = "invalid_image"
     /// A malformed form, a body of another type, or text over a poster's limits (400, 415, 422).
     case invalidForm = "invalid_form"
+    /// An image on the blocklist, or images the operator's scan refused (422 `blocked`).
+    case blocked
+    /// The operator's scan gave no answer: it timed out, crashed or exited otherwise (503).
+    case scanFailed = "scan_failed"
     /// Another site's page (403).
     case forbidden
     /// The store or the blob folder could not take it (503 with a cause).

@@ -34,6 +34,13 @@ enum APIInput {
         return order
     }
 
+    /// `bucket=minute|hour|day` (default hour), a timeline's bucket size.
+    static func bucket(_ query: QueryString) throws(APIError) -> TimelineBucketSize {
+        guard let text = query["bucket"] else { return .hour }
+        guard let size = TimelineBucketSize(name: text) else { throw .badRequest("bucket must be minute, hour or day") }
+        return size
+    }
+
     /// `limit=N`, 1 to `maximum` (default 20).
     static func limit(_ query: QueryString, maximum: Int = maximumLimit) throws(APIError) -> Int {
         guard let text = query["limit"] else { return min(20, maximum) }

@@ -9,7 +9,8 @@ struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The HTTP status.
     var status: Int
     /// A stable word a client can switch on: one of ``ErrorKind``'s, or one of the server's
-    /// own (`unauthorized`, `forbidden`, `method_not_allowed`, `unsupported_media_type`).
+    /// own (`unauthorized`, `forbidden`, `method_not_allowed`, `unsupported_media_type`,
+    /// `blocked`).
     var kind: String
     /// One sentence naming the problem.
     var message: String
@@ -67,6 +68,16 @@ struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
                 self = error
                 return
             }
+            if let refusal = error as? ImageRefusal {
+                self = APIError(refusal)
+                return
+            }
+            if case BoardError.cursorExpired = error {
+                // A kind of its own, so a client knows to start its walk again (410: the walk
+                // the cursor continues is gone for good).
+                self = APIError(status: 410, kind: "cursor_expired", message: "\(error)")
+                return
+            }
             let kind = ErrorKind.of(error)
             let message = "\(error)"
             switch kind {
@@ -80,6 +91,20 @@ struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
                     headers: [Header(name: "Retry-After", value: "1")], cause: message)
             case .internal:
                 self = APIError(status: 500, kind: kind.rawValue, message: "the server failed to answer this request", cause: message)
+            }
+        }
+
+        /// A post refused for its images: 422 `blocked` for a blocked picture or the scan's
+        /// refusal (its reason included: the operator's program wrote it for the client), 503
+        /// for a scan that gave no answer (the message says so and names no command or path).
+        init(_ refusal: ImageRefusal) {
+            switch refusal {
+            case .blocked, .refusedByScan:
+                self = APIError(status: 422, kind: "blocked", message: "\(refusal)", postRefusal: .blocked)
+            case .scanFailed:
+                self = APIError(
+                    status: 503, kind: "unavailable", message: "\(refusal)", headers: [Header(name: "Retry-After", value: "5")],
+                    cause: "\(refusal)", postRefusal: .scanFailed)
             }
         }
     }

@@ -140,6 +140,8 @@ enum RateClass: Sendable {
     /// Votes: the handler spends as many as the request adds (``Request/spend(_:)``); a client
     /// with none left is refused before its body is read.
     case votes
+    /// Reports: one per request, taken before the body is read.
+    case reports
 }
 
 /// How a route answers its errors.

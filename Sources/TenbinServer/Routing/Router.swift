@@ -120,7 +120,7 @@ final class Router: HTTPHandling {
         if let rate = policy.rate, let limiter = app.limiter(rate), !app.policy.holdsAdminToken(head) {
             let budget = Request.Budget(limiter: limiter) { [app] wait in app.rateLimited(rate.what, wait, head) }
             switch rate {
-            case .posts:
+            case .posts, .reports:
                 if let wait = limiter.take(request.client, cost: 1) { throw budget.refusal(wait) }
             case .votes:
                 // Spent by the handler, which knows how many; refused now when none is left.
@@ -183,6 +183,7 @@ extension RateClass {
         switch self {
         case .posts: "posts"
         case .votes: "votes"
+        case .reports: "reports"
         }
     }
 }

@@ -30,5 +30,7 @@ struct WebAsset: Sendable {
         "manifest.webmanifest": WebAsset(contentType: "application/manifest+json", body: PackageResources.manifest_webmanifest),
         // Drawn and encoded once, when the first page is rendered.
         AppIcon.touchIconName: WebAsset(contentType: "image/png", body: AppIcon.png()),
+        "report.js": WebAsset(contentType: "text/javascript; charset=utf-8", body: PackageResources.report_js),
+        "report.css": WebAsset(contentType: "text/css; charset=utf-8", body: PackageResources.report_css),
     ]
 }

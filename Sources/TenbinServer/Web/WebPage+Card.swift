@@ -42,7 +42,7 @@ extension WebPage {
             </form>
             <p class="meta"><a href="/p/\(poster.id)">#\(poster.id)</a> · <time datetime="\(poster.createdAt)">\(poster.createdAt.description.prefix(10))</time>\
             <span class="tally">\(share.total == 0 ? " · " + SafeText.html(text[.noVotes]) : "")</span></p>
-            </article>
+            \(reportMenu(poster.id))</article>
             </li>
 
             """

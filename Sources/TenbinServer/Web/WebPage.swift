@@ -101,7 +101,8 @@ enum WebPage {
         <link rel="icon" href="\(assetURL("icon.svg"))" type="image/svg+xml">
         <link rel="apple-touch-icon" href="\(assetURL(AppIcon.touchIconName))">
         <link rel="manifest" href="\(assetURL("manifest.webmanifest"))">
-        <link rel="stylesheet" href="\(assetURL("app.css"))">\(script ? "\n<script src=\"\(assetURL("app.js"))\" defer></script>" : "")
+        <link rel="stylesheet" href="\(assetURL("app.css"))">
+        <link rel="stylesheet" href="\(assetURL("report.css"))">\(script ? "\n<script src=\"\(assetURL("app.js"))\" defer></script>\n<script src=\"\(assetURL("report.js"))\" defer></script>" : "")
         \(extra)</head>
 
         """

@@ -37,7 +37,8 @@ extension Command {
 /// Every subcommand, in the order help lists them.
 let allCommands: [any Command.Type] = [
     PostCommand.self, VoteCommand.self, ListCommand.self, ShowCommand.self, ImageCommand.self,
-    EditCommand.self, DeleteCommand.self, GCCommand.self, CheckCommand.self, SearchCommand.self, ImportCommand.self,
+    EditCommand.self, DeleteCommand.self, ReportCommand.self, ModerationCommand.self, GCCommand.self, CheckCommand.self, SearchCommand.self,
+    ImportCommand.self,
     WatchCommand.self, ServeCommand.self, MigrateCommand.self, CopyCommand.self, BackupCommand.self,
     ExportCommand.self,
 ]

@@ -10,7 +10,9 @@ enum PostCommand: Command {
         discussion: """
             Both images are checked and re-encoded before anything is written: scaled to fit the
             maximum edge, EXIF orientation applied, all metadata dropped, stored as JPEG (PNG when
-            the image has real transparency). Identical images are stored once.
+            the image has real transparency). Identical images are stored once. An image on the
+            board's blocklist (tenbin moderation blocklist) is refused, and so is a post the
+            --scan-command program refuses.
             """
     )
 
@@ -23,6 +25,7 @@ enum PostCommand: Command {
         var alt2 = Option.text(["--alt2"], value: "TEXT", help: "What the second image shows, for people who cannot see it.")
         var json = Flag.json("Print the new poster as JSON.")
         var image = ImageOptions()
+        var scan = ScanOptions()
     }
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
@@ -41,7 +44,8 @@ enum PostCommand: Command {
         // The board checks this too; checked first here, a refused post creates no store.
         try PosterTextLimits.check(contents: contents, hashtags: hashtags)
         try PosterTextLimits.check(alt1: alt1, alt2: alt2)
-        let poster = try context.withBoard(.create, limits: limits, encoding: encoding) { board in
+        let scanner = try ScanOptions.parse(arguments.scan)
+        let poster = try context.withBoard(.create, limits: limits, encoding: encoding, scanner: scanner) { board in
             let images = try files.map { try upload($0, limits: limits) }
             let draft = PosterDraft(
                 image1: images[0], image2: images[1], contents: contents, hashtags: hashtags, alt1: alt1, alt2: alt2)

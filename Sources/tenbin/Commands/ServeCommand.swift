@@ -40,6 +40,9 @@ enum ServeCommand: Command {
             ["--vote-rate"], help: "Votes per client address.", default: ServerConfiguration().voteRate)
         var postRate = Option<Rate>.rate(
             ["--post-rate"], help: "New posters per client address.", default: ServerConfiguration().postRate)
+        var reportThreshold = Option.integer(
+            ["--report-threshold"], value: "N", help: "Distinct reporters that hide a poster until a moderator acts, 1 to 1000.",
+            in: 1...1000, default: Board.defaultReportThreshold)
         var noRateLimit = Flag(["--no-rate-limit"], help: "No rate limits (trusted networks, benchmarks).")
         var publicURL = Option.repeated(
             ["--public-url"], value: "URL",
@@ -64,6 +67,7 @@ enum ServeCommand: Command {
             in: 1...300, default: ServerConfiguration().headerTimeoutSeconds)
         var migrate = Flag(["--migrate"], help: "Upgrade a PostgreSQL database at an older schema first (see docs/postgres.md).")
         var image = ImageOptions()
+        var scan = ScanOptions()
     }
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
@@ -113,7 +117,8 @@ enum ServeCommand: Command {
         }
         defer { hangUp.cancel() }
         let board = try context.board(
-            .serve(migrate: arguments.migrate), limits: limits, encoding: encoding, live: LiveFeeds.Options(grace: configuration.feedGrace))
+            .serve(migrate: arguments.migrate), limits: limits, encoding: encoding, live: LiveFeeds.Options(grace: configuration.feedGrace),
+            reportThreshold: try arguments.reportThreshold, scanner: try ScanOptions.parse(arguments.scan))
         // Every live feed ends, then the store closes (and checkpoints) before tenbin exits;
         // also when the server cannot start.
         defer { board.close() }

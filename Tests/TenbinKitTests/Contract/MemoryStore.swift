@@ -18,9 +18,24 @@ final class MemoryStore: StoreBackend {
         var uploads: [String: Digest] = [:]
         var lastID: Int64 = 0
         var version: Int64 = 0
-        /// The vote log: each batch's votes per poster, in commit order; a mark is a count of
-        /// its entries.
-        var voteLog: [(id: Int64, votes: Int)] = []
+        /// The vote log: each batch's posters with their totals before it, in commit order
+        /// (batch numbers ascending); the last batch's number, the oldest mark answered, and
+        /// the batch numbers noted at pruning times.
+        var voteLog: [(batch: Int64, id: Int64, before: Int)] = []
+        var lastBatch: Int64 = 0
+        var oldestMark: Int64 = 0
+        var voteLogTimes: [(at: Int64, batch: Int64)] = []
+        var hidden: [Int64: Timestamp] = [:]
+        /// By poster, then reporter.
+        var reports: [Int64: [String: Report]] = [:]
+        var cleared: Set<ClearedReporter> = []
+        var audit: [Int64: AuditEntry] = [:]
+        var lastAuditID: Int64 = 0
+        var hashes: [Digest: PerceptualHash] = [:]
+        var blocked: [BlockedImage] = []
+        var lastBlockedID: Int64 = 0
+        /// Timeline buckets by poster and start.
+        var buckets: [Timeline.TimelineKey: TimelineBucket] = [:]
     }
 
     private let state = Locked(State())
@@ -72,9 +87,9 @@ final class MemoryStore: StoreBackend {
         if unavailable.withLock({ $0 }) { throw StoreError(.unavailable("switched off by the test"), at: location) }
     }
 
-    func commitVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+    func commitVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster] {
         beforeCommitVotes?()
-        return try write { try $0.addVotes(deltas) }
+        return try write { try $0.addVotes(deltas, at: time) }
     }
 
     func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {
@@ -239,15 +254,28 @@ final class MemorySession: StoreWriting {
         return ids.compactMap(entry)
     }
 
-    func voteSnapshot(mark: [Int64]?) throws -> VoteSnapshot? {
-        try reading("voteSnapshot")
-        guard let mark = mark.map({ $0.count == 1 ? $0[0] : nil }) ?? Int64(state.voteLog.count) else { return nil }
-        var moved: [Int64: Int] = [:]
-        for entry in state.voteLog.dropFirst(Int(min(mark, Int64(state.voteLog.count)))) {
-            guard let poster = state.posters[entry.id] else { continue }
-            moved[entry.id, default: poster.totalVotes] -= entry.votes
+    func voteLogMarks() throws -> VoteLogMarks {
+        try reading("voteLogMarks")
+        return VoteLogMarks(last: state.lastBatch, oldest: state.oldestMark)
+    }
+
+    func keysAsOf(mark: Int64, order: FeedOrder) throws -> [Int64: Int] {
+        try reading("keysAsOf")
+        guard order == .popular else { return [:] }
+        var keys: [Int64: Int] = [:]
+        for entry in state.voteLog where entry.batch > mark && state.posters[entry.id] != nil && keys[entry.id] == nil {
+            keys[entry.id] = entry.before
         }
-        return VoteSnapshot(mark: [mark], moved: moved)
+        return keys
+    }
+
+    func pruneVoteLog(now: Timestamp, keeping seconds: Int64) throws {
+        state.voteLogTimes.append((now.secondsSince1970, state.lastBatch))
+        let cutoff = now.secondsSince1970 - seconds
+        guard let prunable = state.voteLogTimes.filter({ $0.at <= cutoff }).map(\.batch).max(), prunable > state.oldestMark else { return }
+        state.voteLog.removeAll { $0.batch <= prunable }
+        state.voteLogTimes.removeAll { $0.at < cutoff }
+        state.oldestMark = prunable
     }
 
     func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
@@ -277,19 +305,59 @@ final class MemorySession: StoreWriting {
         return state.lastID
     }
 
-    private func addVotes(id: Int64, good1: Int, good2: Int) throws -> Bool {
+    private func addVotes(id: Int64, good1: Int, good2: Int, start: Int64) throws -> Bool {
         guard state.posters[id] != nil else { return false }
         state.posters[id]!.good1 += good1  // checked just above
         state.posters[id]!.good2 += good2
-        state.voteLog.append((id, good1 + good2))
+        addToBucket(
+            TimelineRow(posterID: id, bucket: TimelineBucket(start: Timestamp(secondsSince1970: start), good1: good1, good2: good2)))
         return true
     }
 
-    func addVotes(_ deltas: [VoteDelta]) throws -> [Poster] {
+    private func addToBucket(_ row: TimelineRow) {
+        let key = Timeline.TimelineKey(posterID: row.posterID, start: row.bucket.start.secondsSince1970)
+        var bucket = state.buckets[key] ?? TimelineBucket(start: row.bucket.start, good1: 0, good2: 0)
+        bucket.good1 += row.bucket.good1
+        bucket.good2 += row.bucket.good2
+        state.buckets[key] = bucket
+    }
+
+    func addVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster] {
         for (earlier, later) in zip(deltas, deltas.dropFirst()) where earlier.id >= later.id {
             throw MemoryStoreError("vote deltas must have distinct ascending ids; \(later.id) came after \(earlier.id)")
         }
-        return try deltas.filter { try addVotes(id: $0.id, good1: $0.good1, good2: $0.good2) }.map { state.posters[$0.id]! }  // just voted
+        let start = Timeline.minuteStart(of: time)
+        let voted = try deltas.filter { try addVotes(id: $0.id, good1: $0.good1, good2: $0.good2, start: start) }
+        guard !voted.isEmpty else { return [] }
+        state.lastBatch += 1
+        for delta in voted {
+            // Each was found just above.
+            state.voteLog.append((state.lastBatch, delta.id, state.posters[delta.id]!.totalVotes - delta.good1 - delta.good2))
+        }
+        if state.lastBatch % VoteSnapshot.pruneEvery == 0 { try pruneVoteLog(now: time, keeping: VoteSnapshot.retention) }
+        return voted.map { state.posters[$0.id]! }  // each was found just above
+    }
+
+    func timelineRows(posters ids: ClosedRange<Int64>) throws -> [TimelineRow] {
+        try reading("timelineRows")
+        return state.buckets.filter { ids.contains($0.key.posterID) }.sorted { $0.key < $1.key }.map {
+            TimelineRow(posterID: $0.key.posterID, bucket: $0.value)
+        }
+    }
+
+    func insertTimelineRows(_ rows: [TimelineRow]) throws {
+        for row in rows {
+            guard state.posters[row.posterID] != nil else {
+                throw MemoryStoreError("a timeline row names poster \(row.posterID), which does not exist")
+            }
+            addToBucket(row)
+        }
+    }
+
+    func compactTimelines(now: Timestamp) throws {
+        let rows = state.buckets.map { TimelineRow(posterID: $0.key.posterID, bucket: $0.value) }
+        state.buckets = [:]
+        for row in Timeline.compacted(rows, at: now) { addToBucket(row) }
     }
 
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool {
@@ -302,11 +370,16 @@ final class MemorySession: StoreWriting {
 
     func deletePoster(id: Int64) throws -> Bool {
         state.keys[id] = nil
+        state.hidden[id] = nil
+        state.reports[id] = nil
+        state.cleared = state.cleared.filter { $0.posterID != id }
+        state.buckets = state.buckets.filter { $0.key.posterID != id }
         return state.posters.removeValue(forKey: id) != nil
     }
 
     func deleteBlobRow(_ digest: Digest) throws {
         state.blobs[digest] = nil
+        state.hashes[digest] = nil
         state.uploads = state.uploads.filter { $0.value != digest }
     }
 
@@ -343,7 +416,7 @@ final class MemorySession: StoreWriting {
                 let parts = key.split(separator: " ", maxSplits: 1)
                 return Digest(hex: String(parts[0])).map { UploadKey(source: $0, encodingKey: parts.count > 1 ? String(parts[1]) : "") }
             }
-            return BlobRecord(image: image, uploads: uploads.sorted())
+            return BlobRecord(image: image, uploads: uploads.sorted(), perceptualHash: state.hashes[image.digest])
         }
     }
 
@@ -356,6 +429,7 @@ final class MemorySession: StoreWriting {
         for record in records {
             try insertBlob(record.image, source: nil, encodingKey: "")
             for upload in record.uploads { try insertBlob(record.image, source: upload.source, encodingKey: upload.encodingKey) }
+            if let hash = record.perceptualHash { try setPerceptualHashes([record.image.digest: hash]) }
         }
     }
 
@@ -373,6 +447,110 @@ final class MemorySession: StoreWriting {
     }
 
     func reservePosterIDs(through id: Int64) throws { state.lastID = max(state.lastID, id) }
+
+    // MARK: Moderation
+
+    func hiddenPosters() throws -> [HiddenPoster] {
+        try reading("hiddenPosters")
+        return state.hidden.map { HiddenPoster(posterID: $0.key, since: $0.value) }.sorted { $0.posterID < $1.posterID }
+    }
+
+    func reports(posterID: Int64?) throws -> [Report] {
+        try reading("reports")
+        return state.reports.values.flatMap(\.values).filter { posterID == nil || $0.posterID == posterID }
+            .sorted {
+                ($0.posterID, $0.createdAt.secondsSince1970, $0.reporter) < ($1.posterID, $1.createdAt.secondsSince1970, $1.reporter)
+            }
+    }
+
+    func clearedReporters(posterID: Int64?) throws -> [ClearedReporter] {
+        try reading("clearedReporters")
+        return state.cleared.filter { posterID == nil || $0.posterID == posterID }.sorted {
+            ($0.posterID, $0.reporter) < ($1.posterID, $1.reporter)
+        }
+    }
+
+    func auditEntries(posterID: Int64?, beforeID: Int64?, limit: Int) throws -> [AuditEntry] {
+        try reading("auditEntries")
+        let entries = state.audit.values.filter { (posterID == nil || $0.posterID == posterID) && $0.id < (beforeID ?? .max) }
+        return Array(entries.sorted { $0.id > $1.id }.prefix(max(0, limit)))
+    }
+
+    /// Throws unless the poster exists, as a database's foreign key would.
+    private func requirePoster(_ id: Int64) throws {
+        guard state.posters[id] != nil else { throw MemoryStoreError("poster \(id) does not exist") }
+    }
+
+    func insertReport(_ report: Report) throws -> Bool {
+        try requirePoster(report.posterID)
+        guard state.reports[report.posterID]?[report.reporter] == nil else { return false }
+        state.reports[report.posterID, default: [:]][report.reporter] = report
+        return true
+    }
+
+    func deleteReports(posterID: Int64) throws { state.reports[posterID] = nil }
+
+    func insertClearedReporters(_ cleared: [ClearedReporter]) throws {
+        for entry in cleared {
+            try requirePoster(entry.posterID)
+            state.cleared.insert(entry)
+        }
+    }
+
+    func setHidden(posterID: Int64, since: Timestamp?) throws {
+        try requirePoster(posterID)
+        if let since {
+            if state.hidden[posterID] == nil { state.hidden[posterID] = since }
+        } else {
+            state.hidden[posterID] = nil
+        }
+    }
+
+    func appendAudit(_ entry: AuditEntry) throws -> Int64 {
+        state.lastAuditID += 1
+        var stored = entry
+        stored.id = state.lastAuditID
+        state.audit[stored.id] = stored
+        return stored.id
+    }
+
+    func insertAudit(_ entries: [AuditEntry]) throws {
+        for entry in entries where state.audit[entry.id] == nil {
+            state.audit[entry.id] = entry
+            state.lastAuditID = max(state.lastAuditID, entry.id)
+        }
+    }
+
+    // MARK: Blocked images
+
+    func perceptualHashes(_ digests: [Digest]) throws -> [Digest: PerceptualHash] {
+        try reading("perceptualHashes")
+        return state.hashes.filter { digests.contains($0.key) }
+    }
+
+    func blockedImages() throws -> [BlockedImage] {
+        try reading("blockedImages")
+        return state.blocked
+    }
+
+    func setPerceptualHashes(_ hashes: [Digest: PerceptualHash]) throws {
+        for (digest, hash) in hashes where state.blobs[digest] != nil { state.hashes[digest] = hash }
+    }
+
+    func insertBlockedImage(_ entry: NewBlockedImage, createdAt: Timestamp) throws -> BlockedImage {
+        if let present = state.blocked.first(where: { $0.digest == entry.digest }) { return present }
+        state.lastBlockedID += 1
+        let stored = BlockedImage(
+            id: state.lastBlockedID, digest: entry.digest, perceptualHash: entry.perceptualHash, note: entry.note, createdAt: createdAt)
+        state.blocked.append(stored)
+        return stored
+    }
+
+    func deleteBlockedImage(id: Int64) throws -> Bool {
+        guard let index = state.blocked.firstIndex(where: { $0.id == id }) else { return false }
+        state.blocked.remove(at: index)
+        return true
+    }
 }
 
 struct MemoryStoreError: Error, CustomStringConvertible {

@@ -2,16 +2,18 @@ import Testing
 
 @testable import TenbinKit
 
-/// Walks through popular order while votes move posters: on every backend, a walk from the
-/// first page to the last visits every poster that existed when it began and was not deleted
-/// meanwhile exactly once, in the order popular order had at its first page (``VoteSnapshot``).
+/// Walks while votes move posters: on every backend and in every order, a walk from the first
+/// page to the last visits every poster that existed when it began and was not deleted or
+/// hidden meanwhile exactly once, in the order its first page had (``VoteSnapshot``); a walk
+/// older than the vote log keeps is refused as expired.
 @Suite(.timeLimit(.minutes(10))) struct WalkContractTests {
     /// What happens between two pages of a walk, as a seeded random story: votes on random
     /// posters (a few, or a jump of dozens), directly or through the group commit; now and then
-    /// a poster not shown yet deleted, or a new one posted.
+    /// a poster not shown yet deleted or hidden, or a new one posted.
     struct Meanwhile {
         var random: SplitMix64
         let candidates: [Int64]
+        /// Deleted or hidden.
         var deleted: Set<Int64> = []
         var created: Set<Int64> = []
 
@@ -31,6 +33,12 @@ import Testing
                 let id = candidates.filter({ !shown.contains($0) && !deleted.contains($0) }).randomElement(using: &random)
             {
                 _ = try board.delete(id: id)
+                deleted.insert(id)
+            }
+            if random.next(upTo: 8) == 0,
+                let id = candidates.filter({ !shown.contains($0) && !deleted.contains($0) }).randomElement(using: &random)
+            {
+                _ = try board.hide(id: id, actor: "walk test")
                 deleted.insert(id)
             }
             if random.next(upTo: 8) == 0 { created.insert(try board.quickPost("late walker").id) }
@@ -67,6 +75,69 @@ import Testing
     }
 
     @Test(arguments: BackendUnderTest.all)
+    func aNewestFirstWalkShowsEveryPosterOnceWhileVotesMoveThem(backend: BackendUnderTest) async throws {
+        let store = try TemporaryStore()
+        let board = try backend.board(store)
+        let posters = try board.quickPost((0..<30).map { ("walker \($0)", $0 % 3 == 0 ? ["ab"] : []) })
+        for poster in posters where poster.id % 4 == 0 { try board.vote(id: poster.id, side: .first, times: 3) }
+        for seed: UInt64 in 1...4 {
+            let start = try board.posters(order: .new, limit: 1000).map(\.id)
+            try await Self.checkWalk(start: start, seed: seed, limit: 1 + Int(seed % 4), on: board, "new, seed \(seed)") {
+                try board.page(order: .new, limit: $0, after: $1)
+            }
+            let matches = try board.search(query: "walker", order: .new, limit: 1000).map(\.id)
+            try await Self.checkWalk(start: matches, seed: seed + 10, limit: 2 + Int(seed % 3), on: board, "search new, seed \(seed)") {
+                try board.searchPage(query: "walker", order: .new, limit: $0, after: $1)
+            }
+            let tagged = try board.search(query: "ab", order: .new, limit: 1000).map(\.id)
+            try await Self.checkWalk(start: tagged, seed: seed + 20, limit: 2, on: board, "search new ab, seed \(seed)") {
+                try board.searchPage(query: "ab", order: .new, limit: $0, after: $1)
+            }
+        }
+    }
+
+    @Test(arguments: BackendUnderTest.all)
+    func aWalkOlderThanTheVoteLogKeepsIsRefusedAsExpired(backend: BackendUnderTest) async throws {
+        let store = try TemporaryStore()
+        let clock = Locked(Int64(1_764_450_000))
+        var configuration = store.configuration()
+        configuration.now = { Timestamp(secondsSince1970: clock.withLock { $0 }) }
+        let board = Board(configuration, store: try backend.make(store.path), blobs: BlobStore(storeFolder: store.path))
+        let posters = try board.quickPost((0..<6).map { ("walker \($0)", []) }).map(\.id)
+        /// `VoteSnapshot.pruneEvery` batches: one of them prunes the log.
+        func voteAWhile() throws {
+            for index in 0..<Int(VoteSnapshot.pruneEvery) { try board.vote(id: posters[index % posters.count], side: .first) }
+        }
+        let old = try #require(try board.page(order: .popular, limit: 2).next)
+        let oldSearch = try #require(try board.searchPage(query: "walker", order: .popular, limit: 2).next)
+        clock.withLock { $0 += VoteSnapshot.retention / 2 }
+        try voteAWhile()
+        // Half the retention on: the walk goes on, ranked as it began.
+        #expect(try board.page(order: .popular, limit: 2, after: old).posters.count == 2)
+        let recent = try #require(try board.page(order: .popular, limit: 2).next)
+        clock.withLock { $0 += VoteSnapshot.retention }
+        try voteAWhile()
+        // The batches the old walk ranked by are pruned: refused, naming what to do.
+        #expect(throws: BoardError.cursorExpired(old.encoded)) { try board.page(order: .popular, limit: 2, after: old) }
+        #expect(throws: BoardError.cursorExpired(oldSearch.encoded)) {
+            try board.searchPage(query: "walker", order: .popular, limit: 2, after: oldSearch)
+        }
+        #expect("\(BoardError.cursorExpired(old.encoded))".contains("start from the first page"))
+        // A walk begun after the batches pruned goes on; a new walk starts as ever.
+        var page = try board.page(order: .popular, limit: 2)
+        var walked = page.posters.map(\.id)
+        while let next = page.next {
+            page = try board.page(order: .popular, limit: 2, after: next)
+            walked += page.posters.map(\.id)
+        }
+        #expect(walked.sorted() == posters)
+        #expect(try board.page(order: .popular, limit: 2, after: recent).posters.count == 2)
+        // A mark the log never reached is not expired but bad.
+        let tampered = try #require(PageCursor(encoded: "p0-1-\(Int64.max)"))
+        #expect(throws: BoardError.invalidCursor(tampered.encoded)) { try board.page(order: .popular, limit: 2, after: tampered) }
+    }
+
+    @Test(arguments: BackendUnderTest.all)
     func aPopularWalkShowsEveryPosterOnceInItsFirstPagesOrderWhileVotesMoveThem(backend: BackendUnderTest) async throws {
         let store = try TemporaryStore()
         let board = try backend.board(store)
@@ -96,7 +167,7 @@ import Testing
         for poster in posters where random.next(upTo: 3) == 0 {
             try board.vote(id: poster.id, side: .second, times: 1 + random.next(upTo: 5))
         }
-        for (seed, query, limit) in [(UInt64(1), "walker", 150), (2, "ab", 40), (3, "rare", 2), (4, "ab", 7), (5, "rare", 5)] {
+        for (seed, query, limit) in [(UInt64(1), "walker", 150), (2, "ab", 40), (3, "rare", 2), (4, "ab", 7), (5, "rare", 5), (6, "walker", 9)] {
             let start = try board.search(query: query, order: .popular, limit: 10_000).map(\.id)
             // The votes fall on the matches, most of them below the walk's first page.
             try await Self.checkWalk(start: start, seed: seed, limit: limit, on: board, query) {

@@ -21,7 +21,7 @@ struct PostgresMigrationTests {
             try old.pool.withConnection { connection in
                 try connection.execute("INSERT INTO blob VALUES ('\(digest)', 'jpeg', 1, 1, 1, NULL)")
                 for (id, tags) in tagged {
-                    // From version 6 on, the poster row holds copies of its images' blob rows.
+                    // From version 6 a poster row holds copies of its images' blob rows.
                     let images = version >= 6 ? (", " + PostgresStore.imageColumnNames, ", 'jpeg', 1, 1, 1, 'jpeg', 1, 1, 1") : ("", "")
                     try connection.execute(
                         "INSERT INTO poster (contents, created_at, image1, image2\(images.0)) VALUES ('\\x4142e69db1'::bytea, \(id), '\(digest)', '\(digest)'\(images.1))"
@@ -36,9 +36,15 @@ struct PostgresMigrationTests {
                     if version >= 2 {
                         let record = SearchRecord(contents: "AB東", hashtags: tags)
                         try connection.query("INSERT INTO search_key VALUES (\(id), \(record.key), \(record.tokens)::text[])")
-                        if version >= 6 { try connection.query("UPDATE poster SET walk_key = \(record.key) WHERE id = \(id)") }
+                        if version >= 6 {
+                            try connection.execute(
+                                "UPDATE poster p SET walk_key = (SELECT \(PostgresStore.walkKeySQL("k.key").sql) FROM search_key k WHERE k.poster_id = p.id) WHERE p.id = \(id)"
+                            )
+                        }
                     }
                 }
+                // Votes cast before timelines (step 10) existed.
+                try connection.execute("UPDATE poster SET good1 = 4, good2 = 1 WHERE id = 1")
             }
             let upgraded = try PostgresStore(url: url, poolSize: 2)
             #expect(try upgraded.schemaVersion() == PostgresSchema.latestVersion)
@@ -56,11 +62,19 @@ struct PostgresMigrationTests {
             _ = try board.vote(id: 2, side: .first)
             #expect(try board.search(query: "東", order: .popular).map(\.id) == [1, 2, 3])
             #expect(try board.posters(order: .popular).map(\.id) == [1, 2, 3])
+            // Step 7: the votes before it in one bucket, the ones after in their own.
+            let timeline = try board.timeline(poster: 1, bucket: .minute)
+            #expect(
+                timeline.count == 2 && timeline.reduce(0) { $0 + $1.good1 } == 4 && timeline.reduce(0) { $0 + $1.good2 } == 3,
+                "version \(version)")
             let unfilled = try upgraded.pool.withConnection { connection in
                 try connection.query("SELECT count(*) FROM poster WHERE walk_key IS NULL OR votes <> good1 + good2").int(0, 0)
             }
             #expect(unfilled == 0, "version \(version)")
             #expect(try upgraded.integrityProblems().isEmpty)
+            // Step 9: an empty blocklist, and no hash for a picture stored before (filled lazily).
+            #expect(try board.blockedImages().isEmpty)
+            #expect(try upgraded.read { try $0.perceptualHashes([try #require(Digest(hex: digest))]) }.isEmpty)
             // The upgraded store goes on working: an edit, an import batch, a new poster.
             #expect(try board.edit(id: 2, hashtags: ["z", "y"]).hashtags == ["z", "y"])
             let stored = try board.poster(id: 2)
@@ -74,8 +88,7 @@ struct PostgresMigrationTests {
     }
 
     @Test func anAltTextlessDatabaseUpgradesAndKeepsItsPosters() throws {
-        // A version 6 database as version 6 wrote it: today's, less step 7's columns (and step
-        // 8's vote log).
+        // A version 6 database as version 6 wrote it: today's, less what steps 7 to 11 added.
         let url = try TestPostgres.freshDatabase()
         let folder = try TemporaryStore()
         let posted = try {
@@ -85,8 +98,13 @@ struct PostgresMigrationTests {
                 PosterDraft(image1: .file(StoreContractTests.cat), image2: .file(StoreContractTests.dog), contents: "猫か犬か"))
             try store.pool.withConnection { connection in
                 try connection.execute(
-                    "ALTER TABLE poster DROP COLUMN alt1, DROP COLUMN alt2; DROP TABLE vote_log; DELETE FROM tenbin_schema WHERE version >= 7"
-                )
+                    """
+                    DROP TABLE vote_batch, vote_log_oldest, vote_log, vote_moved, vote_log_time;
+                    DROP TABLE vote_bucket, timeline_fold;
+                    DROP TABLE blocked_image; ALTER TABLE blob DROP COLUMN phash;
+                    DROP TABLE report, report_cleared, poster_hidden, audit;
+                    ALTER TABLE poster DROP COLUMN alt1, DROP COLUMN alt2; DELETE FROM tenbin_schema WHERE version >= 7
+                    """)
             }
             return poster
         }()

@@ -59,23 +59,20 @@ import Testing
         do {
             let db = try Database(path: "\(store.path)/tenbin.sqlite", mode: .readWrite)
             try db.execute(
-                """
-                DROP INDEX poster_voted;
-                DROP INDEX poster_unvoted;
-                CREATE INDEX poster_popular ON poster(good1 + good2 DESC, id DESC);
-                DROP INDEX poster_identity;
-                ALTER TABLE poster DROP COLUMN contents_hash;
-                ALTER TABLE poster DROP COLUMN alt1;
-                ALTER TABLE poster DROP COLUMN alt2;
-                CREATE INDEX poster_identity ON poster(image1, image2, contents);
-                DROP TABLE search_posting;
-                DROP TABLE search_segment;
-                DROP TABLE search_stale;
-                DROP TABLE search_merge;
-                DROP TABLE vote_log;
-                CREATE VIRTUAL TABLE search_gram USING fts5(grams, tokenize = 'ascii', detail = 'none', content = '');
-                PRAGMA user_version = 4;
-                """)
+                NewerSchemas.undo + """
+                    DROP INDEX poster_voted;
+                    DROP INDEX poster_unvoted;
+                    CREATE INDEX poster_popular ON poster(good1 + good2 DESC, id DESC);
+                    DROP INDEX poster_identity;
+                    ALTER TABLE poster DROP COLUMN contents_hash;
+                    CREATE INDEX poster_identity ON poster(image1, image2, contents);
+                    DROP TABLE search_posting;
+                    DROP TABLE search_segment;
+                    DROP TABLE search_stale;
+                    DROP TABLE search_merge;
+                    CREATE VIRTUAL TABLE search_gram USING fts5(grams, tokenize = 'ascii', detail = 'none', content = '');
+                    PRAGMA user_version = 4;
+                    """)
         }
         let board = try store.board(create: false)
         let db = try Database(path: "\(store.path)/tenbin.sqlite", mode: .readWrite)

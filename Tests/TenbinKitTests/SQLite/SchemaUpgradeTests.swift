@@ -62,6 +62,11 @@ import Testing
             #expect(try board.search(query: query).map(\.id) == ids.map(Int64.init), "\(query)")
         }
         #expect(try board.poster(id: 2).images.map(\.digest.hex) == [Self.digests[1], Self.digests[2]])
+        // Schema 10: each poster's votes so far in one bucket of its timeline.
+        for poster in try board.posters(limit: 100) {
+            let buckets = try board.timeline(poster: poster.id, bucket: .minute)
+            #expect(buckets.map { [$0.good1, $0.good2] } == (poster.totalVotes > 0 ? [[poster.good1, poster.good2]] : []), "\(poster.id)")
+        }
         // A contentless index forgets a row only given the tokens it holds: deleting after the
         // upgrade must remove exactly what the upgrade indexed.
         try board.delete(id: 1)

@@ -28,15 +28,25 @@ final class TestServer: Sendable {
     /// Without `watchingChanges`, the read cache keeps answers until this server's own writes
     /// drop them: what another process commits is never heard (tests of the writes' own
     /// invalidation).
-    init(peer: String = "127.0.0.1", watchingChanges: Bool = true, _ configure: (inout ServerConfiguration) -> Void = { _ in })
-        throws
-    {
+    convenience init(
+        peer: String = "127.0.0.1", watchingChanges: Bool = true, _ configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws {
+        try self.init(peer: peer, watchingChanges: watchingChanges, board: { _ in }, configure)
+    }
+
+    /// A server whose board's configuration `configureBoard` changes (a scanner).
+    init(
+        peer: String = "127.0.0.1", watchingChanges: Bool = true, board configureBoard: (inout Board.Configuration) -> Void,
+        _ configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tenbin-server-\(UUID().uuidString)").path
         var configuration = ServerConfiguration()
         configuration.threads = 1
         configuration.boardThreads = 2
         configure(&configuration)
-        board = try Board(folder: folder, create: true)
+        var boardConfiguration = Board.Configuration()
+        configureBoard(&boardConfiguration)
+        board = try Board(folder: folder, configuration: boardConfiguration, create: true)
         app = try Application(configuration: configuration, gateway: BoardGateway(board: board))
         router = Router(app: app, routes: app.mainRoutes)
         monitoringRouter = Router(app: app, routes: app.monitoringRoutes)
@@ -173,11 +183,12 @@ final class TestServer: Sendable {
 
     /// A form's fields as libmicrohttpd's urlencoded reader hands them to the route.
     func request(
-        _ method: String, _ target: String, urlencoded fields: [(String, String)], headers: [(String, String)] = []
+        _ method: String, _ target: String, urlencoded fields: [(String, String)], headers: [(String, String)] = [],
+        peer: String? = nil
     ) async -> TestReply {
         await request(
             method, target, headers: [("Content-Type", "application/x-www-form-urlencoded")] + headers,
-            body: .form(fields.map { (name: $0.0, bytes: Array($0.1.utf8), filename: nil) }))
+            body: .form(fields.map { (name: $0.0, bytes: Array($0.1.utf8), filename: nil) }), peer: peer)
     }
 
     /// A poster's JSON object as `GET /api/v1/posters/ID` answers it.

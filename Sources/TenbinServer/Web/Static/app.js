@@ -719,6 +719,15 @@
   refreshTimes(board);
   setInterval(() => refreshTimes(board), 60000);
   shareButton();
+  // A page kept in the back-forward cache must not keep its live feed open: the browser's few
+  // connections to this server would stay taken and the next page wait for one. It reopens
+  // (with a fresh snapshot) when the page is shown again.
+  window.addEventListener("pagehide", () => {
+    if (state.feed) state.feed.close();
+    state.feed = null;
+    body.classList.remove("live");
+  });
+  window.addEventListener("pageshow", (event) => { if (event.persisted) openFeed(); });
   updateMore();
   openFeed();
   body.classList.add("scripted");

@@ -167,7 +167,9 @@ import Testing
         for poster in posters where random.next(upTo: 3) == 0 {
             try board.vote(id: poster.id, side: .second, times: 1 + random.next(upTo: 5))
         }
-        for (seed, query, limit) in [(UInt64(1), "walker", 150), (2, "ab", 40), (3, "rare", 2), (4, "ab", 7), (5, "rare", 5), (6, "walker", 9)] {
+        for (seed, query, limit) in [
+            (UInt64(1), "walker", 150), (2, "ab", 40), (3, "rare", 2), (4, "ab", 7), (5, "rare", 5), (6, "walker", 9),
+        ] {
             let start = try board.search(query: query, order: .popular, limit: 10_000).map(\.id)
             // The votes fall on the matches, most of them below the walk's first page.
             try await Self.checkWalk(start: start, seed: seed, limit: limit, on: board, query) {

@@ -7,15 +7,13 @@ extension ServeEndToEndTests {
     /// order and search by popularity, with votes between pages and from another connection
     /// all along) show every poster exactly once (docs/http-api.md, what a walk promises).
     @Suite(.timeLimit(.minutes(10))) struct ServeWalkTests {
-        /// A small seeded generator (SplitMix64's steps), so a failing walk can be replayed.
+        /// A seeded sequence of choices (Knuth's 64-bit linear congruential steps, high bits),
+        /// so a failing walk can be replayed.
         struct Seeded {
             var state: UInt64
             mutating func next(upTo bound: Int) -> Int {
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var z = state
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                return Int((z ^ (z >> 31)) % UInt64(bound))
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return Int((state >> 33) % UInt64(bound))
             }
         }
 

@@ -111,13 +111,13 @@ public final class Board: Sendable {
     public func page(order: FeedOrder = .new, limit: Int = 20, after cursor: PageCursor? = nil) throws -> Page {
         let position = try cursor?.position(for: order, query: nil)
         guard limit > 0 else { return Page(posters: [], next: nil) }
-        guard order == .popular else {
+        guard order.movesWithVotes else {
             let posters = try pageOfAll(order: order, after: position, offset: 0, limit: limit)
             return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: nil, snapshot: nil))
         }
-        let (posters, snapshot) = try popularWalk(cursor: cursor, after: position, limit: limit) { mark, after, limit in
+        let (posters, snapshot) = try walk(order, cursor: cursor, after: position, limit: limit) { mark, after, limit in
             try store.read { reading in
-                let snapshot = try Self.voteSnapshot(mark: mark, cursor: cursor, in: reading)
+                let snapshot = try Self.voteSnapshot(order: order, mark: mark, cursor: cursor, in: reading)
                 return (try snapshot.page(after: after, limit: limit, in: reading), snapshot)
             }
         }
@@ -138,11 +138,11 @@ public final class Board: Sendable {
         let parsed = SearchQuery(query)
         let position = try cursor?.position(for: order, query: parsed)
         guard !parsed.isEmpty, limit > 0 else { return Page(posters: [], next: nil) }
-        guard order == .popular else {
+        guard order.movesWithVotes else {
             let posters = try searchPosters(parsed, order: order, after: position, offset: 0, limit: limit)
             return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: parsed, snapshot: nil))
         }
-        let (posters, snapshot) = try popularWalk(cursor: cursor, after: position, limit: limit) { mark, after, limit in
+        let (posters, snapshot) = try walk(order, cursor: cursor, after: position, limit: limit) { mark, after, limit in
             try popularSearchWalk(parsed, after: after, mark: mark, cursor: cursor, limit: limit)
         }
         return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: parsed, snapshot: snapshot))

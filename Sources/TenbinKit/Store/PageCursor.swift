@@ -77,7 +77,7 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The mark of the walk the cursor belongs to (popular order).
-    var walkMark: Int64? { order == .popular ? mark : nil }
+    var walkMark: Int64? { order.movesWithVotes ? mark : nil }
 
     /// A non-negative decimal without sign or leading zeros.
     private static func number(_ text: Substring) -> Int64? {
@@ -91,7 +91,7 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
     static func after(_ posters: [Poster], order: FeedOrder, limit: Int, query: SearchQuery?, snapshot: VoteSnapshot?) -> PageCursor? {
         guard posters.count == limit, let last = posters.last else { return nil }
         let fingerprint = query.map(fingerprint) ?? 0
-        guard order == .popular, let snapshot else {
+        guard order.movesWithVotes, let snapshot else {
             return PageCursor(order: order, position: FeedPosition(last), query: fingerprint, mark: 0)
         }
         return PageCursor(order: order, position: snapshot.position(of: last), query: fingerprint, mark: snapshot.mark)

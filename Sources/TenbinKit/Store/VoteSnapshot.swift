@@ -23,6 +23,8 @@
 /// popular's total now; another such order (a decayed score kept on the poster row) logs its
 /// key before each batch beside the total and answers its own keys as of a mark.
 public struct VoteSnapshot: Sendable, Hashable {
+    /// The order walked (one whose key votes move: ``FeedOrder/movesWithVotes``).
+    public var order: FeedOrder = .popular
     /// The number of the last vote batch the walk ranks as of.
     public var mark: Int64
     /// The total votes as of ``mark`` of every poster voted for after it.
@@ -37,7 +39,8 @@ public struct VoteSnapshot: Sendable, Hashable {
     public static let pruneEvery: Int64 = 64
 
     /// A snapshot.
-    public init(mark: Int64, moved: [Int64: Int]) {
+    public init(order: FeedOrder = .popular, mark: Int64, moved: [Int64: Int]) {
+        self.order = order
         self.mark = mark
         self.moved = moved
     }
@@ -77,14 +80,14 @@ public struct VoteSnapshot: Sendable, Hashable {
     /// they are read from it after `after`, skipping those that moved; the moved ones that come
     /// after `after` as of the mark are merged in.
     func page(after: FeedPosition?, limit: Int, in reading: any StoreReading) throws -> [Poster] {
-        guard !moved.isEmpty else { return try reading.page(order: .popular, after: after, offset: 0, limit: limit) }
+        guard !moved.isEmpty else { return try reading.page(order: order, after: after, offset: 0, limit: limit) }
         var still: [Poster] = []
         var from = after
         // At most `moved.count` rows of the index are skipped; a bounded batch keeps one read
         // from fetching thousands of posters when many moved.
         let batch = limit + min(moved.count, 4 * limit)
         while still.count < limit {
-            let rows = try reading.page(order: .popular, after: from, offset: 0, limit: batch)
+            let rows = try reading.page(order: order, after: from, offset: 0, limit: batch)
             still += rows.filter { moved[$0.id] == nil }
             // The index is walked in its own (current) order, so it continues after the last
             // row read as it stands now, moved or not.
@@ -94,6 +97,19 @@ public struct VoteSnapshot: Sendable, Hashable {
         let movedHere = try reading.posters(ids: movedPositions(after: after).prefix(limit).map(\.id))
         return (still.prefix(limit) + movedHere).sorted { Self.precedes(position(of: $0), position(of: $1)) }
             .prefix(limit).map { $0 }
+    }
+}
+
+extension FeedOrder {
+    /// Whether votes move a poster in this order, so a walk through it ranks as of its first
+    /// page (``VoteSnapshot``): popular's key is the total votes. Another order whose key only
+    /// votes move (a decayed score kept on the poster row) answers true here, logs its key
+    /// before each batch beside the total, and answers it in ``StoreReading/keysAsOf(mark:order:)``.
+    public var movesWithVotes: Bool {
+        switch self {
+        case .new: false
+        case .popular: true
+        }
     }
 }
 
@@ -115,27 +131,29 @@ extension Board {
     /// The snapshot of a walk with `mark` (a new walk's, this read's own, when nil), read
     /// through `reading`: a mark the backend never handed out is a bad cursor, one older than
     /// the log keeps an expired one.
-    static func voteSnapshot(mark: Int64?, cursor: PageCursor?, in reading: any StoreReading) throws -> VoteSnapshot {
+    static func voteSnapshot(
+        order: FeedOrder = .popular, mark: Int64?, cursor: PageCursor?, in reading: any StoreReading
+    ) throws -> VoteSnapshot {
         let marks = try reading.voteLogMarks()
-        guard let mark else { return VoteSnapshot(mark: marks.last, moved: [:]) }
+        guard let mark else { return VoteSnapshot(order: order, mark: marks.last, moved: [:]) }
         guard mark <= marks.last else { throw BoardError.invalidCursor(cursor?.encoded ?? "") }
         guard mark >= marks.oldest else { throw BoardError.cursorExpired(cursor?.encoded ?? "") }
-        return VoteSnapshot(mark: mark, moved: try reading.keysAsOf(mark: mark, order: .popular))
+        return VoteSnapshot(order: order, mark: mark, moved: try reading.keysAsOf(mark: mark, order: order))
     }
 
-    /// A page of a walk in popular order after `after`, hidden posters left out, ranked as of
-    /// `cursor`'s mark (a new walk's without one), and the walk's snapshot. `fetch` reads a part
+    /// A page of a walk in `order` (one votes move) after `after`, hidden posters left out,
+    /// ranked as of `cursor`'s mark (a new walk's without one), and the walk's snapshot. `fetch` reads a part
     /// of the walk (at most a limit after a position) as of a mark (nil: its read's own) and the
     /// snapshot it ranked by; a page that lost posters to hiding reads on from its last poster's
     /// place in the walk, as of the same mark.
-    func popularWalk(
-        cursor: PageCursor?, after: FeedPosition?, limit: Int,
+    func walk(
+        _ order: FeedOrder, cursor: PageCursor?, after: FeedPosition?, limit: Int,
         fetch: (_ mark: Int64?, _ after: FeedPosition?, _ limit: Int) throws -> ([Poster], VoteSnapshot)
     ) throws -> ([Poster], VoteSnapshot?) {
         var mark = cursor?.walkMark
         var snapshot: VoteSnapshot?
         let posters = try Self.visiblePage(
-            order: .popular, after: after, offset: 0, limit: limit, in: store,
+            order: order, after: after, offset: 0, limit: limit, in: store,
             position: { snapshot?.position(of: $0) ?? FeedPosition($0) }
         ) { after, _, limit in
             let (posters, taken) = try fetch(mark, after, limit)

@@ -98,6 +98,7 @@ extension Board {
         if repairingSearch { report.searchRebuilt = try rebuildSearch() }
         report.problems += try store.integrityProblems().map { "database: \($0)" }
         report.problems += try searchKeyProblems()
+        report.problems += try timelineProblems()
         report.posters = try count()
         let rows = try store.read { try $0.blobRows() }
         report.blobs = rows.count
@@ -143,6 +144,39 @@ extension Board {
         guard !ids.isEmpty else { return "" }
         return "; used by poster\(ids.count == 1 ? "" : "s") " + ids.prefix(20).map(String.init).joined(separator: ", ")
             + (ids.count > 20 ? " and \(ids.count - 20) more" : "")
+    }
+
+    /// Posters whose timeline does not add up to their counts, and buckets of posters that do
+    /// not exist: one pass, 1,000 posters at a time, so memory stays bounded.
+    func timelineProblems() throws -> [String] {
+        try store.read { reading in
+            var problems: [String] = []
+            var afterID: Int64 = 0
+            while true {
+                let posters = try reading.posters(afterID: afterID, limit: 1_000)
+                // The last batch also covers every id above the last poster, where only stray
+                // buckets can be.
+                let upper = posters.count < 1_000 ? Int64.max : posters.last?.id ?? Int64.max
+                var sums: [Int64: (Int, Int)] = [:]
+                for row in try reading.timelineRows(posters: (afterID + 1)...upper) {
+                    let sum = sums[row.posterID] ?? (0, 0)
+                    sums[row.posterID] = (sum.0 + row.bucket.good1, sum.1 + row.bucket.good2)
+                }
+                for poster in posters {
+                    let sum = sums.removeValue(forKey: poster.id) ?? (0, 0)
+                    if sum != (poster.good1, poster.good2) {
+                        problems.append(
+                            "poster \(poster.id)'s timeline adds up to \(sum.0)/\(sum.1) votes but it has \(poster.good1)/\(poster.good2)")
+                    }
+                }
+                for id in sums.keys.sorted() {
+                    problems.append("timeline buckets of poster \(id), which does not exist")
+                }
+                guard let last = posters.last, upper != Int64.max else { break }
+                afterID = last.id
+            }
+            return problems
+        }
     }
 
     /// Posters whose stored search key is not the normal form of their text (the backend's

@@ -75,6 +75,15 @@ final class Database {
         try execute("PRAGMA foreign_keys = ON")
     }
 
+    /// Makes each commit durable on its own (`synchronous = FULL`: the log is flushed in the
+    /// commit) and closing leave the write-ahead log for the next connection instead of
+    /// copying it into the database: see ``SQLiteStore/leaveLogAtClose()``.
+    func leaveLogAtClose() throws {
+        try execute("PRAGMA synchronous = FULL")
+        let code = tb_sqlite_no_checkpoint_on_close(handle)
+        guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: handle, sql: nil) }
+    }
+
     /// `path` with the characters a URI treats specially percent-encoded.
     private static func uriEscaped(_ path: String) -> String {
         var bytes: [UInt8] = []

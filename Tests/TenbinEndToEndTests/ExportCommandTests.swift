@@ -77,6 +77,22 @@ struct ExportCommandTests {
         #expect(objects[1]["good2"] as? Int == 7)
     }
 
+    @Test func timelinesAreATableOfBucketsInCSVAndAnArrayInJSONLines() throws {
+        let folder = try Self.board()
+        let path = folder.path + "/timelines.csv"
+        let run = try Tenbin.run(["export", "--timelines", "-o", path], store: folder.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        let rows = try Self.pythonRows(path)
+        #expect(rows.first == ["id", "start", "bucket", "good1", "good2"])
+        #expect(rows.dropFirst().allSatisfy { $0[0] == "2" && $0[2] == "minute" }, "\(rows)")
+        #expect(rows.dropFirst().reduce(0) { $0 + (Int($1[4]) ?? 0) } == 7)
+        let lines = try Tenbin.run(["export", "--format", "jsonl", "--timelines"], store: folder.path)
+        let objects = lines.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(objects.map { ($0["timeline"] as? [Any])?.count } == [0, rows.count - 1, 0])
+    }
+
     @Test func badExportsAreRefusedWithTheirReasonAndLeaveNothing() throws {
         let folder = try Self.board()
         let excelJSON = try Tenbin.run(["export", "--format", "jsonl", "--excel"], store: folder.path)

@@ -48,4 +48,25 @@ import Testing
             #expect(try Self.votesInTheDatabaseFileAlone(store) == "\(round)")
         }
     }
+
+    @Test func aVoteLeavesItsLogForTheNextCommandWhichFoldsItIn() throws {
+        // A vote is one small commit, flushed in the log; copying the log into the database at
+        // exit cost two more flushes per vote, so the vote leaves it, and any other command
+        // that closes the store last folds it in.
+        let store = try ScratchFolder()
+        let cats = ["\(Tenbin.root)/SampleImages/01-cats-or-dogs/1-cat.jpg", "\(Tenbin.root)/SampleImages/01-cats-or-dogs/2-dog.jpg"]
+        #expect(try Tenbin.run(["post", cats[0], cats[1]], store: store.path).status == 0)
+        #expect(!store.files().contains { $0.hasPrefix("tenbin.sqlite-") }, "a post folds its log in: \(store.files())")
+        for round in 1...3 {
+            let vote = try Tenbin.run(["vote", "1", "2"], store: store.path)
+            #expect(vote.status == 0, "\(vote.stderr)")
+            #expect(store.files().contains("tenbin.sqlite-wal"), "round \(round): \(store.files())")
+        }
+        // Any SQLite reader sees the votes the log holds.
+        let read = try Shell.capture(["sqlite3", store.path + "/tenbin.sqlite", "SELECT sum(good2) FROM poster"])
+        #expect(read.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "3", "\(read.stderr)")
+        #expect(try Tenbin.run(["list"], store: store.path).status == 0)
+        #expect(!store.files().contains { $0.hasPrefix("tenbin.sqlite-") }, "\(store.files())")
+        #expect(try Self.votesInTheDatabaseFileAlone(store) == "3")
+    }
 }

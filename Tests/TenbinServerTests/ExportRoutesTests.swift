@@ -66,6 +66,32 @@ import Testing
         #expect(objects.last?["hashtags"] as? [String] == ["x"])
     }
 
+    @Test func timelinesComeAsATableOfBucketsOrAnArrayPerPoster() async throws {
+        let server = try TestServer { $0.adminToken = Self.token }
+        await server.post(contents: "one")
+        await server.post(contents: "two")
+        await server.vote(2, side: 1, times: 2)
+        await server.vote(2, side: 2, times: 5)
+        let csv = await server.request("GET", "/api/v1/export.csv?timelines=1", headers: Self.auth)
+        #expect(csv.status == 200, "\(csv.text)")
+        #expect(csv.header("content-disposition") == "attachment; filename=\"tenbin-timelines.csv\"")
+        let lines = String(decoding: csv.bytes, as: UTF8.self).split(separator: "\r\n")
+        #expect(lines.first == "id,start,bucket,good1,good2")
+        let fields = lines.dropFirst().map { $0.split(separator: ",") }
+        #expect(fields.allSatisfy { $0.count == 5 && $0[0] == "2" && $0[2] == "minute" }, "\(lines)")
+        #expect(fields.reduce(0) { $0 + (Int($1[3]) ?? 0) } == 2 && fields.reduce(0) { $0 + (Int($1[4]) ?? 0) } == 5)
+        let jsonl = await server.request("GET", "/api/v1/export.jsonl?timelines=1", headers: Self.auth)
+        let objects = String(decoding: jsonl.bytes, as: UTF8.self).split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect((objects.first?["timeline"] as? [Any])?.isEmpty == true)
+        let buckets = objects.last?["timeline"] as? [[String: Any]] ?? []
+        #expect(buckets.reduce(0) { $0 + ($1["good2"] as? Int ?? 0) } == 5)
+        let wrong = await server.request("GET", "/api/v1/export.jsonl?timelines=yes", headers: Self.auth)
+        #expect(wrong.status == 400)
+        #expect(wrong.errorMessage == "timelines must be 0 or 1")
+    }
+
     @Test func badExportQueriesAreRefusedWithTheirReason() async throws {
         let server = try TestServer { $0.adminToken = Self.token }
         let wrong = await server.request("GET", "/api/v1/export.csv?excel=yes", headers: Self.auth)

@@ -15,15 +15,22 @@ public struct ExportOptions: Sendable, Hashable {
     /// `+`, `-`, `@`, a tab or a carriage return) prefixed with `'`. Without it the CSV holds
     /// the posters' text exactly.
     public var excel: Bool
+    /// With each poster's timeline: its stored buckets as compaction keeps them (minutes for
+    /// 48 hours, then hours for 90 days, then days), each with its width. JSON Lines gives
+    /// each poster a `timeline` array; CSV becomes a table of buckets (`id`, `start`,
+    /// `bucket`, `good1`, `good2`), one record per poster and bucket, to join with a poster
+    /// export on `id`.
+    public var timelines: Bool
     /// For a terminal: text fields shown through ``SafeText/terminal(_:lines:)``, so no escape
     /// sequence or bidirectional override a poster holds reaches it. A file keeps the text
     /// exact.
     package var forTerminal = false
 
     /// Options for `format`, exact text, no byte-order mark.
-    public init(format: ExportFormat = .csv, excel: Bool = false) {
+    public init(format: ExportFormat = .csv, excel: Bool = false, timelines: Bool = false) {
         self.format = format
         self.excel = excel
+        self.timelines = timelines
     }
 }
 
@@ -48,22 +55,47 @@ package struct PosterExportEncoder: Sendable {
         "id", "created", "question", "hashtags", "good1", "good2", "image1", "image2",
     ]
 
+    /// The columns of the CSV table of timeline buckets (``ExportOptions/timelines``).
+    package static let timelineColumns = ["id", "start", "bucket", "good1", "good2"]
+
     /// What comes before the first poster: the byte-order mark (Excel) and the CSV header.
     package func start(into bytes: inout [UInt8]) {
         guard options.format == .csv else { return }
         if options.excel { bytes += [0xEF, 0xBB, 0xBF] }
-        bytes += Self.columns.joined(separator: ",").utf8
+        bytes += (options.timelines ? Self.timelineColumns : Self.columns).joined(separator: ",").utf8
         bytes += [0x0D, 0x0A]
     }
 
-    /// One poster's record, its line end included.
-    package func write(_ poster: Poster, into bytes: inout [UInt8]) {
+    /// One poster's record (or, for a CSV of timelines, its buckets' records), line ends
+    /// included. `timeline` is the poster's buckets, oldest first, when the options ask for
+    /// them.
+    package func write(_ poster: Poster, timeline: [ExportedBucket] = [], into bytes: inout [UInt8]) {
         switch options.format {
         case .jsonl:
             var json = JSONWriter(capacity: 256)
-            json.poster(poster)
+            json.poster(poster) { json in
+                guard options.timelines else { return }
+                json.key("timeline")
+                json.array(timeline) { json, bucket in
+                    json.object { json in
+                        json.key("start")
+                        json.timestamp(bucket.bucket.start)
+                        json.field("bucket", bucket.size.rawValue)
+                        json.field("good1", bucket.bucket.good1)
+                        json.field("good2", bucket.bucket.good2)
+                    }
+                }
+            }
             bytes += json.bytes
             bytes.append(0x0A)
+        case .csv where options.timelines:
+            for bucket in timeline {
+                bytes += String(poster.id).utf8
+                bytes.append(UInt8(ascii: ","))
+                bucket.bucket.start.write(into: &bytes)
+                bytes += ",\(bucket.size.rawValue),\(bucket.bucket.good1),\(bucket.bucket.good2)".utf8
+                bytes += [0x0D, 0x0A]
+            }
         case .csv:
             bytes += String(poster.id).utf8
             bytes.append(UInt8(ascii: ","))
@@ -105,6 +137,27 @@ package struct PosterExportEncoder: Sendable {
     ]
 }
 
+/// One bucket of an exported timeline: a stored bucket and its width.
+package struct ExportedBucket: Sendable, Hashable {
+    /// The bucket.
+    package var bucket: TimelineBucket
+    /// Its width.
+    package var size: TimelineBucketSize
+
+    /// `rows` (stored buckets of some posters) as compaction at `now` keeps them, each with
+    /// its width, by poster, oldest first: a store that has not compacted yet exports what
+    /// one that has would.
+    package static func byPoster(_ rows: [TimelineRow], at now: Timestamp) -> [Int64: [ExportedBucket]] {
+        var result: [Int64: [ExportedBucket]] = [:]
+        for row in Timeline.compacted(rows, at: now).sorted(by: { ($0.posterID, $0.bucket.start) < ($1.posterID, $1.bucket.start) })
+        where row.bucket.good1 != 0 || row.bucket.good2 != 0 {
+            result[row.posterID, default: []].append(
+                ExportedBucket(bucket: row.bucket, size: Timeline.width(ofCompacted: row.bucket.start, at: now)))
+        }
+        return result
+    }
+}
+
 extension Board {
     /// Writes every poster, lowest id first, from one snapshot of the store: what was
     /// committed when the export began, nothing after, whatever votes and posts meanwhile.
@@ -116,6 +169,7 @@ extension Board {
         progress: (ExportProgress) throws -> Void = { _ in }
     ) throws -> Int {
         let encoder = PosterExportEncoder(options)
+        let now = configuration.now()
         return try store.read { reading in
             let total = try reading.count()
             var bytes: [UInt8] = []
@@ -125,7 +179,10 @@ extension Board {
             while true {
                 let posters = try reading.posters(afterID: afterID, limit: max(1, batch))
                 guard let last = posters.last else { break }
-                for poster in posters { encoder.write(poster, into: &bytes) }
+                let timelines =
+                    options.timelines
+                    ? ExportedBucket.byPoster(try reading.timelineRows(posters: (afterID + 1)...last.id), at: now) : [:]
+                for poster in posters { encoder.write(poster, timeline: timelines[poster.id] ?? [], into: &bytes) }
                 try write(bytes)
                 bytes.removeAll(keepingCapacity: true)
                 done += posters.count

@@ -1,7 +1,8 @@
 /// The documented shapes, written into a larger document.
 extension JSONWriter {
-    /// A poster object, keys in their documented order.
-    package mutating func poster(_ poster: Poster) {
+    /// A poster object, keys in their documented order, then any `more` fields (an export's
+    /// timeline).
+    package mutating func poster(_ poster: Poster, more: (inout JSONWriter) -> Void = { _ in }) {
         object { json in
             json.field("id", poster.id)
             json.field("contents", poster.contents)
@@ -16,6 +17,7 @@ extension JSONWriter {
             // Only when given: every poster without them keeps its documented shape.
             if !poster.alt1.isEmpty { json.field("alt1", poster.alt1) }
             if !poster.alt2.isEmpty { json.field("alt2", poster.alt2) }
+            more(&json)
         }
     }
 

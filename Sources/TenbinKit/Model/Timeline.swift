@@ -88,6 +88,17 @@ public enum Timeline {
         ]
     }
 
+    /// The width of a bucket starting at `start` among buckets compacted at `now`
+    /// (``compacted(_:at:)``): a day before the day fold, an hour before the hour fold, else a
+    /// minute.
+    public static func width(ofCompacted start: Timestamp, at now: Timestamp) -> TimelineBucketSize {
+        let folds = folds(at: now)
+        let seconds = start.secondsSince1970
+        if seconds < folds[0].before { return .day }
+        if seconds < folds[1].before { return .hour }
+        return .minute
+    }
+
     /// The buckets of `size` that `rows` (one poster's stored buckets, any order) add up to,
     /// oldest first, leaving out empty ones. Stored buckets coarser than `size` (older data,
     /// already compacted) stay whole at their own start.

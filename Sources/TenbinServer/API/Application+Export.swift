@@ -9,9 +9,9 @@ extension Application {
     /// the request or the server), then sent from that file: memory stays bounded at any size
     /// of board.
     func export(_ request: Request, format: ExportFormat) throws(APIError) -> Reply {
-        let excel = try Self.excel(request)
+        let excel = try Self.flag("excel", of: request)
         if excel && format != .csv { throw APIError.badRequest("excel=1 is for export.csv") }
-        let options = ExportOptions(format: format, excel: excel)
+        let options = ExportOptions(format: format, excel: excel, timelines: try Self.flag("timelines", of: request))
         return executor.reply(failure: request.failure) { [gateway] in
             let file = try Self.unlinkedTemporaryFile()
             do {
@@ -26,7 +26,7 @@ extension Application {
                 guard size >= 0, lseek(file, 0, SEEK_SET) == 0 else {
                     throw APIError(status: 500, kind: "internal", message: "the export cannot be read back")
                 }
-                let name = format == .csv ? "tenbin-posters.csv" : "tenbin-posters.jsonl"
+                let name = "tenbin-\(options.timelines ? "timelines" : "posters").\(format == .csv ? "csv" : "jsonl")"
                 return HTTPResponse(
                     status: 200,
                     headers: [
@@ -41,12 +41,12 @@ extension Application {
         }
     }
 
-    /// `?excel=1` (or `excel=0`, the default).
-    private static func excel(_ request: Request) throws(APIError) -> Bool {
-        switch try request.query()["excel"] {
+    /// `?NAME=1` (or `NAME=0`, the default): `excel`, `timelines`.
+    private static func flag(_ name: String, of request: Request) throws(APIError) -> Bool {
+        switch try request.query()[name] {
         case nil, "0": false
         case "1": true
-        case .some: throw APIError.badRequest("excel must be 0 or 1")
+        case .some: throw APIError.badRequest("\(name) must be 0 or 1")
         }
     }
 

@@ -1,4 +1,5 @@
 import TenbinKit
+import TenbinSQLite
 
 /// `tenbin vote ID 1|2 [--times N] [--json]`
 enum VoteCommand: Command {
@@ -21,7 +22,12 @@ enum VoteCommand: Command {
         let id = try arguments.id
         let side = try arguments.side
         let times = try arguments.times
-        let poster = try context.withBoard(.write) { try $0.vote(id: id, side: side, times: times) }
+        let poster = try context.withBoard(.write) { board in
+            // One small commit, then exit: flushed in its commit, the log left for the next
+            // process (two flushes instead of four; see docs/architecture.md).
+            try (board.store as? SQLiteStore)?.leaveLogAtClose()
+            return try board.vote(id: id, side: side, times: times)
+        }
         Output.line(arguments.json ? JSON.poster(poster) : context.formatter.voteResult(poster))
         return 0
     }

@@ -202,4 +202,67 @@ import Testing
         try target.store.write { try $0.insertTimelineRows([TimelineRow(posterID: posters[0].id, bucket: Self.bucket(0, -1, 0))]) }
         #expect(throws: CopyError.self) { try target.verifyCopy(of: source) }
     }
+
+    /// An export's timelines as compaction keeps them, each bucket with its width, totals
+    /// equal to the counts, whether or not the store has compacted yet.
+    @Test(arguments: BackendUnderTest.all)
+    func anExportCarriesTimelinesWithTheirWidths(backend: BackendUnderTest) throws {
+        let store = try TemporaryStore()
+        let clock = Locked(Self.start + 5)
+        let board = try Self.board(backend, store, clock: clock)
+        let posters = try board.quickPost([("old", []), ("quiet", [])])
+        try board.vote(id: posters[0].id, side: .first, times: 2)  // a day bucket 100 days on
+        clock.withLock { $0 = Self.start + 40 * 86_400 + 70 }
+        try board.vote(id: posters[0].id, side: .second)  // an hour bucket
+        clock.withLock { $0 = Self.start + 40 * 86_400 + 130 }
+        try board.vote(id: posters[0].id, side: .second, times: 3)  // the same hour
+        clock.withLock { $0 = Self.start + 100 * 86_400 }
+        try board.vote(id: posters[0].id, side: .first, times: 5)  // a minute bucket
+        func exported(_ format: ExportFormat) throws -> String {
+            var bytes: [UInt8] = []
+            try board.export(ExportOptions(format: format, timelines: true), batch: 1) { bytes += $0 }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        let day = Timestamp(secondsSince1970: Self.start - 21 * 3600)
+        let hour = Timestamp(secondsSince1970: Self.start + 40 * 86_400)
+        let minute = Timestamp(secondsSince1970: Self.start + 100 * 86_400)
+        let csv = """
+            id,start,bucket,good1,good2\r
+            \(posters[0].id),\(day),day,2,0\r
+            \(posters[0].id),\(hour),hour,0,4\r
+            \(posters[0].id),\(minute),minute,5,0\r
+
+            """
+        #expect(try exported(.csv) == csv, "before compaction")
+        try board.compactTimelines()
+        #expect(try exported(.csv) == csv, "after compaction")
+        let lines = try exported(.jsonl).split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let timeline = try #require(lines.first?["timeline"] as? [[String: Any]])
+        #expect(timeline.map { $0["bucket"] as? String } == ["day", "hour", "minute"])
+        #expect(timeline.map { $0["start"] as? String } == [day, hour, minute].map(\.description))
+        #expect(timeline.map { $0["good2"] as? Int } == [0, 4, 0])
+        #expect(lines.last?["timeline"] as? [Any] != nil && (lines.last?["timeline"] as? [Any])?.isEmpty == true)
+        var plain: [UInt8] = []
+        try board.export(ExportOptions(format: .jsonl)) { plain += $0 }
+        #expect(!String(decoding: plain, as: UTF8.self).contains("timeline"), "only when asked")
+    }
+
+    /// `check` finds a timeline that no longer adds up to its poster's counts, past the first
+    /// batch of posters too.
+    @Test(arguments: BackendUnderTest.all)
+    func checkFindsATimelineThatDoesNotAddUp(backend: BackendUnderTest) throws {
+        let store = try TemporaryStore()
+        let clock = Locked(Self.start)
+        let board = try Self.board(backend, store, clock: clock)
+        let posters = try board.quickPost((0..<1_003).map { ("\($0)", []) })
+        for poster in [posters[0], posters[999], posters[1_000], posters[1_002]] {
+            try board.vote(id: poster.id, side: .second, times: 2)
+        }
+        #expect(try board.timelineProblems() == [])
+        let bad = posters[1_001].id
+        try board.store.write { try $0.insertTimelineRows([TimelineRow(posterID: bad, bucket: Self.bucket(60, 1, 0))]) }
+        #expect(try board.timelineProblems() == ["poster \(bad)'s timeline adds up to 1/0 votes but it has 0/0"])
+    }
 }

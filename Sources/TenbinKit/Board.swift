@@ -112,12 +112,24 @@ public final class Board: Sendable {
 
     /// A page of a feed that continues after `cursor` (the first page without one), read from
     /// one snapshot. Unlike an offset, a cursor does not shift when posters arrive while
-    /// someone scrolls.
+    /// someone scrolls, and a walk from the first page to the last visits every poster that
+    /// existed when it began and was not deleted meanwhile exactly once, however votes move
+    /// them meanwhile: popular order ranks by the votes as of the walk's first page
+    /// (``VoteSnapshot``).
     public func page(order: FeedOrder = .new, limit: Int = 20, after cursor: PageCursor? = nil) throws -> Page {
         let position = try cursor?.position(for: order, query: nil)
         guard limit > 0 else { return Page(posters: [], next: nil) }
-        let posters = try pageOfAll(order: order, after: position, offset: 0, limit: limit)
-        return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: nil))
+        guard order.movesWithVotes else {
+            let posters = try pageOfAll(order: order, after: position, offset: 0, limit: limit)
+            return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: nil, snapshot: nil))
+        }
+        let (posters, snapshot) = try walk(order, cursor: cursor, after: position, limit: limit) { mark, after, limit in
+            try store.read { reading in
+                let snapshot = try Self.voteSnapshot(order: order, mark: mark, cursor: cursor, in: reading)
+                return (try snapshot.page(after: after, limit: limit, in: reading), snapshot)
+            }
+        }
+        return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: nil, snapshot: snapshot))
     }
 
     /// A page of the posters whose contents or hashtags contain every word of `query`,
@@ -134,8 +146,14 @@ public final class Board: Sendable {
         let parsed = SearchQuery(query)
         let position = try cursor?.position(for: order, query: parsed)
         guard !parsed.isEmpty, limit > 0 else { return Page(posters: [], next: nil) }
-        let posters = try searchPosters(parsed, order: order, after: position, offset: 0, limit: limit)
-        return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: parsed))
+        guard order.movesWithVotes else {
+            let posters = try searchPosters(parsed, order: order, after: position, offset: 0, limit: limit)
+            return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: parsed, snapshot: nil))
+        }
+        let (posters, snapshot) = try walk(order, cursor: cursor, after: position, limit: limit) { mark, after, limit in
+            try popularSearchWalk(parsed, after: after, mark: mark, cursor: cursor, limit: limit)
+        }
+        return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: parsed, snapshot: snapshot))
     }
 
     /// The stored bytes of one of a poster's images.
@@ -434,12 +452,14 @@ public enum BoardError: KindedError, Sendable, Equatable {
     case invalidVoteCount(Int)
     /// A page cursor that is malformed or was made for another order or query.
     case invalidCursor(String)
+    /// A page cursor of a walk older than the vote log keeps (``VoteSnapshot/retention``).
+    case cursorExpired(String)
 
     /// What kind of failure this is.
     public var kind: ErrorKind {
         switch self {
         case .noSuchPoster, .noSuchBlob: .notFound
-        case .invalidVoteCount, .invalidCursor: .invalidInput
+        case .invalidVoteCount, .invalidCursor, .cursorExpired: .invalidInput
         }
     }
 
@@ -450,6 +470,8 @@ public enum BoardError: KindedError, Sendable, Equatable {
         case .noSuchBlob(let digest): "no image with digest \(digest.hex)"
         case .invalidVoteCount(let times): "cannot add \(times) votes: the count must be from 1 to \(VoteBatcher.maximumTimes)"
         case .invalidCursor(let text): "the page cursor '\(text.prefix(40))' is not valid for this list; start from the first page"
+        case .cursorExpired(let text):
+            "the page cursor '\(text.prefix(40))' belongs to a walk begun more than \(VoteSnapshot.retention / 60) minutes ago; start from the first page"
         }
     }
 }

@@ -128,6 +128,9 @@ package enum PostgresSchema {
         // 11: proof of work for posting — the key challenges are signed with and the challenges
         // spent (see PostgresSession+PostProof.swift).
         Step(sql: PostgresSession.postProofSchemaSQL),
+        // 12: the vote log, so a walk through popular order ranks by the votes as of its
+        // first page (see PostgresSession+VoteLog.swift).
+        Step(sql: PostgresSession.voteLogSchemaSQL),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it

@@ -32,7 +32,7 @@ final class PostgresSession: StoreWriting {
     /// its values.
     /// Its rows come in binary format (``Rows``): every column a read selects is of a type
     /// ``Rows`` reads in either format.
-    private func select(_ query: PostgresQuery, planOnce: Bool = true) throws -> Rows {
+    func select(_ query: PostgresQuery, planOnce: Bool = true) throws -> Rows {
         guard single else {
             return try planOnce && !isWriting ? connection.queryPrepared(query, binary: true) : connection.query(query, binary: true)
         }

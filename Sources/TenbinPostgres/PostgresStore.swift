@@ -14,6 +14,9 @@ public final class PostgresStore: StoreBackend {
     /// Announces committed changes to every process listening (see ``ChangeNotifier``).
     let notifier: ChangeNotifier
     let changeSource: PostgresChangeSource
+    /// How many vote batches this store committed (every ``VoteSnapshot/pruneEvery``th prunes
+    /// the vote log).
+    private let batches = Locked(Int64(0))
 
     /// Opens the database at `url` (any libpq connection string or URI) with a pool of at
     /// most `poolSize` connections, creating or upgrading the schema unless `migrate` is false.
@@ -148,6 +151,13 @@ public final class PostgresStore: StoreBackend {
             }
         }
         if !posters.isEmpty { notifier.changed(posters.map(\.id)) }
+        let due = batches.withLock {
+            $0 += 1
+            return $0 % VoteSnapshot.pruneEvery == 0
+        }
+        // Each server prunes after every so many of its own batches, in a transaction of its
+        // own; a failed pruning leaves the log as it was, for the next one.
+        if due { _ = try? write { try $0.pruneVoteLog(now: time, keeping: VoteSnapshot.retention) } }
         return posters
     }
 
@@ -191,7 +201,9 @@ public final class PostgresStore: StoreBackend {
     // MARK: Votes
 
     /// Adds the deltas (ids distinct and ascending) in one statement, counts and the minute
-    /// buckets of `time` in the posters' timelines, and reads the updated posters whole,
+    /// buckets of `time` in the posters' timelines, logs them in the vote log under the next
+    /// batch number (whose counter row it locks before any poster's:
+    /// `PostgresSession+VoteLog.swift`), and reads the updated posters whole,
     /// ascending by id. A batch of several posters locks their rows in id
     /// order first, inside the same statement: an UPDATE locks rows in whatever order its
     /// plan visits them, which two servers' batches need not share, while every row lock
@@ -205,10 +217,13 @@ public final class PostgresStore: StoreBackend {
         let start = Timeline.minuteStart(of: time)
         let query: PostgresQuery =
             deltas.count == 1
-            ? votes(ids, deltas, start: start, from: "delta", where: "poster.id = delta.id")
+            ? votes(ids, deltas, start: start, from: "delta", where: "poster.id = delta.id AND \(PostgresSession.afterVoteBatch)")
             : votes(
                 ids, deltas, start: start,
-                from: "(SELECT id FROM poster WHERE id = ANY(\(ids)::bigint[]) ORDER BY id FOR NO KEY UPDATE) AS locked, delta",
+                from: """
+                    (SELECT id FROM poster WHERE id = ANY(\(ids)::bigint[]) AND \(unescaped: PostgresSession.afterVoteBatch) \
+                    ORDER BY id FOR NO KEY UPDATE) AS locked, delta
+                    """,
                 where: "poster.id = locked.id AND delta.id = locked.id")
         let rows = try prepared ? connection.queryPrepared(query) : connection.query(query)
         return try (0..<rows.count).map { try decodePoster(rows, $0) }
@@ -223,7 +238,8 @@ public final class PostgresStore: StoreBackend {
         _ ids: PostgresQuery.Shared, _ deltas: [VoteDelta], start: Int64, from sources: PostgresQuery, where condition: String
     ) -> PostgresQuery {
         """
-        WITH delta AS (SELECT * FROM unnest(\(ids)::bigint[], \(deltas.map(\.good1))::bigint[], \(deltas.map(\.good2))::bigint[]) AS d(id, good1, good2)),
+        WITH \(unescaped: PostgresSession.voteBatchCTE),
+        delta AS (SELECT * FROM unnest(\(ids)::bigint[], \(deltas.map(\.good1))::bigint[], \(deltas.map(\.good2))::bigint[]) AS d(id, good1, good2)),
         voted AS (
             UPDATE poster SET good1 = poster.good1 + delta.good1, good2 = poster.good2 + delta.good2
             FROM \(sources) WHERE \(unescaped: condition)
@@ -231,7 +247,8 @@ public final class PostgresStore: StoreBackend {
         bucket AS (
             INSERT INTO vote_bucket (poster_id, start, good1, good2)
             SELECT delta.id, \(start)::bigint, delta.good1, delta.good2 FROM delta JOIN voted ON voted.id = delta.id ORDER BY delta.id
-            ON CONFLICT (poster_id, start) DO UPDATE SET good1 = vote_bucket.good1 + excluded.good1, good2 = vote_bucket.good2 + excluded.good2)
+            ON CONFLICT (poster_id, start) DO UPDATE SET good1 = vote_bucket.good1 + excluded.good1, good2 = vote_bucket.good2 + excluded.good2),
+        \(unescaped: PostgresSession.logVotesCTE)
         \(unescaped: posterColumns(from: "voted")) ORDER BY p.id
         """
     }

@@ -89,6 +89,9 @@ enum Migrations {
         // 15: search by reading — the posters stored so far are given keys with readings a
         // few hundred per write (see SQLiteStore+Readings.swift).
         Step(sql: SQLiteSession.readingMigration),
+        // 16: the vote log, so a walk through popular order ranks by the votes as of its
+        // first page (see SQLiteSession+VoteLog.swift).
+        Step(sql: SQLiteSession.voteLogSchema),
     ]
 
     /// Schema 10's columns: each image's alt text (``Poster/alt1``), `''` when none was given.

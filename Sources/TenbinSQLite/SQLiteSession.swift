@@ -251,25 +251,32 @@ struct SQLiteSession: StoreWriting {
         }
     }
 
-    private func addVotes(id: Int64, good1: Int, good2: Int, start: Int64) throws -> Bool {
+    /// Adds a delta to poster `id` and its bucket starting at `start`; its total before, or nil
+    /// when there is no such poster.
+    private func addVotes(id: Int64, good1: Int, good2: Int, start: Int64) throws -> Int? {
         // One statement: SQLite applies it atomically under the write lock, so concurrent
-        // voters in any number of processes never lose or double a vote.
-        // A hidden poster is gone for the public: its votes count as a missing poster's.
-        try db.statement(
-            "UPDATE poster SET good1 = good1 + ?, good2 = good2 + ? WHERE id = ? AND NOT EXISTS (SELECT 1 FROM poster_hidden WHERE poster_id = ?)"
-        ).bind(good1, good2, id, id).run()
-        guard db.changes == 1 else { return false }
+        // voters in any number of processes never lose or double a vote. RETURNING makes its
+        // change on the first step, so `first` (which resets after it) loses nothing. A hidden
+        // poster is gone for the public: its votes count as a missing poster's.
+        guard
+            let total = try db.statement(
+                "UPDATE poster SET good1 = good1 + ?, good2 = good2 + ? WHERE id = ? AND NOT EXISTS (SELECT 1 FROM poster_hidden WHERE poster_id = ?) RETURNING good1 + good2"
+            ).bind(good1, good2, id, id).first({ $0.int(0) })
+        else { return nil }
         // In the same transaction: the timeline's totals are the counts.
         try addToBucket(id: id, start: start, good1: good1, good2: good2)
-        return true
+        return total - good1 - good2
     }
 
     func addVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster] {
         // In-process, a prepared statement run once per poster costs what one statement over
         // the whole batch would, without building and parsing a list of deltas.
         let start = Timeline.minuteStart(of: time)
-        let found = try deltas.filter { try addVotes(id: $0.id, good1: $0.good1, good2: $0.good2, start: start) }.map(\.id)
-        return try posters(ids: found)
+        let before = try deltas.compactMap { delta in
+            try addVotes(id: delta.id, good1: delta.good1, good2: delta.good2, start: start).map { (id: delta.id, votes: $0) }
+        }
+        try logVoteBatch(before, at: time)
+        return try posters(ids: before.map(\.id))
     }
 
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool {

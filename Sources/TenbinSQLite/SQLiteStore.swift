@@ -205,6 +205,8 @@ struct EmptyStoreReading: StoreReading {
     func posters(afterID: Int64, limit: Int) throws -> [Poster] { [] }
     func blobRecords(after: Digest?, limit: Int) throws -> [BlobRecord] { [] }
     func lastPosterID() throws -> Int64 { 0 }
+    func voteLogMarks() throws -> VoteLogMarks { VoteLogMarks(last: 0, oldest: 0) }
+    func keysAsOf(mark: Int64, order: FeedOrder) throws -> [Int64: Int] { [:] }
     func hiddenPosters() throws -> [HiddenPoster] { [] }
     func reports(posterID: Int64?) throws -> [Report] { [] }
     func clearedReporters(posterID: Int64?) throws -> [ClearedReporter] { [] }

@@ -15,6 +15,7 @@ struct Section {
 let sections: [Section] = [
     Section(name: "reencode", summary: "Re-encoding large photos against djpeg | cjpeg", run: ReencodeBenchmark.run),
     Section(name: "vote", summary: "One vote per process against one sqlite3 process", run: VoteBenchmark.run),
+    Section(name: "votelog", summary: "A vote batch's SQL with and without the walks' vote log", run: VoteLogBenchmark.run),
     Section(name: "memory", summary: "Peak memory posting a 20-megapixel JPEG and a 49-megapixel PNG", run: MemoryBenchmark.run),
     Section(name: "pipeline", summary: "Image pipeline: cold, parallel and warm loads, coalescing, cache", run: PipelineBenchmark.run),
     Section(

@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import time
@@ -472,6 +473,27 @@ class BoardTest:
         if self.driver.execute_script("return window.tenbinMarker") != "no reload":
             raise Failure("the page reloaded instead of updating live")
 
+    def an_expired_walk_starts_again_from_the_first_page(self):
+        self.open_board("/?sort=popular")
+        total = len(self.api("/api/v1/posters?sort=popular&limit=100")["posters"])
+        def ids():
+            return self.driver.execute_script(
+                "return Array.from(document.querySelectorAll('#board .card'), (card) => card.dataset.id)")
+        if len(ids()) != 20 or total <= 20:
+            raise Failure(f"the Popular tab should show 20 of {total} posters first, it shows {len(ids())}")
+        # A vote, then the vote log pruned past it, as an hour-old walk finds the real server:
+        # the page's next cursor is answered 410 cursor_expired.
+        self.tenbin("vote", ids()[-1], "1")
+        with sqlite3.connect(os.path.join(self.args.store, "tenbin.sqlite")) as db:
+            db.execute("UPDATE vote_batch SET oldest = last")
+        self.driver.execute_script("document.getElementById('more').scrollIntoView()")
+        self.wait("the walk to start again from the first page and reach its end", lambda: len(ids()) == total)
+        if len(set(ids())) != total:
+            raise Failure(f"a poster is shown twice after the walk started again: {ids()}")
+        toast = self.driver.execute_script("const t = document.querySelector('p.toast'); return t && !t.hidden ? t.textContent : ''")
+        if toast:
+            raise Failure(f"the page reported something instead of starting again: {toast!r}")
+
     def tapping_an_image_votes_and_a_long_press_opens_it_large(self):
         self.emulate(390)
         self.open_board()
@@ -665,6 +687,8 @@ class BoardTest:
             ("the /admin page logs in with the token and restores a hidden poster at phone size", self.the_admin_page_works_on_a_phone),
             ("scrolling loads the next page; a deletion by another process arrives live",
              self.scrolling_loads_more_and_deletions_arrive_live),
+            ("a walk the server no longer keeps (410 cursor_expired) starts again from the first page",
+             self.an_expired_walk_starts_again_from_the_first_page),
             ("tapping an image votes, with a pulse; the zoom control and a long press open it large",
              self.tapping_an_image_votes_and_a_long_press_opens_it_large),
             ("a hashtag searches its tag", self.a_hashtag_searches_its_tag),

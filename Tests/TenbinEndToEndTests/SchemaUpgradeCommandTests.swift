@@ -146,9 +146,18 @@ import Testing
 
         """
 
+    /// Schema 16 taken away: the vote log.
+    static let noVoteLog = """
+        DROP TABLE vote_batch;
+        DROP TABLE vote_log;
+        DROP TABLE vote_moved;
+        DROP TABLE vote_log_time;
+
+        """
+
     /// Each schema from 10 on, and the SQL that takes away what it added.
     static let addedSince9: [(schema: Int, undo: String)] = [
-        (10, noAltTexts), (11, noModeration), (12, noBlocklist), (13, noTimelines), (postProofSchema, noPostProof), (15, noReadings),
+        (10, noAltTexts), (11, noModeration), (12, noBlocklist), (13, noTimelines), (postProofSchema, noPostProof), (15, noReadings), (16, noVoteLog),
     ]
     /// Today's schema.
     static var latestSchema: Int { addedSince9.last?.schema ?? 9 }

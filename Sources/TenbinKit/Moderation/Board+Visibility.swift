@@ -12,9 +12,11 @@ extension Board {
 
     /// A page of the posters `fetch` reads (a page of all of them in `order`, after a position,
     /// skipping an offset, at most a limit) without the hidden ones: `offset` visible posters
-    /// skipped, then at most `limit`.
+    /// skipped, then at most `limit`. `position` is a poster's place in the page's order (a
+    /// walk's own in popular order: ``VoteSnapshot/position(of:)``).
     static func visiblePage(
         order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int, in store: any StoreBackend,
+        position place: (Poster) -> FeedPosition = FeedPosition.init,
         fetch: (_ after: FeedPosition?, _ offset: Int, _ limit: Int) throws -> [Poster]
     ) throws -> [Poster] {
         let hidden = try hiddenIDs(in: store)
@@ -29,7 +31,7 @@ extension Board {
             let posters = try fetch(position, 0, chunk)
             visible += posters.filter { !hidden.contains($0.id) }
             guard posters.count == chunk, let last = posters.last else { break }
-            position = FeedPosition(last)
+            position = place(last)
         }
         return Array(visible.dropFirst(offset).prefix(limit))
     }

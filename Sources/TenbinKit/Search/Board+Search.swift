@@ -16,8 +16,13 @@ extension Board {
     /// order ranks every hit when there are few; with many, matches are common, so walking
     /// all posters from the most voted down finds a page after a few thousand rows. Inside a
     /// task, the scan stops with `CancellationError` once the task is cancelled.
+    ///
+    /// With `snapshot` (a walk's, taken in `reading`; `offset` 0), popular order ranks by the
+    /// votes as of its mark: the posters that moved since are skipped in the walk by votes and
+    /// merged in at their place as of the mark (``VoteSnapshot``).
     static func searchIDs(
-        _ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int, in reading: any StoreReading
+        _ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int, in reading: any StoreReading,
+        snapshot: VoteSnapshot? = nil
     ) throws -> [Int64] {
         let terms = SearchGrams.terms(for: query)
         guard !terms.isEmpty, limit > 0 else { return [] }
@@ -30,13 +35,47 @@ extension Board {
             guard hits.count > popularCandidateLimit else {
                 if Task.isCancelled { throw CancellationError() }
                 var ranked = try reading.searchEntries(ids: hits).filter { query.matches(key: $0.key) }
+                if let snapshot { ranked = ranked.map(snapshot.ranked) }
                 ranked.sort { ($0.votes, $0.id) > ($1.votes, $1.id) }
                 if let after { ranked.removeAll { ($0.votes, $0.id) >= (after.votes, after.id) } }
                 return ranked.dropFirst(offset).prefix(limit).map(\.id)
             }
-            try reading.searchEntriesByVotes(after: after) { try page.take($0) }
+            guard let snapshot, !snapshot.moved.isEmpty else {
+                try reading.searchEntriesByVotes(after: after) { try page.take($0) }
+                return page.ids
+            }
+            try reading.searchEntriesByVotes(after: after) { snapshot.moved[$0.id] != nil ? true : try page.take($0) }
+            let moved = try reading.searchEntries(ids: snapshot.movedPositions(after: after).map(\.id))
+                .filter { query.matches(key: $0.key) }.map(snapshot.ranked)
+            return (page.entries + moved).sorted { ($0.votes, $0.id) > ($1.votes, $1.id) }.prefix(limit).map(\.id)
         }
         return page.ids
+    }
+
+    /// A page of a walk through the matches of `query` in popular order, after `after`, ranked
+    /// as of `mark` (this read's own when nil; `cursor` is named by a refusal), and the walk's
+    /// snapshot.
+    ///
+    /// A query the index answers exactly is asked of the backend whole when no vote moved a
+    /// poster since the mark, and its answer kept only if none did meanwhile either (a second
+    /// read of the log): then the backend ranked by the votes as of the mark.
+    func popularSearchWalk(
+        _ query: SearchQuery, after: FeedPosition?, mark: Int64?, cursor: PageCursor?, limit: Int
+    ) throws -> ([Poster], VoteSnapshot) {
+        if SearchGrams.indexIsExact(for: query) {
+            let before = try store.read { try Self.voteSnapshot(mark: mark, cursor: cursor, in: $0) }
+            if before.moved.isEmpty,
+                let posters = try store.exactSearchPosters(query, order: .popular, after: after, offset: 0, limit: limit),
+                try store.read({ try Self.voteSnapshot(mark: before.mark, cursor: cursor, in: $0) }).moved.isEmpty
+            {
+                return (posters, before)
+            }
+        }
+        return try store.read { reading in
+            let snapshot = try Self.voteSnapshot(mark: mark, cursor: cursor, in: reading)
+            let ids = try Self.searchIDs(query, order: .popular, after: after, offset: 0, limit: limit, in: reading, snapshot: snapshot)
+            return (try reading.posters(ids: ids), snapshot)
+        }
     }
 
     /// The posters of a page of matches of `query` (as ``searchIDs(_:order:after:offset:limit:in:)``
@@ -98,7 +137,10 @@ struct SearchPageCollector {
     let query: SearchQuery
     let offset: Int
     let limit: Int
-    private(set) var ids: [Int64] = []
+    /// The matches taken, in the order they came.
+    private(set) var entries: [SearchEntry] = []
+    /// Their ids.
+    var ids: [Int64] { entries.map(\.id) }
     private var matched = 0
     private var seen = 0
 
@@ -114,7 +156,7 @@ struct SearchPageCollector {
         if seen & 0xFF == 0 && Task.isCancelled { throw CancellationError() }
         guard query.matches(key: entry.key) else { return true }
         matched += 1
-        if matched > offset { ids.append(entry.id) }
-        return ids.count < limit
+        if matched > offset { entries.append(entry) }
+        return entries.count < limit
     }
 }

@@ -14,10 +14,14 @@ public struct Page: Sendable, Hashable {
 
 /// Where the next page of a list starts, as an opaque string a client hands back.
 ///
-/// It records the last poster's position (its id, and in popular order its votes), the order
-/// it was made for, and for a search a short fingerprint of the query, so a cursor handed to
-/// another list is refused instead of silently skipping posters. Its text is ASCII letters,
-/// digits, `.` and `-`, safe in a URL as it is.
+/// It records the last poster's position (its id, and in popular order its votes as of the
+/// walk's start), the order it was made for, in popular order the walk's mark (the number of
+/// the last vote batch its first page saw: ``VoteSnapshot``; every page of a walk ranks by the
+/// votes as of its first page, so votes cast meanwhile neither skip nor repeat a poster), and
+/// for a search a short fingerprint of the query, so a cursor handed to another list is
+/// refused instead of silently skipping posters. Its text is ASCII letters, digits, `.` and
+/// `-`, safe in a URL as it is. A cursor of an older tenbin (popular without a mark) is refused
+/// like any other bad one.
 public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
     /// The order the cursor was made for.
     public let order: FeedOrder
@@ -25,12 +29,16 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
     public let position: FeedPosition
     /// The fingerprint of the search it belongs to; 0 for a plain list.
     let query: UInt32
+    /// The walk's mark (popular order only; 0 in newest-first order, where nothing moves).
+    let mark: Int64
 
     /// The cursor as text.
     public var encoded: String {
         switch order {
         case .new: "n\(position.id)" + (query == 0 ? "" : ".\(String(query, radix: 36))")
-        case .popular: "p\(position.votes)-\(position.id)" + (query == 0 ? "" : ".\(String(query, radix: 36))")
+        case .popular:
+            "p\(position.votes)-\(position.id)-\(mark)"
+                + (query == 0 ? "" : ".\(String(query, radix: 36))")
         }
     }
 
@@ -39,7 +47,7 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads a cursor's text; nil unless it is exactly what ``encoded`` makes.
     public init?(encoded text: String) {
-        guard text.utf8.count <= 64, let first = text.first else { return nil }
+        guard text.utf8.count <= 80, let first = text.first else { return nil }
         let parts = text.dropFirst().split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count) else { return nil }
         var fingerprint: UInt32 = 0
@@ -50,21 +58,26 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
         switch first {
         case "n":
             guard let id = Self.number(parts[0]) else { return nil }
-            self.init(order: .new, position: FeedPosition(id: id), query: fingerprint)
+            self.init(order: .new, position: FeedPosition(id: id), query: fingerprint, mark: 0)
         case "p":
             let numbers = parts[0].split(separator: "-", omittingEmptySubsequences: false)
-            guard numbers.count == 2, let votes = Self.number(numbers[0]), let id = Self.number(numbers[1]) else { return nil }
-            self.init(order: .popular, position: FeedPosition(id: id, votes: Int(votes)), query: fingerprint)
+            let values = numbers.compactMap(Self.number)
+            guard numbers.count == 3, values.count == 3, let votes = Int(exactly: values[0]) else { return nil }
+            self.init(order: .popular, position: FeedPosition(id: values[1], votes: votes), query: fingerprint, mark: values[2])
         default:
             return nil
         }
     }
 
-    init(order: FeedOrder, position: FeedPosition, query: UInt32) {
+    init(order: FeedOrder, position: FeedPosition, query: UInt32, mark: Int64) {
         self.order = order
         self.position = position
         self.query = query
+        self.mark = mark
     }
+
+    /// The mark of the walk the cursor belongs to (popular order).
+    var walkMark: Int64? { order.movesWithVotes ? mark : nil }
 
     /// A non-negative decimal without sign or leading zeros.
     private static func number(_ text: Substring) -> Int64? {
@@ -72,10 +85,16 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
         return value
     }
 
-    /// The cursor after a page, or nil when the page was not full (it was the last).
-    static func after(_ posters: [Poster], order: FeedOrder, limit: Int, query: SearchQuery?) -> PageCursor? {
+    /// The cursor after a page, or nil when the page was not full (it was the last). In
+    /// popular order `snapshot` is the walk's: the cursor carries its mark and the last
+    /// poster's place as of it.
+    static func after(_ posters: [Poster], order: FeedOrder, limit: Int, query: SearchQuery?, snapshot: VoteSnapshot?) -> PageCursor? {
         guard posters.count == limit, let last = posters.last else { return nil }
-        return PageCursor(order: order, position: FeedPosition(last), query: query.map(fingerprint) ?? 0)
+        let fingerprint = query.map(fingerprint) ?? 0
+        guard order.movesWithVotes, let snapshot else {
+            return PageCursor(order: order, position: FeedPosition(last), query: fingerprint, mark: 0)
+        }
+        return PageCursor(order: order, position: snapshot.position(of: last), query: fingerprint, mark: snapshot.mark)
     }
 
     /// The position to continue from, when the cursor was made for this order and query.

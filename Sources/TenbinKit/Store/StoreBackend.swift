@@ -116,6 +116,18 @@ public protocol StoreReading {
     /// `after` when given; `visit` returns false to stop.
     func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws
 
+    // Walks through popular order (see `VoteSnapshot.swift`).
+
+    /// Where this read stands in the vote log: the number of the last vote batch it sees and
+    /// the oldest mark the log still answers for.
+    func voteLogMarks() throws -> VoteLogMarks
+
+    /// The key in `order` as of `mark` of every poster a vote batch numbered above `mark`
+    /// voted for (popular order: its total votes before the first such batch), deleted posters
+    /// left out; empty in orders votes do not move. About one index probe per such poster, however many batches
+    /// there were. `mark` is at least ``VoteLogMarks/oldest``.
+    func keysAsOf(mark: Int64, order: FeedOrder) throws -> [Int64: Int]
+
     // Copying a whole board to another store (see `Board+Copy.swift`).
 
     /// Up to `limit` posters with ids above `afterID`, lowest id first, whole.
@@ -174,7 +186,8 @@ public protocol StoreWriting: StoreReading {
     /// and to their timelines' minute buckets holding `time`, and returns the posters as this
     /// transaction leaves them, ascending by id. A delta whose poster does not exist, or is
     /// hidden (``hiddenPosters()``: gone for the public, so its votes are refused as a missing
-    /// poster's), adds nothing and is left out of the result; the others still apply.
+    /// poster's), adds nothing and is left out of the result; the others still apply. The batch is logged in the
+    /// vote log under the next batch number (``VoteSnapshot``).
     func addVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster]
     /// Replaces a poster's contents, hashtags and search record; false when there is no such poster.
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool
@@ -252,6 +265,13 @@ public protocol StoreWriting: StoreReading {
     /// moves a bucket's votes into the coarser bucket holding it, so no total changes. A
     /// backend may remember how far it has folded and look only at buckets since.
     func compactTimelines(now: Timestamp) throws
+
+    /// Notes that the vote log's last batch number stood where it stands at `now`, and forgets
+    /// the batches up to the last one noted at least `seconds` before `now`: the oldest mark
+    /// (``VoteLogMarks/oldest``) becomes that number. It deletes only what aged since the last
+    /// call (the log is ordered by batch number). Each backend calls it in the transaction of
+    /// every ``VoteSnapshot/pruneEvery``th batch, keeping ``VoteSnapshot/retention``.
+    func pruneVoteLog(now: Timestamp, keeping seconds: Int64) throws
 }
 
 extension StoreReading {

@@ -138,15 +138,22 @@ extension Application {
     /// `GET /?sort=&q=&cursor=`: a page of the board rendered on the server (the first, or the
     /// one a "More posters" link's cursor names), so reading works without JavaScript. A cached
     /// read like the API's pages, revalidated with its `ETag` (a phone reloading an unchanged
-    /// board gets 304 and no body).
+    /// board gets 304 and no body). A link whose walk began longer ago than walks are kept
+    /// (``BoardError/cursorExpired``) shows the first page: the walk starts again.
     func webPage(_ request: Request) throws -> CachedBody {
         let query = try request.query()
         let order = try APIInput.order(query)
         let words = query["q"].flatMap { $0.trimmingCharacters.isEmpty ? nil : $0 }
-        let cursor = APIInput.cursor(query)
-        let page =
+        func read(after cursor: String?) throws -> BoardGateway.Page {
             try words.map { try gateway.search(query: $0, order: order, limit: WebPage.pageSize, cursor: cursor) }
-            ?? gateway.page(order: order, limit: WebPage.pageSize, cursor: cursor)
+                ?? gateway.page(order: order, limit: WebPage.pageSize, cursor: cursor)
+        }
+        let page: BoardGateway.Page
+        do {
+            page = try read(after: APIInput.cursor(query))
+        } catch BoardError.cursorExpired {
+            page = try read(after: nil)
+        }
         let html = WebPage.board(
             posters: page.posters, order: order, query: words, next: page.next, maximumUploadBytes: configuration.maximumUploadBytes,
             postProofBits: configuration.postProofBits, text: WebText(language: WebLanguage(request.head)))

@@ -72,6 +72,12 @@ struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
                 self = APIError(refusal)
                 return
             }
+            if case BoardError.cursorExpired = error {
+                // A kind of its own, so a client knows to start its walk again (410: the walk
+                // the cursor continues is gone for good).
+                self = APIError(status: 410, kind: "cursor_expired", message: "\(error)")
+                return
+            }
             let kind = ErrorKind.of(error)
             let message = "\(error)"
             switch kind {

@@ -18,6 +18,13 @@ final class MemoryStore: StoreBackend {
         var uploads: [String: Digest] = [:]
         var lastID: Int64 = 0
         var version: Int64 = 0
+        /// The vote log: each batch's posters with their totals before it, in commit order
+        /// (batch numbers ascending); the last batch's number, the oldest mark answered, and
+        /// the batch numbers noted at pruning times.
+        var voteLog: [(batch: Int64, id: Int64, before: Int)] = []
+        var lastBatch: Int64 = 0
+        var oldestMark: Int64 = 0
+        var voteLogTimes: [(at: Int64, batch: Int64)] = []
         var hidden: [Int64: Timestamp] = [:]
         var postProofKey: [UInt8]?
         var spentProofs: [String: Timestamp] = [:]
@@ -249,6 +256,30 @@ final class MemorySession: StoreWriting {
         return ids.compactMap(entry)
     }
 
+    func voteLogMarks() throws -> VoteLogMarks {
+        try reading("voteLogMarks")
+        return VoteLogMarks(last: state.lastBatch, oldest: state.oldestMark)
+    }
+
+    func keysAsOf(mark: Int64, order: FeedOrder) throws -> [Int64: Int] {
+        try reading("keysAsOf")
+        guard order == .popular else { return [:] }
+        var keys: [Int64: Int] = [:]
+        for entry in state.voteLog where entry.batch > mark && state.posters[entry.id] != nil && keys[entry.id] == nil {
+            keys[entry.id] = entry.before
+        }
+        return keys
+    }
+
+    func pruneVoteLog(now: Timestamp, keeping seconds: Int64) throws {
+        state.voteLogTimes.append((now.secondsSince1970, state.lastBatch))
+        let cutoff = now.secondsSince1970 - seconds
+        guard let prunable = state.voteLogTimes.filter({ $0.at <= cutoff }).map(\.batch).max(), prunable > state.oldestMark else { return }
+        state.voteLog.removeAll { $0.batch <= prunable }
+        state.voteLogTimes.removeAll { $0.at < cutoff }
+        state.oldestMark = prunable
+    }
+
     func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
         try reading("searchEntriesByVotes", search: true)
         for poster in try page(order: .popular, after: after, offset: 0, limit: Int.max) {
@@ -299,6 +330,13 @@ final class MemorySession: StoreWriting {
         }
         let start = Timeline.minuteStart(of: time)
         let voted = try deltas.filter { try addVotes(id: $0.id, good1: $0.good1, good2: $0.good2, start: start) }
+        guard !voted.isEmpty else { return [] }
+        state.lastBatch += 1
+        for delta in voted {
+            // Each was found just above.
+            state.voteLog.append((state.lastBatch, delta.id, state.posters[delta.id]!.totalVotes - delta.good1 - delta.good2))
+        }
+        if state.lastBatch % VoteSnapshot.pruneEvery == 0 { try pruneVoteLog(now: time, keeping: VoteSnapshot.retention) }
         return voted.map { state.posters[$0.id]! }  // each was found just above
     }
 

@@ -99,6 +99,7 @@ struct PostgresMigrationTests {
             try store.pool.withConnection { connection in
                 try connection.execute(
                     """
+                    DROP TABLE vote_batch, vote_log_oldest, vote_log, vote_moved, vote_log_time;
                     DROP TABLE post_proof_key, post_proof_spent;
                     DROP TABLE vote_bucket, timeline_fold;
                     DROP TABLE blocked_image; ALTER TABLE blob DROP COLUMN phash;

@@ -3,6 +3,10 @@
 /// steps). Every new schema step adds its undo here.
 enum NewerSchemas {
     static let undo = """
+        DROP TABLE vote_batch;
+        DROP TABLE vote_log;
+        DROP TABLE vote_moved;
+        DROP TABLE vote_log_time;
         DROP TABLE search_reading;
         DROP TABLE post_proof_key;
         DROP TABLE post_proof_spent;

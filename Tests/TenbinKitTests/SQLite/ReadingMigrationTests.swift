@@ -9,7 +9,7 @@ import Testing
     typealias SearchStore = SearchIndexTests.SearchStore
 
     /// A store of `count` posters "猫 N" as schema 14 left it: keys as written, their index,
-    /// no `search_reading`.
+    /// no `search_reading` (nor schema 16's vote log).
     static func schemaThirteenStore(_ count: Int) throws -> SearchStore {
         let s = try SearchStore()
         _ = try SearchSegmentTests.addBatch(s, (1...count).map { "猫 \($0)" })
@@ -18,6 +18,7 @@ import Testing
             try db.execute(
                 """
                 DROP TABLE search_reading;
+                DROP TABLE vote_batch; DROP TABLE vote_log; DROP TABLE vote_moved; DROP TABLE vote_log_time;
                 DELETE FROM search_posting; DELETE FROM search_segment; DELETE FROM search_merge; DELETE FROM search_stale;
                 UPDATE search_key SET key = (SELECT contents FROM poster WHERE id = poster_id);
                 PRAGMA user_version = 14;

@@ -413,8 +413,14 @@
     state.loadingMore = true;
     const generation = state.generation;
     try {
-      const response = await fetch(listURL(state.query, state.next), { headers: { Accept: "application/json" } });
-      const data = await readJSON(response);
+      let response = await fetch(listURL(state.query, state.next), { headers: { Accept: "application/json" } });
+      let data = await readJSON(response);
+      if (response.status === 410 && data && data.error && data.error.kind === "cursor_expired") {
+        // The walk began longer ago than the server keeps walks: start it again from the
+        // first page. Cards shown stay (their counts updated); the walk goes on after them.
+        response = await fetch(listURL(state.query, null), { headers: { Accept: "application/json" } });
+        data = await readJSON(response);
+      }
       if (generation !== state.generation) return;
       if (!response.ok || !data) { say(t("moreFailed", errorMessage(data, response))); return; }
       for (const poster of data.posters) {

@@ -1,0 +1,168 @@
+/// Popular order as it stood at a walk's start: what keeps a walk through popular order
+/// (pages linked by cursors) from skipping or repeating posters while votes move them.
+///
+/// Every backend logs each vote batch it commits in the same transaction as the counts: the
+/// batch gets the next number of one counter (so batches are numbered in commit order), and
+/// each poster it votes for gets a log row with that number and its total votes before the
+/// batch, and its "last moved" row set to that number. A read's *mark* is the number of the last
+/// batch it sees. A walk's first page takes its read's mark and its cursors carry it; every page
+/// of the walk ranks each poster by its votes as of that mark: its current votes when no batch
+/// after the mark voted for it, else its total before the first such batch (one index probe:
+/// the log is keyed by poster and number). So every page ranks by the same fixed totals, and a
+/// walk visits each poster that existed when it began (and was not deleted or hidden meanwhile)
+/// exactly once. Posters show their current counts; only their place is the walk's.
+///
+/// A page costs what it did plus one probe per poster voted for since the mark (the "last
+/// moved" rows are indexed by number): the posters that moved are skipped in the popular index
+/// and merged in at their place as of the mark. The log keeps ``retention`` of batches: every
+/// ``pruneEvery``th batch's transaction also drops older ones
+/// (``StoreWriting/pruneVoteLog(now:keeping:)``), and a cursor whose mark is older than what is kept is refused as expired
+/// (``BoardError/cursorExpired``; the server answers 410 `cursor_expired`).
+///
+/// An order key that votes move is all this needs (``StoreReading/keysAsOf(mark:order:)``):
+/// popular's total now; another such order (a decayed score kept on the poster row) logs its
+/// key before each batch beside the total and answers its own keys as of a mark.
+public struct VoteSnapshot: Sendable, Hashable {
+    /// The order walked (one whose key votes move: ``FeedOrder/movesWithVotes``).
+    public var order: FeedOrder = .popular
+    /// The number of the last vote batch the walk ranks as of.
+    public var mark: Int64
+    /// The total votes as of ``mark`` of every poster voted for after it.
+    public var moved: [Int64: Int]
+
+    /// How long the vote log keeps batches, so how long a walk may last (an hour), in seconds:
+    /// far less than timelines keep minute buckets, and long enough to read thousands of pages.
+    public static let retention: Int64 = 3600
+
+    /// How many vote batches go between two prunings of the vote log: each prunes what aged
+    /// since the one before, so the log holds at most ``retention`` and this many batches.
+    public static let pruneEvery: Int64 = 64
+
+    /// A snapshot.
+    public init(order: FeedOrder = .popular, mark: Int64, moved: [Int64: Int]) {
+        self.order = order
+        self.mark = mark
+        self.moved = moved
+    }
+
+    /// Where `poster` stands in the walk's popular order.
+    func position(of poster: Poster) -> FeedPosition {
+        FeedPosition(id: poster.id, votes: moved[poster.id] ?? poster.totalVotes)
+    }
+
+    /// `entry` with its votes as of the mark.
+    func ranked(_ entry: SearchEntry) -> SearchEntry {
+        var entry = entry
+        entry.votes = moved[entry.id] ?? entry.votes
+        return entry
+    }
+
+    /// True when `position` comes after `after` in popular order (always without `after`).
+    static func follows(_ position: FeedPosition, _ after: FeedPosition?) -> Bool {
+        guard let after else { return true }
+        return (position.votes, position.id) < (after.votes, after.id)
+    }
+
+    /// True when `a` comes before `b` in popular order.
+    static func precedes(_ a: FeedPosition, _ b: FeedPosition) -> Bool {
+        (a.votes, a.id) > (b.votes, b.id)
+    }
+
+    /// The posters that moved and come after `after` as of the mark, in the walk's order.
+    func movedPositions(after: FeedPosition?) -> [FeedPosition] {
+        moved.map { FeedPosition(id: $0.key, votes: $0.value) }.filter { Self.follows($0, after) }.sorted(by: Self.precedes)
+    }
+
+    /// A page of popular order as of the mark, after `after`, read through `reading` (the read
+    /// this snapshot was taken in).
+    ///
+    /// Posters that did not move stand in the popular index where they stood at the mark, so
+    /// they are read from it after `after`, skipping those that moved; the moved ones that come
+    /// after `after` as of the mark are merged in.
+    func page(after: FeedPosition?, limit: Int, in reading: any StoreReading) throws -> [Poster] {
+        guard !moved.isEmpty else { return try reading.page(order: order, after: after, offset: 0, limit: limit) }
+        var still: [Poster] = []
+        var from = after
+        // At most `moved.count` rows of the index are skipped; a bounded batch keeps one read
+        // from fetching thousands of posters when many moved.
+        let batch = limit + min(moved.count, 4 * limit)
+        while still.count < limit {
+            let rows = try reading.page(order: order, after: from, offset: 0, limit: batch)
+            still += rows.filter { moved[$0.id] == nil }
+            // The index is walked in its own (current) order, so it continues after the last
+            // row read as it stands now, moved or not.
+            guard rows.count == batch, let last = rows.last else { break }
+            from = FeedPosition(last)
+        }
+        let movedHere = try reading.posters(ids: movedPositions(after: after).prefix(limit).map(\.id))
+        return (still.prefix(limit) + movedHere).sorted { Self.precedes(position(of: $0), position(of: $1)) }
+            .prefix(limit).map { $0 }
+    }
+}
+
+extension FeedOrder {
+    /// Whether votes move a poster in this order, so a walk through it ranks as of its first
+    /// page (``VoteSnapshot``): popular's key is the total votes. Another order whose key only
+    /// votes move (a decayed score kept on the poster row) answers true here, logs its key
+    /// before each batch beside the total, and answers it in ``StoreReading/keysAsOf(mark:order:)``.
+    public var movesWithVotes: Bool {
+        switch self {
+        case .new: false
+        case .popular: true
+        }
+    }
+}
+
+/// Where a read stands in the vote log.
+public struct VoteLogMarks: Sendable, Hashable {
+    /// The number of the last vote batch the read sees (0 before the first): a new walk's mark.
+    public var last: Int64
+    /// The oldest mark the log still answers for: batches numbered up to it were pruned.
+    public var oldest: Int64
+
+    /// Marks.
+    public init(last: Int64, oldest: Int64) {
+        self.last = last
+        self.oldest = oldest
+    }
+}
+
+extension Board {
+    /// The snapshot of a walk with `mark` (a new walk's, this read's own, when nil), read
+    /// through `reading`: a mark the backend never handed out is a bad cursor, one older than
+    /// the log keeps an expired one.
+    static func voteSnapshot(
+        order: FeedOrder = .popular, mark: Int64?, cursor: PageCursor?, in reading: any StoreReading
+    ) throws -> VoteSnapshot {
+        let marks = try reading.voteLogMarks()
+        guard let mark else { return VoteSnapshot(order: order, mark: marks.last, moved: [:]) }
+        guard mark <= marks.last else { throw BoardError.invalidCursor(cursor?.encoded ?? "") }
+        guard mark >= marks.oldest else { throw BoardError.cursorExpired(cursor?.encoded ?? "") }
+        return VoteSnapshot(order: order, mark: mark, moved: try reading.keysAsOf(mark: mark, order: order))
+    }
+
+    /// A page of a walk in `order` (one votes move) after `after`, hidden posters left out,
+    /// ranked as of `cursor`'s mark (a new walk's without one), and the walk's snapshot. `fetch` reads a part
+    /// of the walk (at most a limit after a position) as of a mark (nil: its read's own) and the
+    /// snapshot it ranked by; a page that lost posters to hiding reads on from its last poster's
+    /// place in the walk, as of the same mark.
+    func walk(
+        _ order: FeedOrder, cursor: PageCursor?, after: FeedPosition?, limit: Int,
+        fetch: (_ mark: Int64?, _ after: FeedPosition?, _ limit: Int) throws -> ([Poster], VoteSnapshot)
+    ) throws -> ([Poster], VoteSnapshot?) {
+        var mark = cursor?.walkMark
+        var snapshot: VoteSnapshot?
+        let posters = try Self.visiblePage(
+            order: order, after: after, offset: 0, limit: limit, in: store,
+            position: { snapshot?.position(of: $0) ?? FeedPosition($0) }
+        ) { after, _, limit in
+            let (posters, taken) = try fetch(mark, after, limit)
+            // Later parts rank as of the first part's mark; a poster that moved between parts
+            // has the same place in each (its votes then, or its votes as of the mark).
+            mark = taken.mark
+            snapshot = taken
+            return posters
+        }
+        return (posters, snapshot)
+    }
+}

@@ -125,6 +125,9 @@ package enum PostgresSchema {
         // 10: per-poster vote timelines, each voted poster starting with one bucket holding its
         // counts so far (see PostgresSession+Timeline.swift).
         Step(sql: PostgresStore.timelineSchemaSQL),
+        // 11: trending order — each poster's score in its row, seeded from its timeline, and an
+        // index like popular's (see PostgresStore+Trending.swift).
+        Step(sql: PostgresStore.trendingSchemaSQL),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it

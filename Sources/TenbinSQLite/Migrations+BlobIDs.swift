@@ -116,5 +116,5 @@ extension Migrations {
 
             """ + SQLiteSession.searchKeySchema + SQLiteSession.searchIndexSchema + identityHashColumn + identityHashIndex
         + splitPopularIndex + SQLiteSession.searchMergeSchema + altTextColumns + SQLiteSession.moderationSchema
-        + SQLiteSession.blocklistSchema + timelineSchema
+        + SQLiteSession.blocklistSchema + timelineSchema + trendingSchema
 }

@@ -83,6 +83,9 @@ enum Migrations {
         // 13: per-poster vote timelines, each voted poster starting with one bucket holding
         // its counts so far (see Migrations+Timelines.swift).
         Step(sql: timelineMigration),
+        // 14: trending order — each poster's score (``Trending``) in its row, indexed like
+        // popular's votes, seeded from its timeline (see Migrations+Trending.swift).
+        Step(sql: trendingMigration),
     ]
 
     /// Schema 10's columns: each image's alt text (``Poster/alt1``), `''` when none was given.

@@ -187,6 +187,7 @@ struct EmptyStoreReading: StoreReading {
     func searchCandidateIDs(_ terms: [IndexTerm], limit: Int) throws -> [Int64] { [] }
     func searchEntries(ids: [Int64]) throws -> [SearchEntry] { [] }
     func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {}
+    func searchEntriesByScore(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {}
     func posters(afterID: Int64, limit: Int) throws -> [Poster] { [] }
     func blobRecords(after: Digest?, limit: Int) throws -> [BlobRecord] { [] }
     func lastPosterID() throws -> Int64 { 0 }

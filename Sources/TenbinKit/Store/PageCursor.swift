@@ -14,7 +14,8 @@ public struct Page: Sendable, Hashable {
 
 /// Where the next page of a list starts, as an opaque string a client hands back.
 ///
-/// It records the last poster's position (its id, and in popular order its votes), the order
+/// It records the last poster's position (its id, in popular order its votes, in trending
+/// order its score), the order
 /// it was made for, and for a search a short fingerprint of the query, so a cursor handed to
 /// another list is refused instead of silently skipping posters. Its text is ASCII letters,
 /// digits, `.` and `-`, safe in a URL as it is.
@@ -31,6 +32,7 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
         switch order {
         case .new: "n\(position.id)" + (query == 0 ? "" : ".\(String(query, radix: 36))")
         case .popular: "p\(position.votes)-\(position.id)" + (query == 0 ? "" : ".\(String(query, radix: 36))")
+        case .trending: "t\(position.score)-\(position.id)" + (query == 0 ? "" : ".\(String(query, radix: 36))")
         }
     }
 
@@ -55,6 +57,10 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
             let numbers = parts[0].split(separator: "-", omittingEmptySubsequences: false)
             guard numbers.count == 2, let votes = Self.number(numbers[0]), let id = Self.number(numbers[1]) else { return nil }
             self.init(order: .popular, position: FeedPosition(id: id, votes: Int(votes)), query: fingerprint)
+        case "t":
+            let numbers = parts[0].split(separator: "-", omittingEmptySubsequences: false)
+            guard numbers.count == 2, let score = Self.number(numbers[0]), let id = Self.number(numbers[1]) else { return nil }
+            self.init(order: .trending, position: FeedPosition(id: id, score: score), query: fingerprint)
         default:
             return nil
         }

@@ -27,10 +27,10 @@ enum APIInput {
         }
     }
 
-    /// `sort=new|popular` (default new).
+    /// `sort=new|popular|trending` (default new).
     static func order(_ query: QueryString) throws(APIError) -> FeedOrder {
         guard let text = query["sort"] else { return .new }
-        guard let order = FeedOrder(rawValue: text) else { throw .badRequest("sort must be new or popular") }
+        guard let order = FeedOrder(rawValue: text) else { throw .badRequest("sort must be new, popular or trending") }
         return order
     }
 

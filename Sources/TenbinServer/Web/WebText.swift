@@ -9,7 +9,7 @@ import TenbinKit
 /// …)` in app.js. Messages that come from the API (a refusal's reason) stay in English inside
 /// a translated sentence.
 enum WebString: String, Sendable, CaseIterable {
-    case skipToPosters, searchPlaceholder, searchLabel, orderLabel, tabNew, tabPopular, languageLabel
+    case skipToPosters, searchPlaceholder, searchLabel, orderLabel, tabNew, tabPopular, tabTrending, languageLabel
     case newPoster, leftImage, rightImage, previewLeft, previewRight, altLeft, altRight, question, questionPlaceholder
     case hashtags, hashtagsPlaceholder, post, altWithQuestion, altWithoutQuestion, posterNumber
     case voteLeft, voteRight, noVotes, morePosters, noPostersYet, nothingMatches, postersMatching
@@ -28,6 +28,7 @@ enum WebString: String, Sendable, CaseIterable {
         case .orderLabel: ("Order", "並び順")
         case .tabNew: ("New", "新着")
         case .tabPopular: ("Popular", "人気")
+        case .tabTrending: ("Trending", "急上昇")
         case .languageLabel: ("Language", "言語")
         case .newPoster: ("New poster", "新しく投稿")
         case .leftImage: ("Left image", "左の画像")

@@ -129,8 +129,16 @@ import Testing
 
         """
 
+    static let noTrending = """
+        DROP INDEX poster_trending;
+        ALTER TABLE poster DROP COLUMN trend;
+
+        """
+
     /// Each schema from 10 on, and the SQL that takes away what it added.
-    static let addedSince9: [(schema: Int, undo: String)] = [(10, noAltTexts), (11, noModeration), (12, noBlocklist), (13, noTimelines)]
+    static let addedSince9: [(schema: Int, undo: String)] = [
+        (10, noAltTexts), (11, noModeration), (12, noBlocklist), (13, noTimelines), (14, noTrending),
+    ]
     /// Today's schema.
     static var latestSchema: Int { addedSince9.last?.schema ?? 9 }
 

@@ -3,6 +3,8 @@
 /// steps). Every new schema step adds its undo here.
 enum NewerSchemas {
     static let undo = """
+        DROP INDEX poster_trending;
+        ALTER TABLE poster DROP COLUMN trend;
         DROP TABLE vote_bucket;
         DROP TABLE timeline_fold;
         DROP TABLE blocked_image;

@@ -1,4 +1,3 @@
-import Glibc
 import TenbinKit
 
 /// Reads and writes on one connection inside one transaction: the SQLite half of the store
@@ -19,9 +18,13 @@ struct SQLiteSession: StoreWriting {
     /// (``mergeBudget(written:)``).
     let searchMergeStep: Int
 
-    init(_ db: Database, searchMergeStep: Int = SQLiteSession.searchMergeStep) {
+    /// Whether votes update the trending score (see ``SQLiteStore/scoresVotes``).
+    let scoresVotes: Bool
+
+    init(_ db: Database, searchMergeStep: Int = SQLiteSession.searchMergeStep, scoresVotes: Bool = true) {
         self.db = db
         self.searchMergeStep = searchMergeStep
+        self.scoresVotes = scoresVotes
     }
 
     /// ``searchMergeStep`` unless a store is told otherwise.
@@ -270,16 +273,13 @@ struct SQLiteSession: StoreWriting {
         """
 
     /// The vote statement without the score, for `make bench`'s comparison only
-    /// (`TENBIN_BENCH_NO_TRENDING=1`): what a vote cost before trending order.
+    /// (``SQLiteStore/scoresVotes``): what a vote cost before trending order.
     static let voteUpdateWithoutScore = "UPDATE poster SET good1 = good1 + ?1, good2 = good2 + ?2 WHERE id = ?3"
-
-    /// Whether votes skip the score (``voteUpdateWithoutScore``), read once.
-    static let scoresVotes = getenv("TENBIN_BENCH_NO_TRENDING").map { String(cString: $0) != "1" } ?? true
 
     private func addVotes(id: Int64, good1: Int, good2: Int, start: Int64, at time: Timestamp) throws -> Bool {
         // One statement: SQLite applies it atomically under the write lock, so concurrent
         // voters in any number of processes never lose or double a vote.
-        if Self.scoresVotes {
+        if scoresVotes {
             try db.statement(Self.voteUpdate).bind(good1, good2, id, Trending.weight(count: good1 + good2, at: time)).run()
         } else {
             try db.statement(Self.voteUpdateWithoutScore).bind(good1, good2, id).run()

@@ -23,6 +23,9 @@ let sections: [Section] = [
     Section(name: "import", summary: "Importing large photos and a million-line manifest", run: ImportBenchmark.run),
     Section(name: "live", summary: "Idle CPU of tenbin watch and vote-to-event latency", run: LiveBenchmark.run),
     Section(name: "search", summary: "Search at 100k and 1M posters against a scan of every key", run: SearchBenchmark.run),
+    Section(
+        name: "trending", summary: "Trending pages at 1M posters beside popular's; a vote's CPU with the score against without",
+        run: TrendingBenchmark.run),
     Section(name: "reads", summary: "64 concurrent readers of one Board against reads one at a time", run: ReadsBenchmark.run),
     Section(name: "serve", summary: "tenbin serve under wrk against nginx; votes, live feeds, memory", run: ServeBenchmark.run),
     Section(name: "pictures", summary: "Drawing a page of posters in each --image-mode against half blocks", run: PicturesBenchmark.run),

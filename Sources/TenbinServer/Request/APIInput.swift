@@ -27,6 +27,16 @@ enum APIInput {
         }
     }
 
+    /// A tag from a path segment (`/t/{tag}`, `/api/v1/tags/{tag}`), percent-decoded; `+` is
+    /// itself there, as in any path.
+    static func tag(_ segment: Substring) throws(APIError) -> String {
+        do {
+            return try QueryString.decode(Substring(segment.replacing("+", with: "%2B")).utf8[...])
+        } catch {
+            throw .badRequest("the tag in the path is not percent-encoded UTF-8")
+        }
+    }
+
     /// `sort=new|popular|trending` (default new).
     static func order(_ query: QueryString) throws(APIError) -> FeedOrder {
         guard let text = query["sort"] else { return .new }

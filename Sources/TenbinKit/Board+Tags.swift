@@ -59,11 +59,15 @@ extension Board {
             let wanted = Set(posters.map(\.id))
             return (posters, try reading.timelineRows(posters: low...high).filter { wanted.contains($0.posterID) })
         }
-        let following = position.map { after in posters.filter { FeedOrder.trending.rank(of: FeedPosition($0)) < FeedOrder.trending.rank(of: after) } } ?? posters
+        let following =
+            position.map { after in posters.filter { FeedOrder.trending.rank(of: FeedPosition($0)) < FeedOrder.trending.rank(of: after) } }
+            ?? posters
         let page = Array(following.prefix(max(0, limit)))
         return TagSummary(
             tag: tag,
-            page: Page(posters: page, next: following.count > page.count ? PageCursor.after(page, order: .trending, limit: limit, query: query) : nil),
+            page: Page(
+                posters: page,
+                next: following.count > page.count ? PageCursor.after(page, order: .trending, limit: limit, query: query) : nil),
             posterCount: posters.count, good1: posters.reduce(0) { $0 + $1.good1 }, good2: posters.reduce(0) { $0 + $1.good2 },
             timeline: Timeline.view(rows.map(\.bucket), size: .day))
     }

@@ -358,7 +358,8 @@ final class PostgresSession: StoreWriting {
                 FROM poster p\(condition) ORDER BY p.trend DESC, p.id DESC LIMIT \(unescaped: batch)
                 """)
             for row in 0..<rows.count {
-                let entry = try SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2), score: rows.int64(row, 3))
+                let entry = try SearchEntry(
+                    id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2), score: rows.int64(row, 3))
                 guard try visit(entry) else { return }
             }
             guard rows.count == batch else { return }

@@ -70,7 +70,8 @@ struct SQLiteSession: StoreWriting {
             guard let after else { return [voted, unvoted] }
             guard position > 0 else { return [unvoted.narrowed("p.id < ?", after.id)] }
             return [
-                PopularPart(condition: voted.condition + " AND \(key) = ? AND p.id < ?", bindings: [position, after.id], orderBy: "p.id DESC"),
+                PopularPart(
+                    condition: voted.condition + " AND \(key) = ? AND p.id < ?", bindings: [position, after.id], orderBy: "p.id DESC"),
                 voted.narrowed("\(key) < ?", position),
                 unvoted,
             ]

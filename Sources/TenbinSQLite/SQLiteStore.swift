@@ -129,7 +129,9 @@ public final class SQLiteStore: StoreBackend {
         let value = try connections.writer.withLock { database in
             guard database.isOpen else { throw StoreError(.closed, at: folder) }
             return try translatingErrors {
-                try database.transaction(immediate: true) { try body(SQLiteSession(database, searchMergeStep: searchMergeStep, scoresVotes: scoresVotes)) }
+                try database.transaction(immediate: true) {
+                    try body(SQLiteSession(database, searchMergeStep: searchMergeStep, scoresVotes: scoresVotes))
+                }
             }
         }
         changeSource.committed()

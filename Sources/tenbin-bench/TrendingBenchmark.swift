@@ -70,15 +70,20 @@ enum TrendingBenchmark {
             rate[which].add(Double(votes) / seconds)
         }
         var table = Table("10,000 votes, 64 voters, 10,000 posters", "votes/s", "CPU s per 10k votes", "CPU ratio")
-        table.add("without the score (TENBIN_BENCH_NO_TRENDING=1)", Format.number(rate[0].median, digits: 0), String(format: "%.3f", cpu[0].median), Format.ratio(1))
-        table.add("with the score (trending)", Format.number(rate[1].median, digits: 0), String(format: "%.3f", cpu[1].median), Format.ratio(cpu[1].median / cpu[0].median))
+        table.add(
+            "without the score (TENBIN_BENCH_NO_TRENDING=1)", Format.number(rate[0].median, digits: 0),
+            String(format: "%.3f", cpu[0].median), Format.ratio(1))
+        table.add(
+            "with the score (trending)", Format.number(rate[1].median, digits: 0), String(format: "%.3f", cpu[1].median),
+            Format.ratio(cpu[1].median / cpu[0].median))
         table.print()
         print("\nMedians of \(rounds) rounds each, interleaved; the batcher's commits included (timelines in both). Aim: CPU ratio ≤ 1.05.")
     }
 
     /// 10,000 posters with stand-in images.
     private static func seed(_ board: Board) throws {
-        let image = StoredImage(digest: Digest(hex: String(repeating: "ab", count: 32))!, format: .jpeg, width: 1, height: 1, bytes: 1)  // 64 hex digits
+        // 64 hex digits: always a digest.
+        let image = StoredImage(digest: Digest(hex: String(repeating: "ab", count: 32))!, format: .jpeg, width: 1, height: 1, bytes: 1)
         try board.store.write { writing in
             try writing.insertBlob(image, source: nil, encodingKey: "bench")
             let posters = (0..<10_000).map { NewPoster(contents: "poster \($0)", hashtags: [], images: [image, image]) }
@@ -99,7 +104,8 @@ enum TrendingBenchmark {
                         group.addTask {
                             var random = Random(seed: seed &* 64 &+ UInt64(voter))
                             for _ in 0..<(votes / 64) {
-                                _ = try await board.castVote(id: Int64(1 + random.next(10_000)), side: random.next(2) == 0 ? .first : .second)
+                                _ = try await board.castVote(
+                                    id: Int64(1 + random.next(10_000)), side: random.next(2) == 0 ? .first : .second)
                             }
                         }
                     }

@@ -9,7 +9,8 @@ import Testing
     @Test func tagListsItsPostersTrendingFirstWithTotalsAndJSON() throws {
         let store = try ScratchFolder()
         #expect(try Tenbin.run(["post"] + Self.images + ["--text", "one", "--tag", "Cats"], store: store.path).status == 0)
-        #expect(try Tenbin.run(["post"] + Self.images + ["--text", "two", "--tag", "cats", "--tag", "dogs"], store: store.path).status == 0)
+        #expect(
+            try Tenbin.run(["post"] + Self.images + ["--text", "two", "--tag", "cats", "--tag", "dogs"], store: store.path).status == 0)
         #expect(try Tenbin.run(["post"] + Self.images + ["--text", "three", "--tag", "dogs"], store: store.path).status == 0)
         #expect(try Tenbin.run(["vote", "2", "2", "--times", "3"], store: store.path).status == 0)
         #expect(try Tenbin.run(["vote", "3", "1", "--times", "5"], store: store.path).status == 0)

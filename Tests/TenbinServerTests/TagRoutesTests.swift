@@ -64,10 +64,12 @@ import Testing
         // Not UTF-8, bad escapes, nothing but '#', too long: 400 with the reason (a page for /t/).
         for (path, reason) in [
             ("/api/v1/tags/%FF", "not percent-encoded UTF-8"), ("/api/v1/tags/%zz", "not percent-encoded UTF-8"),
-            ("/api/v1/tags/%23%20", "at least one character"), ("/api/v1/tags/\(String(repeating: "a", count: 201))", "longer than 200 bytes"),
+            ("/api/v1/tags/%23%20", "at least one character"),
+            ("/api/v1/tags/\(String(repeating: "a", count: 201))", "longer than 200 bytes"),
         ] {
             let refused = await server.request("GET", path)
-            #expect(refused.status == 400 && refused.errorKind == "invalid_input" && refused.text.contains(reason), "\(path): \(refused.text)")
+            #expect(
+                refused.status == 400 && refused.errorKind == "invalid_input" && refused.text.contains(reason), "\(path): \(refused.text)")
         }
         let refusedPage = await server.request("GET", "/t/%FF")
         #expect(refusedPage.status == 400 && refusedPage.header("content-type")?.hasPrefix("text/html") == true)

@@ -31,7 +31,8 @@ struct TagPage: Sendable {
         html += "</ol>\n"
         if summary.posterCount == 0 { html += "<p class=\"status\">\(html: text[.tagEmpty])</p>\n" }
         if let next = summary.page.next {
-            html += "<p><a id=\"more\" class=\"more\" href=\"\(html: Self.path(tag, cursor: next.encoded))\">\(html: text[.morePosters])</a></p>\n"
+            html +=
+                "<p><a id=\"more\" class=\"more\" href=\"\(html: Self.path(tag, cursor: next.encoded))\">\(html: text[.morePosters])</a></p>\n"
         }
         html += """
             <p class="back"><a href="/">\(html: text[.allPosters])</a></p>

@@ -38,6 +38,10 @@ struct FeedOptions: OptionGroup {
 extension Option where Value == FeedOrder {
     /// `--sort new|popular|trending`, for every command that shows a feed.
     static var sort: Self {
-        .choice(["--sort"], value: "new|popular|trending", help: "new: newest first; popular: most votes first; trending: most recent votes first (a vote's weight halves every 24 hours).", default: .new)
+        .choice(
+            ["--sort"], value: "new|popular|trending",
+            help:
+                "new: newest first; popular: most votes first; trending: most recent votes first (a vote's weight halves every 24 hours).",
+            default: .new)
     }
 }

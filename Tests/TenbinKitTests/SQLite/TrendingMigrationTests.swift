@@ -41,7 +41,8 @@ import Testing
         let expected: [Int64: Int64] = [
             1: Trending.score(of: [(start: Timestamp(secondsSince1970: start), votes: 10)]),
             2: Trending.score(of: [
-                (start: Timestamp(secondsSince1970: start + 2 * day), votes: 1), (start: Timestamp(secondsSince1970: start + 2 * day + 60), votes: 2),
+                (start: Timestamp(secondsSince1970: start + 2 * day), votes: 1),
+                (start: Timestamp(secondsSince1970: start + 2 * day + 60), votes: 2),
             ]),
             3: Trending.score(of: [(start: Timestamp(secondsSince1970: start), votes: 2)]),
             4: 0,

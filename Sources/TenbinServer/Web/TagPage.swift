@@ -22,7 +22,7 @@ struct TagPage: Sendable {
             \(WebPage.header(order: .trending, query: "", text: text))
             <main id="main">
             <h2 class="tag-title">\(html: "#" + tag)</h2>
-            <p class="status">\(html: text.format(.tagTotals, String(summary.posterCount), String(summary.totalVotes)))</p>
+            <p class="status">\(html: text.format(summary.posterCount == 1 ? .tagTotalsOne : .tagTotals, String(summary.posterCount), String(summary.totalVotes)))</p>
             \(chart)
             <ol id="board" class="board" tabindex="-1" aria-label="\(html: "#" + tag)">
 

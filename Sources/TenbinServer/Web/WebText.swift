@@ -17,7 +17,7 @@ enum WebString: String, Sendable, CaseIterable {
     case liveStopped, voteNotCounted, voteUnreachable, moreFailed, moreUnreachable, searchFailed
     case searchUnreachable, serverAnswered, chooseLeft, chooseRight, fileEmpty, notAnImage, tooLarge
     case posted, postUnreachable, questionTooLong, votedAnnouncement, justNow, minutesAgo, hoursAgo
-    case daysAgo, tagTitle, tagTotals, tagTimeline, tagEmpty, tagPage
+    case daysAgo, tagTitle, tagTotals, tagTotalsOne, tagTimeline, tagEmpty, tagPage
 
     /// The English and the Japanese text.
     var text: (en: String, ja: String) {
@@ -98,6 +98,7 @@ enum WebString: String, Sendable, CaseIterable {
         case .daysAgo: ("{0} d ago", "{0}日前")
         case .tagTitle: ("#{0}: trending posters", "#{0} の急上昇")
         case .tagTotals: ("{0} posters · {1} votes", "投稿 {0} 件・{1} 票")
+        case .tagTotalsOne: ("1 poster · {1} votes", "投稿 1 件・{1} 票")
         case .tagTimeline: ("Votes per day on posters tagged #{0}", "#{0} の投稿への1日ごとの票数")
         case .tagEmpty: ("No poster has this tag yet.", "このタグの投稿はまだありません。")
         case .tagPage: ("The page of #{0}", "#{0} のページ")

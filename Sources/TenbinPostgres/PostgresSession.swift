@@ -325,37 +325,33 @@ final class PostgresSession: StoreWriting {
     }
 
     func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
+        try searchEntriesRanked(order: .popular, after: after, visit: visit)
+    }
+
+    func searchEntriesByScore(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
+        try searchEntriesRanked(order: .trending, after: after, visit: visit)
+    }
+
+    /// Every poster's key in popular or trending order after `after`, in batches.
+    private func searchEntriesRanked(order: FeedOrder, after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
+        // Popular reads `poster_popular` as an index-only scan (schema step 6: the keys beside
+        // the votes; a long one looked up), so it asks for no column outside it (a constant for
+        // the score); trending reads `poster_trending` and looks the keys up.
+        let (key, score) = order == .trending ? ("p.trend", "p.trend") : ("p.votes", "0::bigint")
         var cursor = after
         var batch = 256
         while true {
             // The limit is written into the text (one plan per batch size, sized for it); the
-            // first batch, without a cursor, reads the popular index from its start. The keys
-            // come from that index (schema step 6: an index-only scan), a long one looked up.
+            // first batch, without a cursor, reads the index from its start.
             var condition: PostgresQuery = ""
-            if let cursor { condition = " WHERE (p.votes, p.id) < (\(cursor.votes), \(cursor.id))" }
+            if let cursor {
+                let value = order == .trending ? cursor.score : Int64(cursor.votes)
+                condition = " WHERE (\(unescaped: key), p.id) < (\(value), \(cursor.id))"
+            }
             let rows = try select(
                 """
-                SELECT p.id, coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)), p.votes
-                FROM poster p\(condition) ORDER BY p.votes DESC, p.id DESC LIMIT \(unescaped: batch)
-                """)
-            guard try visitAll(rows, visit), rows.count == batch else { return }
-            cursor = try FeedPosition(id: rows.int64(rows.count - 1, 0), votes: rows.int(rows.count - 1, 2))
-            batch = min(batch * 4, 4096)
-        }
-    }
-
-    func searchEntriesByScore(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
-        var cursor = after
-        var batch = 256
-        while true {
-            // As ``searchEntriesByVotes(after:visit:)``, over `poster_trending`; the keys are
-            // looked up (`walk_key` is not in this index).
-            var condition: PostgresQuery = ""
-            if let cursor { condition = " WHERE (p.trend, p.id) < (\(cursor.score), \(cursor.id))" }
-            let rows = try select(
-                """
-                SELECT p.id, coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)), p.votes, p.trend
-                FROM poster p\(condition) ORDER BY p.trend DESC, p.id DESC LIMIT \(unescaped: batch)
+                SELECT p.id, coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)), p.votes, \(unescaped: score)
+                FROM poster p\(condition) ORDER BY \(unescaped: key) DESC, p.id DESC LIMIT \(unescaped: batch)
                 """)
             for row in 0..<rows.count {
                 let entry = try SearchEntry(
@@ -363,7 +359,8 @@ final class PostgresSession: StoreWriting {
                 guard try visit(entry) else { return }
             }
             guard rows.count == batch else { return }
-            cursor = try FeedPosition(id: rows.int64(rows.count - 1, 0), score: rows.int64(rows.count - 1, 3))
+            cursor = try FeedPosition(
+                id: rows.int64(rows.count - 1, 0), votes: rows.int(rows.count - 1, 2), score: rows.int64(rows.count - 1, 3))
             batch = min(batch * 4, 4096)
         }
     }

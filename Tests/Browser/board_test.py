@@ -597,7 +597,7 @@ class BoardTest:
         self.open_board()
         tabs = [tab.text for tab in self.driver.find_elements(By.CSS_SELECTOR, ".tab")]
         labels = {label.text for label in self.driver.find_elements(By.CSS_SELECTOR, "#board .vote .label")}
-        if tabs != ["新着", "人気"] or labels != {"左に投票", "右に投票"}:
+        if tabs != ["新着", "人気", "急上昇"] or labels != {"左に投票", "右に投票"}:
             raise Failure(f"the page is not in Japanese: tabs {tabs}, vote labels {labels}")
         times = [time.text for time in self.driver.find_elements(By.CSS_SELECTOR, "#board .meta time")]
         if not times or not all(re.fullmatch(r"たった今|\d+分前|\d+時間前|\d+日前|\d{4}-\d\d-\d\d", text) for text in times):

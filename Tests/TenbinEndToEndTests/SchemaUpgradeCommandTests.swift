@@ -223,10 +223,13 @@ import Testing
                     + " SELECT count(*) FROM sqlite_schema WHERE name LIKE 'search_gram%';"
                     + " SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'poster' ORDER BY name);"
                     // Schema 10: the three voted posters' counts so far, one bucket each.
-                    + " SELECT count(*), sum(good1), sum(good2) FROM vote_bucket;",
+                    + " SELECT count(*), sum(good1), sum(good2) FROM vote_bucket;"
+                    // Schema 14: a trending score on exactly the voted posters.
+                    + " SELECT count(*) FROM poster WHERE (trend > 0) <> (good1 + good2 > 0);",
             ])
             #expect(
-                after.stdout == "\(Self.latestSchema)\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n3|5|2\n",
+                after.stdout
+                    == "\(Self.latestSchema)\ninteger\n0\n0\nposter_identity poster_image2 poster_trending poster_unvoted poster_voted\n3|5|2\n0\n",
                 "schema \(version) upgraded in place")
             #expect(try answers(old) == expected, "schema \(version)")
             let gc = try Tenbin.run(["gc", "--json"], store: old)

@@ -180,7 +180,8 @@ import Testing
         let now = try posters.map { try board.poster(id: $0.id) }
         let newest = now.sorted { $0.id > $1.id }
         let popular = now.sorted { ($0.totalVotes, $0.id) > ($1.totalVotes, $1.id) }
-        for (order, expected) in [(FeedOrder.new, newest), (.popular, popular)] {
+        let trending = now.sorted { ($0.trendingScore, $0.id) > ($1.trendingScore, $1.id) }
+        for (order, expected) in [(FeedOrder.new, newest), (.popular, popular), (.trending, trending)] {
             #expect(try board.posters(order: order, limit: 100) == expected)
             #expect(try board.posters(order: order, limit: 5, offset: 5) == Array(expected[5..<10]))
             // Every offset, including ones that pass all voted posters (SQLite reads popular
@@ -371,13 +372,13 @@ import Testing
         #expect(try board.count() == 7)
     }
 
-    @Test(arguments: BackendUnderTest.all)
-    func aFeedDeliversItsSnapshotThenDiffsThatRebuildIt(backend: BackendUnderTest) async throws {
+    @Test(arguments: BackendUnderTest.all, [FeedOrder.popular, .trending])
+    func aFeedDeliversItsSnapshotThenDiffsThatRebuildIt(backend: BackendUnderTest, order: FeedOrder) async throws {
         let store = try TemporaryStore()
         let clock = VirtualClock()
         let board = try backend.board(store, live: LiveFeeds.Options(interval: .milliseconds(50), clock: clock))
         try board.quickPost([("a", []), ("b", []), ("c", [])])
-        let feed = Feed(order: .popular, limit: 3)
+        let feed = Feed(order: order, limit: 3)
         let recorder = LiveRecorder()
         let observation = try board.observe(feed)
         let task = Task { for try await update in observation { recorder.record(update) } }
@@ -400,7 +401,7 @@ import Testing
             for update in recorder.delivered[before...] {
                 replayed = try FeedDiff.apply(try #require(update.changes), to: replayed)
             }
-            #expect(replayed == (try board.posters(order: .popular, limit: 3)), "step \(step)")
+            #expect(replayed == (try board.posters(order: order, limit: 3)), "step \(step)")
         }
         task.cancel()
         try await task.value

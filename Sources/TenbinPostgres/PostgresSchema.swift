@@ -131,6 +131,9 @@ package enum PostgresSchema {
         // 12: the vote log, so a walk through popular order ranks by the votes as of its
         // first page (see PostgresSession+VoteLog.swift).
         Step(sql: PostgresSession.voteLogSchemaSQL),
+        // 13: trending order — each poster's score in its row, seeded from its timeline, and an
+        // index like popular's (see PostgresStore+Trending.swift).
+        Step(sql: PostgresStore.trendingSchemaSQL),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it

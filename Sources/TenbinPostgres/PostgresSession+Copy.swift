@@ -79,14 +79,14 @@ extension PostgresSession {
         let hashtags = posters.map { PostgresBind.textArrayLiteral($0.hashtags) }
         try connection.query(
             """
-            INSERT INTO poster (id, contents, good1, good2, created_at, image1, image2, hashtags, walk_key, \(unescaped: PostgresStore.imageColumnNames), alt1, alt2)
-            SELECT i, decode(c, 'hex'), g1, g2, t, a, b, h::text[], \(PostgresStore.walkKeySQL("k")), f1, w1, h1, n1, f2, w2, h2, n2, x1, x2
+            INSERT INTO poster (id, contents, good1, good2, created_at, image1, image2, hashtags, walk_key, \(unescaped: PostgresStore.imageColumnNames), alt1, alt2, trend)
+            SELECT i, decode(c, 'hex'), g1, g2, t, a, b, h::text[], \(PostgresStore.walkKeySQL("k")), f1, w1, h1, n1, f2, w2, h2, n2, x1, x2, s
             FROM unnest(\(ids)::bigint[], \(posters.map { Self.hex($0.contents) })::text[], \(posters.map(\.good1))::bigint[], \
             \(posters.map(\.good2))::bigint[], \(posters.map(\.createdAt.secondsSince1970))::bigint[], \
             \(posters.map(\.images[0].digest.hex))::text[], \(posters.map(\.images[1].digest.hex))::text[], \(hashtags)::text[], \
             \(records.map(\.search.key))::text[], \(PostgresStore.imageColumnUnnest(posters.map(\.images))), \
-            \(posters.map(\.alt1))::text[], \(posters.map(\.alt2))::text[])
-                AS u(i, c, g1, g2, t, a, b, h, k, f1, w1, h1, n1, f2, w2, h2, n2, x1, x2)
+            \(posters.map(\.alt1))::text[], \(posters.map(\.alt2))::text[], \(posters.map(\.trendingScore))::bigint[])
+                AS u(i, c, g1, g2, t, a, b, h, k, f1, w1, h1, n1, f2, w2, h2, n2, x1, x2, s)
             """)
         try connection.query(
             """

@@ -70,6 +70,7 @@ final class PostgresSession: StoreWriting {
             switch order {
             case .new: query.append(" WHERE p.id < \(after.id)")
             case .popular: query.append(" WHERE (p.votes, p.id) < (\(after.votes), \(after.id))")
+            case .trending: query.append(" WHERE (p.trend, p.id) < (\(after.score), \(after.id))")
             }
         }
         query.append(PostgresQuery(unescaped: PostgresStore.pageTail(order: order, limit: limit)))
@@ -286,16 +287,19 @@ final class PostgresSession: StoreWriting {
         guard limit > 0 else { return [] }
         guard offset >= 0, offset < Self.exactSearchReach, limit <= Self.exactSearchReach - offset else { return nil }
         let words: PostgresQuery = "\(SearchGrams.terms(for: query).map(\.token))::text[], \(query.words)::text[]"
-        let function: PostgresQuery =
-            switch order {
-            case .new:
-                "\(unescaped: PostgresStore.exactSearchFunction)(\(words), \(after?.id ?? Int64.max), \(offset), \(limit))"
-            case .popular:
-                """
+        let function: PostgresQuery
+        switch order {
+        case .trending:
+            // No function of its own: the core's plan (ranked candidates, or a walk by score).
+            return nil
+        case .new:
+            function = "\(unescaped: PostgresStore.exactSearchFunction)(\(words), \(after?.id ?? Int64.max), \(offset), \(limit))"
+        case .popular:
+            function = """
                 \(unescaped: PostgresStore.exactPopularSearchFunction)(\(words), \(after.map { Int64($0.votes) } ?? Int64.max), \
                 \(after?.id ?? Int64.max), \(offset), \(limit))
                 """
-            }
+        }
         let rows = try select(
             "\(unescaped: PostgresStore.posterColumns) WHERE p.id = ANY(\(function)) ORDER BY \(unescaped: PostgresStore.orderBy(order))")
         return try (0..<rows.count).map { try PostgresStore.decodePoster(rows, $0) }
@@ -309,33 +313,54 @@ final class PostgresSession: StoreWriting {
         guard !ids.isEmpty else { return [] }
         let rows = try select(
             """
-            SELECT k.poster_id, k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id
+            SELECT k.poster_id, k.key, p.good1 + p.good2, p.trend FROM search_key k JOIN poster p ON p.id = k.poster_id
             WHERE k.poster_id = ANY(\(ids)::bigint[])
             """)
         var byID: [Int64: SearchEntry] = [:]
         for row in 0..<rows.count {
-            let entry = try SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))
+            let entry = try SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2), score: rows.int64(row, 3))
             byID[entry.id] = entry
         }
         return ids.compactMap { byID[$0] }
     }
 
     func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
+        try searchEntriesRanked(order: .popular, after: after, visit: visit)
+    }
+
+    func searchEntriesByScore(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
+        try searchEntriesRanked(order: .trending, after: after, visit: visit)
+    }
+
+    /// Every poster's key in popular or trending order after `after`, in batches.
+    private func searchEntriesRanked(order: FeedOrder, after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
+        // Popular reads `poster_popular` as an index-only scan (schema step 6: the keys beside
+        // the votes; a long one looked up), so it asks for no column outside it (a constant for
+        // the score); trending reads `poster_trending` and looks the keys up.
+        let (key, score) = order == .trending ? ("p.trend", "p.trend") : ("p.votes", "0::bigint")
         var cursor = after
         var batch = 256
         while true {
             // The limit is written into the text (one plan per batch size, sized for it); the
-            // first batch, without a cursor, reads the popular index from its start. The keys
-            // come from that index (schema step 6: an index-only scan), a long one looked up.
+            // first batch, without a cursor, reads the index from its start.
             var condition: PostgresQuery = ""
-            if let cursor { condition = " WHERE (p.votes, p.id) < (\(cursor.votes), \(cursor.id))" }
+            if let cursor {
+                let value = order == .trending ? cursor.score : Int64(cursor.votes)
+                condition = " WHERE (\(unescaped: key), p.id) < (\(value), \(cursor.id))"
+            }
             let rows = try select(
                 """
-                SELECT p.id, coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)), p.votes
-                FROM poster p\(condition) ORDER BY p.votes DESC, p.id DESC LIMIT \(unescaped: batch)
+                SELECT p.id, coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)), p.votes, \(unescaped: score)
+                FROM poster p\(condition) ORDER BY \(unescaped: key) DESC, p.id DESC LIMIT \(unescaped: batch)
                 """)
-            guard try visitAll(rows, visit), rows.count == batch else { return }
-            cursor = try FeedPosition(id: rows.int64(rows.count - 1, 0), votes: rows.int(rows.count - 1, 2))
+            for row in 0..<rows.count {
+                let entry = try SearchEntry(
+                    id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2), score: rows.int64(row, 3))
+                guard try visit(entry) else { return }
+            }
+            guard rows.count == batch else { return }
+            cursor = try FeedPosition(
+                id: rows.int64(rows.count - 1, 0), votes: rows.int(rows.count - 1, 2), score: rows.int64(rows.count - 1, 3))
             batch = min(batch * 4, 4096)
         }
     }

@@ -217,9 +217,11 @@ public final class PostgresStore: StoreBackend {
         let start = Timeline.minuteStart(of: time)
         let query: PostgresQuery =
             deltas.count == 1
-            ? votes(ids, deltas, start: start, from: "delta", where: "poster.id = delta.id AND \(PostgresSession.afterVoteBatch)")
+            ? votes(
+                ids, deltas, start: start, seconds: time.secondsSince1970, from: "delta",
+                where: "poster.id = delta.id AND \(PostgresSession.afterVoteBatch)")
             : votes(
-                ids, deltas, start: start,
+                ids, deltas, start: start, seconds: time.secondsSince1970,
                 from: """
                     (SELECT id FROM poster WHERE id = ANY(\(ids)::bigint[]) AND \(unescaped: PostgresSession.afterVoteBatch) \
                     ORDER BY id FOR NO KEY UPDATE) AS locked, delta
@@ -235,13 +237,16 @@ public final class PostgresStore: StoreBackend {
     /// posters' rows are locked (a bucket of a poster that does not exist is not written), so
     /// two batches meet at the poster rows first, in id order.
     private static func votes(
-        _ ids: PostgresQuery.Shared, _ deltas: [VoteDelta], start: Int64, from sources: PostgresQuery, where condition: String
+        _ ids: PostgresQuery.Shared, _ deltas: [VoteDelta], start: Int64, seconds: Int64, from sources: PostgresQuery,
+        where condition: String
     ) -> PostgresQuery {
         """
         WITH \(unescaped: PostgresSession.voteBatchCTE),
-        delta AS (SELECT * FROM unnest(\(ids)::bigint[], \(deltas.map(\.good1))::bigint[], \(deltas.map(\.good2))::bigint[]) AS d(id, good1, good2)),
+        delta AS (
+            SELECT d.*, \(unescaped: trendWeightSQL(count: "d.good1 + d.good2", seconds: "\(seconds)")) AS w
+            FROM unnest(\(ids)::bigint[], \(deltas.map(\.good1))::bigint[], \(deltas.map(\.good2))::bigint[]) AS d(id, good1, good2)),
         voted AS (
-            UPDATE poster SET good1 = poster.good1 + delta.good1, good2 = poster.good2 + delta.good2
+            UPDATE poster SET good1 = poster.good1 + delta.good1, good2 = poster.good2 + delta.good2\(unescaped: trendVoteAssignment)
             FROM \(sources) WHERE \(unescaped: condition)
             AND NOT EXISTS (SELECT 1 FROM poster_hidden WHERE poster_hidden.poster_id = poster.id) RETURNING poster.*),
         bucket AS (
@@ -264,7 +269,8 @@ public final class PostgresStore: StoreBackend {
         """
         SELECT p.id, p.contents, p.good1, p.good2, p.created_at,
                p.image1, p.image1_format, p.image1_width, p.image1_height, p.image1_bytes,
-               p.image2, p.image2_format, p.image2_width, p.image2_height, p.image2_bytes, p.hashtags, p.alt1, p.alt2
+               p.image2, p.image2_format, p.image2_width, p.image2_height, p.image2_bytes, p.hashtags, p.alt1, p.alt2,
+               p.trend
         FROM \(table) p
         """
     }
@@ -281,9 +287,14 @@ public final class PostgresStore: StoreBackend {
         " ORDER BY \(orderBy(order)) LIMIT \(min(limit, Int(Int32.max)))"
     }
 
-    /// The ORDER BY of a feed order; popular's expression matches the `poster_popular` index.
+    /// The ORDER BY of a feed order; popular's expression matches the `poster_popular` index,
+    /// trending's `poster_trending`.
     static func orderBy(_ order: FeedOrder) -> String {
-        order == .new ? "p.id DESC" : "p.votes DESC, p.id DESC"
+        switch order {
+        case .new: "p.id DESC"
+        case .popular: "p.votes DESC, p.id DESC"
+        case .trending: "p.trend DESC, p.id DESC"
+        }
     }
 
     static func decodePoster(_ rows: Rows, _ row: Int) throws -> Poster {
@@ -292,7 +303,7 @@ public final class PostgresStore: StoreBackend {
             hashtags: rows.textArray(row, 15),
             good1: rows.int(row, 2), good2: rows.int(row, 3), createdAt: Timestamp(secondsSince1970: rows.int64(row, 4)),
             images: [decodeImage(rows, row, from: 5), decodeImage(rows, row, from: 10)], alt1: rows.text(row, 16),
-            alt2: rows.text(row, 17))
+            alt2: rows.text(row, 17), trendingScore: rows.int64(row, 18))
     }
 
     static func decodeImage(_ rows: Rows, _ row: Int, from column: Int, target: ConnectionTarget? = nil) throws -> StoredImage {

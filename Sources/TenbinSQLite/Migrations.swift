@@ -92,6 +92,9 @@ enum Migrations {
         // 16: the vote log, so a walk through popular order ranks by the votes as of its
         // first page (see SQLiteSession+VoteLog.swift).
         Step(sql: SQLiteSession.voteLogSchema),
+        // 17: trending order — each poster's score (``Trending``) in its row, indexed like
+        // popular's votes, seeded from its timeline (see Migrations+Trending.swift).
+        Step(sql: trendingMigration),
     ]
 
     /// Schema 10's columns: each image's alt text (``Poster/alt1``), `''` when none was given.

@@ -60,12 +60,12 @@ extension SQLiteSession {
             }
             try db.statement(
                 """
-                INSERT INTO poster (id, contents, contents_hash, good1, good2, created_at, image1, image2, alt1, alt2)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO poster (id, contents, contents_hash, good1, good2, created_at, image1, image2, alt1, alt2, trend)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
             ).bind(
                 poster.id, poster.contents, ContentsHash.of(poster.contents), poster.good1, poster.good2, poster.createdAt.secondsSince1970,
-                image1, image2, poster.alt1, poster.alt2
+                image1, image2, poster.alt1, poster.alt2, poster.trendingScore
             ).run()
             try insertHashtags(poster.hashtags, of: poster.id)
         }

@@ -18,9 +18,13 @@ struct SQLiteSession: StoreWriting {
     /// (``mergeBudget(written:)``).
     let searchMergeStep: Int
 
-    init(_ db: Database, searchMergeStep: Int = SQLiteSession.searchMergeStep) {
+    /// Whether votes update the trending score (see ``SQLiteStore/scoresVotes``).
+    let scoresVotes: Bool
+
+    init(_ db: Database, searchMergeStep: Int = SQLiteSession.searchMergeStep, scoresVotes: Bool = true) {
         self.db = db
         self.searchMergeStep = searchMergeStep
+        self.scoresVotes = scoresVotes
     }
 
     /// ``searchMergeStep`` unless a store is told otherwise.
@@ -29,19 +33,22 @@ struct SQLiteSession: StoreWriting {
     static let posterColumns = """
         SELECT p.id, p.contents, p.good1, p.good2, p.created_at,
                b1.digest, b1.format, b1.width, b1.height, b1.bytes,
-               b2.digest, b2.format, b2.width, b2.height, b2.bytes, p.alt1, p.alt2
+               b2.digest, b2.format, b2.width, b2.height, b2.bytes, p.alt1, p.alt2, p.trend
         FROM poster p JOIN blob b1 ON b1.id = p.image1 JOIN blob b2 ON b2.id = p.image2
         """
 
-    /// One part of popular order (most votes first, then newest), read from an index of its
-    /// own: posters with votes from `poster_voted` (votes, then id), then posters without from
+    /// One part of popular or trending order (most votes, or the highest score, first, then
+    /// newest), read from an index of its own: posters with votes from `poster_voted` (votes,
+    /// then id) or `poster_trending` (score, then id), then posters without from
     /// `poster_unvoted` (id alone). A new poster has no votes, so it is appended at the right
     /// edge of `poster_unvoted`, where SQLite splits a page cheaply; the single index of
     /// schemas 1–6 put it at an interior point, after every voted poster (Migrations, step 7).
+    /// A poster's score is above 0 exactly when it has votes (``Trending``), so both orders
+    /// share the unvoted part.
     ///
     /// Each part's condition repeats its index's own (`> 0`, `<= 0`), so SQLite can use the
     /// index, and after a cursor each part begins with a seek: the rest of the cursor's vote
-    /// count, then fewer votes, then the unvoted. (A row value `(votes, id) < (?, ?)`, as
+    /// count (score), then fewer, then the unvoted. (A row value `(votes, id) < (?, ?)`, as
     /// before, is no index bound to SQLite: every page after a cursor scanned popular order
     /// from its start.)
     struct PopularPart {
@@ -51,17 +58,21 @@ struct SQLiteSession: StoreWriting {
         let orderBy: String
 
         private static let votes = "p.good1 + p.good2"
-        private static let voted = PopularPart(condition: "\(votes) > 0", bindings: [], orderBy: "\(votes) DESC, p.id DESC")
         private static let unvoted = PopularPart(condition: "\(votes) <= 0", bindings: [], orderBy: "p.id DESC")
 
-        /// The parts that follow `after` (all of popular order without it), in order.
-        static func following(_ after: FeedPosition?) -> [PopularPart] {
+        /// The parts of `order` (popular or trending) that follow `after` (all of it without
+        /// one), in order.
+        static func following(_ after: FeedPosition?, order: FeedOrder = .popular) -> [PopularPart] {
+            // Popular ranks by votes, trending by score (`poster_trending`).
+            let (key, position): (String, Int64) =
+                order == .trending ? ("p.trend", after?.score ?? 0) : (votes, Int64(after?.votes ?? 0))
+            let voted = PopularPart(condition: "\(key) > 0", bindings: [], orderBy: "\(key) DESC, p.id DESC")
             guard let after else { return [voted, unvoted] }
-            guard after.votes > 0 else { return [unvoted.narrowed("p.id < ?", after.id)] }
+            guard position > 0 else { return [unvoted.narrowed("p.id < ?", after.id)] }
             return [
                 PopularPart(
-                    condition: voted.condition + " AND \(votes) = ? AND p.id < ?", bindings: [after.votes, after.id], orderBy: "p.id DESC"),
-                voted.narrowed("\(votes) < ?", after.votes),
+                    condition: voted.condition + " AND \(key) = ? AND p.id < ?", bindings: [position, after.id], orderBy: "p.id DESC"),
+                voted.narrowed("\(key) < ?", position),
                 unvoted,
             ]
         }
@@ -121,18 +132,18 @@ struct SQLiteSession: StoreWriting {
         case (.new, let after?):
             statement = try db.statement(Self.posterColumns + " WHERE p.id < ? ORDER BY p.id DESC LIMIT ? OFFSET ?")
                 .bind(after.id, limit, offset)
-        case (.popular, _):
-            return try withHashtags(popularPage(after: after, offset: offset, limit: limit))
+        case (.popular, _), (.trending, _):
+            return try withHashtags(popularPage(order: order, after: after, offset: offset, limit: limit))
         }
         return try withHashtags(try statement.map(Self.decodePoster))
     }
 
-    /// A page of popular order, part by part (``PopularPart``) until it is full. An offset
-    /// that passes a whole part goes on into the next.
-    private func popularPage(after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster] {
+    /// A page of popular or trending order, part by part (``PopularPart``) until it is full.
+    /// An offset that passes a whole part goes on into the next.
+    private func popularPage(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster] {
         var posters: [Poster] = []
         var offset = offset
-        for part in PopularPart.following(after) where posters.count < limit {
+        for part in PopularPart.following(after, order: order) where posters.count < limit {
             let rows = try db.statement(
                 Self.posterColumns + " WHERE \(part.condition) ORDER BY \(part.orderBy) LIMIT ? OFFSET ?"
             ).bind(part.bindings + [limit - posters.count, offset]).map(Self.decodePoster)
@@ -203,7 +214,8 @@ struct SQLiteSession: StoreWriting {
         Poster(
             id: row.int64(0), contents: row.text(1), hashtags: [], good1: row.int(2), good2: row.int(3),
             createdAt: Timestamp(secondsSince1970: row.int64(4)),
-            images: [try decodeImage(row, from: 5), try decodeImage(row, from: 10)], alt1: row.text(15), alt2: row.text(16))
+            images: [try decodeImage(row, from: 5), try decodeImage(row, from: 10)], alt1: row.text(15), alt2: row.text(16),
+            trendingScore: row.int64(17))
     }
 
     static func decodeImage(_ row: Statement, from column: Int32) throws -> StoredImage {
@@ -251,18 +263,38 @@ struct SQLiteSession: StoreWriting {
         }
     }
 
+    /// The vote statement: both counts and, in the same statement, the trending score
+    /// (``Trending/adding(_:to:)`` in SQL: `?4` is the votes' weight in score units). A hidden
+    /// poster is gone for the public: its votes count as a missing poster's. It returns the new
+    /// total (RETURNING makes its change on the first step, so `first`, which resets after it,
+    /// loses nothing).
+    static let voteUpdate = """
+        UPDATE poster SET good1 = good1 + ?1, good2 = good2 + ?2,
+            trend = max(1, CAST(floor(0.5 + CASE WHEN trend <= 0 THEN ?4
+                ELSE max(trend, ?4) + \(Trending.unitsPerHalfLife) * log2(1 + pow(2, max(-\(Trending.negligible), -abs(trend - ?4) / \(Trending.unitsPerHalfLife))))
+                END) AS INTEGER))
+        WHERE id = ?3 AND NOT EXISTS (SELECT 1 FROM poster_hidden WHERE poster_id = ?3)
+        RETURNING good1 + good2
+        """
+
+    /// The vote statement without the score, for `make bench`'s comparison only
+    /// (``SQLiteStore/scoresVotes``): what a vote cost before trending order.
+    static let voteUpdateWithoutScore = """
+        UPDATE poster SET good1 = good1 + ?1, good2 = good2 + ?2
+        WHERE id = ?3 AND NOT EXISTS (SELECT 1 FROM poster_hidden WHERE poster_id = ?3)
+        RETURNING good1 + good2
+        """
+
     /// Adds a delta to poster `id` and its bucket starting at `start`; its total before, or nil
-    /// when there is no such poster.
-    private func addVotes(id: Int64, good1: Int, good2: Int, start: Int64) throws -> Int? {
+    /// when there is no such poster (or it is hidden).
+    private func addVotes(id: Int64, good1: Int, good2: Int, start: Int64, at time: Timestamp) throws -> Int? {
         // One statement: SQLite applies it atomically under the write lock, so concurrent
-        // voters in any number of processes never lose or double a vote. RETURNING makes its
-        // change on the first step, so `first` (which resets after it) loses nothing. A hidden
-        // poster is gone for the public: its votes count as a missing poster's.
-        guard
-            let total = try db.statement(
-                "UPDATE poster SET good1 = good1 + ?, good2 = good2 + ? WHERE id = ? AND NOT EXISTS (SELECT 1 FROM poster_hidden WHERE poster_id = ?) RETURNING good1 + good2"
-            ).bind(good1, good2, id, id).first({ $0.int(0) })
-        else { return nil }
+        // voters in any number of processes never lose or double a vote.
+        let statement =
+            scoresVotes
+            ? try db.statement(Self.voteUpdate).bind(good1, good2, id, Trending.weight(count: good1 + good2, at: time))
+            : try db.statement(Self.voteUpdateWithoutScore).bind(good1, good2, id)
+        guard let total = try statement.first({ $0.int(0) }) else { return nil }
         // In the same transaction: the timeline's totals are the counts.
         try addToBucket(id: id, start: start, good1: good1, good2: good2)
         return total - good1 - good2
@@ -273,7 +305,7 @@ struct SQLiteSession: StoreWriting {
         // the whole batch would, without building and parsing a list of deltas.
         let start = Timeline.minuteStart(of: time)
         let before = try deltas.compactMap { delta in
-            try addVotes(id: delta.id, good1: delta.good1, good2: delta.good2, start: start).map { (id: delta.id, votes: $0) }
+            try addVotes(id: delta.id, good1: delta.good1, good2: delta.good2, start: start, at: time).map { (id: delta.id, votes: $0) }
         }
         try logVoteBatch(before, at: time)
         return try posters(ids: before.map(\.id))

@@ -398,24 +398,34 @@ extension SQLiteSession {
         guard !ids.isEmpty else { return [] }
         return try db.statement(
             """
-            SELECT k.poster_id, k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id
+            SELECT k.poster_id, k.key, p.good1 + p.good2, p.trend FROM search_key k JOIN poster p ON p.id = k.poster_id
             WHERE k.poster_id IN (SELECT value FROM json_each(?))
             """
-        ).bind(Self.idList(ids)).map { SearchEntry(id: $0.int64(0), key: $0.text(1), votes: $0.int(2)) }
+        ).bind(Self.idList(ids)).map { SearchEntry(id: $0.int64(0), key: $0.text(1), votes: $0.int(2), score: $0.int64(3)) }
     }
 
     /// Every poster's key in popular order after `after`, part by part (``SQLiteSession/PopularPart``).
     func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
-        for part in PopularPart.following(after) {
+        try searchEntries(order: .popular, after: after, visit: visit)
+    }
+
+    /// Every poster's key in trending order after `after`, part by part (``SQLiteSession/PopularPart``).
+    func searchEntriesByScore(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
+        try searchEntries(order: .trending, after: after, visit: visit)
+    }
+
+    private func searchEntries(order: FeedOrder, after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
+        for part in PopularPart.following(after, order: order) {
             let statement = try db.statement(
                 """
-                SELECT p.id, k.key, p.good1 + p.good2 FROM poster p JOIN search_key k ON k.poster_id = p.id
+                SELECT p.id, k.key, p.good1 + p.good2, p.trend FROM poster p JOIN search_key k ON k.poster_id = p.id
                 WHERE \(part.condition) ORDER BY \(part.orderBy)
                 """
             ).bind(part.bindings)
             defer { statement.reset() }
             while try statement.step() {
-                guard try visit(SearchEntry(id: statement.int64(0), key: statement.text(1), votes: statement.int(2))) else { return }
+                let entry = SearchEntry(id: statement.int64(0), key: statement.text(1), votes: statement.int(2), score: statement.int64(3))
+                guard try visit(entry) else { return }
             }
         }
     }

@@ -1,3 +1,4 @@
+import Glibc
 import TenbinKit
 
 /// The embedded backend: a store folder's `tenbin.sqlite` (WAL mode).
@@ -41,6 +42,11 @@ public final class SQLiteStore: StoreBackend {
     /// The least each write moves merges of the search index on by, in bytes of lists (tests
     /// make it small to see merges in many steps).
     let searchMergeStep: Int
+
+    /// Whether votes update the trending score: always, but for `make bench`'s comparison of
+    /// what a vote cost before trending order (`TENBIN_BENCH_NO_TRENDING=1` when the store
+    /// opens; such a store's trending order is wrong).
+    let scoresVotes = getenv("TENBIN_BENCH_NO_TRENDING").map { String(cString: $0) != "1" } ?? true
 
     init(folder: String, create: Bool, readers: Int = SQLitePool.defaultSize, searchMergeStep: Int) throws {
         self.searchMergeStep = searchMergeStep
@@ -123,7 +129,9 @@ public final class SQLiteStore: StoreBackend {
         let value = try connections.writer.withLock { database in
             guard database.isOpen else { throw StoreError(.closed, at: folder) }
             return try translatingErrors {
-                try database.transaction(immediate: true) { try body(SQLiteSession(database, searchMergeStep: searchMergeStep)) }
+                try database.transaction(immediate: true) {
+                    try body(SQLiteSession(database, searchMergeStep: searchMergeStep, scoresVotes: scoresVotes))
+                }
             }
         }
         changeSource.committed()
@@ -202,6 +210,7 @@ struct EmptyStoreReading: StoreReading {
     func searchCandidateIDs(_ terms: [IndexTerm], limit: Int) throws -> [Int64] { [] }
     func searchEntries(ids: [Int64]) throws -> [SearchEntry] { [] }
     func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {}
+    func searchEntriesByScore(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {}
     func posters(afterID: Int64, limit: Int) throws -> [Poster] { [] }
     func blobRecords(after: Digest?, limit: Int) throws -> [BlobRecord] { [] }
     func lastPosterID() throws -> Int64 { 0 }

@@ -120,6 +120,12 @@ extension Int64: SQLValue {
     }
 }
 
+extension Double: SQLValue {
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        sqlite3_bind_double(statement, index, self)
+    }
+}
+
 extension String: SQLValue {
     func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         // The length is given, not -1: text with a NUL character is stored whole, not cut there.

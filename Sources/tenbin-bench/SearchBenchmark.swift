@@ -104,9 +104,9 @@ enum SearchBenchmark {
 
     /// A store of `size` generated posters, built once and cached in the scratch folder.
     static func store(size: Int, context: BenchContext) throws -> (path: String, buildSeconds: Double?) {
-        let path = "\(context.scratch)/search-store-\(size)-v8"
+        let path = "\(context.scratch)/search-store-\(size)-v9"
         if FileManager.default.fileExists(atPath: "\(path)/complete") { return (path, nil) }
-        let folder = try context.freshFolder("search-store-\(size)-v8")
+        let folder = try context.freshFolder("search-store-\(size)-v9")
         let store = try SQLiteStore(folder: folder, create: true)
         defer { store.close() }
         // Two small real images, their files in the store, so the store passes `tenbin check`
@@ -131,11 +131,14 @@ enum SearchBenchmark {
                     let id = try writing.insertPoster(
                         poster, createdAt: Timestamp(secondsSince1970: 1_764_450_000),
                         search: SearchRecord(contents: poster.contents, hashtags: poster.hashtags))
-                    // One poster in ten has votes, a few of them many, so popular order means something.
+                    // One poster in ten has votes, a few of them many, so popular order means something;
                     if random.next(10) == 0 {
                         let first = random.next(2) == 0
                         let votes = 1 + random.next(random.next(50) + 1)
-                        _ = try writing.addVotes([VoteDelta(id: id, good1: first ? votes : 0, good2: first ? 0 : votes)])
+                        // at a time in the 30 days after the posts, so trending order differs from popular
+                        // (from the id, not the generator, so the posters' text is what it was in v8).
+                        let time = Timestamp(secondsSince1970: 1_764_450_000 + id &* 7_919 % (30 * 86_400))
+                        _ = try writing.addVotes([VoteDelta(id: id, good1: first ? votes : 0, good2: first ? 0 : votes)], at: time)
                     }
                 }
             }

@@ -30,6 +30,9 @@ let sections: [Section] = [
         name: "readings", summary: "Search records with readings (MeCab) against text as written: rate, pieces, key size",
         run: ReadingsBenchmark.run),
     Section(name: "search", summary: "Search at 100k and 1M posters against a scan of every key", run: SearchBenchmark.run),
+    Section(
+        name: "trending", summary: "Trending pages at 1M posters beside popular's; a vote's CPU with the score against without",
+        run: TrendingBenchmark.run),
     Section(name: "reads", summary: "64 concurrent readers of one Board against reads one at a time", run: ReadsBenchmark.run),
     Section(name: "serve", summary: "tenbin serve under wrk against nginx; votes, live feeds, memory", run: ServeBenchmark.run),
     Section(name: "pictures", summary: "Drawing a page of posters in each --image-mode against half blocks", run: PicturesBenchmark.run),

@@ -619,7 +619,7 @@ class BoardTest:
         self.open_board()
         tabs = [tab.text for tab in self.driver.find_elements(By.CSS_SELECTOR, ".tab")]
         labels = {label.text for label in self.driver.find_elements(By.CSS_SELECTOR, "#board .vote .label")}
-        if tabs != ["新着", "人気"] or labels != {"左に投票", "右に投票"}:
+        if tabs != ["新着", "人気", "急上昇"] or labels != {"左に投票", "右に投票"}:
             raise Failure(f"the page is not in Japanese: tabs {tabs}, vote labels {labels}")
         times = [time.text for time in self.driver.find_elements(By.CSS_SELECTOR, "#board .meta time")]
         if not times or not all(re.fullmatch(r"たった今|\d+分前|\d+時間前|\d+日前|\d{4}-\d\d-\d\d", text) for text in times):
@@ -674,6 +674,32 @@ class BoardTest:
         self.driver.save_screenshot(os.path.join(self.args.out, "board-desktop.png"))
         self.accessibility("the Popular tab on a desktop")
 
+    def the_trending_tab_puts_recent_votes_first(self):
+        # The third tab: most recent votes first. A burst of votes on a poster from another
+        # process puts it first there; the page asks the API in the same order, live.
+        self.tenbin("vote", "2", "1", "--times", "40")
+        self.open_board("/")
+        self.driver.find_element(By.CSS_SELECTOR, ".tabs a[data-sort=trending]").click()
+        self.wait("the Trending tab", lambda: self.driver.current_url.endswith("/?sort=trending"))
+        self.wait("the board's cards", lambda: self.driver.find_elements(By.CSS_SELECTOR, "#board .card"))
+        current = self.driver.find_element(By.CSS_SELECTOR, ".tabs a[aria-current=page]")
+        if current.get_attribute("data-sort") != "trending" or current.text != "Trending":
+            raise Failure(f"the current tab is not Trending: {current.get_attribute('data-sort')!r} {current.text!r}")
+        expected = [poster["id"] for poster in self.api("/api/v1/posters?sort=trending&limit=5")["posters"]]
+        shown = [int(card.get_attribute("data-id")) for card in self.driver.find_elements(By.CSS_SELECTOR, "#board .card")[:5]]
+        if shown != expected or expected[0] != 2:
+            raise Failure(f"the Trending tab shows {shown}, the API's trending order is {expected} (poster 2 first)")
+        self.wait("the live feed to open", lambda: "live" in self.driver.find_element(By.TAG_NAME, "body").get_attribute("class"))
+        self.accessibility("the Trending tab (English)")
+        self.driver.get(self.args.url + "/language/ja")
+        self.wait("the page in Japanese", lambda: self.driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "ja")
+        self.open_board("/?sort=trending")
+        if self.driver.find_element(By.CSS_SELECTOR, ".tabs a[aria-current=page]").text != "急上昇":
+            raise Failure("the Trending tab is not named in Japanese")
+        self.accessibility("the Trending tab (Japanese)")
+        self.driver.get(self.args.url + "/language/en")
+        self.wait("the page back in English", lambda: self.driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en")
+
     def checks(self):
         return [
             ("the board loads with Japanese text, thumbnails and no policy violation", self.board_loads),
@@ -698,6 +724,7 @@ class BoardTest:
              self.the_page_speaks_japanese),
             ("a #poster-N link stops below the sticky header", self.a_poster_link_stops_below_the_sticky_header),
             ("screenshots of the Popular tab (phone and desktop); axe in both themes", self.screenshots),
+            ("the Trending tab puts the most recent votes first (en, ja; axe on each)", self.the_trending_tab_puts_recent_votes_first),
             ("without JavaScript, a vote tap is counted and comes back to the poster", self.a_vote_without_javascript_is_counted),
         ]
 

@@ -162,6 +162,25 @@ class PosterPageTest(BoardTest):
                       lambda image=image: self.driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", image))
         self.driver.save_screenshot(os.path.join(self.args.out, "poster-phone.png"))
 
+    def a_tags_page_is_linked_and_accessible(self):
+        # The poster page links its tag's own page: the poster, the tag's totals and its chart.
+        self.open_poster(self.poster, live=False)
+        link = next(link for link in self.driver.find_elements(By.CSS_SELECTOR, ".tag-links a") if "ねこ" in link.text)
+        link.click()
+        heading = self.wait("the tag's page", lambda: self.driver.find_element(By.CSS_SELECTOR, "h2.tag-title").text)
+        if heading != "#ねこ":
+            raise Failure(f"the tag's page is headed {heading!r}")
+        if not self.driver.find_elements(By.ID, f"poster-{self.poster}"):
+            raise Failure("the tag's page does not list the poster")
+        totals = self.driver.find_element(By.CSS_SELECTOR, "main .status").text
+        votes = self.api(f"/api/v1/posters/{self.poster}")
+        votes = votes.get("poster", votes)
+        if totals != f"1 poster · {votes['good1'] + votes['good2']} votes":
+            raise Failure(f"the tag's totals say {totals!r}")
+        if not self.driver.find_elements(By.CSS_SELECTOR, ".tag-chart svg rect"):
+            raise Failure("the tag's page has no chart of its votes")
+        self.accessibility("a tag's page")
+
     def checks(self):
         return [
             ("the poster page shows the card, its hashtags as search links and a Share button",
@@ -173,6 +192,7 @@ class PosterPageTest(BoardTest):
             ("without JavaScript, the vote form is counted and comes back to the page", self.without_javascript_a_form_vote_is_counted),
             ("a poster that is not there is answered with a page", self.a_missing_poster_is_a_page),
             ("a screenshot of the poster page (phone)", self.screenshot),
+            ("the poster page links its tag's page: the poster, totals and a chart; axe", self.a_tags_page_is_linked_and_accessible),
         ]
 
 

@@ -52,7 +52,7 @@ import Testing
         (["vote", "x", "1"], "Error: 'x' is not a poster id (a whole number from 1)"),
         (["vote", "1", "3"], "Error: the side must be 1 or 2, not '3'"),
         (["vote", "1", "1", "--times", "0"], "Error: '--times' takes a whole number from 1 to 1000000000, not '0'"),
-        (["list", "--sort", "best"], "Error: '--sort' takes one of new, popular, not 'best'"),
+        (["list", "--sort", "best"], "Error: '--sort' takes one of new, popular, trending, not 'best'"),
         (["list", "--bogus"], "Error: unknown option '--bogus'"),
         (["show"], "Error: missing ID"),
         (["show", "1", "2"], "Error: unexpected argument '2'"),

@@ -155,9 +155,16 @@ import Testing
 
         """
 
+    /// Schema 17 taken away: trending order.
+    static let noTrending = """
+        DROP INDEX poster_trending;
+        ALTER TABLE poster DROP COLUMN trend;
+
+        """
+
     /// Each schema from 10 on, and the SQL that takes away what it added.
     static let addedSince9: [(schema: Int, undo: String)] = [
-        (10, noAltTexts), (11, noModeration), (12, noBlocklist), (13, noTimelines), (postProofSchema, noPostProof), (15, noReadings), (16, noVoteLog),
+        (10, noAltTexts), (11, noModeration), (12, noBlocklist), (13, noTimelines), (postProofSchema, noPostProof), (15, noReadings), (16, noVoteLog), (17, noTrending),
     ]
     /// Today's schema.
     static var latestSchema: Int { addedSince9.last?.schema ?? 9 }
@@ -243,10 +250,13 @@ import Testing
                     + " SELECT count(*) FROM sqlite_schema WHERE name LIKE 'search_gram%';"
                     + " SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'poster' ORDER BY name);"
                     // Schema 10: the three voted posters' counts so far, one bucket each.
-                    + " SELECT count(*), sum(good1), sum(good2) FROM vote_bucket;",
+                    + " SELECT count(*), sum(good1), sum(good2) FROM vote_bucket;"
+                    // Schema 14: a trending score on exactly the voted posters.
+                    + " SELECT count(*) FROM poster WHERE (trend > 0) <> (good1 + good2 > 0);",
             ])
             #expect(
-                after.stdout == "\(Self.latestSchema)\ninteger\n0\n0\nposter_identity poster_image2 poster_unvoted poster_voted\n3|5|2\n",
+                after.stdout
+                    == "\(Self.latestSchema)\ninteger\n0\n0\nposter_identity poster_image2 poster_trending poster_unvoted poster_voted\n3|5|2\n0\n",
                 "schema \(version) upgraded in place")
             #expect(try answers(old) == expected, "schema \(version)")
             let gc = try Tenbin.run(["gc", "--json"], store: old)

@@ -175,7 +175,7 @@ import Testing
     @Test func helpDescribesWatch() throws {
         let run = try Tenbin.run(["help", "watch"])
         #expect(run.status == 0)
-        #expect(run.stdout.contains("USAGE: tenbin watch [--sort new|popular] [--limit N] [--query WORDS] [--json]"))
+        #expect(run.stdout.contains("USAGE: tenbin watch [--sort new|popular|trending] [--limit N] [--query WORDS] [--json]"))
     }
 }
 

@@ -131,7 +131,7 @@ import Testing
     }
 }
 
-/// The board's posters as plain values, with tenbin's two orders.
+/// The board's posters as plain values, with tenbin's orders.
 struct ModelBoard {
     var posters: [Int64: Poster] = [:]
     var nextID: Int64 = 1
@@ -141,6 +141,7 @@ struct ModelBoard {
             switch order {
             case .new: return a.id > b.id
             case .popular: return a.totalVotes != b.totalVotes ? a.totalVotes > b.totalVotes : a.id > b.id
+            case .trending: return a.trendingScore != b.trendingScore ? a.trendingScore > b.trendingScore : a.id > b.id
             }
         }
         return Array(sorted.prefix(limit))

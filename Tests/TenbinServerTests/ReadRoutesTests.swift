@@ -118,6 +118,33 @@ import Testing
         for index in 1...6 { #expect(page.text.contains("poster \(index)<"), "the first page, every poster on it: \(index)") }
     }
 
+    @Test func trendingOrderServesTheListSearchAndTheBoardsThirdTab() async throws {
+        let server = try TestServer { $0.rateLimited = false }
+        for index in 1...4 { await server.post(contents: "trend \(index)") }
+        await server.vote(2, side: 1, times: 3)
+        await server.vote(3, side: 2)
+        let list = await server.request("GET", "/api/v1/posters?sort=trending&limit=100")
+        #expect(list.status == 200)
+        // Voted posters by score, then the unvoted ones newest first.
+        #expect((list.json["posters"] as? [[String: Any]])?.compactMap { $0["id"] as? Int } == [2, 3, 4, 1])
+        let first = await server.request("GET", "/api/v1/posters?sort=trending&limit=1")
+        let next = try #require(first.json["next"] as? String)
+        #expect(next.hasPrefix("t"))
+        let second = await server.request("GET", "/api/v1/posters?sort=trending&limit=1&cursor=\(next)")
+        #expect((second.json["posters"] as? [[String: Any]])?.compactMap { $0["id"] as? Int } == [3])
+        #expect(await server.request("GET", "/api/v1/posters?sort=popular&limit=1&cursor=\(next)").status == 400)
+        let search = await server.request("GET", "/api/v1/search?q=trend&sort=trending&limit=100")
+        #expect((search.json["posters"] as? [[String: Any]])?.compactMap { $0["id"] as? Int } == [2, 3, 4, 1])
+        let page = await server.request("GET", "/?sort=trending")
+        #expect(page.status == 200)
+        #expect(page.text.contains("<a class=\"tab\" href=\"/?sort=trending\" data-sort=\"trending\" aria-current=\"page\">Trending</a>"))
+        #expect(page.text.contains("<a class=\"tab\" href=\"/?sort=popular\" data-sort=\"popular\">Popular</a>"))
+        let japanese = await server.request("GET", "/?sort=trending", headers: [("Accept-Language", "ja")])
+        #expect(japanese.text.contains("data-sort=\"trending\" aria-current=\"page\">急上昇</a>"))
+        let refused = await server.request("GET", "/api/v1/posters?sort=hot")
+        #expect(refused.status == 400 && refused.text.contains("sort must be new, popular or trending"))
+    }
+
     @Test func aCursorFromAnotherOrderIsRefused() async throws {
         let server = try TestServer { $0.rateLimited = false }
         for _ in 0..<3 { await server.post() }

@@ -28,6 +28,7 @@ import Testing
     @Test func pageParametersHaveDefaultsAndBounds() throws {
         #expect(try APIInput.order(QueryString("")) == .new)
         #expect(try APIInput.order(QueryString("sort=popular")) == .popular)
+        #expect(try APIInput.order(QueryString("sort=trending")) == .trending)
         #expect(throws: APIError.self) { try APIInput.order(QueryString("sort=Popular")) }
         #expect(try APIInput.limit(QueryString("")) == 20)
         #expect(try APIInput.limit(QueryString("limit=100")) == 100)

@@ -21,6 +21,11 @@ public enum JSON {
         write { $0.timeline(buckets) }
     }
 
+    /// A tag's summary (`tag --json`, `GET /api/v1/tags/TAG`; see ``JSONWriter/tagSummary(_:)``).
+    public static func tagSummary(_ summary: TagSummary) -> String {
+        write { $0.tagSummary(summary) }
+    }
+
     /// An array of posters, one per line (`[]` when empty): `list --json`, `search --json`.
     public static func posters(_ posters: [Poster]) -> String {
         write { $0.posters(posters) }

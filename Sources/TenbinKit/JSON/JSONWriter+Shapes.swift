@@ -42,16 +42,35 @@ extension JSONWriter {
     /// A poster's timeline: `{"buckets": [{"start", "good1", "good2"}…]}`, oldest first, one
     /// bucket per line.
     package mutating func timeline(_ buckets: [TimelineBucket]) {
-        object { json in
-            json.key("buckets")
-            json.array(buckets, layout: .oneItemPerLine) { json, bucket in
-                json.object { json in
-                    json.key("start")
-                    json.timestamp(bucket.start)
-                    json.field("good1", bucket.good1)
-                    json.field("good2", bucket.good2)
-                }
+        object { json in json.buckets(buckets) }
+    }
+
+    /// `"buckets": [{"start", "good1", "good2"}…]`, one bucket per line, inside an object.
+    mutating func buckets(_ buckets: [TimelineBucket]) {
+        key("buckets")
+        array(buckets, layout: .oneItemPerLine) { json, bucket in
+            json.object { json in
+                json.key("start")
+                json.timestamp(bucket.start)
+                json.field("good1", bucket.good1)
+                json.field("good2", bucket.good2)
             }
+        }
+    }
+
+    /// A tag's summary: `{"tag", "posterCount", "good1", "good2", "totalVotes", "buckets":
+    /// [{"start", "good1", "good2"}…] (a day each), "posters": […], "next"}`.
+    package mutating func tagSummary(_ summary: TagSummary) {
+        object { json in
+            json.field("tag", summary.tag)
+            json.field("posterCount", summary.posterCount)
+            json.field("good1", summary.good1)
+            json.field("good2", summary.good2)
+            json.field("totalVotes", summary.totalVotes)
+            json.buckets(summary.timeline)
+            json.key("posters")
+            json.posters(summary.page.posters)
+            if let next = summary.page.next { json.field("next", next.encoded) }
         }
     }
 

@@ -18,12 +18,15 @@ public struct Poster: Sendable, Hashable, Identifiable {
     /// (a page's `alt` text); empty when the poster gave none.
     public var alt1: String
     public var alt2: String
+    /// Its trending score (``Trending``): 0 without votes, more for more and later votes.
+    public var trendingScore: Int64
 
     /// Creates a poster value.
     public init(
         id: Int64, contents: String, hashtags: [String], good1: Int, good2: Int,
-        createdAt: Timestamp, images: [StoredImage], alt1: String = "", alt2: String = ""
+        createdAt: Timestamp, images: [StoredImage], alt1: String = "", alt2: String = "", trendingScore: Int64 = 0
     ) {
+        self.trendingScore = trendingScore
         self.id = id
         self.contents = contents
         self.hashtags = hashtags
@@ -70,4 +73,7 @@ public enum FeedOrder: String, Sendable, CaseIterable {
     case new
     /// Most votes first (good1 + good2 descending, then id descending).
     case popular
+    /// Most recent votes first: votes decayed by a half-life (``Trending``), then id
+    /// descending; posters without votes last, newest first.
+    case trending
 }

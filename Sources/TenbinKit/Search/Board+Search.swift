@@ -5,7 +5,8 @@
 /// answers exactly (``SearchGrams/indexIsExact(for:)``: words of one or two characters), which
 /// a backend may answer whole (``StoreBackend/exactSearchPosters(_:order:after:offset:limit:)``).
 extension Board {
-    /// More index hits than this and popular order walks the posters by votes instead.
+    /// More index hits than this and popular (trending) order walks the posters by votes
+    /// (scores) instead.
     static let popularCandidateLimit = 2_000
 
     /// The ids of a page of posters matching `query`, in `order`, after `after`, skipping
@@ -30,15 +31,19 @@ extension Board {
         switch order {
         case .new:
             try reading.searchCandidates(terms, below: after?.id) { try page.take($0) }
-        case .popular:
+        case .popular, .trending:
             let hits = try reading.searchCandidateIDs(terms, limit: popularCandidateLimit + 1)
             guard hits.count > popularCandidateLimit else {
                 if Task.isCancelled { throw CancellationError() }
                 var ranked = try reading.searchEntries(ids: hits).filter { query.matches(key: $0.key) }
                 if let snapshot { ranked = ranked.map(snapshot.ranked) }
-                ranked.sort { ($0.votes, $0.id) > ($1.votes, $1.id) }
-                if let after { ranked.removeAll { ($0.votes, $0.id) >= (after.votes, after.id) } }
+                ranked.sort { order.rank(of: $0) > order.rank(of: $1) }
+                if let after { ranked.removeAll { order.rank(of: $0) >= order.rank(of: after) } }
                 return ranked.dropFirst(offset).prefix(limit).map(\.id)
+            }
+            guard order == .popular else {
+                try reading.searchEntriesByScore(after: after) { try page.take($0) }
+                return page.ids
             }
             guard let snapshot, !snapshot.moved.isEmpty else {
                 try reading.searchEntriesByVotes(after: after) { try page.take($0) }
@@ -125,7 +130,7 @@ extension Board {
                 return true
             }
         }
-        if order == .popular { entries.sort { ($0.votes, $0.id) > ($1.votes, $1.id) } }
+        if order != .new { entries.sort { order.rank(of: $0) > order.rank(of: $1) } }
         let page = entries.dropFirst(max(0, offset))
         return (limit.map { Array(page.prefix($0)) } ?? Array(page)).map(\.id)
     }

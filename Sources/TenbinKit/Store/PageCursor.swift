@@ -14,8 +14,8 @@ public struct Page: Sendable, Hashable {
 
 /// Where the next page of a list starts, as an opaque string a client hands back.
 ///
-/// It records the last poster's position (its id, and in popular order its votes as of the
-/// walk's start), the order it was made for, in popular order the walk's mark (the number of
+/// It records the last poster's position (its id, in popular order its votes as of the walk's
+/// start, in trending order its score), the order it was made for, in popular order the walk's mark (the number of
 /// the last vote batch its first page saw: ``VoteSnapshot``; every page of a walk ranks by the
 /// votes as of its first page, so votes cast meanwhile neither skip nor repeat a poster), and
 /// for a search a short fingerprint of the query, so a cursor handed to another list is
@@ -39,6 +39,7 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
         case .popular:
             "p\(position.votes)-\(position.id)-\(mark)"
                 + (query == 0 ? "" : ".\(String(query, radix: 36))")
+        case .trending: "t\(position.score)-\(position.id)" + (query == 0 ? "" : ".\(String(query, radix: 36))")
         }
     }
 
@@ -64,6 +65,10 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
             let values = numbers.compactMap(Self.number)
             guard numbers.count == 3, values.count == 3, let votes = Int(exactly: values[0]) else { return nil }
             self.init(order: .popular, position: FeedPosition(id: values[1], votes: votes), query: fingerprint, mark: values[2])
+        case "t":
+            let numbers = parts[0].split(separator: "-", omittingEmptySubsequences: false)
+            guard numbers.count == 2, let score = Self.number(numbers[0]), let id = Self.number(numbers[1]) else { return nil }
+            self.init(order: .trending, position: FeedPosition(id: id, score: score), query: fingerprint, mark: 0)
         default:
             return nil
         }

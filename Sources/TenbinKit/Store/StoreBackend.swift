@@ -115,6 +115,9 @@ public protocol StoreReading {
     /// Every poster's search entry in popular order (votes, then id, descending), after
     /// `after` when given; `visit` returns false to stop.
     func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws
+    /// Every poster's search entry in trending order (score, then id, descending), after
+    /// `after` (or from the start), until `visit` returns false.
+    func searchEntriesByScore(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws
 
     // Walks through popular order (see `VoteSnapshot.swift`).
 
@@ -367,16 +370,36 @@ public struct FeedPosition: Sendable, Hashable {
     public var id: Int64
     /// Its total votes (popular order only).
     public var votes: Int
+    /// Its trending score (trending order only; ``Trending``).
+    public var score: Int64
 
     /// A position at a poster.
-    public init(id: Int64, votes: Int = 0) {
+    public init(id: Int64, votes: Int = 0, score: Int64 = 0) {
         self.id = id
         self.votes = votes
+        self.score = score
     }
 
     /// The position of `poster`.
     public init(_ poster: Poster) {
-        self.init(id: poster.id, votes: poster.totalVotes)
+        self.init(id: poster.id, votes: poster.totalVotes, score: poster.trendingScore)
+    }
+}
+
+extension FeedOrder {
+    /// Where an entry ranks in this order: higher comes first (popular: votes, then id;
+    /// trending: score, then id; new: id).
+    package func rank(of entry: SearchEntry) -> (Int64, Int64) {
+        switch self {
+        case .new: (0, entry.id)
+        case .popular: (Int64(entry.votes), entry.id)
+        case .trending: (entry.score, entry.id)
+        }
+    }
+
+    /// Where a position ranks in this order (as ``rank(of:)``).
+    package func rank(of position: FeedPosition) -> (Int64, Int64) {
+        rank(of: SearchEntry(id: position.id, key: "", votes: position.votes, score: position.score))
     }
 }
 
@@ -388,12 +411,15 @@ public struct SearchEntry: Sendable, Hashable {
     public var key: String
     /// Its total votes.
     public var votes: Int
+    /// Its trending score (``Trending``).
+    public var score: Int64
 
     /// An entry.
-    public init(id: Int64, key: String, votes: Int) {
+    public init(id: Int64, key: String, votes: Int, score: Int64 = 0) {
         self.id = id
         self.key = key
         self.votes = votes
+        self.score = score
     }
 }
 

@@ -109,6 +109,9 @@ extension FeedOrder {
         switch self {
         case .new: false
         case .popular: true
+        // Its score moves with votes too, but the vote log does not log scores yet: a trending
+        // walk ranks by the scores of now (docs/http-api.md says so).
+        case .trending: false
         }
     }
 }

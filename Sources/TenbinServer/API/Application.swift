@@ -85,6 +85,8 @@ final class Application: Sendable {
             // `{id}`, not `{id:poster}`: `/p/anything` is answered with a page too.
             .get("/p/{id}", RoutePolicy(errors: .page)) { [self] in try posterPage($0) },
             .get("/p/{id:poster}/card.jpg") { [self] in try posterCard($0) },
+            .get("/t/{tag}", RoutePolicy(errors: .page)) { [self] in try tagPage($0) },
+            .cachedGet("/api/v1/tags/{tag}") { [self] in try tag($0) },
             .get("/oembed") { [self] in try oembed($0) },
             .get("/static/{name}") { [self] in try staticFile($0) },
             .get("/healthz") { [self] _ in health() },

@@ -29,6 +29,11 @@ struct BoardGateway: Sendable {
         return Page(posters: page.posters, next: page.next?.encoded)
     }
 
+    /// A tag's summary: a page of its posters after `cursor`, its totals and its timeline.
+    func tag(_ text: String, limit: Int, cursor: String?) throws -> TagSummary {
+        try board.tagSummary(text, limit: limit, after: try Self.cursor(cursor))
+    }
+
     private static func cursor(_ text: String?) throws -> PageCursor? {
         guard let text else { return nil }
         guard let cursor = PageCursor(encoded: text) else { throw BoardError.invalidCursor(text) }

@@ -27,10 +27,20 @@ enum APIInput {
         }
     }
 
-    /// `sort=new|popular` (default new).
+    /// A tag from a path segment (`/t/{tag}`, `/api/v1/tags/{tag}`), percent-decoded; `+` is
+    /// itself there, as in any path.
+    static func tag(_ segment: Substring) throws(APIError) -> String {
+        do {
+            return try QueryString.decode(Substring(segment.replacing("+", with: "%2B")).utf8[...])
+        } catch {
+            throw .badRequest("the tag in the path is not percent-encoded UTF-8")
+        }
+    }
+
+    /// `sort=new|popular|trending` (default new).
     static func order(_ query: QueryString) throws(APIError) -> FeedOrder {
         guard let text = query["sort"] else { return .new }
-        guard let order = FeedOrder(rawValue: text) else { throw .badRequest("sort must be new or popular") }
+        guard let order = FeedOrder(rawValue: text) else { throw .badRequest("sort must be new, popular or trending") }
         return order
     }
 

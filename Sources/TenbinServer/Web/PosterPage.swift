@@ -61,7 +61,7 @@ struct PosterPage: Sendable {
             <a id="share-link" class="share-link" href="\(html: url)">\(html: url)</a>
             <span id="share-status" class="share-status" role="status" aria-live="polite"></span>
             </div>
-            <p class="back"><a href="/">\(html: text[.allPosters])</a></p>
+            \(tagLinks)<p class="back"><a href="/">\(html: text[.allPosters])</a></p>
             <p id="announcer" class="sr" aria-live="polite"></p>
             </main>
             </body>
@@ -69,6 +69,16 @@ struct PosterPage: Sendable {
 
             """
         return html
+    }
+
+    /// A link to each hashtag's own page (``TagPage``), one line; nothing without hashtags.
+    /// (The card's hashtags search for the tag, as on the board.)
+    var tagLinks: String {
+        guard !poster.hashtags.isEmpty else { return "" }
+        let links = poster.hashtags.map { tag in
+            "<a class=\"tag-link\" href=\"\(html: TagPage.path(tag))\">\(html: text.format(.tagPage, tag))</a>"
+        }
+        return "<p class=\"tag-links\">\(links.joined(separator: " · "))</p>\n"
     }
 
     /// The tags in `<head>` that link previews read: canonical URL, Open Graph, Twitter's card

@@ -38,7 +38,7 @@ enum WebPage {
             <main id="main">
             \(postForm(text, proof: postProofBits != nil))
             <p id="status" class="status" role="status" aria-live="polite">\(statusHTML(count: posters.count, query: query, text: text))</p>
-            <ol id="board" class="board" tabindex="-1" aria-label="\(html: query.isEmpty ? text[order == .new ? .tabNew : .tabPopular] : query)">
+            <ol id="board" class="board" tabindex="-1" aria-label="\(html: query.isEmpty ? text[tabName(order)] : query)">
 
             """
         for (index, poster) in posters.enumerated() {
@@ -69,10 +69,19 @@ enum WebPage {
         \(languageSwitch(text))
         </div>
         <nav class="tabs" aria-label="\(html: text[.orderLabel])">
-        \(tab(text[.tabNew], .new, current: order, query: query))\(tab(text[.tabPopular], .popular, current: order, query: query))
+        \(FeedOrder.allCases.map { tab(text[tabName($0)], $0, current: order, query: query) }.joined())
         </nav>
         </header>
         """
+    }
+
+    /// The name of an order's tab.
+    static func tabName(_ order: FeedOrder) -> WebString {
+        switch order {
+        case .new: .tabNew
+        case .popular: .tabPopular
+        case .trending: .tabTrending
+        }
     }
 
     /// A link to each other language, in that language (`GET /language/{code}` sets the cookie

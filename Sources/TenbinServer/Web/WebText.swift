@@ -9,7 +9,7 @@ import TenbinKit
 /// …)` in app.js. Messages that come from the API (a refusal's reason) stay in English inside
 /// a translated sentence.
 enum WebString: String, Sendable, CaseIterable {
-    case skipToPosters, searchPlaceholder, searchLabel, orderLabel, tabNew, tabPopular, languageLabel
+    case skipToPosters, searchPlaceholder, searchLabel, orderLabel, tabNew, tabPopular, tabTrending, languageLabel
     case newPoster, leftImage, rightImage, previewLeft, previewRight, altLeft, altRight, question, questionPlaceholder
     case hashtags, hashtagsPlaceholder, post, altWithQuestion, altWithoutQuestion, posterNumber
     case voteLeft, voteRight, noVotes, morePosters, noPostersYet, nothingMatches, postersMatching
@@ -17,7 +17,7 @@ enum WebString: String, Sendable, CaseIterable {
     case liveStopped, voteNotCounted, voteUnreachable, moreFailed, moreUnreachable, searchFailed
     case searchUnreachable, serverAnswered, chooseLeft, chooseRight, fileEmpty, notAnImage, tooLarge
     case posted, postUnreachable, questionTooLong, votedAnnouncement, justNow, minutesAgo, hoursAgo
-    case daysAgo
+    case daysAgo, tagTitle, tagTotals, tagTotalsOne, tagTimeline, tagEmpty, tagPage
     case trendTitle, trendSummary
     case report, reportPoster, reportReason, reportNote, sendReport, reasonSpam, reasonAbuse, reasonIllegal, reasonOther
     case reportSending, reportThanks, reportUnreachable
@@ -34,6 +34,7 @@ enum WebString: String, Sendable, CaseIterable {
         case .orderLabel: ("Order", "並び順")
         case .tabNew: ("New", "新着")
         case .tabPopular: ("Popular", "人気")
+        case .tabTrending: ("Trending", "急上昇")
         case .languageLabel: ("Language", "言語")
         case .newPoster: ("New poster", "新しく投稿")
         case .leftImage: ("Left image", "左の画像")
@@ -142,6 +143,12 @@ enum WebString: String, Sendable, CaseIterable {
         case .restore: ("Restore", "元に戻す")
         case .hide: ("Hide", "非表示にする")
         case .remove: ("Remove", "削除する")
+        case .tagTitle: ("#{0}: trending posters", "#{0} の急上昇")
+        case .tagTotals: ("{0} posters · {1} votes", "投稿 {0} 件・{1} 票")
+        case .tagTotalsOne: ("1 poster · {1} votes", "投稿 1 件・{1} 票")
+        case .tagTimeline: ("Votes per day on posters tagged #{0}", "#{0} の投稿への1日ごとの票数")
+        case .tagEmpty: ("No poster has this tag yet.", "このタグの投稿はまだありません。")
+        case .tagPage: ("The page of #{0}", "#{0} のページ")
         }
     }
 }

@@ -40,5 +40,5 @@ let allCommands: [any Command.Type] = [
     EditCommand.self, DeleteCommand.self, ReportCommand.self, ModerationCommand.self, GCCommand.self, CheckCommand.self, SearchCommand.self,
     ImportCommand.self,
     WatchCommand.self, ServeCommand.self, MigrateCommand.self, CopyCommand.self, BackupCommand.self,
-    ExportCommand.self,
+    ExportCommand.self, TagCommand.self,
 ]

@@ -1,11 +1,11 @@
 import TenbinKit
 
-/// `tenbin list [--sort new|popular] [--limit N] [--offset N] [--json] [--images | --no-images] …`
+/// `tenbin list [--sort new|popular|trending] [--limit N] [--offset N] [--json] [--images | --no-images] …`
 enum ListCommand: Command {
     static let spec = CommandSpec(
         name: "list",
         abstract: "List posters, newest or most voted first.",
-        usage: "[--sort new|popular] [--limit N] [--offset N] [--json] [--images | --no-images] [--cache-mb MB] [--cache-count N]",
+        usage: "[--sort new|popular|trending] [--limit N] [--offset N] [--json] [--images | --no-images] [--cache-mb MB] [--cache-count N]",
     )
 
     struct Options: OptionGroup {
@@ -36,8 +36,12 @@ struct FeedOptions: OptionGroup {
 }
 
 extension Option where Value == FeedOrder {
-    /// `--sort new|popular`, for every command that shows a feed.
+    /// `--sort new|popular|trending`, for every command that shows a feed.
     static var sort: Self {
-        .choice(["--sort"], value: "new|popular", help: "new: newest first; popular: most votes first.", default: .new)
+        .choice(
+            ["--sort"], value: "new|popular|trending",
+            help:
+                "new: newest first; popular: most votes first; trending: most recent votes first (a vote's weight halves every 24 hours).",
+            default: .new)
     }
 }

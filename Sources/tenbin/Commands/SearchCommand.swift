@@ -1,12 +1,13 @@
 import TenbinKit
 
-/// `tenbin search WORDS… [--sort new|popular] [--limit N] [--offset N] [--json] [--images | --no-images]`, and
+/// `tenbin search WORDS… [--sort new|popular|trending] [--limit N] [--offset N] [--json] [--images | --no-images]`, and
 /// `tenbin search --interactive [--debounce MS] [WORDS…]`
 enum SearchCommand: Command {
     static let spec = CommandSpec(
         name: "search",
         abstract: "Find posters whose text or hashtags contain every word.",
-        usage: "WORDS... [--sort new|popular] [--limit N] [--offset N] [--json] [--images | --no-images] | -i [--debounce MS] [WORDS...]",
+        usage:
+            "WORDS... [--sort new|popular|trending] [--limit N] [--offset N] [--json] [--images | --no-images] | -i [--debounce MS] [WORDS...]",
         discussion: """
             A poster matches when every word is part of its text or of one of its hashtags. Width,
             Latin case and hiragana/katakana are ignored (ＡＢＣ = abc, ｷﾉｺ = キノコ = きのこ), and a

@@ -2,12 +2,12 @@ import Dispatch
 import Glibc
 import TenbinKit
 
-/// `tenbin watch [--sort new|popular] [--limit N] [--query WORDS] [--json]`
+/// `tenbin watch [--sort new|popular|trending] [--limit N] [--query WORDS] [--json]`
 enum WatchCommand: Command {
     static let spec = CommandSpec(
         name: "watch",
         abstract: "Show a feed and keep it up to date as any process posts, votes or deletes.",
-        usage: "[--sort new|popular] [--limit N] [--query WORDS] [--json]",
+        usage: "[--sort new|popular|trending] [--limit N] [--query WORDS] [--json]",
         discussion: """
             On a terminal the feed is drawn and its rows are redrawn as they change. With --json, or
             when output is not a terminal, the first line is the snapshot and each later line one

@@ -175,16 +175,14 @@ final class MemorySession: StoreWriting {
     }
 
     private func ordered(_ order: FeedOrder) -> [Poster] {
-        state.posters.values.sorted {
-            order == .new ? $0.id > $1.id : ($0.totalVotes, $0.id) > ($1.totalVotes, $1.id)
-        }
+        state.posters.values.sorted { order.rank(of: FeedPosition($0)) > order.rank(of: FeedPosition($1)) }
     }
 
     func page(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster] {
         try reading("page")
         var list = ordered(order)
         if let after {
-            list.removeAll { order == .new ? $0.id >= after.id : ($0.totalVotes, $0.id) >= (after.votes, after.id) }
+            list.removeAll { order.rank(of: FeedPosition($0)) >= order.rank(of: after) }
         }
         return Array(list.dropFirst(offset).prefix(limit))
     }
@@ -230,7 +228,7 @@ final class MemorySession: StoreWriting {
 
     private func entry(_ id: Int64) -> SearchEntry? {
         guard let record = state.keys[id], let poster = state.posters[id] else { return nil }
-        return SearchEntry(id: id, key: record.key, votes: poster.totalVotes)
+        return SearchEntry(id: id, key: record.key, votes: poster.totalVotes, score: poster.trendingScore)
     }
 
     private func holds(_ id: Int64, _ terms: [IndexTerm]) -> Bool {
@@ -282,7 +280,16 @@ final class MemorySession: StoreWriting {
 
     func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
         try reading("searchEntriesByVotes", search: true)
-        for poster in try page(order: .popular, after: after, offset: 0, limit: Int.max) {
+        try searchEntries(order: .popular, after: after, visit: visit)
+    }
+
+    func searchEntriesByScore(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
+        try reading("searchEntriesByScore", search: true)
+        try searchEntries(order: .trending, after: after, visit: visit)
+    }
+
+    private func searchEntries(order: FeedOrder, after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
+        for poster in try page(order: order, after: after, offset: 0, limit: Int.max) {
             guard let entry = entry(poster.id) else { continue }
             guard try visit(entry) else { return }
         }
@@ -307,10 +314,12 @@ final class MemorySession: StoreWriting {
         return state.lastID
     }
 
-    private func addVotes(id: Int64, good1: Int, good2: Int, start: Int64) throws -> Bool {
-        guard state.posters[id] != nil, state.hidden[id] == nil else { return false }
-        state.posters[id]!.good1 += good1  // checked just above
-        state.posters[id]!.good2 += good2
+    private func addVotes(id: Int64, good1: Int, good2: Int, start: Int64, at time: Timestamp) throws -> Bool {
+        guard var poster = state.posters[id], state.hidden[id] == nil else { return false }
+        poster.good1 += good1
+        poster.good2 += good2
+        poster.trendingScore = Trending.adding(Trending.weight(count: good1 + good2, at: time), to: poster.trendingScore)
+        state.posters[id] = poster
         addToBucket(
             TimelineRow(posterID: id, bucket: TimelineBucket(start: Timestamp(secondsSince1970: start), good1: good1, good2: good2)))
         return true
@@ -329,7 +338,7 @@ final class MemorySession: StoreWriting {
             throw MemoryStoreError("vote deltas must have distinct ascending ids; \(later.id) came after \(earlier.id)")
         }
         let start = Timeline.minuteStart(of: time)
-        let voted = try deltas.filter { try addVotes(id: $0.id, good1: $0.good1, good2: $0.good2, start: start) }
+        let voted = try deltas.filter { try addVotes(id: $0.id, good1: $0.good1, good2: $0.good2, start: start, at: time) }
         guard !voted.isEmpty else { return [] }
         state.lastBatch += 1
         for delta in voted {

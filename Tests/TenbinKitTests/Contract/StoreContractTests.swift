@@ -109,6 +109,9 @@ import Testing
         var expected = [posters[0], posters[2]]
         expected[0].good1 = 3
         (expected[1].good1, expected[1].good2) = (1, 7)
+        // The scores are trending order's (TrendingContractTests); here, that votes give one.
+        #expect(voted.count == 2 && voted.allSatisfy { $0.trendingScore > 0 })
+        for index in expected.indices where index < voted.count { expected[index].trendingScore = voted[index].trendingScore }
         #expect(voted == expected)
         #expect(try board.store.read { try $0.posters(ids: [posters[0].id, posters[2].id]) } == expected)
         #expect(try board.store.write { try $0.addVotes([]) }.isEmpty)
@@ -118,6 +121,8 @@ import Testing
         let committed = try board.store.commitVotes(deltas)
         expected[0].good1 = 6
         (expected[1].good1, expected[1].good2) = (2, 14)
+        #expect(committed.count == 2 && zip(committed, expected).allSatisfy { $0.trendingScore > $1.trendingScore })
+        for index in expected.indices where index < committed.count { expected[index].trendingScore = committed[index].trendingScore }
         #expect(committed == expected)
         #expect(try board.store.commitVotes([]).isEmpty)
         #expect(try board.store.commitVotes([VoteDelta(id: posters[1].id, good1: 0, good2: 1)]).isEmpty)
@@ -175,7 +180,8 @@ import Testing
         let now = try posters.map { try board.poster(id: $0.id) }
         let newest = now.sorted { $0.id > $1.id }
         let popular = now.sorted { ($0.totalVotes, $0.id) > ($1.totalVotes, $1.id) }
-        for (order, expected) in [(FeedOrder.new, newest), (.popular, popular)] {
+        let trending = now.sorted { ($0.trendingScore, $0.id) > ($1.trendingScore, $1.id) }
+        for (order, expected) in [(FeedOrder.new, newest), (.popular, popular), (.trending, trending)] {
             #expect(try board.posters(order: order, limit: 100) == expected)
             #expect(try board.posters(order: order, limit: 5, offset: 5) == Array(expected[5..<10]))
             // Every offset, including ones that pass all voted posters (SQLite reads popular
@@ -370,13 +376,13 @@ import Testing
         #expect(try board.count() == 7)
     }
 
-    @Test(arguments: BackendUnderTest.all)
-    func aFeedDeliversItsSnapshotThenDiffsThatRebuildIt(backend: BackendUnderTest) async throws {
+    @Test(arguments: BackendUnderTest.all, [FeedOrder.popular, .trending])
+    func aFeedDeliversItsSnapshotThenDiffsThatRebuildIt(backend: BackendUnderTest, order: FeedOrder) async throws {
         let store = try TemporaryStore()
         let clock = VirtualClock()
         let board = try backend.board(store, live: LiveFeeds.Options(interval: .milliseconds(50), clock: clock))
         try board.quickPost([("a", []), ("b", []), ("c", [])])
-        let feed = Feed(order: .popular, limit: 3)
+        let feed = Feed(order: order, limit: 3)
         let recorder = LiveRecorder()
         let observation = try board.observe(feed)
         let task = Task { for try await update in observation { recorder.record(update) } }
@@ -399,7 +405,7 @@ import Testing
             for update in recorder.delivered[before...] {
                 replayed = try FeedDiff.apply(try #require(update.changes), to: replayed)
             }
-            #expect(replayed == (try board.posters(order: .popular, limit: 3)), "step \(step)")
+            #expect(replayed == (try board.posters(order: order, limit: 3)), "step \(step)")
         }
         task.cancel()
         try await task.value

@@ -51,6 +51,9 @@ struct PostgresMigrationTests {
             #expect(try upgraded.migrate().isEmpty)
             let folder = try TemporaryStore()
             let board = Board(folder.configuration(), store: upgraded, blobs: BlobStore(storeFolder: folder.path))
+            // Step 11: the voted poster's score seeded from its timeline, so it leads trending order
+            // (without the seed, the unvoted ones would come first, newest first).
+            #expect(try board.posters(order: .trending).map(\.id) == [1, 3, 2], "version \(version)")
             #expect(try board.posters().map(\.hashtags) == tagged.reversed().map(\.1), "version \(version)")
             #expect(try board.search(query: "ab東").map(\.id) == [3, 2, 1])
             #expect(try board.search(query: "tag").map(\.id) == [1])
@@ -99,6 +102,7 @@ struct PostgresMigrationTests {
             try store.pool.withConnection { connection in
                 try connection.execute(
                     """
+                    DROP INDEX poster_trending; ALTER TABLE poster DROP COLUMN trend;
                     DROP TABLE vote_batch, vote_log_oldest, vote_log, vote_moved, vote_log_time;
                     DROP TABLE post_proof_key, post_proof_spent;
                     DROP TABLE vote_bucket, timeline_fold;

@@ -9,16 +9,14 @@ import Testing
     typealias SearchStore = SearchIndexTests.SearchStore
 
     /// A store of `count` posters "猫 N" as schema 14 left it: keys as written, their index,
-    /// no `search_reading` (nor schema 16's vote log).
+    /// no `search_reading` (nor any later schema's tables).
     static func schemaThirteenStore(_ count: Int) throws -> SearchStore {
         let s = try SearchStore()
         _ = try SearchSegmentTests.addBatch(s, (1...count).map { "猫 \($0)" })
         let writer = try #require(try s.store.open()).writer
         try writer.withLock { db in
             try db.execute(
-                """
-                DROP TABLE search_reading;
-                DROP TABLE vote_batch; DROP TABLE vote_log; DROP TABLE vote_moved; DROP TABLE vote_log_time;
+                NewerSchemas.undo(after: 14) + """
                 DELETE FROM search_posting; DELETE FROM search_segment; DELETE FROM search_merge; DELETE FROM search_stale;
                 UPDATE search_key SET key = (SELECT contents FROM poster WHERE id = poster_id);
                 PRAGMA user_version = 14;

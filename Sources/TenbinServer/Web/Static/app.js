@@ -29,7 +29,7 @@
   try { strings = JSON.parse(body.dataset.strings || "{}"); } catch (error) { /* English keys below */ }
 
   const state = {
-    sort: body.dataset.sort === "popular" ? "popular" : "new",
+    sort: ["popular", "trending"].includes(body.dataset.sort) ? body.dataset.sort : "new",
     query: body.dataset.query || "",
     next: body.dataset.next || null,
     loadingMore: false,

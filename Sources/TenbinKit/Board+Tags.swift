@@ -67,7 +67,8 @@ extension Board {
             tag: tag,
             page: Page(
                 posters: page,
-                next: following.count > page.count ? PageCursor.after(page, order: .trending, limit: limit, query: query, snapshot: nil) : nil),
+                next: following.count > page.count
+                    ? PageCursor.after(page, order: .trending, limit: limit, query: query, snapshot: nil) : nil),
             posterCount: posters.count, good1: posters.reduce(0) { $0 + $1.good1 }, good2: posters.reduce(0) { $0 + $1.good2 },
             timeline: Timeline.view(rows.map(\.bucket), size: .day))
     }

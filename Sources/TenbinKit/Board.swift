@@ -114,7 +114,7 @@ public final class Board: Sendable {
     /// one snapshot. Unlike an offset, a cursor does not shift when posters arrive while
     /// someone scrolls, and a walk from the first page to the last visits every poster that
     /// existed when it began and was not deleted meanwhile exactly once, however votes move
-    /// them meanwhile: popular order ranks by the votes as of the walk's first page
+    /// them meanwhile: popular and trending order rank by the votes as of the walk's first page
     /// (``VoteSnapshot``).
     public func page(order: FeedOrder = .new, limit: Int = 20, after cursor: PageCursor? = nil) throws -> Page {
         let position = try cursor?.position(for: order, query: nil)
@@ -151,7 +151,7 @@ public final class Board: Sendable {
             return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: parsed, snapshot: nil))
         }
         let (posters, snapshot) = try walk(order, cursor: cursor, after: position, limit: limit) { mark, after, limit in
-            try popularSearchWalk(parsed, after: after, mark: mark, cursor: cursor, limit: limit)
+            try searchWalk(parsed, order: order, after: after, mark: mark, cursor: cursor, limit: limit)
         }
         return Page(posters: posters, next: PageCursor.after(posters, order: order, limit: limit, query: parsed, snapshot: snapshot))
     }

@@ -10,7 +10,7 @@ import TenbinKit
 extension PostgresSession {
     /// Schema step 12: the counter (one row), and the oldest mark still answered (one row of
     /// its own, so pruning never holds the counter's lock); a row per
-    /// poster per batch with its total before the batch, keyed by batch (pruning deletes from the
+    /// poster per batch with its total and trending score before the batch, keyed by batch (pruning deletes from the
     /// start) and indexed by poster then batch (a poster's first batch after a mark is one
     /// probe); each logged poster's last batch, indexed by batch (the posters moved since a
     /// mark are an index range); and the batch number noted at the times pruning ran.
@@ -29,6 +29,7 @@ extension PostgresSession {
             batch bigint NOT NULL,
             poster_id bigint NOT NULL,
             votes_before bigint NOT NULL,
+            trend_before bigint NOT NULL,
             PRIMARY KEY (batch, poster_id)
         );
         CREATE INDEX vote_log_poster ON vote_log (poster_id, batch);
@@ -51,12 +52,13 @@ extension PostgresSession {
     /// are locked.
     static let afterVoteBatch = "(SELECT last FROM batch) > 0"
 
-    /// The vote statement's CTEs logging the batch: `voted` (the posters updated, as updated)
-    /// and `delta` (the votes added) name its rows.
+    /// The vote statement's CTEs logging the batch: `voted` (the posters updated, as updated,
+    /// with `trend_before`, the score before) and `delta` (the votes added) name its rows.
     static let logVotesCTE = """
         logged AS (
-            INSERT INTO vote_log (batch, poster_id, votes_before)
-            SELECT batch.last, voted.id, voted.good1 + voted.good2 - delta.good1 - delta.good2 FROM voted JOIN delta ON delta.id = voted.id, batch),
+            INSERT INTO vote_log (batch, poster_id, votes_before, trend_before)
+            SELECT batch.last, voted.id, voted.good1 + voted.good2 - delta.good1 - delta.good2, voted.trend_before
+            FROM voted JOIN delta ON delta.id = voted.id, batch),
         moved AS (
             INSERT INTO vote_moved (poster_id, batch) SELECT voted.id, batch.last FROM voted, batch ORDER BY voted.id
             ON CONFLICT (poster_id) DO UPDATE SET batch = excluded.batch)
@@ -69,11 +71,16 @@ extension PostgresSession {
     }
 
     func keysAsOf(mark: Int64, order: FeedOrder) throws -> [Int64: Int] {
-        guard order == .popular else { return [:] }
+        let column: String
+        switch order {
+        case .new: return [:]
+        case .popular: column = "votes_before"
+        case .trending: column = "trend_before"
+        }
         let rows = try select(
             """
             SELECT m.poster_id,
-                (SELECT l.votes_before FROM vote_log l WHERE l.poster_id = m.poster_id AND l.batch > \(mark) ORDER BY l.batch LIMIT 1)
+                (SELECT l.\(unescaped: column) FROM vote_log l WHERE l.poster_id = m.poster_id AND l.batch > \(mark) ORDER BY l.batch LIMIT 1)
             FROM vote_moved m JOIN poster p ON p.id = m.poster_id WHERE m.batch > \(mark)
             """)
         var keys: [Int64: Int] = [:]

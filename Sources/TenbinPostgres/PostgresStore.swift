@@ -215,18 +215,16 @@ public final class PostgresStore: StoreBackend {
         guard !deltas.isEmpty else { return [] }
         let ids = PostgresQuery.Shared(deltas.map(\.id))
         let start = Timeline.minuteStart(of: time)
-        let query: PostgresQuery =
-            deltas.count == 1
-            ? votes(
-                ids, deltas, start: start, seconds: time.secondsSince1970, from: "delta",
-                where: "poster.id = delta.id AND \(PostgresSession.afterVoteBatch)")
-            : votes(
-                ids, deltas, start: start, seconds: time.secondsSince1970,
-                from: """
-                    (SELECT id FROM poster WHERE id = ANY(\(ids)::bigint[]) AND \(unescaped: PostgresSession.afterVoteBatch) \
-                    ORDER BY id FOR NO KEY UPDATE) AS locked, delta
-                    """,
-                where: "poster.id = locked.id AND delta.id = locked.id")
+        // The rows are locked in id order by the subquery (its locking read returns each row as
+        // the last committed batch left it, so `locked.trend` is the score before this batch,
+        // which the vote log keeps); a single poster the same way, so the log reads alike.
+        let query = votes(
+            ids, deltas, start: start, seconds: time.secondsSince1970,
+            from: """
+                (SELECT id, trend FROM poster WHERE id = ANY(\(ids)::bigint[]) AND \(unescaped: PostgresSession.afterVoteBatch) \
+                ORDER BY id FOR NO KEY UPDATE) AS locked, delta
+                """,
+            where: "poster.id = locked.id AND delta.id = locked.id")
         let rows = try prepared ? connection.queryPrepared(query) : connection.query(query)
         return try (0..<rows.count).map { try decodePoster(rows, $0) }
     }
@@ -248,7 +246,8 @@ public final class PostgresStore: StoreBackend {
         voted AS (
             UPDATE poster SET good1 = poster.good1 + delta.good1, good2 = poster.good2 + delta.good2\(unescaped: trendVoteAssignment)
             FROM \(sources) WHERE \(unescaped: condition)
-            AND NOT EXISTS (SELECT 1 FROM poster_hidden WHERE poster_hidden.poster_id = poster.id) RETURNING poster.*),
+            AND NOT EXISTS (SELECT 1 FROM poster_hidden WHERE poster_hidden.poster_id = poster.id)
+            RETURNING poster.*, locked.trend AS trend_before),
         bucket AS (
             INSERT INTO vote_bucket (poster_id, start, good1, good2)
             SELECT delta.id, \(start)::bigint, delta.good1, delta.good2 FROM delta JOIN voted ON voted.id = delta.id ORDER BY delta.id

@@ -4,8 +4,8 @@ import TenbinKit
 /// a time, so the batch counter (`vote_batch.last`), bumped in each batch's transaction,
 /// numbers batches in commit order, and a read's mark is the counter as it sees it.
 extension SQLiteSession {
-    /// Schema step 14: the batch counter and the oldest mark still answered (one row); a row
-    /// per poster per batch with its total before the batch, keyed by batch (pruning deletes
+    /// Schema step 16: the batch counter and the oldest mark still answered (one row); a row
+    /// per poster per batch with its total and its trending score before the batch, keyed by batch (pruning deletes
     /// from the start) and indexed by poster then batch, so a poster's first batch after a mark
     /// is one probe; each logged poster's last batch, indexed
     /// by batch, so the posters moved since a mark are an index range; and the batch number
@@ -21,6 +21,7 @@ extension SQLiteSession {
             poster_id INTEGER NOT NULL,
             batch INTEGER NOT NULL,
             votes_before INTEGER NOT NULL,
+            trend_before INTEGER NOT NULL,
             PRIMARY KEY (batch, poster_id)
         ) WITHOUT ROWID;
         CREATE INDEX vote_log_poster ON vote_log(poster_id, batch);
@@ -36,14 +37,15 @@ extension SQLiteSession {
 
         """
 
-    /// Logs a batch that added to the posters `totalsBefore` names (their totals before it),
-    /// under the next batch number; every ``VoteSnapshot/pruneEvery``th batch prunes the log.
-    func logVoteBatch(_ totalsBefore: [(id: Int64, votes: Int)], at time: Timestamp) throws {
-        guard !totalsBefore.isEmpty else { return }
+    /// Logs a batch that added to the posters `before` names (their totals and scores before
+    /// it), under the next batch number; every ``VoteSnapshot/pruneEvery``th batch prunes the log.
+    func logVoteBatch(_ before: [(id: Int64, votes: Int, score: Int64)], at time: Timestamp) throws {
+        guard !before.isEmpty else { return }
         // A bound proof: the one row exists from schema 16 on and is never deleted.
         let batch = try db.statement("UPDATE vote_batch SET last = last + 1 RETURNING last").first { $0.int64(0) } ?? 0
-        for (id, votes) in totalsBefore {
-            try db.statement("INSERT INTO vote_log (poster_id, batch, votes_before) VALUES (?, ?, ?)").bind(id, batch, votes).run()
+        for (id, votes, score) in before {
+            try db.statement("INSERT INTO vote_log (poster_id, batch, votes_before, trend_before) VALUES (?, ?, ?, ?)")
+                .bind(id, batch, votes, score).run()
             try db.statement(
                 "INSERT INTO vote_moved (poster_id, batch) VALUES (?1, ?2) ON CONFLICT (poster_id) DO UPDATE SET batch = ?2"
             ).bind(id, batch).run()
@@ -57,13 +59,18 @@ extension SQLiteSession {
     }
 
     func keysAsOf(mark: Int64, order: FeedOrder) throws -> [Int64: Int] {
-        guard order == .popular else { return [:] }
+        let column: String
+        switch order {
+        case .new: return [:]
+        case .popular: column = "votes_before"
+        case .trending: column = "trend_before"
+        }
         // The moved posters from the index on their last batch; for each, its first batch
         // after the mark from the log's key. A deleted poster has no row to join.
         let statement = try db.statement(
             """
             SELECT m.poster_id,
-                (SELECT l.votes_before FROM vote_log l WHERE l.poster_id = m.poster_id AND l.batch > ?1 ORDER BY l.batch LIMIT 1)
+                (SELECT l.\(column) FROM vote_log l WHERE l.poster_id = m.poster_id AND l.batch > ?1 ORDER BY l.batch LIMIT 1)
             FROM vote_moved m JOIN poster p ON p.id = m.poster_id WHERE m.batch > ?1
             """
         ).bind(mark)

@@ -265,39 +265,40 @@ struct SQLiteSession: StoreWriting {
 
     /// The vote statement: both counts and, in the same statement, the trending score
     /// (``Trending/adding(_:to:)`` in SQL: `?4` is the votes' weight in score units). A hidden
-    /// poster is gone for the public: its votes count as a missing poster's. It returns the new
-    /// total (RETURNING makes its change on the first step, so `first`, which resets after it,
-    /// loses nothing).
+    /// poster is gone for the public: its votes count as a missing poster's.
     static let voteUpdate = """
         UPDATE poster SET good1 = good1 + ?1, good2 = good2 + ?2,
             trend = max(1, CAST(floor(0.5 + CASE WHEN trend <= 0 THEN ?4
                 ELSE max(trend, ?4) + \(Trending.unitsPerHalfLife) * log2(1 + pow(2, max(-\(Trending.negligible), -abs(trend - ?4) / \(Trending.unitsPerHalfLife))))
                 END) AS INTEGER))
-        WHERE id = ?3 AND NOT EXISTS (SELECT 1 FROM poster_hidden WHERE poster_id = ?3)
-        RETURNING good1 + good2
+        WHERE id = ?3
         """
 
     /// The vote statement without the score, for `make bench`'s comparison only
     /// (``SQLiteStore/scoresVotes``): what a vote cost before trending order.
-    static let voteUpdateWithoutScore = """
-        UPDATE poster SET good1 = good1 + ?1, good2 = good2 + ?2
-        WHERE id = ?3 AND NOT EXISTS (SELECT 1 FROM poster_hidden WHERE poster_id = ?3)
-        RETURNING good1 + good2
-        """
+    static let voteUpdateWithoutScore = "UPDATE poster SET good1 = good1 + ?1, good2 = good2 + ?2 WHERE id = ?3"
 
-    /// Adds a delta to poster `id` and its bucket starting at `start`; its total before, or nil
-    /// when there is no such poster (or it is hidden).
-    private func addVotes(id: Int64, good1: Int, good2: Int, start: Int64, at time: Timestamp) throws -> Int? {
+    /// Adds a delta to poster `id` and its bucket starting at `start`; its total and score
+    /// before (for the vote log), or nil when there is no such poster or it is hidden.
+    private func addVotes(id: Int64, good1: Int, good2: Int, start: Int64, at time: Timestamp) throws -> (votes: Int, score: Int64)? {
+        // The poster as it stands, read under the write lock the transaction holds, so nothing
+        // moves it before the update below. A hidden poster is gone for the public: its votes
+        // count as a missing poster's.
+        guard
+            let before = try db.statement(
+                "SELECT good1 + good2, trend FROM poster WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM poster_hidden WHERE poster_id = ?1)"
+            ).bind(id).first({ (votes: $0.int(0), score: $0.int64(1)) })
+        else { return nil }
         // One statement: SQLite applies it atomically under the write lock, so concurrent
         // voters in any number of processes never lose or double a vote.
-        let statement =
-            scoresVotes
-            ? try db.statement(Self.voteUpdate).bind(good1, good2, id, Trending.weight(count: good1 + good2, at: time))
-            : try db.statement(Self.voteUpdateWithoutScore).bind(good1, good2, id)
-        guard let total = try statement.first({ $0.int(0) }) else { return nil }
+        if scoresVotes {
+            try db.statement(Self.voteUpdate).bind(good1, good2, id, Trending.weight(count: good1 + good2, at: time)).run()
+        } else {
+            try db.statement(Self.voteUpdateWithoutScore).bind(good1, good2, id).run()
+        }
         // In the same transaction: the timeline's totals are the counts.
         try addToBucket(id: id, start: start, good1: good1, good2: good2)
-        return total - good1 - good2
+        return before
     }
 
     func addVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster] {
@@ -305,7 +306,9 @@ struct SQLiteSession: StoreWriting {
         // the whole batch would, without building and parsing a list of deltas.
         let start = Timeline.minuteStart(of: time)
         let before = try deltas.compactMap { delta in
-            try addVotes(id: delta.id, good1: delta.good1, good2: delta.good2, start: start, at: time).map { (id: delta.id, votes: $0) }
+            try addVotes(id: delta.id, good1: delta.good1, good2: delta.good2, start: start, at: time).map {
+                (id: delta.id, votes: $0.votes, score: $0.score)
+            }
         }
         try logVoteBatch(before, at: time)
         return try posters(ids: before.map(\.id))

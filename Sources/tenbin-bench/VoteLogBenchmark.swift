@@ -64,7 +64,7 @@ enum VoteLogBenchmark {
                 if logged:
                     batch = db.execute("UPDATE vote_batch SET last = last + 1 RETURNING last").fetchone()[0]
                     for i, votes in before:
-                        db.execute("INSERT INTO vote_log (poster_id, batch, votes_before) VALUES (?, ?, ?)", (i, batch, votes))
+                        db.execute("INSERT INTO vote_log (poster_id, batch, votes_before, trend_before) VALUES (?, ?, ?, 0)", (i, batch, votes))
                         db.execute("INSERT INTO vote_moved (poster_id, batch) VALUES (?1, ?2) ON CONFLICT (poster_id) DO UPDATE SET batch = ?2", (i, batch))
                 db.execute("COMMIT")
             return time.perf_counter() - started

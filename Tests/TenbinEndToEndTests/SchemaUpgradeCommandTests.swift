@@ -164,7 +164,8 @@ import Testing
 
     /// Each schema from 10 on, and the SQL that takes away what it added.
     static let addedSince9: [(schema: Int, undo: String)] = [
-        (10, noAltTexts), (11, noModeration), (12, noBlocklist), (13, noTimelines), (postProofSchema, noPostProof), (15, noReadings), (16, noVoteLog), (17, noTrending),
+        (10, noAltTexts), (11, noModeration), (12, noBlocklist), (13, noTimelines), (postProofSchema, noPostProof), (15, noReadings),
+        (16, noVoteLog), (17, noTrending),
     ]
     /// Today's schema.
     static var latestSchema: Int { addedSince9.last?.schema ?? 9 }

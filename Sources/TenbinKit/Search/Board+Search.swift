@@ -41,44 +41,46 @@ extension Board {
                 if let after { ranked.removeAll { order.rank(of: $0) >= order.rank(of: after) } }
                 return ranked.dropFirst(offset).prefix(limit).map(\.id)
             }
-            guard order == .popular else {
-                try reading.searchEntriesByScore(after: after) { try page.take($0) }
-                return page.ids
+            // Every poster by the order's key, from the index of votes or of scores.
+            let walkByKey = { (visit: (SearchEntry) throws -> Bool) in
+                order == .popular
+                    ? try reading.searchEntriesByVotes(after: after, visit: visit)
+                    : try reading.searchEntriesByScore(after: after, visit: visit)
             }
             guard let snapshot, !snapshot.moved.isEmpty else {
-                try reading.searchEntriesByVotes(after: after) { try page.take($0) }
+                try walkByKey { try page.take($0) }
                 return page.ids
             }
-            try reading.searchEntriesByVotes(after: after) { snapshot.moved[$0.id] != nil ? true : try page.take($0) }
+            try walkByKey { snapshot.moved[$0.id] != nil ? true : try page.take($0) }
             let moved = try reading.searchEntries(ids: snapshot.movedPositions(after: after).map(\.id))
                 .filter { query.matches(key: $0.key) }.map(snapshot.ranked)
-            return (page.entries + moved).sorted { ($0.votes, $0.id) > ($1.votes, $1.id) }.prefix(limit).map(\.id)
+            return (page.entries + moved).sorted { order.rank(of: $0) > order.rank(of: $1) }.prefix(limit).map(\.id)
         }
         return page.ids
     }
 
-    /// A page of a walk through the matches of `query` in popular order, after `after`, ranked
+    /// A page of a walk through the matches of `query` in `order` (popular or trending), after `after`, ranked
     /// as of `mark` (this read's own when nil; `cursor` is named by a refusal), and the walk's
     /// snapshot.
     ///
     /// A query the index answers exactly is asked of the backend whole when no vote moved a
     /// poster since the mark, and its answer kept only if none did meanwhile either (a second
     /// read of the log): then the backend ranked by the votes as of the mark.
-    func popularSearchWalk(
-        _ query: SearchQuery, after: FeedPosition?, mark: Int64?, cursor: PageCursor?, limit: Int
+    func searchWalk(
+        _ query: SearchQuery, order: FeedOrder, after: FeedPosition?, mark: Int64?, cursor: PageCursor?, limit: Int
     ) throws -> ([Poster], VoteSnapshot) {
         if SearchGrams.indexIsExact(for: query) {
-            let before = try store.read { try Self.voteSnapshot(mark: mark, cursor: cursor, in: $0) }
+            let before = try store.read { try Self.voteSnapshot(order: order, mark: mark, cursor: cursor, in: $0) }
             if before.moved.isEmpty,
-                let posters = try store.exactSearchPosters(query, order: .popular, after: after, offset: 0, limit: limit),
-                try store.read({ try Self.voteSnapshot(mark: before.mark, cursor: cursor, in: $0) }).moved.isEmpty
+                let posters = try store.exactSearchPosters(query, order: order, after: after, offset: 0, limit: limit),
+                try store.read({ try Self.voteSnapshot(order: order, mark: before.mark, cursor: cursor, in: $0) }).moved.isEmpty
             {
                 return (posters, before)
             }
         }
         return try store.read { reading in
-            let snapshot = try Self.voteSnapshot(mark: mark, cursor: cursor, in: reading)
-            let ids = try Self.searchIDs(query, order: .popular, after: after, offset: 0, limit: limit, in: reading, snapshot: snapshot)
+            let snapshot = try Self.voteSnapshot(order: order, mark: mark, cursor: cursor, in: reading)
+            let ids = try Self.searchIDs(query, order: order, after: after, offset: 0, limit: limit, in: reading, snapshot: snapshot)
             return (try reading.posters(ids: ids), snapshot)
         }
     }

@@ -14,9 +14,9 @@ public struct Page: Sendable, Hashable {
 
 /// Where the next page of a list starts, as an opaque string a client hands back.
 ///
-/// It records the last poster's position (its id, in popular order its votes as of the walk's
-/// start, in trending order its score), the order it was made for, in popular order the walk's mark (the number of
-/// the last vote batch its first page saw: ``VoteSnapshot``; every page of a walk ranks by the
+/// It records the last poster's position (its id, in popular order its votes and in trending
+/// order its score as of the walk's start), the order it was made for, in those two orders the
+/// walk's mark (the number of the last vote batch its first page saw: ``VoteSnapshot``; every page of a walk ranks by the
 /// votes as of its first page, so votes cast meanwhile neither skip nor repeat a poster), and
 /// for a search a short fingerprint of the query, so a cursor handed to another list is
 /// refused instead of silently skipping posters. Its text is ASCII letters, digits, `.` and
@@ -29,7 +29,7 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
     public let position: FeedPosition
     /// The fingerprint of the search it belongs to; 0 for a plain list.
     let query: UInt32
-    /// The walk's mark (popular order only; 0 in newest-first order, where nothing moves).
+    /// The walk's mark (popular and trending order; 0 in newest-first order, where nothing moves).
     let mark: Int64
 
     /// The cursor as text.
@@ -39,7 +39,9 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
         case .popular:
             "p\(position.votes)-\(position.id)-\(mark)"
                 + (query == 0 ? "" : ".\(String(query, radix: 36))")
-        case .trending: "t\(position.score)-\(position.id)" + (query == 0 ? "" : ".\(String(query, radix: 36))")
+        case .trending:
+            "t\(position.score)-\(position.id)-\(mark)"
+                + (query == 0 ? "" : ".\(String(query, radix: 36))")
         }
     }
 
@@ -67,8 +69,9 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
             self.init(order: .popular, position: FeedPosition(id: values[1], votes: votes), query: fingerprint, mark: values[2])
         case "t":
             let numbers = parts[0].split(separator: "-", omittingEmptySubsequences: false)
-            guard numbers.count == 2, let score = Self.number(numbers[0]), let id = Self.number(numbers[1]) else { return nil }
-            self.init(order: .trending, position: FeedPosition(id: id, score: score), query: fingerprint, mark: 0)
+            let values = numbers.compactMap(Self.number)
+            guard numbers.count == 3, values.count == 3 else { return nil }
+            self.init(order: .trending, position: FeedPosition(id: values[1], score: values[0]), query: fingerprint, mark: values[2])
         default:
             return nil
         }
@@ -81,7 +84,7 @@ public struct PageCursor: Sendable, Hashable, CustomStringConvertible {
         self.mark = mark
     }
 
-    /// The mark of the walk the cursor belongs to (popular order).
+    /// The mark of the walk the cursor belongs to (popular and trending order).
     var walkMark: Int64? { order.movesWithVotes ? mark : nil }
 
     /// A non-negative decimal without sign or leading zeros.

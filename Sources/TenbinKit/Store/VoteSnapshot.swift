@@ -1,4 +1,4 @@
-/// Popular order as it stood at a walk's start: what keeps a walk through popular order
+/// Popular or trending order as it stood at a walk's start: what keeps a walk through either
 /// (pages linked by cursors) from skipping or repeating posters while votes move them.
 ///
 /// Every backend logs each vote batch it commits in the same transaction as the counts: the
@@ -20,14 +20,15 @@
 /// (``BoardError/cursorExpired``; the server answers 410 `cursor_expired`).
 ///
 /// An order key that votes move is all this needs (``StoreReading/keysAsOf(mark:order:)``):
-/// popular's total now; another such order (a decayed score kept on the poster row) logs its
-/// key before each batch beside the total and answers its own keys as of a mark.
+/// popular's total, and trending's score (``Trending``: only votes move it), which the log keeps
+/// beside the total as it was before each batch.
 public struct VoteSnapshot: Sendable, Hashable {
     /// The order walked (one whose key votes move: ``FeedOrder/movesWithVotes``).
     public var order: FeedOrder = .popular
     /// The number of the last vote batch the walk ranks as of.
     public var mark: Int64
-    /// The total votes as of ``mark`` of every poster voted for after it.
+    /// The order's key as of ``mark`` (popular: the total votes; trending: the score) of
+    /// every poster voted for after it.
     public var moved: [Int64: Int]
 
     /// How long the vote log keeps batches, so how long a walk may last (an hour), in seconds:
@@ -45,32 +46,41 @@ public struct VoteSnapshot: Sendable, Hashable {
         self.moved = moved
     }
 
-    /// Where `poster` stands in the walk's popular order.
+    /// Where `poster` stands in the walk's order as of the mark.
     func position(of poster: Poster) -> FeedPosition {
-        FeedPosition(id: poster.id, votes: moved[poster.id] ?? poster.totalVotes)
+        var position = FeedPosition(poster)
+        if let key = moved[poster.id] { set(key, of: &position.votes, &position.score) }
+        return position
     }
 
-    /// `entry` with its votes as of the mark.
+    /// `entry` with its key as of the mark.
     func ranked(_ entry: SearchEntry) -> SearchEntry {
         var entry = entry
-        entry.votes = moved[entry.id] ?? entry.votes
+        if let key = moved[entry.id] { set(key, of: &entry.votes, &entry.score) }
         return entry
     }
 
-    /// True when `position` comes after `after` in popular order (always without `after`).
-    static func follows(_ position: FeedPosition, _ after: FeedPosition?) -> Bool {
-        guard let after else { return true }
-        return (position.votes, position.id) < (after.votes, after.id)
+    /// Puts `key` where the walk's order keeps it: the votes (popular) or the score (trending).
+    private func set(_ key: Int, of votes: inout Int, _ score: inout Int64) {
+        if order == .trending { score = Int64(key) } else { votes = key }
     }
 
-    /// True when `a` comes before `b` in popular order.
-    static func precedes(_ a: FeedPosition, _ b: FeedPosition) -> Bool {
-        (a.votes, a.id) > (b.votes, b.id)
+    /// True when `position` comes after `after` in the walk's order (always without `after`).
+    func follows(_ position: FeedPosition, _ after: FeedPosition?) -> Bool {
+        guard let after else { return true }
+        return order.rank(of: position) < order.rank(of: after)
+    }
+
+    /// True when `a` comes before `b` in the walk's order.
+    func precedes(_ a: FeedPosition, _ b: FeedPosition) -> Bool {
+        order.rank(of: a) > order.rank(of: b)
     }
 
     /// The posters that moved and come after `after` as of the mark, in the walk's order.
     func movedPositions(after: FeedPosition?) -> [FeedPosition] {
-        moved.map { FeedPosition(id: $0.key, votes: $0.value) }.filter { Self.follows($0, after) }.sorted(by: Self.precedes)
+        moved.map { id, key in
+            order == .trending ? FeedPosition(id: id, score: Int64(key)) : FeedPosition(id: id, votes: key)
+        }.filter { follows($0, after) }.sorted(by: precedes)
     }
 
     /// A page of popular order as of the mark, after `after`, read through `reading` (the read
@@ -95,23 +105,19 @@ public struct VoteSnapshot: Sendable, Hashable {
             from = FeedPosition(last)
         }
         let movedHere = try reading.posters(ids: movedPositions(after: after).prefix(limit).map(\.id))
-        return (still.prefix(limit) + movedHere).sorted { Self.precedes(position(of: $0), position(of: $1)) }
+        return (still.prefix(limit) + movedHere).sorted { precedes(position(of: $0), position(of: $1)) }
             .prefix(limit).map { $0 }
     }
 }
 
 extension FeedOrder {
     /// Whether votes move a poster in this order, so a walk through it ranks as of its first
-    /// page (``VoteSnapshot``): popular's key is the total votes. Another order whose key only
-    /// votes move (a decayed score kept on the poster row) answers true here, logs its key
-    /// before each batch beside the total, and answers it in ``StoreReading/keysAsOf(mark:order:)``.
+    /// page (``VoteSnapshot``): popular's key is the total votes, trending's the score; the
+    /// vote log keeps both as they were before each batch (``StoreReading/keysAsOf(mark:order:)``).
     public var movesWithVotes: Bool {
         switch self {
         case .new: false
-        case .popular: true
-        // Its score moves with votes too, but the vote log does not log scores yet: a trending
-        // walk ranks by the scores of now (docs/http-api.md says so).
-        case .trending: false
+        case .popular, .trending: true
         }
     }
 }

@@ -74,7 +74,8 @@ extension WebPage {
         for (index, image) in poster.images.prefix(2).enumerated() {
             html +=
                 "<a href=\"/blobs/\(image.digest.hex)\">"
-                + thumbnail(image, sizes: adminImageSizes, priority: .lazy, alt: altText(side: index + 1, poster: poster, text: text)) + "</a>"
+                + thumbnail(image, sizes: adminImageSizes, priority: .lazy, alt: altText(side: index + 1, poster: poster, text: text))
+                + "</a>"
         }
         html += "</div>\n<p class=\"question\" dir=\"auto\">\(SafeText.html(poster.contents))</p>\n"
         if !item.reports.isEmpty {

@@ -21,7 +21,7 @@ final class MemoryStore: StoreBackend {
         /// The vote log: each batch's posters with their totals before it, in commit order
         /// (batch numbers ascending); the last batch's number, the oldest mark answered, and
         /// the batch numbers noted at pruning times.
-        var voteLog: [(batch: Int64, id: Int64, before: Int)] = []
+        var voteLog: [(batch: Int64, id: Int64, before: Int, scoreBefore: Int64)] = []
         var lastBatch: Int64 = 0
         var oldestMark: Int64 = 0
         var voteLogTimes: [(at: Int64, batch: Int64)] = []
@@ -261,10 +261,10 @@ final class MemorySession: StoreWriting {
 
     func keysAsOf(mark: Int64, order: FeedOrder) throws -> [Int64: Int] {
         try reading("keysAsOf")
-        guard order == .popular else { return [:] }
+        guard order != .new else { return [:] }
         var keys: [Int64: Int] = [:]
         for entry in state.voteLog where entry.batch > mark && state.posters[entry.id] != nil && keys[entry.id] == nil {
-            keys[entry.id] = entry.before
+            keys[entry.id] = order == .trending ? Int(entry.scoreBefore) : entry.before
         }
         return keys
     }
@@ -338,15 +338,19 @@ final class MemorySession: StoreWriting {
             throw MemoryStoreError("vote deltas must have distinct ascending ids; \(later.id) came after \(earlier.id)")
         }
         let start = Timeline.minuteStart(of: time)
-        let voted = try deltas.filter { try addVotes(id: $0.id, good1: $0.good1, good2: $0.good2, start: start, at: time) }
-        guard !voted.isEmpty else { return [] }
-        state.lastBatch += 1
-        for delta in voted {
-            // Each was found just above.
-            state.voteLog.append((state.lastBatch, delta.id, state.posters[delta.id]!.totalVotes - delta.good1 - delta.good2))
+        var logged: [(id: Int64, before: Int, scoreBefore: Int64)] = []
+        for delta in deltas {
+            let scoreBefore = state.posters[delta.id]?.trendingScore ?? 0
+            guard try addVotes(id: delta.id, good1: delta.good1, good2: delta.good2, start: start, at: time) else { continue }
+            // Found just above.
+            logged.append((delta.id, state.posters[delta.id]!.totalVotes - delta.good1 - delta.good2, scoreBefore))
         }
+        guard !logged.isEmpty else { return [] }
+        state.lastBatch += 1
+        for entry in logged { state.voteLog.append((state.lastBatch, entry.id, entry.before, entry.scoreBefore)) }
+        let voted = logged.map(\.id)
         if state.lastBatch % VoteSnapshot.pruneEvery == 0 { try pruneVoteLog(now: time, keeping: VoteSnapshot.retention) }
-        return voted.map { state.posters[$0.id]! }  // each was found just above
+        return voted.map { state.posters[$0]! }  // each was found just above
     }
 
     func timelineRows(posters ids: ClosedRange<Int64>) throws -> [TimelineRow] {

@@ -146,10 +146,14 @@ import Testing
         for poster in posters where random.next(upTo: 2) == 0 {
             try board.vote(id: poster.id, side: .first, times: 1 + random.next(upTo: 5))
         }
-        for seed: UInt64 in 1...8 {
-            let start = try board.posters(order: .popular, limit: 1000).map(\.id)
-            try await Self.checkWalk(start: start, seed: seed, limit: 1 + Int(seed % 6), on: board, "seed \(seed)") {
-                try board.page(order: .popular, limit: $0, after: $1)
+        // Trending's score moves with votes as popular's total does; its walks keep their first
+        // page's order the same way.
+        for order in [FeedOrder.popular, .trending] {
+            for seed: UInt64 in 1...8 {
+                let start = try board.posters(order: order, limit: 1000).map(\.id)
+                try await Self.checkWalk(start: start, seed: seed, limit: 1 + Int(seed % 6), on: board, "\(order) seed \(seed)") {
+                    try board.page(order: order, limit: $0, after: $1)
+                }
             }
         }
     }
@@ -170,10 +174,12 @@ import Testing
         for (seed, query, limit) in [
             (UInt64(1), "walker", 150), (2, "ab", 40), (3, "rare", 2), (4, "ab", 7), (5, "rare", 5), (6, "walker", 9),
         ] {
-            let start = try board.search(query: query, order: .popular, limit: 10_000).map(\.id)
-            // The votes fall on the matches, most of them below the walk's first page.
-            try await Self.checkWalk(start: start, seed: seed, limit: limit, on: board, query) {
-                try board.searchPage(query: query, order: .popular, limit: $0, after: $1)
+            for order in [FeedOrder.popular, .trending] {
+                let start = try board.search(query: query, order: order, limit: 10_000).map(\.id)
+                // The votes fall on the matches, most of them below the walk's first page.
+                try await Self.checkWalk(start: start, seed: seed, limit: limit, on: board, "\(order) \(query)") {
+                    try board.searchPage(query: query, order: order, limit: $0, after: $1)
+                }
             }
         }
     }
@@ -208,8 +214,9 @@ import Testing
         for round in 0..<4 {
             var walked: [Int64] = []
             var cursor: PageCursor?
+            let order: FeedOrder = round % 2 == 0 ? .popular : .trending
             repeat {
-                let page = try board.page(order: .popular, limit: 3 + round, after: cursor)
+                let page = try board.page(order: order, limit: 3 + round, after: cursor)
                 walked += page.posters.map(\.id)
                 cursor = page.next
                 // Votes must land between pages: wait (boundedly) for the voters to cast some.
@@ -217,7 +224,7 @@ import Testing
                 let deadline = ContinuousClock.now + .seconds(10)
                 while cast.withLock({ $0 }) < seen + 4 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
             } while cursor != nil
-            #expect(walked.sorted() == posters, "round \(round): every poster exactly once")
+            #expect(walked.sorted() == posters, "round \(round), \(order): every poster exactly once")
         }
         walking.withLock { $0 = false }
         for voter in voters { try await voter.value }

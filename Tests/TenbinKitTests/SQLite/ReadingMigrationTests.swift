@@ -17,10 +17,10 @@ import Testing
         try writer.withLock { db in
             try db.execute(
                 NewerSchemas.undo(after: 14) + """
-                DELETE FROM search_posting; DELETE FROM search_segment; DELETE FROM search_merge; DELETE FROM search_stale;
-                UPDATE search_key SET key = (SELECT contents FROM poster WHERE id = poster_id);
-                PRAGMA user_version = 14;
-                """)
+                    DELETE FROM search_posting; DELETE FROM search_segment; DELETE FROM search_merge; DELETE FROM search_stale;
+                    UPDATE search_key SET key = (SELECT contents FROM poster WHERE id = poster_id);
+                    PRAGMA user_version = 14;
+                    """)
             try SQLiteSession.indexAllKeys(db, slice: 20_000, merging: false)
         }
         return s

@@ -24,12 +24,12 @@ import Testing
             let db = try Database(path: "\(store.path)/tenbin.sqlite", mode: .readWrite)
             try db.execute(
                 NewerSchemas.undo(after: 13) + """
-                UPDATE poster SET good1 = 6, good2 = 4 WHERE id = 1;
-                UPDATE poster SET good1 = 1, good2 = 2 WHERE id = 2;
-                UPDATE poster SET good1 = 2, good2 = 0, created_at = \(start) WHERE id = 3;
-                INSERT INTO vote_bucket VALUES (1, \(start), 6, 4), (2, \(start + 2 * day), 1, 0), (2, \(start + 2 * day + 60), 0, 2);
-                PRAGMA user_version = 13;
-                """)
+                    UPDATE poster SET good1 = 6, good2 = 4 WHERE id = 1;
+                    UPDATE poster SET good1 = 1, good2 = 2 WHERE id = 2;
+                    UPDATE poster SET good1 = 2, good2 = 0, created_at = \(start) WHERE id = 3;
+                    INSERT INTO vote_bucket VALUES (1, \(start), 6, 4), (2, \(start + 2 * day), 1, 0), (2, \(start + 2 * day + 60), 0, 2);
+                    PRAGMA user_version = 13;
+                    """)
         }
         let board = try store.board(create: false)
         defer { board.close() }

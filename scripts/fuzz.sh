@@ -23,9 +23,9 @@ mkdir -p "$build"
 
 # The C shims, instrumented for coverage and AddressSanitizer.
 rm -f "$build"/*.o
-for source in Sources/CImageCodec/*.c Sources/CCrypto/*.c Sources/CLibraryLoader/*.c; do
+for source in Sources/CImageCodec/*.c Sources/CCrypto/*.c Sources/CLibraryLoader/*.c Sources/CMeCab/*.c; do
     clang -fsanitize=fuzzer-no-link,address -O1 -g -I Sources/CImageCodec/include -I Sources/CCrypto/include \
-        -I Sources/CLibraryLoader/include \
+        -I Sources/CLibraryLoader/include -I Sources/CMeCab/include \
         -c "$source" -o "$build/$(basename "$source" .c).o"
 done
 
@@ -56,7 +56,7 @@ for target in "${targets[@]}"; do
     fi
     # shellcheck disable=SC2086
     swiftc -sanitize=fuzzer,address -parse-as-library -module-name TenbinFuzz -package-name tenbin -O -g \
-        -swift-version 6 -I Sources/CSQLite -I Fuzz/CCrypto -I Fuzz/CImageCodec \
+        -swift-version 6 -I Sources/CSQLite -I Fuzz/CCrypto -I Fuzz/CImageCodec -I Fuzz/CMeCab \
         $sources "$file" "$build"/*.o -lsqlite3 -lcrypto -ljpeg -lpng16 -lwebp -o "$binary" 2>&1 |
         { grep -v "Cannot export local symbol" || true; }  # gold's noise about ASan's own helpers
     [[ -x $binary ]] || { echo "Error: building $binary failed" >&2; exit 1; }

@@ -347,9 +347,7 @@ public struct BlobStore: BlobStoring {
         defer { _ = closedir(directory) }  // closing a read-only stream cannot lose data
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)  // d_name is NUL-terminated
-            }
+            let name = entry.name
             if name != "." && name != ".." { names.append(name) }
         }
         return names

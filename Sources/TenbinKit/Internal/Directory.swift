@@ -35,8 +35,7 @@ enum Directory {
                 if errno != 0 { return .failure(SystemErrno(errno)) }
                 break
             }
-            // d_name is NUL-terminated.
-            let raw = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.bindMemory(to: CChar.self).prefix { $0 != 0 }) }
+            let raw = entry.nameBytes.map { CChar(bitPattern: $0) }
             guard let name = raw.withUnsafeBufferPointer({ String(validating: $0.lazy.map { UInt8(bitPattern: $0) }, as: UTF8.self) })
             else {
                 // Another encoding (a Latin-1 or Shift_JIS name): looked at through its own bytes.
@@ -85,4 +84,19 @@ enum Directory {
         bytes.removeSubrange(filled...)
         return .success(bytes)
     }
+}
+
+extension UnsafeMutablePointer<dirent> {
+    /// The bytes of a `readdir` entry's name, without its NUL. Read through this pointer: a
+    /// dirent is only as long as its name (`d_reclen`), so copying the 256 bytes `d_name` is
+    /// declared with reads past the end of the last entry in `readdir`'s buffer
+    /// (AddressSanitizer: heap-buffer-overflow).
+    package var nameBytes: [UInt8] {
+        // The offset of a field of an imported C struct is always known.
+        let start = UnsafeRawPointer(self) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        return Array(UnsafeRawBufferPointer(start: start, count: strlen(start.assumingMemoryBound(to: CChar.self))))
+    }
+
+    /// The entry's name as text (bytes that are not UTF-8 become U+FFFD).
+    package var name: String { String(decoding: nameBytes, as: UTF8.self) }
 }

@@ -53,8 +53,7 @@ struct ProcessStatistics: Sendable {
         defer { _ = closedir(directory) }  // a listing's stream: closing it cannot lose data
         var count = 0
         while let entry = readdir(directory) {
-            let isDot = withUnsafeBytes(of: entry.pointee.d_name) { $0.first == UInt8(ascii: ".") }
-            if !isDot { count += 1 }
+            if entry.nameBytes.first != UInt8(ascii: ".") { count += 1 }
         }
         return max(0, count - 1)
     }

@@ -84,7 +84,7 @@ enum BackupCommand: Command {
         }
         defer { _ = closedir(folder) }  // read-only: nothing to lose
         while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = entry.name
             if name != "." && name != ".." { throw CommandFailure("\(path) is not empty; a backup goes into a new or empty folder") }
         }
     }
@@ -105,7 +105,7 @@ enum BackupCommand: Command {
     static func removeTree(_ path: String) {
         if let folder = opendir(path) {
             while let entry = readdir(folder) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                let name = entry.name
                 guard name != "." && name != ".." else { continue }
                 let child = path + "/" + name
                 if entry.pointee.d_type == UInt8(DT_DIR) { removeTree(child) } else { _ = unlink(child) }  // best effort, as above

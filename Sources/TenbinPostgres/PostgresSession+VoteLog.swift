@@ -71,12 +71,7 @@ extension PostgresSession {
     }
 
     func keysAsOf(mark: Int64, order: FeedOrder) throws -> [Int64: Int] {
-        let column: String
-        switch order {
-        case .new: return [:]
-        case .popular: column = "votes_before"
-        case .trending: column = "trend_before"
-        }
+        guard let column = order.voteLogColumn else { return [:] }
         let rows = try select(
             """
             SELECT m.poster_id,

@@ -59,12 +59,7 @@ extension SQLiteSession {
     }
 
     func keysAsOf(mark: Int64, order: FeedOrder) throws -> [Int64: Int] {
-        let column: String
-        switch order {
-        case .new: return [:]
-        case .popular: column = "votes_before"
-        case .trending: column = "trend_before"
-        }
+        guard let column = order.voteLogColumn else { return [:] }
         // The moved posters from the index on their last batch; for each, its first batch
         // after the mark from the log's key. A deleted poster has no row to join.
         let statement = try db.statement(

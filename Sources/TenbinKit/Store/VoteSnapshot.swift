@@ -111,6 +111,17 @@ public struct VoteSnapshot: Sendable, Hashable {
 }
 
 extension FeedOrder {
+    /// The vote log's column holding this order's key before each batch (`votes_before`,
+    /// `trend_before`), the same on every backend that logs in SQL; nil for an order votes do
+    /// not move.
+    package var voteLogColumn: String? {
+        switch self {
+        case .new: nil
+        case .popular: "votes_before"
+        case .trending: "trend_before"
+        }
+    }
+
     /// Whether votes move a poster in this order, so a walk through it ranks as of its first
     /// page (``VoteSnapshot``): popular's key is the total votes, trending's the score; the
     /// vote log keeps both as they were before each batch (``StoreReading/keysAsOf(mark:order:)``).

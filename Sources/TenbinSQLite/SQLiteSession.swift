@@ -263,16 +263,9 @@ struct SQLiteSession: StoreWriting {
         }
     }
 
-    /// The vote statement: both counts and, in the same statement, the trending score
-    /// (``Trending/adding(_:to:)`` in SQL: `?4` is the votes' weight in score units). A hidden
-    /// poster is gone for the public: its votes count as a missing poster's.
-    static let voteUpdate = """
-        UPDATE poster SET good1 = good1 + ?1, good2 = good2 + ?2,
-            trend = max(1, CAST(floor(0.5 + CASE WHEN trend <= 0 THEN ?4
-                ELSE max(trend, ?4) + \(Trending.unitsPerHalfLife) * log2(1 + pow(2, max(-\(Trending.negligible), -abs(trend - ?4) / \(Trending.unitsPerHalfLife))))
-                END) AS INTEGER))
-        WHERE id = ?3
-        """
+    /// The vote statement: both counts and the trending score (`?4`, worked out from the score
+    /// read just before, under the same write lock).
+    static let voteUpdate = "UPDATE poster SET good1 = good1 + ?1, good2 = good2 + ?2, trend = ?4 WHERE id = ?3"
 
     /// The vote statement without the score, for `make bench`'s comparison only
     /// (``SQLiteStore/scoresVotes``): what a vote cost before trending order.
@@ -290,9 +283,12 @@ struct SQLiteSession: StoreWriting {
             ).bind(id).first({ (votes: $0.int(0), score: $0.int64(1)) })
         else { return nil }
         // One statement: SQLite applies it atomically under the write lock, so concurrent
-        // voters in any number of processes never lose or double a vote.
+        // voters in any number of processes never lose or double a vote. The new score is worked
+        // out here (``Trending/adding(_:to:)``, as the memory backend does) from the score read
+        // above, so SQLite and the memory backend round alike.
         if scoresVotes {
-            try db.statement(Self.voteUpdate).bind(good1, good2, id, Trending.weight(count: good1 + good2, at: time)).run()
+            let score = Trending.adding(Trending.weight(count: good1 + good2, at: time), to: before.score)
+            try db.statement(Self.voteUpdate).bind(good1, good2, id, score).run()
         } else {
             try db.statement(Self.voteUpdateWithoutScore).bind(good1, good2, id).run()
         }

@@ -46,7 +46,7 @@ enum TrendingBenchmark {
     /// path, without HTTP), spread over 10,000 posters, on a store scoring votes and one not,
     /// alternated; the process's CPU time per 10,000 votes.
     static func voteCost(_ context: BenchContext) throws {
-        let boards = try [false, true].map { skip -> Board in
+        let boards = try [true, false].map { skip -> Board in
             let folder = try context.freshFolder(skip ? "trending-votes-without" : "trending-votes-with")
             if skip { setenv("TENBIN_BENCH_NO_TRENDING", "1", 1) }
             defer { unsetenv("TENBIN_BENCH_NO_TRENDING") }

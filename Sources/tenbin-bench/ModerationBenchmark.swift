@@ -95,7 +95,7 @@ enum ModerationBenchmark {
                     script: try script(folder, "reports-\(round)", body: #"{"reason": "spam"}"#, path: "reports", round: round)))
         }
         print(
-            "Votes and reports through `tenbin serve --trust-proxy` under wrk (\(connections) connections, \(rounds) rounds of \(roundSeconds) s, "
+            "\nVotes and reports through `tenbin serve --trust-proxy` under wrk (\(connections) connections, \(rounds) rounds of \(roundSeconds) s, "
                 + "median), each request from an address of its own (X-Forwarded-For), spread over \(posters) posters.\n")
         var table = Table("requests", "per second", "p50 ms", "p99 ms", "refused or failed", "ratio")
         let baseline = Wrk.median(votes["--no-rate-limit"] ?? [])

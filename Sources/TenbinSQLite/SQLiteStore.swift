@@ -158,14 +158,24 @@ public final class SQLiteStore: StoreBackend {
     /// flushes instead of four, and the next connection reads the log as every SQLite reader
     /// does; only a reader of the database file alone (a copy made without the log, or opened
     /// `immutable`) misses those commits until some other command closes the store. Does
-    /// nothing on a store that does not exist or is read-only.
+    /// nothing on a store that does not exist or is read-only, nor once the log is longer than
+    /// ``leftLogBytes``: the first connection of every process reads the whole log to rebuild
+    /// its index, and a log that nobody folds in is never restarted (its checkpoints are
+    /// forgotten with the shared-memory index), so the close that passes the bound folds the log
+    /// in and removes it as every other command's does.
     public func leaveLogAtClose() throws {
+        var info = stat()
+        if stat(path + "-wal", &info) == 0, info.st_size > Self.leftLogBytes { return }
         guard let connections = try open(), !connections.readOnly else { return }
         try connections.writer.withLock { database in
             guard database.isOpen else { throw StoreError(.closed, at: folder) }
             try translatingErrors { try database.leaveLogAtClose() }
         }
     }
+
+    /// The longest log ``leaveLogAtClose()`` leaves: 64 pages of 4 KiB with their frame
+    /// headers, a dozen votes (a vote writes five to ten pages).
+    static let leftLogBytes = 64 * (4096 + 24) + 32
 
     /// Closes the change source's connection, the read connections (once every read running
     /// has ended) and then the writer (once the write running has), whose checkpointer's

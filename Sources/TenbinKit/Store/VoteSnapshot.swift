@@ -125,12 +125,7 @@ extension FeedOrder {
     /// Whether votes move a poster in this order, so a walk through it ranks as of its first
     /// page (``VoteSnapshot``): popular's key is the total votes, trending's the score; the
     /// vote log keeps both as they were before each batch (``StoreReading/keysAsOf(mark:order:)``).
-    public var movesWithVotes: Bool {
-        switch self {
-        case .new: false
-        case .popular, .trending: true
-        }
-    }
+    public var movesWithVotes: Bool { voteLogColumn != nil }
 }
 
 /// Where a read stands in the vote log.

@@ -153,7 +153,7 @@ import Testing
     @Test func reportsAreRateLimitedPerAddressAndBehindATrustedProxyTheForwardedAddressReports() async throws {
         let server = try TestServer {
             $0.adminToken = Self.token
-            $0.postRate = Rate(perSecond: 0.001, burst: 2)
+            $0.postRate = Rate(perSecond: 0.000_001, burst: 2)
             $0.trustProxy = true
         }
         for _ in 0..<4 { await server.post(headers: Self.auth) }

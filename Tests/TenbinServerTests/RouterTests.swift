@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func aVoteSpendsItsTimesFromTheClientsBudgetAllOrNothing() async throws {
-        let server = try TestServer { $0.voteRate = Rate(perSecond: 0.001, burst: 40) }
+        let server = try TestServer { $0.voteRate = Rate(perSecond: 0.000_001, burst: 40) }
         try #require(await server.post(headers: [("Authorization", "Bearer x")]).status == 201)
         for _ in 0..<3 { #expect(await server.vote(1, side: 1, times: 10).status == 200) }
         let over = await server.vote(1, side: 2, times: 11)

@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func votesAreRateLimitedPerClientAddress() async throws {
-        let server = try TestServer { $0.voteRate = Rate(perSecond: 0.01, burst: 3) }
+        let server = try TestServer { $0.voteRate = Rate(perSecond: 0.000_001, burst: 3) }
         await server.post()
         for _ in 0..<3 { #expect(await server.vote(1, side: 1).status == 200) }
         let limited = await server.vote(1, side: 1)
@@ -84,7 +84,7 @@ import Testing
         #expect(await server.poster(1)["good1"] as? Int == 3)
 
         let proxied = try TestServer {
-            $0.voteRate = Rate(perSecond: 0.01, burst: 1)
+            $0.voteRate = Rate(perSecond: 0.000_001, burst: 1)
             $0.trustProxy = true
         }
         await proxied.post()
@@ -93,7 +93,7 @@ import Testing
         #expect(await proxied.vote(1, side: 1, headers: [("X-Forwarded-For", "203.0.113.5, 10.0.0.2")]).status == 200)
 
         let open = try TestServer {
-            $0.voteRate = Rate(perSecond: 0.01, burst: 1)
+            $0.voteRate = Rate(perSecond: 0.000_001, burst: 1)
             $0.rateLimited = false
         }
         await open.post()

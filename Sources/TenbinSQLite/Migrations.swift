@@ -91,10 +91,13 @@ enum Migrations {
         Step(sql: SQLiteSession.readingMigration),
         // 16: the vote log, so a walk through popular order ranks by the votes as of its
         // first page (see SQLiteSession+VoteLog.swift).
-        Step(sql: SQLiteSession.voteLogSchema),
+        Step(sql: SQLiteSession.voteLogSchema + SQLiteSession.voteLogByPosterSchema),
         // 17: trending order — each poster's score (``Trending``) in its row, indexed like
         // popular's votes, seeded from its timeline (see Migrations+Trending.swift).
         Step(sql: trendingMigration),
+        // 18: the vote log keyed by batch alone, a vote's rows appended where the last batch's
+        // ended (see SQLiteSession+VoteLog.swift).
+        Step(sql: SQLiteSession.voteLogByBatchOnly),
     ]
 
     /// Schema 10's columns: each image's alt text (``Poster/alt1``), `''` when none was given.

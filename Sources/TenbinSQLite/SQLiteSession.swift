@@ -21,11 +21,21 @@ struct SQLiteSession: StoreWriting {
     /// Whether votes update the trending score (see ``SQLiteStore/scoresVotes``).
     let scoresVotes: Bool
 
-    init(_ db: Database, searchMergeStep: Int = SQLiteSession.searchMergeStep, scoresVotes: Bool = true) {
+    /// The store's walk keys read from the vote log so far (``VoteLogKeys``); a session of its
+    /// own reads the log afresh.
+    private let walkKeys: VoteLogKeys?
+
+    init(
+        _ db: Database, searchMergeStep: Int = SQLiteSession.searchMergeStep, scoresVotes: Bool = true, voteLogKeys: VoteLogKeys? = nil
+    ) {
         self.db = db
         self.searchMergeStep = searchMergeStep
         self.scoresVotes = scoresVotes
+        self.walkKeys = voteLogKeys
     }
+
+    /// The walk keys this session reads through (``VoteLogKeys``).
+    var voteLogKeys: VoteLogKeys { walkKeys ?? VoteLogKeys() }
 
     /// ``searchMergeStep`` unless a store is told otherwise.
     static let searchMergeStep = 1 << 20

@@ -48,6 +48,9 @@ public final class SQLiteStore: StoreBackend {
     /// opens; such a store's trending order is wrong).
     let scoresVotes = getenv("TENBIN_BENCH_NO_TRENDING").map { String(cString: $0) != "1" } ?? true
 
+    /// Walks' keys as of their marks, read from the vote log so far (``VoteLogKeys``).
+    let voteLogKeys = VoteLogKeys()
+
     init(folder: String, create: Bool, readers: Int = SQLitePool.defaultSize, searchMergeStep: Int) throws {
         self.searchMergeStep = searchMergeStep
         self.folder = folder
@@ -118,7 +121,7 @@ public final class SQLiteStore: StoreBackend {
         guard try open() != nil else { return try body(EmptyStoreReading()) }
         return try readers.withConnection { database in
             try translatingErrors {
-                try database.transaction(immediate: false) { try body(SQLiteSession(database)) }
+                try database.transaction(immediate: false) { try body(SQLiteSession(database, voteLogKeys: voteLogKeys)) }
             }
         }
     }

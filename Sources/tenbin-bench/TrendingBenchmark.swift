@@ -10,10 +10,18 @@ enum TrendingBenchmark {
     /// `$TENBIN_BENCH_TRENDING_POSTERS` overrides, for a quick run.
     static let posters = ProcessInfo.processInfo.environment["TENBIN_BENCH_TRENDING_POSTERS"].flatMap { Int($0) } ?? 1_000_000
 
+    /// `$TENBIN_BENCH_TRENDING=pages`, `votes` or `serve` runs one part (for profiling).
     static func run(_ context: BenchContext) throws {
-        try pages(context)
-        print()
-        try voteCost(context)
+        let part = ProcessInfo.processInfo.environment["TENBIN_BENCH_TRENDING"] ?? ""
+        if part.isEmpty || part == "pages" { try pages(context) }
+        if part.isEmpty || part == "votes" {
+            if part.isEmpty { print() }
+            try voteCost(context)
+        }
+        if part.isEmpty || part == "serve" {
+            if part.isEmpty { print() }
+            try serverVoteCost(context)
+        }
     }
 
     /// First pages and pages after a cursor 50 pages deep, popular and trending, 200 each.
@@ -78,6 +86,70 @@ enum TrendingBenchmark {
             Format.ratio(cpu[1].median / cpu[0].median))
         table.print()
         print("\nMedians of \(rounds) rounds each, interleaved; the batcher's commits included (timelines in both). Aim: CPU ratio ≤ 1.05.")
+    }
+
+    /// What a vote costs the whole server, HTTP included, as the issue's aim counts it: `tenbin
+    /// serve`'s CPU (from /proc, wrk's own excluded) per vote answered, votes spread at random
+    /// over 10,000 posters (every vote a different poster's in its batch: the score's worst
+    /// case), for this build with the score, this build without it, and with
+    /// `TENBIN_BENCH_BASELINE` a build from before timelines, the vote log and trending order
+    /// ("today" in the aim), each on a store of its own imported from the same manifest, in
+    /// rotating rounds.
+    static func serverVoteCost(_ context: BenchContext) throws {
+        let files = try ImportBenchmark.manifestFiles(context, lines: 10_000)
+        let baseline = ProcessInfo.processInfo.environment["TENBIN_BENCH_BASELINE"].flatMap { $0.isEmpty ? nil : $0 }
+        var builds = [("this build, with the score", context.tenbin, false), ("this build, without the score", context.tenbin, true)]
+        if let baseline { builds.insert(("baseline build (TENBIN_BENCH_BASELINE)", baseline, false), at: 0) }
+        var servers: [(name: String, child: Child, port: UInt16)] = []
+        defer { for server in servers { _ = server.child.interrupt() } }
+        for (index, (name, tenbin, skip)) in builds.enumerated() {
+            let store = try context.freshFolder("trending-serve-\(index)")
+            for manifest in [files.pairs, files.manifest] {
+                let run = try Shell.measure([tenbin, "--store", store, "import", manifest])
+                guard run.status == 0 else { throw BenchError("\(tenbin) import \(manifest) exited \(run.status)") }
+            }
+            let port = try LoopbackHTTP.freePort()
+            if skip { setenv("TENBIN_BENCH_NO_TRENDING", "1", 1) }
+            defer { unsetenv("TENBIN_BENCH_NO_TRENDING") }
+            let child = try Child([
+                tenbin, "--store", store, "serve", "--listen", "127.0.0.1:\(port)", "--no-rate-limit", "--max-connections-per-ip", "0",
+            ])
+            servers.append((name, child, port))
+            try LoopbackHTTP.waitForListener(port: port, seconds: 30)
+        }
+        let posters = files.images / 2 + 10_000
+        let script = "\(try context.freshFolder("trending-serve-script"))/votes.lua"
+        try Wrk.randomVoteScript(posters: posters).write(toFile: script, atomically: true, encoding: .utf8)
+        let url = { (port: UInt16) in "http://127.0.0.1:\(port)" }
+        for server in servers { _ = try Wrk.run(url: url(server.port), connections: 64, seconds: 2, script: script) }
+        let rounds = 5
+        var perVote = Array(repeating: Samples(), count: servers.count)
+        var rates = Array(repeating: Samples(), count: servers.count)
+        for round in 0..<rounds {
+            // Rotate who goes first, so drift in the machine's load is shared.
+            for step in 0..<servers.count {
+                let which = (round + step) % servers.count
+                let before = try LiveBenchmark.statSeconds(of: servers[which].child.pid)
+                let run = try Wrk.run(url: url(servers[which].port), connections: 64, seconds: 5, script: script)
+                let cpu = try LiveBenchmark.statSeconds(of: servers[which].child.pid) - before
+                let answered = run.requests - run.failures
+                guard answered > 0 else { throw BenchError("\(servers[which].name) answered no vote") }
+                if run.failures > 0 { print("Warning: \(run.failures) vote requests to \(servers[which].name) failed.") }
+                perVote[which].add(cpu / Double(answered))
+                rates[which].add(run.rate)
+            }
+        }
+        let reference = perVote[0].median
+        var table = Table(
+            "POST /api/v1/posters/{id}/votes, 64 connections, \(posters.formatted()) posters at random", "votes/s",
+            "server CPU per vote", "ratio")
+        for (index, server) in servers.enumerated() {
+            table.add(
+                server.name, Format.number(rates[index].median, digits: 0), String(format: "%.1f µs", perVote[index].median * 1e6),
+                Format.ratio(perVote[index].median / reference))
+        }
+        table.print()
+        print("\nMedians of \(rounds) rotating 5 s wrk runs; CPU is the server process's own (utime + stime). Aim: ≤ 1.05× today's.")
     }
 
     /// 10,000 posters with stand-in images.

@@ -3,7 +3,7 @@ import Foundation
 /// What the vote log (docs/architecture.md, walks through popular order) costs a vote batch
 /// on SQLite: the SQL of a batch as tenbin runs it (each poster's UPDATE and timeline bucket,
 /// in a `BEGIN IMMEDIATE` transaction), with and without the log's statements (the counter,
-/// a log row and a "moved" row per poster), on a store tenbin made, with the store's
+/// and a log row per poster, appended: schema 18's log), on a store tenbin made, with the store's
 /// `synchronous = NORMAL`, interleaved so the machine's drift hits both alike. The statements
 /// run from one Python process whose sqlite3 module prepares each once, as tenbin does: the
 /// `sqlite3` shell parses every statement again, which would measure its parser.
@@ -65,7 +65,6 @@ enum VoteLogBenchmark {
                     batch = db.execute("UPDATE vote_batch SET last = last + 1 RETURNING last").fetchone()[0]
                     for i, votes in before:
                         db.execute("INSERT INTO vote_log (poster_id, batch, votes_before, trend_before) VALUES (?, ?, ?, 0)", (i, batch, votes))
-                        db.execute("INSERT INTO vote_moved (poster_id, batch) VALUES (?1, ?2) ON CONFLICT (poster_id) DO UPDATE SET batch = ?2", (i, batch))
                 db.execute("COMMIT")
             return time.perf_counter() - started
         without, with_log = [], []

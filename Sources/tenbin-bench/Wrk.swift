@@ -55,6 +55,19 @@ struct Wrk {
         """
     }
 
+    /// A Lua script that votes for side 1 of posters drawn at random from 1…`posters`.
+    static func randomVoteScript(posters: Int) -> String {
+        """
+        wrk.method = "POST"
+        wrk.headers["Content-Type"] = "application/json"
+        wrk.body = '{"side": 1, "times": 1}'
+        request = function()
+          return wrk.format(nil, "/api/v1/posters/" .. math.random(\(posters)) .. "/votes")
+        end
+
+        """
+    }
+
     private static func number(after label: String, in text: String) -> Double? {
         guard let range = text.range(of: label) else { return nil }
         return Double(text[range.upperBound...].split(whereSeparator: \.isWhitespace).first ?? "")

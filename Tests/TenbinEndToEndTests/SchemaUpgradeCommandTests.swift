@@ -146,7 +146,7 @@ import Testing
 
         """
 
-    /// Schema 16 taken away: the vote log.
+    /// Schema 16 taken away: the vote log (after schema 18's undo put back what 16 had more).
     static let noVoteLog = """
         DROP TABLE vote_batch;
         DROP TABLE vote_log;
@@ -162,10 +162,18 @@ import Testing
 
         """
 
+    /// Schema 18 taken away: the vote log indexed by poster, and each poster's last batch.
+    static let voteLogByPoster = """
+        CREATE INDEX vote_log_poster ON vote_log(poster_id, batch);
+        CREATE TABLE vote_moved (poster_id INTEGER PRIMARY KEY NOT NULL, batch INTEGER NOT NULL);
+        CREATE INDEX vote_moved_batch ON vote_moved(batch);
+
+        """
+
     /// Each schema from 10 on, and the SQL that takes away what it added.
     static let addedSince9: [(schema: Int, undo: String)] = [
         (10, noAltTexts), (11, noModeration), (12, noBlocklist), (13, noTimelines), (postProofSchema, noPostProof), (15, noReadings),
-        (16, noVoteLog), (17, noTrending),
+        (16, noVoteLog), (17, noTrending), (18, voteLogByPoster),
     ]
     /// Today's schema.
     static var latestSchema: Int { addedSince9.last?.schema ?? 9 }

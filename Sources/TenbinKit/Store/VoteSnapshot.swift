@@ -4,17 +4,17 @@
 /// Every backend logs each vote batch it commits in the same transaction as the counts: the
 /// batch gets the next number of one counter (so batches are numbered in commit order), and
 /// each poster it votes for gets a log row with that number and its total votes before the
-/// batch, and its "last moved" row set to that number. A read's *mark* is the number of the last
+/// batch (PostgreSQL and the memory backend also set its "last moved" row to that number). A read's *mark* is the number of the last
 /// batch it sees. A walk's first page takes its read's mark and its cursors carry it; every page
 /// of the walk ranks each poster by its votes as of that mark: its current votes when no batch
-/// after the mark voted for it, else its total before the first such batch (one index probe:
-/// the log is keyed by poster and number). So every page ranks by the same fixed totals, and a
+/// after the mark voted for it, else its total before the first such batch (PostgreSQL probes
+/// a log indexed by poster; SQLite reads the batches after the mark in order, remembering what
+/// it read for the walk's next page). So every page ranks by the same fixed totals, and a
 /// walk visits each poster that existed when it began (and was not deleted or hidden meanwhile)
 /// exactly once. Posters show their current counts; only their place is the walk's.
 ///
-/// A page costs what it did plus one probe per poster voted for since the mark (the "last
-/// moved" rows are indexed by number): the posters that moved are skipped in the popular index
-/// and merged in at their place as of the mark. The log keeps ``retention`` of batches: every
+/// A page costs what it did plus the posters voted for since the mark: they are skipped in the
+/// popular index and merged in at their place as of the mark. The log keeps ``retention`` of batches: every
 /// ``pruneEvery``th batch's transaction also drops older ones
 /// (``StoreWriting/pruneVoteLog(now:keeping:)``), and a cursor whose mark is older than what is kept is refused as expired
 /// (``BoardError/cursorExpired``; the server answers 410 `cursor_expired`).
@@ -104,7 +104,16 @@ public struct VoteSnapshot: Sendable, Hashable {
             guard rows.count == batch, let last = rows.last else { break }
             from = FeedPosition(last)
         }
-        let movedHere = try reading.posters(ids: movedPositions(after: after).prefix(limit).map(\.id))
+        // A backend's log may name posters deleted since (SQLite's keeps no index by poster
+        // to join them away with): read on past them, so a deleted one never takes the place
+        // of a moved one that comes next.
+        var movedHere: [Poster] = []
+        var pending = movedPositions(after: after)[...]
+        while movedHere.count < limit, !pending.isEmpty {
+            let ids = pending.prefix(limit - movedHere.count).map(\.id)
+            pending = pending.dropFirst(ids.count)
+            movedHere += try reading.posters(ids: ids)
+        }
         return (still.prefix(limit) + movedHere).sorted { precedes(position(of: $0), position(of: $1)) }
             .prefix(limit).map { $0 }
     }

@@ -96,6 +96,27 @@ import Testing
         }
     }
 
+    /// Three posters voted past the rest after a walk's first page, the first of them then
+    /// deleted: the next page shows the other two where they stood at the mark, neither place
+    /// lost to the deleted one (a log that still names a deleted poster, as SQLite's does).
+    @Test(arguments: BackendUnderTest.all)
+    func aDeletedPosterVotedForSinceTheMarkTakesNoOnesPlace(backend: BackendUnderTest) throws {
+        let store = try TemporaryStore()
+        let board = try backend.board(store)
+        // Votes 60, 50, …, 10, 0: one order, no ties.
+        let posters = try board.quickPost((0..<7).map { ("walker \($0)", []) }).map(\.id)
+        for (index, id) in posters.enumerated() where index < 6 { try board.vote(id: id, side: .first, times: 60 - 10 * index) }
+        let first = try board.page(order: .popular, limit: 2)
+        #expect(first.posters.map(\.id) == Array(posters[0..<2]))
+        // After the mark, the third, fourth and fifth move to the top; the third is deleted.
+        for id in posters[2...4] { try board.vote(id: id, side: .first, times: 100) }
+        _ = try board.delete(id: posters[2])
+        let second = try board.page(order: .popular, limit: 2, after: try #require(first.next))
+        #expect(second.posters.map(\.id) == [posters[3], posters[4]])
+        let third = try board.page(order: .popular, limit: 2, after: try #require(second.next))
+        #expect(third.posters.map(\.id) == [posters[5], posters[6]])
+    }
+
     @Test(arguments: BackendUnderTest.all)
     func aWalkOlderThanTheVoteLogKeepsIsRefusedAsExpired(backend: BackendUnderTest) async throws {
         let store = try TemporaryStore()

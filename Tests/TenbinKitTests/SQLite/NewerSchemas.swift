@@ -12,6 +12,12 @@ enum NewerSchemas {
         (15, "DROP TABLE search_reading;\n"),
         (16, "DROP TABLE vote_batch;\nDROP TABLE vote_log;\nDROP TABLE vote_moved;\nDROP TABLE vote_log_time;\n"),
         (17, "DROP INDEX poster_trending;\nALTER TABLE poster DROP COLUMN trend;\n"),
+        (
+            18,
+            "CREATE INDEX vote_log_poster ON vote_log(poster_id, batch);\n"
+                + "CREATE TABLE vote_moved (poster_id INTEGER PRIMARY KEY NOT NULL, batch INTEGER NOT NULL);\n"
+                + "CREATE INDEX vote_moved_batch ON vote_moved(batch);\n"
+        ),
     ]
 
     /// The SQL that takes away what the schemas after `version` added, newest first.

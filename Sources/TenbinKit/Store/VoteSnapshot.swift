@@ -4,7 +4,7 @@
 /// Every backend logs each vote batch it commits in the same transaction as the counts: the
 /// batch gets the next number of one counter (so batches are numbered in commit order), and
 /// each poster it votes for gets a log row with that number and its total votes before the
-/// batch (PostgreSQL and the memory backend also set its "last moved" row to that number). A read's *mark* is the number of the last
+/// batch (PostgreSQL also sets its "last moved" row to that number). A read's *mark* is the number of the last
 /// batch it sees. A walk's first page takes its read's mark and its cursors carry it; every page
 /// of the walk ranks each poster by its votes as of that mark: its current votes when no batch
 /// after the mark voted for it, else its total before the first such batch (PostgreSQL probes

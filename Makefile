@@ -3,7 +3,10 @@
 
 PREFIX ?= /usr/local
 SWIFT ?= swift
-RELEASE_FLAGS = -c release --static-swift-stdlib
+# Without a run path ($ORIGIN): a release binary links Swift statically and needs nothing
+# beside it, and with one the loader first looks for each of its C libraries in four folders
+# next to the binary — a fifth of `tenbin --version`'s CPU (docs/benchmarks.md).
+RELEASE_FLAGS = -c release --static-swift-stdlib --disable-local-rpath
 # Libraries tenbin links against.
 BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libchafa-dev libwebp-dev libheif-dev libmicrohttpd-dev libpq-dev zlib1g-dev \
 	libmecab-dev mecab-ipadic-utf8 \

@@ -46,7 +46,7 @@ extension Board {
             let key = codec.encoding.key
             let createdAt = configuration.now()
             // Computed outside the transaction: the write lock is held only for the writes.
-            let records = records ?? posters.map { SearchRecord(contents: $0.contents, hashtags: $0.hashtags) }
+            let records = records ?? SearchRecord.records(of: posters)
             let blobRecords = blobRecords ?? Self.blobRecords(posters, encodingKey: key)
             return try store.write { writing in
                 try writing.lockBlobs(Array(Set(images.map(\.stored.digest))))

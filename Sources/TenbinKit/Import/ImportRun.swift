@@ -29,9 +29,6 @@ final class ImportRun {
     /// report keeps that order), and the distinct images of their posters.
     private var batch: [(source: String, poster: Result<NewPoster, Failure>)] = []
     private var batchImages: [Digest: Board.StoredUpload] = [:]
-    /// The search records of the batch's posters, in order, computed here while the previous
-    /// batch commits on another thread (not a dry run's: it writes none).
-    private var batchRecords: [SearchRecord] = []
     /// Blobs staged by image tasks whose posters have not joined a batch (yet): what the import
     /// removes at its end is what no batch published.
     private var unbatched: [String: StagedBlob] = [:]
@@ -232,7 +229,6 @@ final class ImportRun {
                         contents: candidate.contents, hashtags: candidate.hashtags, images: prepared.map(\.stored),
                         sources: prepared.map(\.prepared.source))
                     batch.append((candidate.source, .success(poster)))
-                    if !options.dryRun { batchRecords.append(SearchRecord(contents: poster.contents, hashtags: poster.hashtags)) }
                     for image in prepared {
                         batchImages[image.stored.digest] = image
                         if let temporary = image.staged?.temporary {
@@ -283,7 +279,9 @@ final class ImportRun {
             return record(entries, try dryRunOutcomes(posters))
         }
         let images = Array(batchImages.values)
-        let records = batchRecords
+        // On every core, while the commit under way holds the committing thread (with readings,
+        // the records were most of the reading thread's time).
+        let records = SearchRecord.records(of: posters)
         let board = self.board
         let blobRecords = Board.blobRecords(posters, encodingKey: board.codec.encoding.key)
         let work: @Sendable () throws -> [PosterImportOutcome] = {
@@ -304,7 +302,6 @@ final class ImportRun {
     private func takeBatch() {
         batch.removeAll(keepingCapacity: true)
         batchImages.removeAll(keepingCapacity: true)
-        batchRecords.removeAll(keepingCapacity: true)
         batchStagesBlobs = false
         lastCommit = clock.now
     }

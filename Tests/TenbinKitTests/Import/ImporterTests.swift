@@ -165,6 +165,28 @@ import Testing
         #expect((again.imported, again.skipped, again.failed) == (0, 3000, 0))
     }
 
+    /// A batch's search records are made on every core in parts: each poster of a batch
+    /// larger than a part is found by its own words, as written and by reading, and by nothing
+    /// of another's.
+    @Test func eachPosterOfALargeBatchIsFoundByItsOwnTextAndReading() async throws {
+        let folder = try ImportFolder()
+        let images = ["01-cats-or-dogs/1-cat.jpg", "01-cats-or-dogs/2-dog.jpg"].map(Fixtures.sample)
+        let lines = (0..<700).map { index in
+            #"{"image1": "\#(images[0])", "image2": "\#(images[1])", "contents": "猫 word\#(index)x", "hashtags": ["tag\#(index)y"]}"#
+        }
+        let manifest = try folder.write("m.jsonl", text: lines.joined(separator: "\n"))
+        let store = try TemporaryStore()
+        let board = try store.board()
+        let (report, _) = try await run(.manifest(manifest), into: board, ImportOptions(jobs: 2, listsEveryItem: false, batchSize: 700))
+        #expect(report.imported == 700)
+        for index in [0, 255, 256, 511, 512, 699] {
+            let id = Int64(index + 1)
+            #expect(try board.search(query: "word\(index)x", limit: 5).map(\.id) == [id], "poster \(id)")
+            #expect(try board.search(query: "#tag\(index)y", limit: 5).map(\.id) == [id], "poster \(id)")
+        }
+        if SearchReadings.unavailable == nil { #expect(try board.search(query: "ねこ", limit: 1000).count == 700) }
+    }
+
     @Test func postersDifferingOnlyInHashtagsOrTheirOrderAreNotSkipped() async throws {
         let folder = try ImportFolder()
         try folder.posterFolder("a", text: "same\n#x #y")

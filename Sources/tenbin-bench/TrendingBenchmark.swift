@@ -151,7 +151,8 @@ enum TrendingBenchmark {
         table.print()
         print("\nMedians of \(rounds) rotating 5 s wrk runs; CPU is the server process's own (utime + stime). Aim: ≤ 1.05× today's.")
         if baseline == nil {
-            print("Ratios are to this build's; TENBIN_BENCH_BASELINE=PATH adds a build from before issue 30 (dcac88a), the aim's \"today\".")
+            print(
+                "Ratios are to this build's; TENBIN_BENCH_BASELINE=PATH adds a build from before issue 30 (dcac88a), the aim's \"today\".")
         }
     }
 

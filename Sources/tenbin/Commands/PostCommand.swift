@@ -1,6 +1,5 @@
 import Glibc
 import TenbinKit
-import TenbinSQLite
 
 /// `tenbin post IMAGE1 IMAGE2 [--text TEXT] [--tag TAG]… [--alt1 TEXT] [--alt2 TEXT] [--json]`
 enum PostCommand: Command {
@@ -48,9 +47,6 @@ enum PostCommand: Command {
         let scanner = try ScanOptions.parse(arguments.scan)
         context.noteReadingsOff()
         let poster = try context.withBoard(.create, limits: limits, encoding: encoding, scanner: scanner) { board in
-            // One commit, then exit, as a vote: flushed in its commit and the log left for the
-            // next process while it is short (see docs/architecture.md and docs/reliability.md).
-            try (board.store as? SQLiteStore)?.leaveLogAtClose()
             let images = try files.map { try upload($0, limits: limits) }
             let draft = PosterDraft(
                 image1: images[0], image2: images[1], contents: contents, hashtags: hashtags, alt1: alt1, alt2: alt2)

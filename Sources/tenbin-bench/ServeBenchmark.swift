@@ -77,8 +77,8 @@ enum ServeBenchmark {
         // libmicrohttpd alone with tenbin's daemon flags (scripts/mhd-minimal.c): the floor the
         // library sets, so what is tenbin's own cost and what is the library's is measured.
         let minimalPort = try LoopbackHTTP.freePort()
-        let minimal = try MinimalServer(folder: folder, port: minimalPort, blob: "\(www)/blob.jpg", page: "\(www)/posters.json")
-        defer { minimal.stop() }
+        let minimal = try MinimalServer.start(folder: folder, port: minimalPort, blob: "\(www)/blob.jpg", page: "\(www)/posters.json")
+        defer { _ = minimal.interrupt() }
 
         let blobBytes = try board.poster(id: Int64(posters)).images[0].bytes
         var throughput = Table("GET, keep-alive", "connections", "requests/s", "p50", "p99", "ratio to nginx")
@@ -136,7 +136,6 @@ enum ServeBenchmark {
             }
         }
         nginx.stop()
-        minimal.stop()
         throughput.print()
         print("\nMedians of \(rounds) alternating \(roundSeconds) s wrk runs (2 threads). Goals: page ≥ 0.5× nginx's static JSON;")
         print("blob ≥ 0.7× nginx (issue 33: page ≥ 0.8×, blob ≥ 0.9×). wrk, nginx (2 workers) and tenbin share the 2 cores;")
@@ -334,28 +333,16 @@ enum ServeBenchmark {
 
 /// scripts/mhd-minimal.c, built here with the system's C compiler and libmicrohttpd, serving
 /// a blob and a page's JSON with tenbin's daemon flags and thread count.
-final class MinimalServer {
-    private let process: Child
-    private var stopped = false
-
-    init(folder: String, port: UInt16, blob: String, page: String) throws {
+enum MinimalServer {
+    /// Builds it into `folder` and starts it on `port`; interrupt the child to stop it.
+    static func start(folder: String, port: UInt16, blob: String, page: String) throws -> Child {
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/mhd-minimal.c")
             .standardized.path
         let binary = "\(folder)/mhd-minimal"
         try Shell.run("/usr/bin/cc", "-O2", "-o", binary, source, "-lmicrohttpd")
         let threads = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
-        process = try Child([binary, String(port), String(threads), blob, page])
+        let process = try Child([binary, String(port), String(threads), blob, page])
         try LoopbackHTTP.waitForListener(port: port, seconds: 10)
-    }
-
-    deinit {
-        stop()
-    }
-
-    /// Stops it once.
-    func stop() {
-        guard !stopped else { return }
-        stopped = true
-        _ = process.interrupt()
+        return process
     }
 }

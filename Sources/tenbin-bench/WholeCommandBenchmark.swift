@@ -35,6 +35,26 @@ enum WholeCommandBenchmark {
         return Shell.Measurement(seconds: seconds, cpuSeconds: cpu, peakRSS: peak, status: 0)
     }
 
+    /// Interleaved rounds of the reference pipelines and of a tenbin command (its store made
+    /// by `prepare`, untimed): their samples and the command's peak RSS.
+    static func interleave(
+        rounds: Int, reference scripts: [String], prepare: () throws -> String, command: (String) -> [String]
+    ) throws -> (theirs: Samples, theirsCPU: Samples, ours: Samples, oursCPU: Samples, peak: Int) {
+        var (theirs, theirsCPU, ours, oursCPU, peak) = (Samples(), Samples(), Samples(), Samples(), 0)
+        for _ in 0..<rounds {
+            let run = try reference(scripts)
+            theirs.add(run.seconds)
+            theirsCPU.add(run.cpuSeconds)
+            let arguments = command(try prepare())
+            let measured = try Shell.measure(arguments)
+            guard measured.status == 0 else { throw BenchError("\(arguments.joined(separator: " ")) exited \(measured.status)") }
+            ours.add(measured.seconds)
+            oursCPU.add(measured.cpuSeconds)
+            peak = max(peak, measured.peakRSS)
+        }
+        return (theirs, theirsCPU, ours, oursCPU, peak)
+    }
+
     /// `tenbin post` of a 12 MP and a 20 MP photo into a store holding one poster (copied fresh
     /// each round, untimed), against the two pipelines.
     static func post(_ context: BenchContext) throws {
@@ -45,31 +65,26 @@ enum WholeCommandBenchmark {
         let small = try context.photos(count: 2, width: 640, height: 480)
         let template = try context.freshFolder("whole-post-template")
         try Shell.run(context.tenbin, "--store", template, "post", small[0], small[1], "--text", "どっちが好き？")
-        let scripts = try photos.map(pipeline)
         let rounds = Int(ProcessInfo.processInfo.environment["TENBIN_BENCH_WHOLE_ROUNDS"] ?? "") ?? 9
-        var (theirs, theirsCPU, ours, oursCPU, peak) = (Samples(), Samples(), Samples(), Samples(), 0)
-        for _ in 0..<rounds {
-            let run = try reference(scripts)
-            theirs.add(run.seconds)
-            theirsCPU.add(run.cpuSeconds)
-            let store = try context.freshFolder("whole-post-store")
-            try FileManager.default.removeItem(atPath: store)
-            try FileManager.default.copyItem(atPath: template, toPath: store)
-            let post = try Shell.measure([context.tenbin, "--store", store, "post", photos[0], photos[1], "--text", "どっちが好き？"])
-            guard post.status == 0 else { throw BenchError("tenbin post exited \(post.status)") }
-            ours.add(post.seconds)
-            oursCPU.add(post.cpuSeconds)
-            peak = max(peak, post.peakRSS)
-        }
+        let run = try interleave(
+            rounds: rounds, reference: try photos.map(pipeline),
+            prepare: {
+                let store = try context.freshFolder("whole-post-store")
+                try FileManager.default.removeItem(atPath: store)
+                try FileManager.default.copyItem(atPath: template, toPath: store)
+                return store
+            },
+            command: { [context.tenbin, "--store", $0, "post", photos[0], photos[1], "--text", "どっちが好き？"] })
         var table = Table("a post of a 12 MP and a 20 MP photo", "time", "CPU time", "peak RSS", "time vs reference")
         table.add(
-            "reference: djpeg -scale N/8 | cjpeg -quality 50 of both", Format.ms(theirs.median), Format.ms(theirsCPU.median), "", "1.00×")
+            "reference: djpeg -scale N/8 | cjpeg -quality 50 of both", Format.ms(run.theirs.median), Format.ms(run.theirsCPU.median), "",
+            "1.00×")
         table.add(
-            "tenbin post (whole process, durable when it returns)", Format.ms(ours.median), Format.ms(oursCPU.median), Format.mb(peak),
-            Format.ratio(ours.median / theirs.median))
+            "tenbin post (whole process, durable when it returns)", Format.ms(run.ours.median), Format.ms(run.oursCPU.median),
+            Format.mb(run.peak), Format.ratio(run.ours.median / run.theirs.median))
         table.print()
         print(
-            "\nMedian of \(rounds) interleaved rounds. Aim (issue 33): ≤ 0.80× in time; CPU \(Format.ratio(oursCPU.median / theirsCPU.median)) "
+            "\nMedian of \(rounds) interleaved rounds. Aim (issue 33): ≤ 0.80× in time; CPU \(Format.ratio(run.oursCPU.median / run.theirsCPU.median)) "
                 + "(tenbin decodes the two photos on two cores; the reference runs djpeg and cjpeg side by side).")
     }
 
@@ -78,39 +93,22 @@ enum WholeCommandBenchmark {
     static func importPhotos(_ context: BenchContext) throws {
         let photos =
             try context.photos(count: 8, width: 4000, height: 3000) + context.photos(count: 2, width: 5472, height: 3648, quality: 92)
-        let folder = try context.freshFolder("whole-import-photos")
-        for index in 0..<photos.count / 2 {
-            let poster = "\(folder)/poster-\(index)"
-            try FileManager.default.createDirectory(atPath: poster, withIntermediateDirectories: true)
-            for side in 0..<2 {
-                try FileManager.default.copyItem(atPath: photos[index * 2 + side], toPath: "\(poster)/\(side + 1).jpg")
-            }
-        }
-        let scripts = try photos.map(pipeline)
+        let folder = try ImportBenchmark.posterFolders(photos, in: context.freshFolder("whole-import-photos"))
         let rounds = Int(ProcessInfo.processInfo.environment["TENBIN_BENCH_WHOLE_ROUNDS"] ?? "") ?? 5
-        var (theirs, theirsCPU, ours, oursCPU, peak) = (Samples(), Samples(), Samples(), Samples(), 0)
-        for _ in 0..<rounds {
-            let run = try reference(scripts)
-            theirs.add(run.seconds)
-            theirsCPU.add(run.cpuSeconds)
-            let store = try context.freshFolder("whole-import-store")
-            let imported = try Shell.measure([context.tenbin, "--store", store, "import", folder, "--jobs", "1"])
-            guard imported.status == 0 else { throw BenchError("tenbin import exited \(imported.status)") }
-            ours.add(imported.seconds)
-            oursCPU.add(imported.cpuSeconds)
-            peak = max(peak, imported.peakRSS)
-        }
+        let run = try interleave(
+            rounds: rounds, reference: try photos.map(pipeline), prepare: { try context.freshFolder("whole-import-store") },
+            command: { [context.tenbin, "--store", $0, "import", folder, "--jobs", "1"] })
         var table = Table("10 photos (8 × 12 MP, 2 × 20 MP)", "time", "CPU time", "peak RSS", "time vs reference")
         table.add(
-            "reference: djpeg -scale N/8 | cjpeg -quality 50, a process per photo", Format.ms(theirs.median), Format.ms(theirsCPU.median),
-            "", "1.00×")
+            "reference: djpeg -scale N/8 | cjpeg -quality 50, a process per photo", Format.ms(run.theirs.median),
+            Format.ms(run.theirsCPU.median), "", "1.00×")
         table.add(
-            "tenbin import --jobs 1 (whole process)", Format.ms(ours.median), Format.ms(oursCPU.median), Format.mb(peak),
-            Format.ratio(ours.median / theirs.median))
+            "tenbin import --jobs 1 (whole process)", Format.ms(run.ours.median), Format.ms(run.oursCPU.median), Format.mb(run.peak),
+            Format.ratio(run.ours.median / run.theirs.median))
         table.print()
         print(
             "\nMedian of \(rounds) interleaved rounds. Aim (issue 33): ≤ 1.00× in time, peak < 120 MB; CPU "
-                + "\(Format.ratio(oursCPU.median / theirsCPU.median)). Baseline photos, as phones write them; a progressive "
+                + "\(Format.ratio(run.oursCPU.median / run.theirsCPU.median)). Baseline photos, as phones write them; a progressive "
                 + "photo's peak is libjpeg's coefficient buffer (the memory section's progressive rows).")
     }
 

@@ -339,7 +339,7 @@ enum MinimalServer {
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/mhd-minimal.c")
             .standardized.path
         let binary = "\(folder)/mhd-minimal"
-        try Shell.run("/usr/bin/cc", "-O2", "-o", binary, source, "-lmicrohttpd")
+        try Shell.run("cc", "-O2", "-o", binary, source, "-lmicrohttpd")
         let threads = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
         let process = try Child([binary, String(port), String(threads), blob, page])
         try LoopbackHTTP.waitForListener(port: port, seconds: 10)

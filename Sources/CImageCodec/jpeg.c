@@ -179,42 +179,148 @@ int tb_jpeg_decode_rows(const uint8_t *data, size_t size, int scale_num, int fas
     return 0;
 }
 
-int tb_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, int quality,
-                   tb_buffer *output, char *error) {
+// Where an encoder's bytes go: one malloc'ed block, doubled when full. libjpeg's own
+// jpeg_mem_dest frees its old block when it grows and tells the caller the new one only at
+// jpeg_finish_compress, so an encoder abandoned half way could neither free nor keep its
+// bytes safely; this one always knows its block.
+typedef struct {
+    struct jpeg_destination_mgr base;
+    unsigned char *bytes;
+    size_t capacity;
+    size_t length;
+} tb_jpeg_destination;
+
+static void tb_destination_start(j_compress_ptr cinfo) {
+    tb_jpeg_destination *destination = (tb_jpeg_destination *)cinfo->dest;
+    destination->base.next_output_byte = destination->bytes;
+    destination->base.free_in_buffer = destination->capacity;
+}
+
+// Called when the block is full (libjpeg's contract: every byte of it is written).
+static boolean tb_destination_grow(j_compress_ptr cinfo) {
+    tb_jpeg_destination *destination = (tb_jpeg_destination *)cinfo->dest;
+    size_t grown = destination->capacity * 2;
+    unsigned char *bytes = realloc(destination->bytes, grown);
+    if (bytes == NULL) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 10);
+    destination->base.next_output_byte = bytes + destination->capacity;
+    destination->base.free_in_buffer = grown - destination->capacity;
+    destination->bytes = bytes;
+    destination->capacity = grown;
+    return TRUE;
+}
+
+static void tb_destination_end(j_compress_ptr cinfo) {
+    tb_jpeg_destination *destination = (tb_jpeg_destination *)cinfo->dest;
+    destination->length = destination->capacity - destination->base.free_in_buffer;
+}
+
+// An encoder fed rows as they are made. Each entry point below sets its own setjmp target,
+// so libjpeg's longjmp only ever lands in the C function that called libjpeg.
+struct tb_jpeg_writer {
     struct jpeg_compress_struct cinfo;
     tb_jpeg_error err;
-    unsigned char *volatile buffer = NULL;
-    unsigned long length = 0;
-    tb_jpeg_install_errors((j_common_ptr)&cinfo, &err, error);
-    if (setjmp(err.jump)) {
-        // The buffer is not freed: after libjpeg grows it, `buffer` still names the old,
-        // already freed block until jpeg_finish_compress. Encoding pixels already in memory
-        // fails only when memory runs out, so leaking one buffer then beats a double free.
-        jpeg_destroy_compress(&cinfo);
-        return -1;
-    }
+    tb_jpeg_destination destination;
+    size_t stride;
+    // Set once libjpeg failed or the image is finished: the compressor is then destroyed.
+    int done;
+    char message[TB_ERROR_CAPACITY];
+};
+
+// Ends a writer's compressor after libjpeg failed and copies its message for the caller.
+static int tb_jpeg_writer_fail(tb_jpeg_writer *writer, char *error) {
+    jpeg_destroy_compress(&writer->cinfo);
+    writer->done = 1;
+    snprintf(error, TB_ERROR_CAPACITY, "%s", writer->message);
+    return -1;
+}
+
+tb_jpeg_writer *tb_jpeg_writer_start(int width, int height, int channels, int quality, char *error) {
+    error[0] = 0;
     if (channels != 1 && channels != 3) {
         snprintf(error, TB_ERROR_CAPACITY, "JPEG output needs 1 or 3 channels, not %d", channels);
+        return NULL;
+    }
+    tb_jpeg_writer *writer = calloc(1, sizeof *writer);
+    if (writer != NULL) {
+        // A quality-50 photo of 2048 px takes 150-400 KB: start at 64 KB, doubled as needed.
+        writer->destination.capacity = 65536;
+        writer->destination.bytes = malloc(writer->destination.capacity);
+    }
+    if (writer == NULL || writer->destination.bytes == NULL) {
+        free(writer);
+        snprintf(error, TB_ERROR_CAPACITY, "out of memory");
+        return NULL;
+    }
+    tb_jpeg_install_errors((j_common_ptr)&writer->cinfo, &writer->err, writer->message);
+    if (setjmp(writer->err.jump)) {
+        tb_jpeg_writer_fail(writer, error);
+        tb_jpeg_writer_free(writer);
+        return NULL;
+    }
+    jpeg_create_compress(&writer->cinfo);
+    writer->destination.base.init_destination = tb_destination_start;
+    writer->destination.base.empty_output_buffer = tb_destination_grow;
+    writer->destination.base.term_destination = tb_destination_end;
+    writer->cinfo.dest = &writer->destination.base;
+    writer->cinfo.image_width = (JDIMENSION)width;
+    writer->cinfo.image_height = (JDIMENSION)height;
+    writer->cinfo.input_components = channels;
+    writer->cinfo.in_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&writer->cinfo);
+    jpeg_set_quality(&writer->cinfo, quality, TRUE);
+    jpeg_start_compress(&writer->cinfo, TRUE);
+    writer->stride = (size_t)width * (size_t)channels;
+    return writer;
+}
+
+int tb_jpeg_writer_rows(tb_jpeg_writer *writer, const uint8_t *rows, int count, char *error) {
+    error[0] = 0;
+    if (writer->done) {
+        snprintf(error, TB_ERROR_CAPACITY, "%s", writer->message[0] ? writer->message : "the JPEG is finished");
         return -1;
     }
-    jpeg_create_compress(&cinfo);
-    // jpeg_mem_dest grows the buffer with malloc; it is ours to free afterwards.
-    jpeg_mem_dest(&cinfo, (unsigned char **)&buffer, &length);
-    cinfo.image_width = (JDIMENSION)width;
-    cinfo.image_height = (JDIMENSION)height;
-    cinfo.input_components = channels;
-    cinfo.in_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
-    jpeg_set_defaults(&cinfo);
-    jpeg_set_quality(&cinfo, quality, TRUE);
-    jpeg_start_compress(&cinfo, TRUE);
-    const size_t stride = (size_t)width * (size_t)channels;
-    while (cinfo.next_scanline < cinfo.image_height) {
-        JSAMPROW rows[1] = {(JSAMPROW)(pixels + stride * cinfo.next_scanline)};
-        jpeg_write_scanlines(&cinfo, rows, 1);
+    if (setjmp(writer->err.jump)) return tb_jpeg_writer_fail(writer, error);
+    for (int i = 0; i < count && writer->cinfo.next_scanline < writer->cinfo.image_height; i++) {
+        JSAMPROW row[1] = {(JSAMPROW)(rows + writer->stride * (size_t)i)};
+        jpeg_write_scanlines(&writer->cinfo, row, 1);
     }
-    jpeg_finish_compress(&cinfo);
-    jpeg_destroy_compress(&cinfo);
-    output->bytes = buffer;
-    output->length = length;
     return 0;
+}
+
+int tb_jpeg_writer_finish(tb_jpeg_writer *writer, tb_buffer *output, char *error) {
+    error[0] = 0;
+    if (writer->done) {
+        snprintf(error, TB_ERROR_CAPACITY, "%s", writer->message[0] ? writer->message : "the JPEG is finished");
+        return -1;
+    }
+    if (writer->cinfo.next_scanline < writer->cinfo.image_height) {
+        snprintf(error, TB_ERROR_CAPACITY, "only %u of %u rows were given", writer->cinfo.next_scanline,
+                 writer->cinfo.image_height);
+        return -1;
+    }
+    if (setjmp(writer->err.jump)) return tb_jpeg_writer_fail(writer, error);
+    jpeg_finish_compress(&writer->cinfo);
+    jpeg_destroy_compress(&writer->cinfo);
+    writer->done = 1;
+    output->bytes = writer->destination.bytes;
+    output->length = writer->destination.length;
+    writer->destination.bytes = NULL;  // the caller's now
+    return 0;
+}
+
+void tb_jpeg_writer_free(tb_jpeg_writer *writer) {
+    if (writer == NULL) return;
+    if (!writer->done) jpeg_destroy_compress(&writer->cinfo);
+    free(writer->destination.bytes);
+    free(writer);
+}
+
+int tb_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, int quality,
+                   tb_buffer *output, char *error) {
+    tb_jpeg_writer *writer = tb_jpeg_writer_start(width, height, channels, quality, error);
+    if (writer == NULL) return -1;
+    int status = tb_jpeg_writer_rows(writer, pixels, height, error);
+    if (status == 0) status = tb_jpeg_writer_finish(writer, output, error);
+    tb_jpeg_writer_free(writer);
+    return status;
 }

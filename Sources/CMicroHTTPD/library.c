@@ -30,6 +30,9 @@
     X(struct MHD_Response *, MHD_create_response_from_buffer,                                           \
       (size_t size, void *buffer, enum MHD_ResponseMemoryMode mode), (size, buffer, mode))              \
     X(struct MHD_Response *, MHD_create_response_from_fd64, (uint64_t size, int fd), (size, fd))       \
+    X(struct MHD_Response *, MHD_create_response_from_buffer_with_free_callback_cls,                     \
+      (size_t size, void *buffer, MHD_ContentReaderFreeCallback free_buffer, void *context),           \
+      (size, buffer, free_buffer, context))                                                             \
     X(struct MHD_Response *, MHD_create_response_from_callback,                                         \
       (uint64_t size, size_t block_size, MHD_ContentReaderCallback reader, void *context,              \
        MHD_ContentReaderFreeCallback free_context),                                                     \

@@ -20,21 +20,9 @@ enum ImportBenchmark {
     /// Eight 12-megapixel photos as four poster folders.
     static func photos(_ context: BenchContext) throws {
         let photos = try context.photos(count: 8, width: 4000, height: 3000)
-        let folder = try context.freshFolder("import-photos")
-        for index in 0..<photos.count / 2 {
-            let poster = "\(folder)/poster-\(index)"
-            try FileManager.default.createDirectory(atPath: poster, withIntermediateDirectories: true)
-            for side in 0..<2 {
-                try FileManager.default.copyItem(atPath: photos[index * 2 + side], toPath: "\(poster)/\(side + 1).jpg")
-            }
-        }
+        let folder = try posterFolders(photos, in: context.freshFolder("import-photos"))
         let codec = ImageCodec()
-        let reference = try photos.map { photo in
-            let header = try codec.probe(Array(Data(contentsOf: URL(fileURLWithPath: photo))), source: photo)
-            let target = Resampler.fitting(width: header.width, height: header.height, maxEdge: codec.encoding.maxEdge)
-            let scale = ImageCodec.jpegScale(width: header.width, height: header.height, atLeast: target)
-            return "djpeg -scale \(scale)/8 '\(photo)' | cjpeg -quality 50 > /dev/null"
-        }
+        let reference = try photos.map(WholeCommandBenchmark.pipeline)
         // The two-job speed-up is the noisiest figure here (it needs the second core free): more
         // rounds with TENBIN_BENCH_PHOTO_ROUNDS=N.
         let rounds = Int(ProcessInfo.processInfo.environment["TENBIN_BENCH_PHOTO_ROUNDS"] ?? "") ?? 5
@@ -108,6 +96,19 @@ enum ImportBenchmark {
                 + "by round: \(speedUps.map(Format.ratio).joined(separator: ", ")); load average before and after: \(loadBefore), \(loadAverage())."
         )
         print("Peak RSS at two jobs: \(Format.mb(rss[2] ?? 0)) (aim < 120 MB).")
+    }
+
+    /// `photos` as poster folders of two under `folder` (poster-0/1.jpg, poster-0/2.jpg, …),
+    /// what `tenbin import FOLDER` reads; returns `folder`.
+    static func posterFolders(_ photos: [String], in folder: String) throws -> String {
+        for index in 0..<photos.count / 2 {
+            let poster = "\(folder)/poster-\(index)"
+            try FileManager.default.createDirectory(atPath: poster, withIntermediateDirectories: true)
+            for side in 0..<2 {
+                try FileManager.default.copyItem(atPath: photos[index * 2 + side], toPath: "\(poster)/\(side + 1).jpg")
+            }
+        }
+        return folder
     }
 
     /// The 1-minute load average (other programs' demand for the cores), or "?".

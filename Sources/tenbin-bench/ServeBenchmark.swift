@@ -74,22 +74,32 @@ enum ServeBenchmark {
         try FileManager.default.copyItem(atPath: "\(store)/blobs/\(digest.prefix(2))/\(digest)", toPath: "\(www)/blob.jpg")
         let nginx = try Nginx(folder: folder, root: www)
         defer { nginx.stop() }
+        // libmicrohttpd alone with tenbin's daemon flags (scripts/mhd-minimal.c): the floor the
+        // library sets, so what is tenbin's own cost and what is the library's is measured.
+        let minimalPort = try LoopbackHTTP.freePort()
+        let minimal = try MinimalServer.start(folder: folder, port: minimalPort, blob: "\(www)/blob.jpg", page: "\(www)/posters.json")
+        defer { _ = minimal.interrupt() }
 
         let blobBytes = try board.poster(id: Int64(posters)).images[0].bytes
         var throughput = Table("GET, keep-alive", "connections", "requests/s", "p50", "p99", "ratio to nginx")
-        let targets = [
-            ("page JSON (\(page.body.count) bytes)", pagePath, "/posters.json"),
-            ("web page, GET / (\(webPage.body.count) bytes of HTML)", "/", "/board.html"),
-            ("blob (\(blobBytes) bytes)", "/blobs/\(digest)", "/blob.jpg"),
+        let targets: [(String, String, String, [String])] = [
+            ("page JSON (\(page.body.count) bytes)", pagePath, "/posters.json", ["/page"]),
+            ("web page, GET / (\(webPage.body.count) bytes of HTML)", "/", "/board.html", []),
+            ("blob (\(blobBytes) bytes)", "/blobs/\(digest)", "/blob.jpg", ["/blob", "/blob-memory"]),
         ]
-        for (name, tenbinPath, nginxPath) in targets {
+        for (name, tenbinPath, nginxPath, minimalPaths) in targets {
             for count in throughputConnections {
                 // Rounds alternate between the two servers, so a busy moment on the shared
                 // machine hits both; the ratio is of the medians.
                 var tenbinRuns: [Wrk] = []
                 var nginxRuns: [Wrk] = []
                 var baselineRuns: [Wrk] = []
+                var minimalRuns = Array(repeating: [Wrk](), count: minimalPaths.count)
                 for _ in 0..<rounds {
+                    for (index, path) in minimalPaths.enumerated() {
+                        minimalRuns[index].append(
+                            try Wrk.run(url: "http://127.0.0.1:\(minimalPort)\(path)", connections: count, seconds: roundSeconds))
+                    }
                     tenbinRuns.append(try Wrk.run(url: "http://127.0.0.1:\(port)\(tenbinPath)", connections: count, seconds: roundSeconds))
                     nginxRuns.append(
                         try Wrk.run(url: "http://127.0.0.1:\(nginx.port)\(nginxPath)", connections: count, seconds: roundSeconds))
@@ -107,6 +117,13 @@ enum ServeBenchmark {
                     "tenbin: \(tenbinPath.hasPrefix("/blobs") ? "/blobs/{digest}" : tenbinPath)", String(count),
                     Format.number(tenbin.rate, digits: 0), Format.ms(tenbin.p50), Format.ms(tenbin.p99),
                     Format.ratio(tenbin.rate / reference.rate))
+                for (index, path) in minimalPaths.enumerated() {
+                    let floor = Wrk.median(minimalRuns[index])
+                    throughput.add(
+                        "libmicrohttpd alone (scripts/mhd-minimal.c), \(path == "/blob" ? "from the file" : "from memory")",
+                        String(count), Format.number(floor.rate, digits: 0), Format.ms(floor.p50), Format.ms(floor.p99),
+                        Format.ratio(floor.rate / reference.rate))
+                }
                 if !baselineRuns.isEmpty {
                     let before = Wrk.median(baselineRuns)
                     throughput.add(
@@ -121,7 +138,8 @@ enum ServeBenchmark {
         nginx.stop()
         throughput.print()
         print("\nMedians of \(rounds) alternating \(roundSeconds) s wrk runs (2 threads). Goals: page ≥ 0.5× nginx's static JSON;")
-        print("blob ≥ 0.7× nginx. wrk, nginx (2 workers) and tenbin share the 2 cores.\n")
+        print("blob ≥ 0.7× nginx (issue 33: page ≥ 0.8×, blob ≥ 0.9×). wrk, nginx (2 workers) and tenbin share the 2 cores;")
+        print("libmicrohttpd alone is scripts/mhd-minimal.c with tenbin's daemon flags: the library's own floor.\n")
 
         try votes(context, board: board, port: port, folder: folder)
         if baseline != nil {
@@ -310,5 +328,21 @@ enum ServeBenchmark {
         let text = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
         let line = text.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
         return (line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0) * 1024
+    }
+}
+
+/// scripts/mhd-minimal.c, built here with the system's C compiler and libmicrohttpd, serving
+/// a blob and a page's JSON with tenbin's daemon flags and thread count.
+enum MinimalServer {
+    /// Builds it into `folder` and starts it on `port`; interrupt the child to stop it.
+    static func start(folder: String, port: UInt16, blob: String, page: String) throws -> Child {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/mhd-minimal.c")
+            .standardized.path
+        let binary = "\(folder)/mhd-minimal"
+        try Shell.run("cc", "-O2", "-o", binary, source, "-lmicrohttpd")
+        let threads = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
+        let process = try Child([binary, String(port), String(threads), blob, page])
+        try LoopbackHTTP.waitForListener(port: port, seconds: 10)
+        return process
     }
 }

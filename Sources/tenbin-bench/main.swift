@@ -25,6 +25,9 @@ let sections: [Section] = [
         name: "moderation", summary: "Reports through the library and the server; votes/s with the vote limiter on and off; proof of work",
         run: ModerationBenchmark.run),
     Section(name: "import", summary: "Importing large photos and a million-line manifest", run: ImportBenchmark.run),
+    Section(
+        name: "whole", summary: "Whole commands as users time them: post, import and a one-character search against their references",
+        run: WholeCommandBenchmark.run),
     Section(name: "live", summary: "Idle CPU of tenbin watch and vote-to-event latency", run: LiveBenchmark.run),
     Section(
         name: "readings", summary: "Search records with readings (MeCab) against text as written: rate, pieces, key size",

@@ -37,6 +37,23 @@ import Testing
         }
     }
 
+    @Test func uprightJPEGsEncodedWhileTheyDecodeGiveTheBytesAndHashOfTheirDecodedPixels() throws {
+        let jpegs =
+            Fixtures.sampleFolders.flatMap(\.images).filter { $0.hasSuffix(".jpg") }
+            + ["cmyk-red.jpg", "gray-128.jpg", "progressive-azure.jpg"].map(Self.colors)
+        var streamed = 0
+        for path in jpegs {
+            let bytes = try Fixtures.bytes(path)
+            guard try codec.probe(bytes, source: path).orientation == .up else { continue }
+            streamed += 1
+            let (encoded, hash) = try codec.reencode(bytes, source: path, hashing: true)
+            let pixels = try codec.decode(bytes, source: path, maxEdge: codec.encoding.maxEdge)
+            #expect(encoded == (try codec.encode(pixels, source: path)), "\(path)")
+            #expect(hash == PerceptualHash(of: pixels), "\(path)")
+        }
+        #expect(streamed >= 5)
+    }
+
     @Test func cmykJPEGComesOutInTheRightColours() throws {
         expectClose(try averageColor(try reencode(Self.colors("cmyk-red.jpg"))), [255, 0, 0], tolerance: 12)
         expectClose(try averageColor(try reencode(Self.colors("cmyk-blue.jpg"))), [0, 0, 255], tolerance: 12)

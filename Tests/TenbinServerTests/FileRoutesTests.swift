@@ -39,6 +39,24 @@ import Testing
         #expect(upper.status == 404)
     }
 
+    @Test func aBlobAnsweredFromMemoryIsGoneOnceItsFileIs() async throws {
+        let server = try TestServer()
+        let digest = AdminRoutesTests.digest(await server.post().json)
+        let path = "\(server.folder)/blobs/\(digest.prefix(2))/\(digest)"
+        let file = try Data(contentsOf: URL(fileURLWithPath: path))
+        // The first answer reads the file and keeps its bytes; the next ones come from memory.
+        for _ in 0..<3 {
+            let reply = await server.request("GET", "/blobs/\(digest)")
+            #expect(reply.status == 200)
+            #expect(Data(reply.bytes) == file)
+        }
+        // What `tenbin gc` or a delete in another process does: the file goes, and so does the image.
+        try FileManager.default.removeItem(atPath: path)
+        let gone = await server.request("GET", "/blobs/\(digest)")
+        #expect(gone.status == 404)
+        #expect(gone.errorKind == "not_found")
+    }
+
     @Test func thumbnailsAreScaledCachedAndRefusedAtOtherWidths() async throws {
         let server = try TestServer()
         let digest = AdminRoutesTests.digest(await server.post().json)

@@ -64,13 +64,33 @@ typedef void (*tb_row_callback)(void *context, const uint8_t *row, int y);
 /// 1/8 … 1/1) into gray or RGB, handing each row to `row` as it is decoded, so the caller
 /// can resample while streaming and never hold the whole frame. CMYK and YCCK files are
 /// converted to RGB here, honouring the Adobe marker's inverted storage. A truncated file
-/// is an error. The callbacks must not call back into libjpeg.
+/// is an error. The callbacks must not call back into this decode's libjpeg object (another
+/// object through its own entry point, as tb_jpeg_writer_rows, is fine: its errors stop there).
 ///
 /// `fast` (non-zero) trades exactness the caller will average away for speed: plain
 /// (non-"fancy") chroma upsampling, which libjpeg-turbo merges with the colour conversion;
 /// the caller only asks for it when it shrinks the rows further anyway.
 int tb_jpeg_decode_rows(const uint8_t *data, size_t size, int scale_num, int fast, void *context,
                         tb_begin_callback begin, tb_row_callback row, char *error);
+
+/// An encoder fed a few rows at a time (tb_jpeg_encode is one of these fed every row at once),
+/// so rows shrunk while a decode streams can be encoded without holding the whole image.
+typedef struct tb_jpeg_writer tb_jpeg_writer;
+
+/// Starts encoding a `width` × `height` image of gray (1) or RGB (3) pixels at `quality`;
+/// NULL with a message in `error` when it cannot. Free it with tb_jpeg_writer_free.
+tb_jpeg_writer *tb_jpeg_writer_start(int width, int height, int channels, int quality, char *error);
+
+/// Encodes the next `count` rows (`width * channels` bytes each, packed); rows past the
+/// image's height are ignored. After a failure every later call fails with the same message.
+int tb_jpeg_writer_rows(tb_jpeg_writer *writer, const uint8_t *rows, int count, char *error);
+
+/// Ends the image once every row is given and hands out its bytes (malloc'ed: free with
+/// tb_free); -1 when rows are missing or libjpeg failed.
+int tb_jpeg_writer_finish(tb_jpeg_writer *writer, tb_buffer *output, char *error);
+
+/// Frees a writer, finished, failed or abandoned half way (NULL does nothing).
+void tb_jpeg_writer_free(tb_jpeg_writer *writer);
 
 /// Encodes gray (1) or RGB (3) pixels as a baseline JPEG with 4:2:0 chroma at `quality`.
 /// Nothing but the JFIF header is written: no EXIF, ICC or comment.

@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 
 /// Where blobs live: content-addressed files, one per distinct stored image.
@@ -283,9 +284,18 @@ public struct BlobStore: BlobStoring {
         for blob in blobs {
             for folder in blob.folders where owner[folder] == nil { owner[folder] = blob.digest }
         }
-        for (folder, digest) in owner.sorted(by: { $0.key < $1.key }) {
-            let failure = files.syncFolder(folder)
-            guard failure == 0 else { throw BlobError(.flush, path: path(for: digest), digest: digest, errno: failure) }
+        let folders = owner.sorted(by: { $0.key < $1.key })
+        // At once, as the files' flushes are: the file system commits concurrent flushes
+        // together, where one after another each waited for its own commit (a post's three
+        // folders, measured under another process's disk load: 54 + 28 + 3 ms in a row).
+        let failures = Locked([Int32](repeating: 0, count: folders.count))
+        DispatchQueue.concurrentPerform(iterations: folders.count) { index in
+            let failure = files.syncFolder(folders[index].key)
+            failures.withLock { $0[index] = failure }
+        }
+        // concurrentPerform returns after every folder's flush; the first failure in order.
+        for ((_, digest), failure) in zip(folders, failures.withLock { $0 }) where failure != 0 {
+            throw BlobError(.flush, path: path(for: digest), digest: digest, errno: failure)
         }
     }
 

@@ -116,8 +116,19 @@ package struct ImageCodec: Sendable {
     }
 
     func decode(_ bytes: [UInt8], header: ImageHeader, source: String, maxEdge: Int?) throws -> PixelBuffer {
-        let target = Resampler.fitting(width: header.width, height: header.height, maxEdge: maxEdge ?? Int.max)
         var error = [CChar](repeating: 0, count: Int(TB_ERROR_CAPACITY))
+        let (status, sink) = runDecoder(bytes, header: header, maxEdge: maxEdge, consumer: nil, error: &error)
+        guard status == 0, let stored = sink.result else { throw Self.failure(source, .decode, header.format, error) }
+        return stored.applying(header.orientation)
+    }
+
+    /// Runs the decoder for `header.format`, its rows shrunk to fit `maxEdge` as they come
+    /// into a sink that keeps the image, or hands the rows to `consumer`; the decoder's status
+    /// (0 when it succeeded, else the reason is in `error`) and the sink.
+    private func runDecoder(
+        _ bytes: [UInt8], header: ImageHeader, maxEdge: Int?, consumer: ShrunkRowConsumer?, error: inout [CChar]
+    ) -> (Int32, RowSink) {
+        let target = Resampler.fitting(width: header.width, height: header.height, maxEdge: maxEdge ?? Int.max)
         let status: Int32
         let sink: RowSink
         switch header.format {
@@ -127,26 +138,25 @@ package struct ImageCodec: Sendable {
             // averages its difference away (measured in `make bench SECTIONS=reencode`).
             let decodedLongest = (max(header.width, header.height) * scale + 7) / 8
             let fast = !exactDecoding && decodedLongest * 4 >= max(target.width, target.height) * 5
-            sink = RowSink(.size(width: target.width, height: target.height))
+            sink = RowSink(.size(width: target.width, height: target.height), consumer: consumer)
             status = sink.receive { context, begin, row in
                 tb_jpeg_decode_rows(bytes, bytes.count, Int32(scale), fast ? 1 : 0, context, begin, row, &error)
             }
         case .png:
-            sink = RowSink(.size(width: target.width, height: target.height))
+            sink = RowSink(.size(width: target.width, height: target.height), consumer: consumer)
             status = sink.receive { context, begin, row in tb_png_decode_rows(bytes, bytes.count, context, begin, row, &error) }
         case .webp:
             // libwebp scales while it decodes, so only the target-sized frame is held.
-            sink = RowSink(.size(width: target.width, height: target.height))
+            sink = RowSink(.size(width: target.width, height: target.height), consumer: consumer)
             status = sink.receive { context, begin, row in
                 tb_webp_decode_rows(bytes, bytes.count, Int32(target.width), Int32(target.height), context, begin, row, &error)
             }
         case .heic, .avif:
             // libheif decodes the whole frame; its rows stream into the resampler from there.
-            sink = RowSink(.maxEdge(maxEdge))
+            sink = RowSink(.maxEdge(maxEdge), consumer: consumer)
             status = sink.receive { context, begin, row in tb_heif_decode_rows(bytes, bytes.count, context, begin, row, &error) }
         }
-        guard status == 0, let stored = sink.result else { throw Self.failure(source, .decode, header.format, error) }
-        return stored.applying(header.orientation)
+        return (status, sink)
     }
 
     /// Validates and re-encodes an upload for storage: oriented, scaled to fit
@@ -161,8 +171,29 @@ package struct ImageCodec: Sendable {
     /// against the blocklist, computed on the pixels already in memory.
     package func reencode(_ bytes: [UInt8], source: String, hashing: Bool) throws -> (image: EncodedImage, hash: PerceptualHash?) {
         let header = try probe(bytes, source: source)
+        // An upright JPEG (what most cameras and phones write) is stored as a JPEG, so its
+        // shrunk rows can go straight to the encoder and the hash: no frame is held, not even
+        // the stored size's 9 MB, whose fresh pages cost a post about a tenth of its CPU.
+        if header.format == .jpeg && header.orientation == .up {
+            return try reencodeStreaming(bytes, header: header, source: source, hashing: hashing)
+        }
         let pixels = try decode(bytes, header: header, source: source, maxEdge: encoding.maxEdge)
         return (try encode(pixels, source: source), hashing ? PerceptualHash(of: pixels) : nil)
+    }
+
+    /// ``reencode(_:source:hashing:)`` for an upright JPEG, its rows encoded as they decode:
+    /// the same bytes and hash as decoding the whole image first.
+    private func reencodeStreaming(
+        _ bytes: [UInt8], header: ImageHeader, source: String, hashing: Bool
+    ) throws -> (image: EncodedImage, hash: PerceptualHash?) {
+        let encoder = StreamingJPEGEncoder(quality: encoding.jpegQuality, hashing: hashing)
+        var error = [CChar](repeating: 0, count: Int(TB_ERROR_CAPACITY))
+        let (status, _) = runDecoder(bytes, header: header, maxEdge: encoding.maxEdge, consumer: encoder, error: &error)
+        // An encoder that failed to start stopped the decode: its reason is the one to give.
+        if encoder.failed { throw Self.failure(source, .encode, .jpeg, encoder.error) }
+        guard status == 0, let size = encoder.size else { throw Self.failure(source, .decode, header.format, error) }
+        guard let encoded = encoder.finish() else { throw Self.failure(source, .encode, .jpeg, encoder.error) }
+        return (EncodedImage(bytes: encoded, format: .jpeg, width: size.width, height: size.height), encoder.hash)
     }
 
     /// The perceptual hash of an image's bytes as a post would compute it (decoded upright,

@@ -11,13 +11,17 @@ final class RowSink {
     }
 
     private let target: Target
+    private let consumer: ShrunkRowConsumer?
     private(set) var resampler: StreamingResampler?
 
-    init(_ target: Target) {
+    /// A sink keeping the shrunk image (`consumer` nil) or handing each shrunk row to
+    /// `consumer` as it is finished, so not even the shrunk image is held.
+    init(_ target: Target, consumer: ShrunkRowConsumer? = nil) {
         self.target = target
+        self.consumer = consumer
     }
 
-    /// The shrunk image, once the decoder has delivered every row.
+    /// The shrunk image, once the decoder has delivered every row (nil with a consumer).
     var result: PixelBuffer? { resampler?.result }
 
     fileprivate func begin(width: Int, height: Int, channels: Int) -> Int32 {
@@ -28,8 +32,14 @@ final class RowSink {
         case .size(let w, let h): size = (min(w, width), min(h, height))
         case .maxEdge(let edge): size = Resampler.fitting(width: width, height: height, maxEdge: edge ?? Int.max)
         }
+        var deliver: ((UnsafePointer<UInt8>, Int) -> Void)?
+        if let consumer {
+            guard consumer.begin(width: size.width, height: size.height, channels: channels) else { return 1 }
+            deliver = { row, y in consumer.take(row: row, y: y) }
+        }
         resampler = StreamingResampler(
-            width: width, channels: channels, sourceHeight: height, targetWidth: size.width, targetHeight: size.height)
+            width: width, channels: channels, sourceHeight: height, targetWidth: size.width, targetHeight: size.height,
+            deliver: deliver)
         return 0
     }
 
@@ -46,6 +56,14 @@ final class RowSink {
             decode(Unmanaged.passUnretained(self).toOpaque(), rowSinkBegin, rowSinkRow)
         }
     }
+}
+
+/// Takes an image's shrunk rows as a decode makes them (``RowSink``'s consumer).
+protocol ShrunkRowConsumer: AnyObject {
+    /// Called once the shrunk size is known, before any row; false stops the decode.
+    func begin(width: Int, height: Int, channels: Int) -> Bool
+    /// Row `y` of the shrunk image (`width * channels` bytes, valid only during the call).
+    func take(row: UnsafePointer<UInt8>, y: Int)
 }
 
 // The C callbacks: plain functions (they capture nothing), their context the sink that

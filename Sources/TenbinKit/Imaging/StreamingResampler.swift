@@ -5,7 +5,7 @@
 /// Each source row covers one unit of height and each output row at least one, so a source
 /// row contributes to at most two output rows: two accumulators suffice. An output row is
 /// shrunk horizontally as soon as its last source row arrives, so only the final image is
-/// ever held.
+/// ever held, and not even that when its rows are handed on as they are finished.
 final class StreamingResampler {
     let width: Int
     let channels: Int
@@ -20,11 +20,18 @@ final class StreamingResampler {
     private var accumulators: [Int32]
     /// One finished row before its horizontal pass.
     private var tall: [UInt8]
+    /// The whole shrunk image, or one row of it when rows are handed to `deliver`.
     private(set) var output: [UInt8]
+    /// Takes each finished output row (`targetWidth * channels` bytes, valid only during the
+    /// call) and its index, in order; nil keeps the whole image in `output`.
+    private let deliver: ((UnsafePointer<UInt8>, Int) -> Void)?
     /// The first output row not yet finished.
     private var nextOutput = 0
 
-    init(width: Int, channels: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int) {
+    init(
+        width: Int, channels: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int,
+        deliver: ((UnsafePointer<UInt8>, Int) -> Void)? = nil
+    ) {
         // Invariant of its callers: this only ever shrinks.
         precondition(targetHeight <= sourceHeight && targetHeight > 0, "the streaming resampler only shrinks")
         precondition(targetWidth <= width && targetWidth > 0, "the streaming resampler only shrinks")
@@ -45,7 +52,8 @@ final class StreamingResampler {
         let rowLength = width * channels
         accumulators = [Int32](repeating: Resampler.rounding, count: 2 * rowLength)
         tall = [UInt8](repeating: 0, count: rowLength)
-        output = [UInt8](repeating: 0, count: targetWidth * channels * targetHeight)
+        self.deliver = deliver
+        output = [UInt8](repeating: 0, count: targetWidth * channels * (deliver == nil ? targetHeight : 1))
     }
 
     /// The weight of source row `y` in output row `outputRow`, 0 when it does not cover it
@@ -98,20 +106,23 @@ final class StreamingResampler {
                 for i in 0..<rowLength { tall[i] = UInt8(truncatingIfNeeded: sums[i] &>> shift) }
                 sums.update(repeating: Resampler.rounding, count: rowLength)
                 output.withUnsafeMutableBufferPointer { target in
-                    let row = target.baseAddress! + outputRow * outLength  // never empty: outLength > 0
+                    // Never empty: outLength > 0.
+                    let row = target.baseAddress! + (deliver == nil ? outputRow * outLength : 0)
                     if targetWidth == width {
                         row.update(from: tall.baseAddress!, count: rowLength)
                     } else {
                         Resampler.shrinkRow(tall.baseAddress!, into: row, taps: taps, channels: channels)
                     }
+                    deliver?(UnsafePointer(row), outputRow)
                 }
             }
         }
         nextOutput = outputRow + 1
     }
 
-    /// The shrunk image, once every source row has been added.
-    var result: PixelBuffer {
-        PixelBuffer(width: targetWidth, height: targetHeight, channels: channels, pixels: output)
+    /// The shrunk image, once every source row has been added; nil when its rows were handed
+    /// on instead.
+    var result: PixelBuffer? {
+        deliver == nil ? PixelBuffer(width: targetWidth, height: targetHeight, channels: channels, pixels: output) : nil
     }
 }

@@ -58,8 +58,21 @@ public struct PerceptualHash: Sendable, Hashable, CustomStringConvertible {
     /// The hash of decoded pixels, or nil for a picture with almost no structure.
     public init?(of image: PixelBuffer) {
         guard image.width > 0, image.height > 0 else { return nil }
+        var grid = LumaGrid(width: image.width, height: image.height, channels: image.channels)
+        image.pixels.withUnsafeBufferPointer { pixels in
+            // Never empty: width, height and channels are positive.
+            let stride = image.width * image.channels
+            for y in 0..<image.height { grid.add(row: pixels.baseAddress! + y * stride, y: y) }
+        }
+        self.init(luma: grid)
+    }
+
+    /// The hash of a picture whose rows were averaged as they were made (a post re-encoding
+    /// while it decodes), or nil for a picture with almost no structure: the same hash as
+    /// ``init(of:)`` gives for the same pixels.
+    init?(luma: LumaGrid) {
         let grid = Self.grid
-        let luma = Self.averagedLuma(image)
+        let luma = luma.cells()
         // The 8 lowest DCT-II basis rows over 32 samples, orthonormal.
         var basis = [Double](repeating: 0, count: Self.block * grid)
         for u in 0..<Self.block {
@@ -92,74 +105,5 @@ public struct PerceptualHash: Sendable, Hashable, CustomStringConvertible {
         var bits: UInt64 = 1
         for index in 1..<coefficients.count where coefficients[index] > median { bits |= 1 << UInt64(index) }
         self.bits = bits
-    }
-
-    /// The BT.601 luma of the RGB pixel at `at`, times 256.
-    @inline(__always)
-    private static func luma(_ pixels: UnsafeBufferPointer<UInt8>, _ at: Int) -> UInt32 {
-        UInt32(pixels[at]) &* 77 &+ UInt32(pixels[at + 1]) &* 150 &+ UInt32(pixels[at + 2]) &* 29
-    }
-
-    /// The picture's luma (0–255), each of the 32×32 cells the mean of the pixels it covers.
-    private static func averagedLuma(_ image: PixelBuffer) -> [Double] {
-        let grid = Self.grid
-        let (width, height, channels) = (image.width, image.height, image.channels)
-        // Which cell column each pixel column falls in; a picture narrower than the grid
-        // spreads its pixels over the cells they would cover.
-        let cellOfColumn = (0..<width).map { $0 * grid / width }
-        var sums = [UInt64](repeating: 0, count: grid * grid)
-        // How many pixels each cell holds: the rows of its cell row times the columns of its
-        // cell column.
-        var rowsOfCell = [UInt64](repeating: 0, count: grid)
-        var columnsOfCell = [UInt64](repeating: 0, count: grid)
-        for y in 0..<height { rowsOfCell[y * grid / height] += 1 }
-        for cell in cellOfColumn { columnsOfCell[cell] += 1 }
-        image.pixels.withUnsafeBufferPointer { pixels in
-            cellOfColumn.withUnsafeBufferPointer { cellOf in
-                sums.withUnsafeMutableBufferPointer { sums in
-                    // One row's sums per cell column, added to the cells once per row.
-                    var row = [UInt32](repeating: 0, count: grid)
-                    row.withUnsafeMutableBufferPointer { row in
-                        for y in 0..<height {
-                            for cell in 0..<grid { row[cell] = 0 }
-                            var at = y * width * channels
-                            if channels < 3 {
-                                for x in 0..<width {
-                                    row[cellOf[x]] &+= UInt32(pixels[at]) << 8
-                                    at += channels
-                                }
-                            } else if channels == 3 {
-                                // BT.601 luma in fixed point (weights summing to 256).
-                                for x in 0..<width {
-                                    row[cellOf[x]] &+= Self.luma(pixels, at)
-                                    at += channels
-                                }
-                            } else {
-                                // Over white, as a tool turning it into a JPEG shows it: what
-                                // a transparent pixel hides is not part of the picture.
-                                for x in 0..<width {
-                                    let alpha = UInt32(pixels[at + 3])
-                                    row[cellOf[x]] &+= (Self.luma(pixels, at) &* alpha &+ 65_280 &* (255 &- alpha)) / 255
-                                    at += channels
-                                }
-                            }
-                            let base = (y * grid / height) * grid
-                            for cell in 0..<grid { sums[base + cell] &+= UInt64(row[cell]) }
-                        }
-                    }
-                }
-            }
-        }
-        let counts = (0..<(grid * grid)).map { rowsOfCell[$0 / grid] * columnsOfCell[$0 % grid] }
-        // A picture smaller than the grid leaves cells empty: each takes its nearest filled one's
-        // value along the row and column it would have been covered by.
-        return (0..<(grid * grid)).map { cell in
-            var source = cell
-            if counts[source] == 0 {
-                let (y, x) = (cell / grid, cell % grid)
-                source = (y * height / grid * grid / height) * grid + (x * width / grid * grid / width)
-            }
-            return counts[source] == 0 ? 0 : Double(sums[source]) / Double(counts[source]) / 256
-        }
     }
 }

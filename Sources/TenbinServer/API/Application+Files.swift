@@ -32,30 +32,40 @@ extension Application {
         }
     }
 
-    /// The answer for a blob whose file is known: 304, or the open file.
+    /// The answer for a blob whose file is known: 304, its bytes from memory, or the open file
+    /// (whose bytes are then kept, when small enough).
     private func blobAnswer(_ digest: Digest, _ file: BlobFiles.File, _ head: RequestHead) throws -> HTTPResponse {
         let etag = "\"" + digest.hex + "\""
         if Self.notModified(head, etag: etag) { return HTTPResponse(status: 304, headers: Self.immutable(etag: etag)) }
-        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            // Deleted since it was looked up: gone, like any missing image.
-            if errno == ENOENT {
-                blobFiles.forget(digest)
-                throw APIError.notFound("no image with digest \(digest.hex)")
-            }
-            throw APIError(status: 500, kind: "internal", message: "the image \(digest.hex) cannot be read")
+        let headers = [("Content-Type", Self.mediaType(file.format)), ("ETag", etag), ("Cache-Control", Self.immutableCaching)]
+        if let bytes = file.bytes {
+            // The bytes never change (the digest names them), but a delete or gc removes the file,
+            // and then the image is gone, as it is for an answer from the file.
+            guard access(file.path, F_OK) == 0 else { throw blobUnreadable(digest) }
+            return HTTPResponse(status: 200, headers: headers, body: .shared(bytes))
         }
+        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw blobUnreadable(digest) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
             _ = close(descriptor)  // read-only; nothing to lose
             throw APIError(status: 500, kind: "internal", message: "the image \(digest.hex) cannot be read")
         }
-        return HTTPResponse(
-            status: 200,
-            headers: [
-                ("Content-Type", Self.mediaType(file.format)), ("ETag", etag), ("Cache-Control", Self.immutableCaching),
-            ],
-            body: .file(descriptor: descriptor, size: Int(info.st_size)))
+        let size = Int(info.st_size)
+        if blobFiles.keeps(size), let bytes = SharedBytes(reading: descriptor, count: size) {
+            _ = close(descriptor)  // read-only; nothing to lose
+            blobFiles.keep(digest, bytes)
+            return HTTPResponse(status: 200, headers: headers, body: .shared(bytes))
+        }
+        return HTTPResponse(status: 200, headers: headers, body: .file(descriptor: descriptor, size: size))
+    }
+
+    /// Why a blob's file cannot be opened (`errno`): gone (deleted since it was looked up, like
+    /// any missing image, and forgotten), or unreadable.
+    private func blobUnreadable(_ digest: Digest) -> APIError {
+        guard errno == ENOENT else { return APIError(status: 500, kind: "internal", message: "the image \(digest.hex) cannot be read") }
+        blobFiles.forget(digest)
+        return APIError.notFound("no image with digest \(digest.hex)")
     }
 
     /// `Cache-Control` of content-addressed answers.

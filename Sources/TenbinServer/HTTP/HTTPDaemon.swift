@@ -352,6 +352,12 @@ final class HTTPDaemon: Sendable {
         case .file(let descriptor, let size):
             made = MHD_create_response_from_fd64(UInt64(size), descriptor)
             if made == nil { _ = Glibc.close(descriptor) }  // the response would have owned it
+        case .shared(let bytes):
+            // The response holds a reference until libmicrohttpd is done sending.
+            let context = Unmanaged.passRetained(bytes).toOpaque()
+            made = MHD_create_response_from_buffer_with_free_callback_cls(
+                bytes.count, bytes.baseAddress, Callbacks.releaseShared, context)
+            if made == nil { Unmanaged<SharedBytes>.fromOpaque(context).release() }
         case .events(let stream):
             exchange.stream = stream
             stream.attach(connection)
@@ -460,6 +466,10 @@ private enum Callbacks {
 
     static let releaseEvents: MHD_ContentReaderFreeCallback = { context in
         Unmanaged<EventStream>.fromOpaque(context!).release()
+    }
+
+    static let releaseShared: MHD_ContentReaderFreeCallback = { context in
+        Unmanaged<SharedBytes>.fromOpaque(context!).release()
     }
 }
 

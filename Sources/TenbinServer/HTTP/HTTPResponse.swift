@@ -7,6 +7,9 @@ struct HTTPResponse: Sendable {
         /// `size` bytes of an open file, sent by the library (with sendfile where it can)
         /// and closed by it afterwards.
         case file(descriptor: Int32, size: Int)
+        /// Bytes shared by many answers, sent without a copy (a blob kept in memory: the
+        /// library then sends the head and the body in one call).
+        case shared(SharedBytes)
         /// A server-sent event stream that stays open until either side ends it.
         case events(EventStream)
     }
@@ -64,6 +67,7 @@ struct HTTPResponse: Sendable {
         switch body {
         case .bytes(let bytes): bytes.count
         case .file(_, let size): size
+        case .shared(let bytes): bytes.count
         case .events: nil
         }
     }

@@ -97,6 +97,7 @@ final class TestServer: Sendable {
         var response = SecurityHeaders.complete(await Self.answer(reply))
         let bodyCount = response.bodyCount
         if case .file(let descriptor, let size) = response.body { response.body = .bytes(Self.readAll(descriptor, size)) }
+        if case .shared(let shared) = response.body { response.body = .bytes(shared.array) }
         router.finished(
             ExchangeRecord(
                 method: method, path: String(head.rawPath), route: admission.route, status: response.status,

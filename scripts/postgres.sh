@@ -6,6 +6,10 @@
 #   scripts/postgres.sh restart DIR    stop (immediate) and start again on the same port
 #   scripts/postgres.sh halt DIR       stop (immediate), keeping DIR (an outage; `stop` removes it)
 #   scripts/postgres.sh stop DIR       stop (immediate) and remove DIR
+#   scripts/postgres.sh standby DIR PRIMARY_DIR
+#                                      a hot standby of the server in PRIMARY_DIR (pg_basebackup
+#                                      over streaming replication) started in DIR; prints its URL
+#   scripts/postgres.sh resume DIR     start again a server halted with `halt` (same port)
 #   scripts/postgres.sh run CMD…       start, run CMD with TENBIN_TEST_DATABASE_URL and
 #                                      TENBIN_TEST_POSTGRES_DIR set, stop and remove (also when
 #                                      CMD fails); exits with CMD's status
@@ -72,6 +76,36 @@ stop() {
     rm -rf "$dir"
 }
 
+# A streaming hot standby of the server in $2, in $1: a base backup taken over the replication
+# protocol (`-R` writes primary_conninfo and standby.signal, `-X stream` streams the log written
+# meanwhile), started on a port of its own. The primary's defaults allow it (wal_level=replica,
+# max_wal_senders=10, and initdb's trust lines for replication from 127.0.0.1).
+standby() {
+    local dir=$1 primary=$2 bin primary_port port
+    bin=$(bin_dir) || { echo "Error: PostgreSQL is not installed (no pg_basebackup); install postgresql" >&2; return 1; }
+    [[ -f $primary/port ]] || { echo "Error: no test PostgreSQL server in $primary (start one first)" >&2; return 1; }
+    primary_port=$(cat "$primary/port")
+    mkdir -p "$dir"
+    [[ $(id -u) -eq 0 ]] && chown postgres:postgres "$dir"
+    as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$primary_port" -U postgres -D "$dir/data" -R -X stream --no-sync \
+        >"$dir/basebackup.log" 2>&1 || { echo "Error: pg_basebackup from port $primary_port failed:" >&2; cat "$dir/basebackup.log" >&2; return 1; }
+    for _ in 1 2 3 4 5 6 7 8; do
+        port=$((20000 + RANDOM % 20000))
+        echo "$port" >"$dir/port"
+        if start_server "$dir" 2>/dev/null; then
+            echo "postgresql://postgres@127.0.0.1:$port/postgres"
+            return 0
+        fi
+    done
+    echo "Error: the standby did not start; its log:" >&2
+    cat "$dir/log" >&2 || true
+    return 1
+}
+
+resume() {
+    start_server "$1"
+}
+
 halt() {
     local dir=$1 bin
     bin=$(bin_dir)
@@ -109,6 +143,8 @@ start) start "$2" ;;
 stop) stop "$2" ;;
 restart) restart "$2" ;;
 halt) halt "$2" ;;
+standby) standby "$2" "$3" ;;
+resume) resume "$2" ;;
 run) shift; run "$@" ;;
-*) echo "usage: $0 start DIR | restart DIR | halt DIR | stop DIR | run CMD…" >&2; exit 64 ;;
+*) echo "usage: $0 start DIR | restart DIR | halt DIR | resume DIR | stop DIR | standby DIR PRIMARY_DIR | run CMD…" >&2; exit 64 ;;
 esac

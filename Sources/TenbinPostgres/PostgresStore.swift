@@ -52,6 +52,14 @@ public final class PostgresStore: StoreBackend {
     /// The hot standbys reads go to, if any.
     let replicas: ReplicaSet?
 
+    /// Whether each standby is in rotation and how many reads it answered (benchmarks).
+    package var replicaStates: [(inRotation: Bool, reads: Int)] {
+        replicas?.replicas.map { replica in
+            let snapshot = replica.snapshot
+            return (snapshot.inRotation, snapshot.reads)
+        } ?? []
+    }
+
     /// The default of `tenbin serve --replica-max-lag`: how far behind the primary a hot
     /// standby may fall and still be read from.
     public static let defaultReplicaMaxLag = Duration.seconds(5)

@@ -75,7 +75,8 @@ final class ReplicaSet: Sendable {
             guard status.inRecovery else {
                 throw PostgresError(
                     kind: .invalidInput, sqlState: nil,
-                    message: "--replica \(replica.target.description) is not a hot standby: it is not in recovery (pg_is_in_recovery() is false)",
+                    message:
+                        "--replica \(replica.target.description) is not a hot standby: it is not in recovery (pg_is_in_recovery() is false)",
                     target: "")
             }
             if let primaryCluster, let cluster = status.cluster, cluster != primaryCluster {
@@ -299,7 +300,9 @@ final class ReplicaSet: Sendable {
         var out = "# HELP tenbin_postgres_replica_up Whether reads may go to the standby (1) or it is out of rotation (0).\n"
         out += "# TYPE tenbin_postgres_replica_up gauge\n"
         let states = replicas.map { ($0.target.description, $0.snapshot) }
-        for (name, replica) in states { out += "tenbin_postgres_replica_up{replica=\"\(Self.label(name))\"} \(replica.inRotation ? 1 : 0)\n" }
+        for (name, replica) in states {
+            out += "tenbin_postgres_replica_up{replica=\"\(Self.label(name))\"} \(replica.inRotation ? 1 : 0)\n"
+        }
         out += "# HELP tenbin_postgres_replica_lag_seconds How long ago the primary had written what the standby has not replayed.\n"
         out += "# TYPE tenbin_postgres_replica_lag_seconds gauge\n"
         for (name, replica) in states {
@@ -311,7 +314,9 @@ final class ReplicaSet: Sendable {
         for (name, replica) in states { out += "tenbin_postgres_replica_reads_total{replica=\"\(Self.label(name))\"} \(replica.reads)\n" }
         out += "# HELP tenbin_postgres_replica_removals_total Times the standby was taken out of rotation.\n"
         out += "# TYPE tenbin_postgres_replica_removals_total counter\n"
-        for (name, replica) in states { out += "tenbin_postgres_replica_removals_total{replica=\"\(Self.label(name))\"} \(replica.removals)\n" }
+        for (name, replica) in states {
+            out += "tenbin_postgres_replica_removals_total{replica=\"\(Self.label(name))\"} \(replica.removals)\n"
+        }
         let primaryReads = state.withLock { $0.primaryReads }
         out += "# HELP tenbin_postgres_primary_reads_total Reads the primary answered while standbys were configured.\n"
         out += "# TYPE tenbin_postgres_primary_reads_total counter\ntenbin_postgres_primary_reads_total \(primaryReads)\n"

@@ -30,7 +30,8 @@ enum PostgresReplicaBenchmark {
         let alone = try PostgresStore(url: url, poolSize: readers)
         let replicated = try PostgresStore(url: url, poolSize: readers, replicas: [standbyURL])
         try waitForRotation(replicated)
-        var table = Table("\(posters.formatted()) posters, \(readers) readers, \(Int(seconds)) s", "primary alone", "primary + 1 standby", "ratio")
+        var table = Table(
+            "\(posters.formatted()) posters, \(readers) readers, \(Int(seconds)) s", "primary alone", "primary + 1 standby", "ratio")
         let workloads: [(String, @Sendable (Board, Int) throws -> Void)] = [
             ("pages of 20, new (pages/s)", { board, round in _ = try board.posters(order: .new, limit: 20, offset: round % 200) }),
             ("pages of 20, popular (pages/s)", { board, round in _ = try board.posters(order: .popular, limit: 20, offset: round % 200) }),

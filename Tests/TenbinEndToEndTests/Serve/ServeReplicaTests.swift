@@ -193,7 +193,9 @@ extension ServeEndToEndTests {
                     var round = 0
                     while !stop.withLock({ $0 }) {
                         round += 1
-                        let paths = ["/api/v1/posters?limit=\(round % 20 + 1)", "/api/v1/posters/1", "/api/v1/search?q=cats&limit=\(round % 20 + 1)"]
+                        let paths = [
+                            "/api/v1/posters?limit=\(round % 20 + 1)", "/api/v1/posters/1", "/api/v1/search?q=cats&limit=\(round % 20 + 1)",
+                        ]
                         do {
                             let reply: HTTPReply =
                                 client == 0 && round % 4 == 0
@@ -227,7 +229,10 @@ extension ServeEndToEndTests {
             let folder = try ScratchFolder()
             #expect(try Tenbin.run(["migrate", "--database", pair.primary.url]).status == 0)
             let cases: [(arguments: [String], status: Int32, message: String)] = [
-                (["--replica", "nosuchkey=1"], 64, #"Error: '--replica': the database connection string is not valid: invalid connection option "nosuchkey""#),
+                (
+                    ["--replica", "nosuchkey=1"], 64,
+                    #"Error: '--replica': the database connection string is not valid: invalid connection option "nosuchkey""#
+                ),
                 (["--replica", " "], 64, "Error: '--replica' takes a PostgreSQL connection string or URI, not an empty one"),
                 (["--replica", pair.primary.url], 64, "Error: '--replica' names the primary (--database) itself; give its hot standbys"),
                 (["--replica", pair.standbyURL, "--replica", pair.standbyURL], 64, "Error: '--replica' names the same standby twice"),
@@ -235,8 +240,14 @@ extension ServeEndToEndTests {
                     ["--replica", pair.primary.url + "?application_name=other"], 1,
                     "is not a hot standby: it is not in recovery (pg_is_in_recovery() is false)"
                 ),
-                (["--replica", pair.standbyURL, "--replica-max-lag", "5parsecs"], 64, "Error: '--replica-max-lag' takes a duration from 10ms to 1h"),
-                (["--replica", pair.standbyURL, "--replica-max-lag", "0s"], 64, "Error: '--replica-max-lag' takes a duration from 10ms to 1h"),
+                (
+                    ["--replica", pair.standbyURL, "--replica-max-lag", "5parsecs"], 64,
+                    "Error: '--replica-max-lag' takes a duration from 10ms to 1h"
+                ),
+                (
+                    ["--replica", pair.standbyURL, "--replica-max-lag", "0s"], 64,
+                    "Error: '--replica-max-lag' takes a duration from 10ms to 1h"
+                ),
             ]
             for (arguments, status, message) in cases {
                 let run = try Tenbin.run(

@@ -47,13 +47,20 @@ start_server() {
 }
 
 start() {
-    local dir=$1 bin port
+    local dir=$1 bin
     bin=$(bin_dir) || { echo "Error: PostgreSQL is not installed (no initdb); install postgresql" >&2; return 1; }
     mkdir -p "$dir"
     [[ $(id -u) -eq 0 ]] && chown postgres:postgres "$dir"
     as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust --no-sync -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
         { cat "$dir/initdb.log" >&2; return 1; }
     as_owner sh -c "{ echo 'host all tenbin_password 127.0.0.1/32 scram-sha-256'; cat '$dir/data/pg_hba.conf'; } > '$dir/data/hba.new' && mv '$dir/data/hba.new' '$dir/data/pg_hba.conf'"
+    start_on_free_port "$dir" "the test PostgreSQL server"
+}
+
+# Starts the server in $1 on a free port (a few random ones tried) and prints its URL; $2 names
+# it in the error.
+start_on_free_port() {
+    local dir=$1 port
     for _ in 1 2 3 4 5 6 7 8; do
         port=$((20000 + RANDOM % 20000))
         echo "$port" >"$dir/port"
@@ -62,7 +69,7 @@ start() {
             return 0
         fi
     done
-    echo "Error: the test PostgreSQL server did not start; its log:" >&2
+    echo "Error: $2 did not start; its log:" >&2
     cat "$dir/log" >&2 || true
     return 1
 }
@@ -81,7 +88,7 @@ stop() {
 # meanwhile), started on a port of its own. The primary's defaults allow it (wal_level=replica,
 # max_wal_senders=10, and initdb's trust lines for replication from 127.0.0.1).
 standby() {
-    local dir=$1 primary=$2 bin primary_port port
+    local dir=$1 primary=$2 bin primary_port
     bin=$(bin_dir) || { echo "Error: PostgreSQL is not installed (no pg_basebackup); install postgresql" >&2; return 1; }
     [[ -f $primary/port ]] || { echo "Error: no test PostgreSQL server in $primary (start one first)" >&2; return 1; }
     primary_port=$(cat "$primary/port")
@@ -89,17 +96,7 @@ standby() {
     [[ $(id -u) -eq 0 ]] && chown postgres:postgres "$dir"
     as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$primary_port" -U postgres -D "$dir/data" -R -X stream --no-sync \
         >"$dir/basebackup.log" 2>&1 || { echo "Error: pg_basebackup from port $primary_port failed:" >&2; cat "$dir/basebackup.log" >&2; return 1; }
-    for _ in 1 2 3 4 5 6 7 8; do
-        port=$((20000 + RANDOM % 20000))
-        echo "$port" >"$dir/port"
-        if start_server "$dir" 2>/dev/null; then
-            echo "postgresql://postgres@127.0.0.1:$port/postgres"
-            return 0
-        fi
-    done
-    echo "Error: the standby did not start; its log:" >&2
-    cat "$dir/log" >&2 || true
-    return 1
+    start_on_free_port "$dir" "the standby"
 }
 
 resume() {

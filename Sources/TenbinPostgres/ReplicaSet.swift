@@ -324,18 +324,7 @@ final class ReplicaSet: Sendable {
     }
 
     /// `text` as a Prometheus label value.
-    private static func label(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    private static func label(_ text: String) -> String { PrometheusLabel.escaped(text) }
 }
 
 /// One hot standby: its pool and its state in rotation.

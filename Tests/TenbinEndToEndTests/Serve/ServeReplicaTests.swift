@@ -68,14 +68,9 @@ extension ServeEndToEndTests {
             return line.flatMap { Double($0.split(separator: " ").last ?? "") }
         }
 
-        /// Whether `condition` holds within 30 s.
+        /// Whether `condition` holds within 30 s (a standby under a loaded machine's replay).
         static func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
-            let deadline = ContinuousClock.now + .seconds(30)
-            while try !condition() {
-                guard ContinuousClock.now < deadline else { return false }
-                usleep(10_000)
-            }
-            return true
+            try ServeReadCacheTests.eventually(within: 30, condition)
         }
 
         /// good1 of poster 1 as `GET /api/v1/posters/1` answers.

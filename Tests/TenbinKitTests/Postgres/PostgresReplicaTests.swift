@@ -12,16 +12,6 @@ import Testing
 /// (`tenbin serve --replica` end to end: ServeReplicaTests.)
 @Suite(.enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(10)))
 struct PostgresReplicaTests {
-    /// Waits (at most 30 s) until `condition` holds.
-    static func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while try !condition() {
-            guard ContinuousClock.now < deadline else { return false }
-            usleep(10_000)
-        }
-        return true
-    }
-
     @Test func aWalkPageWhoseMarkTheStandbyHasNotReplayedIsAnsweredByThePrimary() throws {
         let primary = try TestPostgres.PrivateServer()
         let standby = try TestPostgres.Standby(of: primary)
@@ -36,11 +26,10 @@ struct PostgresReplicaTests {
         defer { reader.close() }
         let replicas = try #require(replicated.replicas)
         let standbyConnection = try Connection(ConnectionTarget(standby.url))
-        #expect(
-            try Self.eventually {
-                replicas.check()
-                return try standbyConnection.query("SELECT count(*) FROM poster").int(0, 0) == 4 && replicas.replicas[0].isInRotation
-            })
+        try waitUntil("the standby in rotation with the posters") {
+            replicas.check()
+            return try standbyConnection.query("SELECT count(*) FROM poster").int(0, 0) == 4 && replicas.replicas[0].isInRotation
+        }
         #expect(try reader.page(order: .popular, limit: 4).posters.map(\.id) == [1, 4, 3, 2])
         let standbyReads = replicas.replicas[0].snapshot.reads
         #expect(standbyReads > 0)

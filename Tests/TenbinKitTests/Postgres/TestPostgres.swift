@@ -36,17 +36,7 @@ enum TestPostgres {
 
         init() throws {
             folder = "/tmp/tenbin-postgres-private-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-            let output = "\(folder).url"
-            let status = system("\(Fixtures.root)/scripts/postgres.sh start '\(folder)' > '\(output)'")
-            defer { unlink(output) }
-            guard status == 0, let file = fopen(output, "r") else {
-                Issue.record("could not start a private PostgreSQL server")
-                throw PostgresError(kind: .unavailable, sqlState: nil, message: "no private server", target: "")
-            }
-            defer { fclose(file) }
-            var line = [CChar](repeating: 0, count: 512)
-            _ = fgets(&line, 512, file)
-            url = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).trimmingCharacters(in: " \n")
+            url = try Self.script("start '\(folder)'")
         }
 
         /// Stops it at once (as a crash would) and starts it again on the same port.

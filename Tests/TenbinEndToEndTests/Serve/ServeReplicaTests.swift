@@ -254,6 +254,16 @@ extension ServeEndToEndTests {
                 #expect(lines.filter { $0.hasPrefix("Error: ") }.count == 1, "\(run.stderr)")
                 #expect(run.stdout.isEmpty, "\(arguments): \(run.stdout)")
             }
+            // A standby, but of another cluster: its reads would be of another board.
+            let other = try Pair()
+            let foreign = try Tenbin.run(
+                ["serve", "--listen", "127.0.0.1:0", "--database", pair.primary.url, "--replica", other.standbyURL], store: folder.path)
+            #expect(foreign.status == 1, "\(foreign.stderr)")
+            #expect(
+                foreign.stderr.hasPrefix("Error: --replica ")
+                    && foreign.stderr.contains("is a standby of another cluster, not of the database's"),
+                "\(foreign.stderr)")
+            #expect(foreign.stderr.split(separator: "\n").count == 1, "\(foreign.stderr)")
             // Standbys are of a primary: without a database, the option is refused.
             let alone = try Tenbin.run(["serve", "--listen", "127.0.0.1:0", "--replica", pair.standbyURL], store: folder.path)
             #expect(alone.status == 64 && alone.stderr.hasPrefix("Error: --replica needs a PostgreSQL database"), "\(alone.stderr)")

@@ -25,8 +25,9 @@ import TenbinKit
 /// **Rotation.** A monitor asks the primary its position and each standby its replayed position
 /// a few times a second (``checkInterval``). A standby is in rotation while it answers, is in
 /// recovery, and has replayed everything the primary had written ``maxLag`` ago; a read that
-/// fails on it (a stopped standby, a recovery conflict) takes it out at once and is answered by
-/// the primary instead, so no client sees the failure. It comes back at the first check that
+/// fails on it (a stopped or restarting standby) takes it out at once and is answered by the
+/// primary instead, so no client sees the failure; a read cancelled by replay (a recovery
+/// conflict) is answered by the primary and leaves the standby in rotation. It comes back at the first check that
 /// finds it caught up.
 final class ReplicaSet: Sendable {
     /// The standbys, in the order given.
@@ -122,6 +123,9 @@ final class ReplicaSet: Sendable {
                     replica.countRead()
                     return value
                 }
+            } catch let error as PostgresError where error.isRetryable {
+                // A query cancelled by replay (a recovery conflict): the standby is fine, this
+                // read is the primary's.
             } catch let error as PostgresError where Self.isStandbyTrouble(error) {
                 takeOut(replica, because: error.message)
             } catch BoardError.invalidCursor {
@@ -147,10 +151,10 @@ final class ReplicaSet: Sendable {
         return nil
     }
 
-    /// Whether a standby's failure is the standby's trouble (down, starting, restarting, a
-    /// query cancelled by replay), which the primary answers instead.
+    /// Whether a standby's failure is the standby's trouble (down, starting, restarting), which
+    /// takes it out of rotation while the primary answers instead.
     static func isStandbyTrouble(_ error: PostgresError) -> Bool {
-        error.isConnectionFailure || error.kind == .unavailable || error.isRetryable
+        error.isConnectionFailure || error.kind == .unavailable
     }
 
     // MARK: The floor

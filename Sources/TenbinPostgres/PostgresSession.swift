@@ -213,6 +213,15 @@ final class PostgresSession: StoreWriting {
         return ids
     }
 
+    /// None since schema step 14: the posting lists answer a search of short words as fast
+    /// through the core's plan (``searchCandidates(_:below:visit:)``), and the functions steps
+    /// 5 and 6 made, which searched the GIN index, are gone.
+    func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
+        -> [Poster]?
+    {
+        nil
+    }
+
     func searchEntries(ids: [Int64]) throws -> [SearchEntry] {
         guard !ids.isEmpty else { return [] }
         let rows = try select(

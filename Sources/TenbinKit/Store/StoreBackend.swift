@@ -34,8 +34,8 @@ public protocol StoreBackend: Sendable {
     /// query the index answers exactly (``SearchGrams/indexIsExact(for:)``: a key holds every
     /// one of its terms exactly when it matches), so no candidate needs a recheck. nil when the
     /// backend has no such path: the core then reads candidates and rechecks them
-    /// (``StoreReading/searchCandidates(_:below:visit:)``). No backend has one today:
-    /// PostgreSQL's did through schema step 13, over the GIN index step 14 replaced.
+    /// (``StoreReading/searchCandidates(_:below:visit:)``). PostgreSQL answers in one
+    /// statement, one round trip.
     func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster]?
 
     /// Where live feeds learn that something was committed.

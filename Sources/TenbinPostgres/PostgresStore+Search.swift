@@ -1,13 +1,10 @@
 import TenbinKit
 
-/// Search through schema step 13: each poster's normalised key and the core's index tokens for
-/// it (``SearchRecord``), in a GIN-indexed `text[]`, and functions searching that index. Kept
-/// as steps 2 to 6 released them (a step never changes, and a database at an older version
-/// still runs them); step 14 replaced the GIN index, the tokens and the functions with
-/// tenbin's own posting lists (PostgresSession+PostingIndex.swift). Either way the index only
-/// narrows candidates; the core rechecks every candidate against its key, so the answers are
-/// the same as the SQLite backend's for every query, 1- and 2-character words included
-/// (pg_trgm cannot serve those, and Debian ships no pg_bigm).
+/// Search: each poster's normalised key and the core's index tokens for it (``SearchRecord``),
+/// in a GIN-indexed `text[]`. The index only narrows candidates (``PostgresSession``); the core
+/// rechecks every candidate against its key, so the answers are the same as the SQLite
+/// backend's for every query, 1- and 2-character words included (pg_trgm cannot serve those,
+/// and Debian ships no pg_bigm).
 extension PostgresStore {
     /// The search index's name (schema step 4, see ``searchIndexSQL``).
     static let searchIndexName = "search_key_window"
@@ -294,8 +291,7 @@ extension PostgresStore {
             """)
     }
 
-    /// Migration 2: indexes every poster stored before search existed (as step 2 did: keys and
-    /// their tokens, which step 14 indexes its own way).
+    /// Migration 2: indexes every poster stored before search existed.
     static func indexAllPosters(on connection: Connection) throws {
         var after: Int64 = 0
         while true {

@@ -134,12 +134,6 @@ package enum PostgresSchema {
         // 13: trending order — each poster's score in its row, seeded from its timeline, and an
         // index like popular's (see PostgresStore+Trending.swift).
         Step(sql: PostgresStore.trendingSchemaSQL),
-        // 14: search by tenbin's own posting lists, as SQLite's: segments of blocks in
-        // `search_posting`, filled from every stored key; the GIN index, the pieces it indexed
-        // and the functions searching it dropped (see PostgresSession+PostingIndex.swift).
-        Step(
-            sql: PostgresSession.postingIndexSchemaSQL, then: { connection in try PostgresSession.fillPostingIndex(on: connection) },
-            afterCommit: "VACUUM (ANALYZE) search_key, search_posting, search_segment"),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it

@@ -384,8 +384,12 @@ extension SQLiteSession {
             SELECT id FROM (SELECT source AS id FROM search_merge UNION SELECT target FROM search_merge)
             WHERE id NOT IN (SELECT id FROM search_segment) ORDER BY id
             """
-        ).map { $0.int64(0) }
-        if !unknown.isEmpty { problems.append(PostingIndexCheck.unknownSegments(unknown)) }
+        ).map { String($0.int64(0)) }
+        if !unknown.isEmpty {
+            problems.append(
+                "the search index is damaged (a merge names segments that do not exist: \(unknown.joined(separator: ", "))); `tenbin check --repair` rebuilds it"
+            )
+        }
         let segments = Set(try db.statement("SELECT id FROM search_segment").map { $0.int64(0) })
         let rows = try db.statement("SELECT segment, piece, postings FROM search_posting")
         defer { rows.reset() }
@@ -393,12 +397,25 @@ extension SQLiteSession {
         var example = ""
         while try rows.step() {
             let segment = rows.int64(0)
-            guard let fault = PostingIndexCheck.fault(rows.blob(2), firstPiece: rows.int64(1), inSegment: segments.contains(segment))
-            else { continue }
+            let block = rows.blob(2)
+            var listsRead = true
+            let blockRead = PostingBlock.forEach(block, firstPiece: UInt64(bitPattern: rows.int64(1))) { _, list in
+                listsRead = PostingCoding.decode(block, list) != nil
+                return listsRead
+            }
+            let fault: String? =
+                !segments.contains(segment)
+                ? "it belongs to no segment"
+                : !(blockRead && listsRead) ? "its lists of posters cannot be read" : nil
+            guard let fault else { continue }
             damaged += 1
             if damaged == 1 { example = "segment \(segment), piece \(rows.int64(1)): \(fault)" }
         }
-        if damaged > 0 { problems.append(PostingIndexCheck.damaged(damaged, example: example)) }
+        if damaged > 0 {
+            problems.append(
+                "the search index is damaged (\(damaged) \(damaged == 1 ? "entry" : "entries"), such as \(example)); `tenbin check --repair` rebuilds it"
+            )
+        }
         return problems
     }
 }

@@ -91,9 +91,9 @@ struct CopyCommandTests {
             arguments, markerFile: folder.path + "/markers",
             at: { $0.hasPrefix("copy:posters ") && (Int($0.dropFirst("copy:posters ".count)) ?? 0) >= 20 })
         #expect(killed.landedInside("copy"), "\(killed.markers.suffix(3))")
-        // The search index is written batch by batch (schema step 14): what was copied is found.
-        let found = try Tenbin.run(["search", "猫", "--json", "--database", database], store: pgBlobs)
-        #expect(found.status == 0 && found.stdout.contains("\"id\""), "\(found.stdout)\(found.stderr)")
+        // The search index is built at the end of a copy into PostgreSQL: check says it is missing.
+        let checked = try Tenbin.run(["check", "--database", database], store: pgBlobs)
+        #expect(checked.status == 1 && checked.stderr.contains("the search index is missing"), "\(checked.stderr)")
         let again = try Tenbin.run(arguments)
         #expect(again.status == 1)
         #expect(again.stderr.hasPrefix("Error: postgres://"), "\(again.stderr)")

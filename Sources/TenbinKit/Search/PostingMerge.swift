@@ -169,28 +169,3 @@ extension PostingBlock {
         return more
     }
 }
-
-/// What `tenbin check` says of a damaged index, in the same words on both backends.
-package enum PostingIndexCheck {
-    /// What is wrong with a row of the index (nil when nothing is): a block outside any
-    /// segment, or one whose lists cannot be read.
-    package static func fault(_ block: [UInt8], firstPiece: Int64, inSegment: Bool) -> String? {
-        guard inSegment else { return "it belongs to no segment" }
-        var listsRead = true
-        let blockRead = PostingBlock.forEach(block, firstPiece: UInt64(bitPattern: firstPiece)) { _, list in
-            listsRead = PostingCoding.decode(block, list) != nil
-            return listsRead
-        }
-        return blockRead && listsRead ? nil : "its lists of posters cannot be read"
-    }
-
-    /// The problem of merges naming the segments `ids`, which do not exist.
-    package static func unknownSegments(_ ids: [Int64]) -> String {
-        "the search index is damaged (a merge names segments that do not exist: \(ids.map(String.init).joined(separator: ", "))); `tenbin check --repair` rebuilds it"
-    }
-
-    /// The problem of `count` damaged rows, the first described by `example`.
-    package static func damaged(_ count: Int, example: String) -> String {
-        "the search index is damaged (\(count) \(count == 1 ? "entry" : "entries"), such as \(example)); `tenbin check --repair` rebuilds it"
-    }
-}

@@ -3,9 +3,9 @@ import Testing
 @testable import TenbinKit
 @testable import TenbinPostgres
 
-/// Search on PostgreSQL past the newest keys: posters whose ids are spread far apart, posted one
-/// at a time (a segment each, merged level by level) or in batches, found exactly as the scan
-/// finds them, through statements planned once.
+/// Search on PostgreSQL past the newest keys: posters whose ids are spread over many id windows
+/// (the search index's window tokens), found exactly as the scan finds them, through
+/// statements planned once.
 @Suite(.enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(10)))
 struct PostgresSearchTests {
     @Test func wordsCommonAndRareAreFoundAcrossIdWindowsAsTheScanFindsThem() throws {
@@ -50,33 +50,28 @@ struct PostgresSearchTests {
                 #expect(below == Array(all.dropFirst(36).prefix(20)), "after a cursor, \(query)")
             }
         }
-        // 601 posts, a segment each, merged eight into one: a few segments are left, each
-        // holding what several merges gathered.
-        let segments = try store.pool.withConnection { connection in
-            try connection.query("SELECT count(*), max(posters) FROM search_segment WHERE posters > 0")
+        // The words of 1–2 characters went to the exact search function, in one statement.
+        let exact = try store.pool.withConnection { connection in
+            try connection.query("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%tenbin_search_newest%'")
         }
-        let (count, largest) = (try segments.int(0, 0), try segments.int(0, 1))
-        #expect(count < 40 && largest >= 64, "\(count) segments, the largest of \(largest) posters")
+        #expect(try exact.int(0, 0) == 1)
         // Every search statement was prepared on the pool's one connection and planned once,
         // generically: never for its values.
         let plans = try store.pool.withConnection { connection in
             try connection.query(
-                """
-                SELECT generic_plans, custom_plans, statement FROM pg_prepared_statements
-                WHERE statement LIKE '%search_key k%' OR statement LIKE '%search_posting p%'
-                """)
+                "SELECT generic_plans, custom_plans, statement FROM pg_prepared_statements WHERE statement LIKE '%search_key k%'")
         }
         let statements = (0..<plans.count).map { plans.text($0, 2) }
-        // The walk, the index's one statement for every segment, and its hits' keys all ran.
+        // The walk, a window, and the unrestricted rest all ran.
         #expect(statements.contains { $0.contains("p.id < $1") })
-        #expect(statements.filter { $0.contains("search_posting p") }.count == 1)
-        #expect(statements.contains { $0.contains("k.poster_id = ANY") })
+        #expect(statements.contains { $0.contains(" OR ") })
+        #expect(statements.contains { $0.contains("LIMIT \(PostgresSession.rareBelow)") })
         for row in 0..<plans.count {
             #expect(try plans.int(row, 0) >= 1 && plans.int(row, 1) == 0)
         }
     }
 
-    @Test func wordsOfOneOrTwoCharactersAreAnsweredAsSQLiteAnswersThem() throws {
+    @Test func wordsOfOneOrTwoCharactersAreAnsweredByTheIndexAloneAsSQLiteAnswersThem() throws {
         let folder = try TemporaryStore()
         let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
         let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
@@ -117,26 +112,24 @@ struct PostgresSearchTests {
             } while cursor != nil
             #expect(walked == all, "pages of \(query)")
         }
-        // Those queries read the posting lists by the one statement (the GIN index and the
-        // functions searching it are gone since schema step 14).
+        // Those queries were answered by the one statement (and the longer ones were not).
+        #expect(SearchGrams.indexIsExact(for: SearchQuery("ねこ ﬀ ¨")))
+        #expect(!SearchGrams.indexIsExact(for: SearchQuery("ねこ 東京都")) && !SearchGrams.indexIsExact(for: SearchQuery("㍿")))
         let statements = try store.pool.withConnection { connection in
-            try connection.query("SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%search_posting p%'")
+            try connection.query(
+                "SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%\(unescaped: PostgresStore.exactSearchFunction)%'")
         }
         #expect(statements.count == 1)
-        let functions = try store.pool.withConnection { connection in
-            try connection.query("SELECT count(*) FROM pg_proc WHERE proname LIKE 'tenbin_search_%' AND proname <> 'tenbin_search_stale'")
-        }
-        #expect(try functions.int(0, 0) == 0)
     }
 
-    @Test func postersSpreadOverAMillionIdsInOneBatchAreFoundAsTheScanFindsThem() throws {
+    @Test func theExactSearchFunctionsWindowsOfEverySizeFindWhatTheScanFinds() throws {
         let folder = try TemporaryStore()
         let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
         let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
         _ = try board.quickPost("")  // the stand-in images' blob rows
         // 5,000 posters 200 ids apart up to about id 1,000,000, then 1,000 in a row: words of
-        // every frequency in one segment, so the walk and the lists' intersection, for one term
-        // and for several, deep below the newest and past whole stretches of ids, all serve.
+        // every frequency, so the function's walk, windows of 256, 2,048 and (terms qualified
+        // by) 16,384 ids, for one term and for several, and its unrestricted rest all serve.
         var ids: [Int64] = []
         for number in 0..<6_000 { ids.append(number < 5_000 ? 2 + 200 * Int64(number) : 1_000_000 + Int64(number)) }
         let texts = (0..<6_000).map { number -> String in
@@ -163,7 +156,7 @@ struct PostgresSearchTests {
                     FROM unnest(\(ids)::bigint[], \(texts)::text[]) AS u(id, t), blob b1, blob b2
                     WHERE b1.digest = \(Board.standInImages[0].digest.hex) AND b2.digest = \(Board.standInImages[1].digest.hex)
                     """)
-                try PostgresSession(connection).storeSearch(ids: ids, search: texts.map { SearchRecord(contents: $0, hashtags: []) })
+                try PostgresStore.indexSearchKeys(ids: ids, posters: texts.map { ($0, []) }, on: connection)
                 try connection.query("SELECT setval(pg_get_serial_sequence('poster', 'id'), \(ids.last!))")  // 6,000 ids
                 // Votes, many tied, so popular order ranks by votes and then by id.
                 try connection.execute("UPDATE poster SET good1 = id % 7, good2 = (id / 7) % 3")
@@ -232,11 +225,11 @@ struct PostgresSearchTests {
                 "poster \(posters[2].id)'s key in the popular index does not match its search key",
             ])
         // `check --repair` rebuilds every search record from the text: the copy beside the
-        // votes, keys damaged or lost, and the index. The image rows' copies are not search's.
+        // votes, and keys and pieces damaged or lost. The image rows' copies are not search's.
         _ = try store.pool.withConnection { connection in
             try connection.execute(
                 """
-                UPDATE search_posting SET postings = '\\x0005ff' WHERE (segment, piece) = (SELECT segment, piece FROM search_posting LIMIT 1);
+                UPDATE search_key SET grams = '{}' WHERE poster_id = \(posters[5].id);
                 UPDATE search_key SET key = 'いぬ' WHERE poster_id = \(posters[6].id);
                 DELETE FROM search_key WHERE poster_id = \(posters[7].id)
                 """)

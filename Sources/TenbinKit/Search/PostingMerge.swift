@@ -1,5 +1,5 @@
-/// What both backends' own search indexes (SQLite's schema 8, PostgreSQL's step 14) share
-/// beyond the lists' coding: segments of a size class (a *level*: 1–7 posters, 8–63, …) are
+/// What a backend keeping its own posting lists (SQLite's schema 8; PostgreSQL's step 14 on the
+/// h23-pgsearch-postings branch, see docs/benchmarks.md) shares beyond the lists' coding: segments of a size class (a *level*: 1–7 posters, 8–63, …) are
 /// merged into one as soon as there are ``segmentsPerMerge``, a step at a time
 /// (``step(_:stale:budget:into:)``), so a store of a million posters has a few dozen at most
 /// and a term is a few dozen block lookups. Each backend keeps the segments in its own tables

@@ -58,20 +58,6 @@ extension SQLiteSession {
         CREATE INDEX search_merge_target ON search_merge(target);
         """
 
-    /// How many segments of one level are merged into one.
-    static let segmentsPerMerge = 8
-
-    /// The level of a segment of `posters` posters: 0 for 1–7, 1 for 8–63, and so on.
-    static func level(posters: Int) -> Int {
-        var level = 0
-        var size = max(1, posters)
-        while size >= segmentsPerMerge {
-            size /= segmentsPerMerge
-            level += 1
-        }
-        return level
-    }
-
     /// Records a poster's key and pieces (inside its transaction).
     func indexSearch(id: Int64, _ search: SearchRecord) throws {
         try indexSearch(ids: [id], search: [search])
@@ -116,7 +102,7 @@ extension SQLiteSession {
         if merging { try merge(budget: mergeBudget(written: written)) }
     }
 
-    /// Starts a merge for every level that reached ``segmentsPerMerge`` segments, and moves
+    /// Starts a merge for every level that reached ``PostingMerge/segmentsPerMerge`` segments, and moves
     /// the merges under way on, smallest first, until about `budget` bytes of lists have been
     /// read (one that finishes may complete a level of its own, which starts another).
     func merge(budget: Int) throws {
@@ -141,24 +127,21 @@ extension SQLiteSession {
     }
 
     /// How many bytes of lists a transaction that wrote `written` bytes of new ones moves
-    /// through merges: eight times its own (a byte is merged once per level, and a million
-    /// posters make five or six levels, so merges keep pace with writing), and at least
-    /// ``searchMergeStep`` (so single posts move a big merge on in steps of a few tens of
-    /// milliseconds instead of one post waiting seconds for all of it).
+    /// through merges (``PostingMerge/budget(written:step:)``, at least ``searchMergeStep``).
     func mergeBudget(written: Int) -> Int {
-        max(searchMergeStep, 8 * written)
+        PostingMerge.budget(written: written, step: searchMergeStep)
     }
 
-    /// Starts a merge of the oldest ``segmentsPerMerge`` segments of each level that has that
+    /// Starts a merge of the oldest ``PostingMerge/segmentsPerMerge`` segments of each level that has that
     /// many outside any merge: their target segment is made (empty), and `search_merge` names
     /// it for each of them.
     private func startMerges() throws {
         let free = "NOT EXISTS (SELECT 1 FROM search_merge m WHERE m.source = s.id OR m.target = s.id)"
         while let level = try db.statement(
             "SELECT level FROM search_segment s WHERE \(free) GROUP BY level HAVING count(*) >= ? ORDER BY level LIMIT 1"
-        ).bind(Self.segmentsPerMerge).first({ $0.int(0) }) {
+        ).bind(PostingMerge.segmentsPerMerge).first({ $0.int(0) }) {
             let segments = try db.statement("SELECT id, posters FROM search_segment s WHERE level = ? AND \(free) ORDER BY id LIMIT ?")
-                .bind(level, Self.segmentsPerMerge).map { (id: $0.int64(0), posters: $0.int(1)) }
+                .bind(level, PostingMerge.segmentsPerMerge).map { (id: $0.int64(0), posters: $0.int(1)) }
             let target = try newSegment(posters: segments.reduce(0) { $0 + $1.posters })
             let record = try db.statement("INSERT INTO search_merge (source, target) VALUES (?, ?)")
             for segment in segments {
@@ -184,49 +167,9 @@ extension SQLiteSession {
         let marks = try db.statement("SELECT poster_id, segment FROM search_stale WHERE segment >= ?").bind(oldest)
         while try marks.step() { stale[marks.int64(0)] = marks.int64(1) }
         var blocks = PostingBlock.Writer(flush: try blockInserter(segment: target))
-        // The newest segment first: its ids are usually the highest, so the lists join in order.
-        var readers = try sources.reversed().map { segment in
-            try SegmentEntries(segment: segment, in: db)
-        }
-        var ids: [Int64] = []
-        var bytes: [UInt8] = []
-        while budget > 0, let piece = readers.lazy.compactMap(\.piece).min() {
-            ids.removeAll(keepingCapacity: true)
-            var ordered = true
-            for index in readers.indices where readers[index].piece == piece {
-                let start = ids.count
-                let segment = readers[index].segment
-                try readers[index].withList { block, range in
-                    budget -= range.count
-                    guard PostingCoding.decode(block, range, appendingTo: &ids) else {
-                        throw SQLiteError(
-                            code: 11,
-                            message:
-                                "a list of its search index (segment \(segment), piece \(piece)) cannot be read; `tenbin check --repair` rebuilds the index"
-                        )
-                    }
-                }
-                if !stale.isEmpty {
-                    var kept = start
-                    for at in start..<ids.count where stale[ids[at]].map({ segment > $0 }) ?? true {
-                        ids[kept] = ids[at]
-                        kept += 1
-                    }
-                    ids.removeLast(ids.count - kept)
-                }
-                if start > 0 && start < ids.count && ids[start - 1] <= ids[start] { ordered = false }
-                try readers[index].advance()
-            }
-            if !ordered {
-                ids.sort(by: >)
-                ids.removeDuplicatesInSortedOrder()
-            }
-            guard !ids.isEmpty else { continue }
-            bytes.removeAll(keepingCapacity: true)
-            PostingCoding.encode(descending: ids, into: &bytes)
-            try blocks.append(piece, list: bytes)
-        }
-        try blocks.finish()
+        // The newest segment first (``PostingMerge/step(_:stale:budget:into:)``).
+        var readers = try sources.reversed().map { try segmentEntries($0) }
+        try PostingMerge.step(&readers, stale: stale, budget: &budget, into: &blocks)
         let rests = readers.map(\.rest)
         readers.removeAll()
         guard rests.allSatisfy({ $0 == nil }) else {
@@ -258,8 +201,17 @@ extension SQLiteSession {
         try blocks.finish()
     }
 
+    /// A reader of `segment`'s lists for a merge.
+    private func segmentEntries(_ segment: Int64) throws -> SegmentEntries {
+        let rows = try db.freshStatement("SELECT piece, postings FROM search_posting WHERE segment = ? ORDER BY piece").bind(segment)
+        return try SegmentEntries(
+            segment: segment, rows: { try rows.step() ? (rows.int64(0), rows.blob(1)) : nil },
+            damaged: { SQLiteError(code: 11, message: "\($0); `tenbin check --repair` rebuilds the index") })
+    }
+
     private func newSegment(posters: Int) throws -> Int64 {
-        try db.statement("INSERT INTO search_segment (level, posters) VALUES (?, ?)").bind(Self.level(posters: posters), posters).run()
+        try db.statement("INSERT INTO search_segment (level, posters) VALUES (?, ?)").bind(PostingMerge.level(posters: posters), posters)
+            .run()
         return db.lastInsertedRowID
     }
 
@@ -303,15 +255,6 @@ extension SQLiteSession {
 
     // MARK: Reading
 
-    /// The pieces a term matches, as ranges: an exact term its one piece; a prefix term
-    /// (``IndexTerm/isPrefix``) of one character that piece and every pair starting with it;
-    /// nil for a term that names no piece (it matches nothing).
-    static func pieceRanges(_ term: IndexTerm) -> [ClosedRange<Int64>]? {
-        guard let piece = SearchGrams.piece(packedFromToken: term.token).map({ Int64(bitPattern: $0) }) else { return nil }
-        guard term.isPrefix, piece < 1 << 21 else { return [piece...piece] }
-        return [piece...piece, (piece << 21)...((piece << 21) | 0x1F_FFFF)]
-    }
-
     /// Each term's cursor over every segment; nil when a term matches nothing.
     private func termCursors(_ terms: [IndexTerm]) throws -> [TermCursor]? {
         // In every segment, the blocks that can hold pieces from ?1 to ?2: the last starting
@@ -324,19 +267,14 @@ extension SQLiteSession {
             """)
         var cursors: [TermCursor] = []
         for term in terms {
-            guard let ranges = Self.pieceRanges(term) else { return nil }
+            guard let ranges = term.pieceRanges else { return nil }
             var found: [PostingCursor] = []
             for range in ranges {
                 blocks.reset()
                 try blocks.bind(range.lowerBound, at: 1)
                 try blocks.bind(range.upperBound, at: 2)
                 while try blocks.step() {
-                    let block = blocks.blob(1)
-                    PostingBlock.forEach(block, firstPiece: UInt64(bitPattern: blocks.int64(0))) { piece, list in
-                        let piece = Int64(bitPattern: piece)
-                        if range.contains(piece) { found.append(PostingCursor(block, list)) }
-                        return piece < range.upperBound
-                    }
+                    PostingBlock.cursors(in: blocks.blob(1), firstPiece: blocks.int64(0), within: range, into: &found)
                 }
             }
             let cursor = TermCursor(found)
@@ -479,5 +417,18 @@ extension SQLiteSession {
             )
         }
         return problems
+    }
+}
+
+extension SQLiteStore {
+    /// The index blocks of one segment of `records` under `ids`, each with its first piece,
+    /// as a commit builds them (`tenbin-bench`'s import floor times building them, and stages
+    /// them to time SQLite writing them alone).
+    package static func searchIndexBlocks(ids: [Int64], records: [SearchRecord]) -> [(firstPiece: Int64, block: [UInt8])] {
+        let segment = SegmentBuilder(ids, pieces: records.map(\.pieces))
+        var blocks: [(firstPiece: Int64, block: [UInt8])] = []
+        // The closure does not throw.
+        try! segment.blocks { blocks.append((Int64(bitPattern: $0), $1)) }
+        return blocks
     }
 }

@@ -176,10 +176,17 @@ extension ServeEndToEndTests {
             #expect(try Self.metric(server, "tenbin_postgres_replica_reads_total") == readsBefore)
             try pair.onStandby("SELECT pg_wal_replay_resume()")
             #expect(try Self.eventually { try Self.metric(server, "tenbin_postgres_replica_up") == 1 })
-            // A page not read before (the read cache answers one read again).
-            let page = try server.request("GET", "/api/v1/posters?sort=popular&limit=13")
-            #expect(ServeReadCacheTests.good1(page, id: 1) == 2, "\(page.text)")
-            #expect(try #require(try Self.metric(server, "tenbin_postgres_replica_reads_total")) > readsBefore)
+            // Pages not read before (the read cache answers one read again), until the standby,
+            // back and replayed past the vote, answers one.
+            var limit = 12
+            var shown: Int?
+            let answered = try Self.eventually {
+                limit += 1
+                shown = ServeReadCacheTests.good1(try server.request("GET", "/api/v1/posters?sort=popular&limit=\(limit)"), id: 1)
+                return try #require(try Self.metric(server, "tenbin_postgres_replica_reads_total")) > readsBefore
+            }
+            #expect(answered)
+            #expect(shown == 2)
         }
 
         @Test func stoppingAndRestartingTheStandbyUnderLoadGivesNoClientAnError() throws {

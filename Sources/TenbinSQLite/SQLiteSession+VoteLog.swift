@@ -78,7 +78,7 @@ extension SQLiteSession {
     func keysAsOf(mark: Int64, order: FeedOrder) throws -> [Int64: Int] {
         guard order.movesWithVotes else { return [:] }
         let marks = try voteLogMarks()
-        let keys = try voteLogKeys.keys(mark: mark, through: marks.last, oldest: marks.oldest) { after, through in
+        let keys = try (voteLogKeys ?? VoteLogKeys()).keys(mark: mark, through: marks.last, oldest: marks.oldest) { after, through in
             try db.statement(
                 "SELECT poster_id, votes_before, trend_before FROM vote_log WHERE batch > ? AND batch <= ? ORDER BY batch"
             ).bind(after, through).map { (id: $0.int64(0), key: VoteLogKeys.Key(votes: $0.int(1), score: $0.int64(2))) }

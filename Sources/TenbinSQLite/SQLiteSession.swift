@@ -21,9 +21,9 @@ struct SQLiteSession: StoreWriting {
     /// Whether votes update the trending score (see ``SQLiteStore/scoresVotes``).
     let scoresVotes: Bool
 
-    /// The store's walk keys read from the vote log so far (``VoteLogKeys``); a session of its
-    /// own reads the log afresh.
-    private let walkKeys: VoteLogKeys?
+    /// The store's walk keys read from the vote log so far (``VoteLogKeys``); without them, a
+    /// walk's page reads the log afresh.
+    let voteLogKeys: VoteLogKeys?
 
     init(
         _ db: Database, searchMergeStep: Int = SQLiteSession.searchMergeStep, scoresVotes: Bool = true, voteLogKeys: VoteLogKeys? = nil
@@ -31,11 +31,8 @@ struct SQLiteSession: StoreWriting {
         self.db = db
         self.searchMergeStep = searchMergeStep
         self.scoresVotes = scoresVotes
-        self.walkKeys = voteLogKeys
+        self.voteLogKeys = voteLogKeys
     }
-
-    /// The walk keys this session reads through (``VoteLogKeys``).
-    var voteLogKeys: VoteLogKeys { walkKeys ?? VoteLogKeys() }
 
     /// ``searchMergeStep`` unless a store is told otherwise.
     static let searchMergeStep = 1 << 20

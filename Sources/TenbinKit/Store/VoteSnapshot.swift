@@ -1,23 +1,24 @@
 /// Popular or trending order as it stood at a walk's start: what keeps a walk through either
 /// (pages linked by cursors) from skipping or repeating posters while votes move them.
 ///
-/// Every backend logs each vote batch it commits in the same transaction as the counts: the
-/// batch gets the next number of one counter (so batches are numbered in commit order), and
-/// each poster it votes for gets a log row with that number and its total votes before the
-/// batch (PostgreSQL also sets its "last moved" row to that number). A read's *mark* is the number of the last
-/// batch it sees. A walk's first page takes its read's mark and its cursors carry it; every page
-/// of the walk ranks each poster by its votes as of that mark: its current votes when no batch
-/// after the mark voted for it, else its total before the first such batch (PostgreSQL probes
-/// a log indexed by poster; SQLite reads the batches after the mark in order, remembering what
-/// it read for the walk's next page). So every page ranks by the same fixed totals, and a
-/// walk visits each poster that existed when it began (and was not deleted or hidden meanwhile)
-/// exactly once. Posters show their current counts; only their place is the walk's.
+/// Every backend logs each vote batch it commits in the same transaction as the counts: the batch
+/// gets the next number of one counter (so batches are numbered in commit order), and each poster
+/// it votes for gets a log row with that number and its total votes before the batch (PostgreSQL
+/// also sets its "last moved" row to that number). A read's *mark* is the number of the last batch
+/// it sees. A walk's first page takes its read's mark and its cursors carry it; every page of the
+/// walk ranks each poster by its votes as of that mark: its current votes when no batch after the
+/// mark voted for it, else its total before the first such batch (PostgreSQL probes a log indexed
+/// by poster; SQLite reads the batches after the mark in order, remembering what it read for the
+/// walk's next page). So every page ranks by the same fixed totals, and a walk visits each poster
+/// that existed when it began (and was not deleted or hidden meanwhile) exactly once. Posters show
+/// their current counts; only their place is the walk's.
 ///
 /// A page costs what it did plus the posters voted for since the mark: they are skipped in the
-/// popular index and merged in at their place as of the mark. The log keeps ``retention`` of batches: every
-/// ``pruneEvery``th batch's transaction also drops older ones
-/// (``StoreWriting/pruneVoteLog(now:keeping:)``), and a cursor whose mark is older than what is kept is refused as expired
-/// (``BoardError/cursorExpired``; the server answers 410 `cursor_expired`).
+/// popular index and merged in at their place as of the mark. The log keeps ``retention`` of
+/// batches: every ``pruneEvery``th batch's transaction also drops older ones
+/// (``StoreWriting/pruneVoteLog(now:keeping:)``), and a cursor whose mark is older than what is
+/// kept is refused as expired (``BoardError/cursorExpired``; the server answers 410
+/// `cursor_expired`).
 ///
 /// An order key that votes move is all this needs (``StoreReading/keysAsOf(mark:order:)``):
 /// popular's total, and trending's score (``Trending``: only votes move it), which the log keeps

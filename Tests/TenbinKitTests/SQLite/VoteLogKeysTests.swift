@@ -11,7 +11,7 @@ import Testing
     typealias Key = VoteLogKeys.Key
 
     /// A log read that records the ranges asked for and answers `rows` in them.
-    final class Log: @unchecked Sendable {
+    final class Log {
         var rows: [(batch: Int64, id: Int64, key: Key)] = []
         var asked: [ClosedRange<Int64>] = []
 

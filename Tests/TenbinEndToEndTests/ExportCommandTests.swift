@@ -4,7 +4,7 @@ import Testing
 /// `tenbin export` as a user runs it: every poster in CSV that another program (Python's
 /// csv module) reads back exactly, JSON Lines, a file written whole or not at all, and each
 /// kind of bad input refused with its reason.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.ownThreads, .timeLimit(.minutes(5)))
 struct ExportCommandTests {
     static let images = PostgresCommandTests.images
     static let questions = ["He said \"hi\", then\nleft", "=HYPERLINK(\"http://x.example\")", "猫と犬, どっち？"]

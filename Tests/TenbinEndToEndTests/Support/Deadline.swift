@@ -1,5 +1,6 @@
 import Foundation
 import TenbinKit
+import Testing
 
 /// Kills a child process still running at its deadline, so a hung program fails its test with
 /// what it had printed instead of hanging the whole suite (a suite's time limit cannot stop a
@@ -16,7 +17,10 @@ final class Deadline: Sendable {
     private let state = Locked<(killed: Bool, over: Bool)>((false, false))
 
     /// Starts watching `process`, which must be running; `what` names it in the failure.
+    /// A test waiting for a child on Swift's shared pool stops everything asynchronous in the
+    /// test process while it waits (see ``OwnThreads``): such a suite fails here, at once.
     init(_ process: Process, what: String, seconds: Double = Deadline.standard) {
+        #expect(EndToEndThreads.shared.isCurrent, "\(what) was started from Swift's shared pool: give its suite .ownThreads")
         self.what = what
         self.seconds = seconds
         let state = state

@@ -6,6 +6,10 @@
 #   scripts/postgres.sh restart DIR    stop (immediate) and start again on the same port
 #   scripts/postgres.sh halt DIR       stop (immediate), keeping DIR (an outage; `stop` removes it)
 #   scripts/postgres.sh stop DIR       stop (immediate) and remove DIR
+#   scripts/postgres.sh standby DIR PRIMARY_DIR
+#                                      a hot standby of the server in PRIMARY_DIR (pg_basebackup
+#                                      over streaming replication) started in DIR; prints its URL
+#   scripts/postgres.sh resume DIR     start again a server halted with `halt` (same port)
 #   scripts/postgres.sh run CMD…       start, run CMD with TENBIN_TEST_DATABASE_URL and
 #                                      TENBIN_TEST_POSTGRES_DIR set, stop and remove (also when
 #                                      CMD fails); exits with CMD's status
@@ -43,13 +47,20 @@ start_server() {
 }
 
 start() {
-    local dir=$1 bin port
+    local dir=$1 bin
     bin=$(bin_dir) || { echo "Error: PostgreSQL is not installed (no initdb); install postgresql" >&2; return 1; }
     mkdir -p "$dir"
     [[ $(id -u) -eq 0 ]] && chown postgres:postgres "$dir"
     as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust --no-sync -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
         { cat "$dir/initdb.log" >&2; return 1; }
     as_owner sh -c "{ echo 'host all tenbin_password 127.0.0.1/32 scram-sha-256'; cat '$dir/data/pg_hba.conf'; } > '$dir/data/hba.new' && mv '$dir/data/hba.new' '$dir/data/pg_hba.conf'"
+    start_on_free_port "$dir" "the test PostgreSQL server"
+}
+
+# Starts the server in $1 on a free port (a few random ones tried) and prints its URL; $2 names
+# it in the error.
+start_on_free_port() {
+    local dir=$1 port
     for _ in 1 2 3 4 5 6 7 8; do
         port=$((20000 + RANDOM % 20000))
         echo "$port" >"$dir/port"
@@ -58,7 +69,7 @@ start() {
             return 0
         fi
     done
-    echo "Error: the test PostgreSQL server did not start; its log:" >&2
+    echo "Error: $2 did not start; its log:" >&2
     cat "$dir/log" >&2 || true
     return 1
 }
@@ -70,6 +81,26 @@ stop() {
         as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
     fi
     rm -rf "$dir"
+}
+
+# A streaming hot standby of the server in $2, in $1: a base backup taken over the replication
+# protocol (`-R` writes primary_conninfo and standby.signal, `-X stream` streams the log written
+# meanwhile), started on a port of its own. The primary's defaults allow it (wal_level=replica,
+# max_wal_senders=10, and initdb's trust lines for replication from 127.0.0.1).
+standby() {
+    local dir=$1 primary=$2 bin primary_port
+    bin=$(bin_dir) || { echo "Error: PostgreSQL is not installed (no pg_basebackup); install postgresql" >&2; return 1; }
+    [[ -f $primary/port ]] || { echo "Error: no test PostgreSQL server in $primary (start one first)" >&2; return 1; }
+    primary_port=$(cat "$primary/port")
+    mkdir -p "$dir"
+    [[ $(id -u) -eq 0 ]] && chown postgres:postgres "$dir"
+    as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$primary_port" -U postgres -D "$dir/data" -R -X stream --no-sync \
+        >"$dir/basebackup.log" 2>&1 || { echo "Error: pg_basebackup from port $primary_port failed:" >&2; cat "$dir/basebackup.log" >&2; return 1; }
+    start_on_free_port "$dir" "the standby"
+}
+
+resume() {
+    start_server "$1"
 }
 
 halt() {
@@ -109,6 +140,8 @@ start) start "$2" ;;
 stop) stop "$2" ;;
 restart) restart "$2" ;;
 halt) halt "$2" ;;
+standby) standby "$2" "$3" ;;
+resume) resume "$2" ;;
 run) shift; run "$@" ;;
-*) echo "usage: $0 start DIR | restart DIR | halt DIR | stop DIR | run CMD…" >&2; exit 64 ;;
+*) echo "usage: $0 start DIR | restart DIR | halt DIR | resume DIR | stop DIR | standby DIR PRIMARY_DIR | run CMD…" >&2; exit 64 ;;
 esac

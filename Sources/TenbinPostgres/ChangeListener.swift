@@ -10,8 +10,9 @@ import TenbinKit
 final class ChangeListener: Sendable {
     /// What a subscriber hears.
     enum Signal: Sendable, Equatable {
-        /// These posters changed (nil: unknown, any may have).
-        case changed(Set<Int64>?)
+        /// These posters changed (nil: unknown, any may have), committed before the primary's
+        /// log reached `position` (nil: an announcement from a tenbin that does not send it).
+        case changed(Set<Int64>?, position: Int64?)
         /// Listening (again): re-read everything watched.
         case resync
         /// The listening connection could not be made or was lost; the listener keeps trying.
@@ -103,11 +104,15 @@ final class ChangeListener: Sendable {
         switch event {
         case .listening: signal = .resync
         case .lost(let reason): signal = .lost(reason)
-        case .notification(let payload):
+        case .notification(let text):
+            // `IDS@POSITION` (see ``ChangeNotifier``); older servers send `IDS` alone.
+            let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
+            let payload = parts[0]
+            let position = parts.count > 1 ? Int64(parts[1]) : nil
             if payload == "*" {
-                signal = .changed(nil)
+                signal = .changed(nil, position: position)
             } else {
-                signal = .changed(Set(payload.split(separator: ",").compactMap { Int64($0) }))
+                signal = .changed(Set(payload.split(separator: ",").compactMap { Int64($0) }), position: position)
             }
         }
         let handlers = state.withLock { Array($0.subscribers.values) }

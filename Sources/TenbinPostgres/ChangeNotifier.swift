@@ -7,7 +7,10 @@ import TenbinKit
 ///
 /// Sends are batched per process: while one NOTIFY is being sent, every change reported
 /// meanwhile waits and goes out in the next one. The payload is the changed poster ids,
-/// comma-separated, or `*` when they would not fit well under PostgreSQL's 8,000-byte limit.
+/// comma-separated, or `*` when they would not fit well under PostgreSQL's 8,000-byte limit,
+/// then `@` and the primary's log position as the NOTIFY is sent (bytes, as
+/// ``ReplicaSet/primaryPositionSQL`` reads it): past the commits announced, so a server reading
+/// from hot standbys knows how far one must have replayed to show them.
 final class ChangeNotifier: Sendable {
     /// The channel tenbin's changes are announced on.
     static let channel = "tenbin_changes"
@@ -50,7 +53,10 @@ final class ChangeNotifier: Sendable {
             var payload = batch.all ? "*" : batch.ids.sorted().map(String.init).joined(separator: ",")
             if payload.utf8.count > Self.maximumPayload { payload = "*" }
             // A failed NOTIFY means the database is unreachable; see above.
-            _ = try? pool.withConnection { try $0.query("SELECT pg_notify(\(Self.channel), \(payload))") }
+            _ = try? pool.withConnection {
+                try $0.query(
+                    "SELECT pg_notify(\(Self.channel), \(payload)::text || '@' || (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint::text)")
+            }
         }
     }
 

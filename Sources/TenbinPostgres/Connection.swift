@@ -15,6 +15,10 @@ package final class Connection {
     private var prepared: Set<String> = []
     /// The database this connection is to.
     package let target: ConnectionTarget
+    /// On a hot standby, how far it had replayed the log when this connection last asked
+    /// (``ReplicaSet``); -1 before it asks. A standby's restart ends its connections, so this
+    /// stays a lower bound of what every later read on this one sees.
+    var replayedAtLeast: Int64 = -1
 
     /// Seconds a connection attempt may take before it fails, unless the string sets its own.
     static let connectTimeoutSeconds = 10

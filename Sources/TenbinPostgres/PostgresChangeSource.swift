@@ -17,6 +17,9 @@ import TenbinKit
 final class PostgresChangeSource: ChangeSource {
     private let listener: ChangeListener
     private let pool: ConnectionPool
+    /// Told the primary's log position a change was learnt at (nil: unknown, ask the primary),
+    /// before any feed wakes for it: with standbys, the feed's next read must see that far.
+    private let learn: (@Sendable (Int64?) -> Void)?
     private let state = Locked(State())
     /// The version: moved by notifications, by the listener coming back, and by snapshots.
     private let counter = ChangeSignal()
@@ -35,9 +38,10 @@ final class PostgresChangeSource: ChangeSource {
     /// the default 50 ms interval).
     static let safetyTicks = 20
 
-    init(listener: ChangeListener, pool: ConnectionPool) {
+    init(listener: ChangeListener, pool: ConnectionPool, learn: (@Sendable (Int64?) -> Void)? = nil) {
         self.listener = listener
         self.pool = pool
+        self.learn = learn
     }
 
     func currentVersion() throws -> StoreVersion {
@@ -76,13 +80,19 @@ final class PostgresChangeSource: ChangeSource {
 
     /// Reads the server's snapshot; a different one from last time moves the counter.
     private func checkSnapshot() throws {
-        let snapshot = try pool.withConnection { try $0.query("SELECT pg_current_snapshot()::text").text(0, 0) }
+        let rows = try pool.withConnection {
+            try $0.query("SELECT pg_current_snapshot()::text, (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint")
+        }
+        let snapshot = rows.text(0, 0)
         let moved = state.withLock { state -> Bool in
             defer { state.snapshot = snapshot }
             guard let last = state.snapshot, last != snapshot else { return false }
             return true
         }
-        if moved { counter.signal() }
+        if moved {
+            if let learn { learn(try rows.int64(0, 1)) }
+            counter.signal()
+        }
     }
 
     /// Subscribes to the shared listener once. It connects in the background: until it
@@ -114,6 +124,11 @@ final class PostgresChangeSource: ChangeSource {
     }
 
     private func signal(_ signal: ChangeListener.Signal) {
+        switch signal {
+        case .changed(_, let position): learn?(position)
+        case .resync: learn?(nil)
+        case .lost: break
+        }
         let moves = state.withLock { state -> Bool in
             switch signal {
             case .lost:

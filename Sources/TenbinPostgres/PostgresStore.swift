@@ -20,7 +20,12 @@ public final class PostgresStore: StoreBackend {
 
     /// Opens the database at `url` (any libpq connection string or URI) with a pool of at
     /// most `poolSize` connections, creating or upgrading the schema unless `migrate` is false.
-    public init(url: String, poolSize: Int = ConnectionPool.defaultSize, migrate: Bool = true) throws {
+    /// Reads go to the hot standbys at `replicas` (each with a pool of `poolSize`) while they
+    /// keep within `replicaMaxLag` of it (see ``ReplicaSet``).
+    public init(
+        url: String, poolSize: Int = ConnectionPool.defaultSize, migrate: Bool = true, replicas: [String] = [],
+        replicaMaxLag: Duration = PostgresStore.defaultReplicaMaxLag
+    ) throws {
         guard poolSize >= 1 else {
             throw PostgresError(
                 kind: .invalidInput, sqlState: nil, message: "the connection pool size must be at least 1 (got \(poolSize))", target: "")
@@ -28,9 +33,36 @@ public final class PostgresStore: StoreBackend {
         target = try ConnectionTarget(url)
         pool = ConnectionPool(target: target, size: poolSize)
         notifier = ChangeNotifier(pool: pool)
-        changeSource = PostgresChangeSource(listener: ChangeListener(target: target), pool: pool)
+        let replicaTargets = try replicas.map { url in
+            do {
+                return try ConnectionTarget(url)
+            } catch let error as PostgresError {
+                throw PostgresError(kind: .invalidInput, sqlState: nil, message: "the replica: \(error.message)", target: "")
+            }
+        }
+        let replicaSet =
+            replicaTargets.isEmpty ? nil : try ReplicaSet(targets: replicaTargets, poolSize: poolSize, maxLag: replicaMaxLag, primary: pool)
+        self.replicas = replicaSet
+        var learn: (@Sendable (Int64?) -> Void)?
+        if let replicaSet { learn = { position in replicaSet.learn(position) } }
+        changeSource = PostgresChangeSource(listener: ChangeListener(target: target), pool: pool, learn: learn)
         if migrate { _ = try self.migrate() }
     }
+
+    /// The hot standbys reads go to, if any.
+    let replicas: ReplicaSet?
+
+    /// Whether each standby is in rotation and how many reads it answered (benchmarks).
+    package var replicaStates: [(inRotation: Bool, reads: Int)] {
+        replicas?.replicas.map { replica in
+            let snapshot = replica.snapshot
+            return (snapshot.inRotation, snapshot.reads)
+        } ?? []
+    }
+
+    /// The default of `tenbin serve --replica-max-lag`: how far behind the primary a hot
+    /// standby may fall and still be read from.
+    public static let defaultReplicaMaxLag = Duration.seconds(5)
 
     /// Announces every change committed through this store (a short-lived process, one
     /// `tenbin vote`, must not exit before its change is announced), stops listening and
@@ -38,6 +70,7 @@ public final class PostgresStore: StoreBackend {
     public func close() {
         notifier.flush()
         changeSource.close()
+        replicas?.close()
         pool.close()
     }
 
@@ -77,7 +110,7 @@ public final class PostgresStore: StoreBackend {
     /// body that runs no statement begins no transaction.
     public func read<T>(_ body: (any StoreReading) throws -> T) throws -> T {
         try translatingErrors {
-            try pool.withConnection { connection in
+            try readConnection { connection in
                 try connection.deferBegin(Self.readBegin)
                 do {
                     let value = try body(PostgresSession(connection))
@@ -93,6 +126,13 @@ public final class PostgresStore: StoreBackend {
         }
     }
 
+    /// Runs `body` (one read) on a connection of a standby that has replayed far enough, or of
+    /// the primary (see ``ReplicaSet``).
+    private func readConnection<T>(_ body: (Connection) throws -> T) throws -> T {
+        guard let replicas else { return try pool.withConnection(body) }
+        return try replicas.read(body)
+    }
+
     /// How ``read(_:)`` begins its transaction.
     static let readBegin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
@@ -101,7 +141,7 @@ public final class PostgresStore: StoreBackend {
     /// fails (kind `internal`): that read needs ``read(_:)``.
     public func readSingle<T>(_ body: (any StoreReading) throws -> T) throws -> T {
         try translatingErrors {
-            try pool.withConnection { connection in try body(PostgresSession(connection, single: true)) }
+            try readConnection { connection in try body(PostgresSession(connection, single: true)) }
         }
     }
 
@@ -111,7 +151,7 @@ public final class PostgresStore: StoreBackend {
         -> [Poster]?
     {
         try translatingErrors {
-            try pool.withConnection { connection in
+            try readConnection { connection in
                 try PostgresSession(connection, single: true).exactSearchPosters(
                     query, order: order, after: after, offset: offset, limit: limit)
             }
@@ -131,6 +171,8 @@ public final class PostgresStore: StoreBackend {
                 return value
             }
         }
+        // This process's next reads see the write, on a standby too.
+        replicas?.noteCommit()
         if !changed.isEmpty { notifier.changed(Array(changed)) }
         return value
     }
@@ -144,7 +186,12 @@ public final class PostgresStore: StoreBackend {
             var attempt = 0
             while true {
                 do {
-                    return try pool.withConnection { try Self.addVotes(deltas, at: time, on: $0, prepared: true) }
+                    return try pool.withConnection { connection in
+                        let posters = try Self.addVotes(deltas, at: time, on: connection, prepared: true)
+                        // Before the votes are answered: the voter's next page shows them.
+                        replicas?.noteCommit(on: connection)
+                        return posters
+                    }
                 } catch let error as PostgresError where error.isRetryable && attempt < 8 {
                     attempt += 1
                 }
@@ -160,6 +207,9 @@ public final class PostgresStore: StoreBackend {
         if due { _ = try? write { try $0.pruneVoteLog(now: time, keeping: VoteSnapshot.retention) } }
         return posters
     }
+
+    /// The hot standbys' state (``ReplicaSet/metricsText``), when there are any.
+    public var metricsText: String { replicas?.metricsText ?? "" }
 
     /// Live-feed changes, pushed by LISTEN/NOTIFY.
     public var changes: any ChangeSource { changeSource }

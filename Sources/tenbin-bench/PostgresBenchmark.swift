@@ -46,6 +46,8 @@ enum PostgresBenchmark {
         print("")
         try feedAcrossServers(context, url: url, folder: folder, board: board)
         try PostgresScaleBenchmark.run(context, server: server)
+        print()
+        try PostgresReplicaBenchmark.run(context)
     }
 
     /// A vote committed by this process (another server, as far as `tenbin serve` can tell:

@@ -46,6 +46,9 @@ let sections: [Section] = [
     Section(name: "backup", summary: "tenbin backup of a live million-poster board; vote latency meanwhile", run: BackupBenchmark.run),
     Section(name: "postgres", summary: "PostgreSQL: grouped votes against pgbench, page and search latency", run: PostgresBenchmark.run),
     Section(
+        name: "replicas", summary: "PostgreSQL: pages and searches per second with a hot standby against the primary alone",
+        run: PostgresReplicaBenchmark.run),
+    Section(
         name: "rolling", summary: "Rolling restart of two servers behind nginx under votes: 5xx, restart to ready",
         run: RollingBenchmark.run),
 ]

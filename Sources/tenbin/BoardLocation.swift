@@ -12,6 +12,10 @@ struct BoardLocation {
     var database: String?
     /// At most this many connections to the database.
     var poolSize = ConnectionPool.defaultSize
+    /// Hot standbys of the database that reads go to (`serve --replica`).
+    var replicas: [String] = []
+    /// How far behind the primary a standby may fall and still be read from.
+    var replicaMaxLag = PostgresStore.defaultReplicaMaxLag
 
     /// What a command does with the board, which decides what opening it may create or upgrade.
     enum Access {
@@ -38,7 +42,8 @@ struct BoardLocation {
         case .create, .serve: creates = true
         }
         guard let database else { return try Board(folder: folder, configuration: configuration, create: creates) }
-        let store = try PostgresStore(url: database, poolSize: poolSize, migrate: false)
+        let store = try PostgresStore(
+            url: database, poolSize: poolSize, migrate: false, replicas: replicas, replicaMaxLag: replicaMaxLag)
         do {
             switch access {
             case .read:

@@ -67,6 +67,35 @@ struct Context {
         databasePoolSize = poolSize
     }
 
+    /// Hot standbys of the database that reads go to (`serve --replica`), and how far behind
+    /// the primary one may fall.
+    private(set) var replicaURLs: [String] = []
+    private(set) var replicaMaxLag = PostgresStore.defaultReplicaMaxLag
+
+    /// Chooses the standbys reads go to; they need a PostgreSQL database.
+    mutating func chooseReplicas(_ urls: [String], maxLag: Duration) throws {
+        guard !urls.isEmpty else { return }
+        guard databaseURL != nil else {
+            throw UsageError("--replica needs a PostgreSQL database (--database or TENBIN_DATABASE_URL): standbys are of a primary")
+        }
+        for url in urls {
+            if url.allSatisfy(\.isWhitespace) {
+                throw UsageError("'--replica' takes a PostgreSQL connection string or URI, not an empty one")
+            }
+            do {
+                _ = try ConnectionTarget(url)
+            } catch let error as PostgresError {
+                throw UsageError("'--replica': \(error.message)")
+            }
+        }
+        guard Set(urls).count == urls.count else { throw UsageError("'--replica' names the same standby twice") }
+        guard !urls.contains(databaseURL ?? "") else {
+            throw UsageError("'--replica' names the primary (--database) itself; give its hot standbys")
+        }
+        replicaURLs = urls
+        replicaMaxLag = maxLag
+    }
+
     /// Where a test watches tenbin reach named points (see ``TestMarkers``).
     var markers: TestMarkers { TestMarkers(environment: environment) }
 
@@ -121,7 +150,8 @@ struct Context {
                 "with --database (or TENBIN_DATABASE_URL), give the blob folder too: --store DIR or TENBIN_STORE (its blobs/ holds the images)"
             )
         }
-        return BoardLocation(folder: storePath, database: databaseURL, poolSize: databasePoolSize)
+        return BoardLocation(
+            folder: storePath, database: databaseURL, poolSize: databasePoolSize, replicas: replicaURLs, replicaMaxLag: replicaMaxLag)
     }
 
     /// `note: no store at /home/me/Storage (the default, …); …`, or nil when something is there.

@@ -43,6 +43,10 @@ public protocol StoreBackend: Sendable {
     /// Where live feeds learn that something was committed.
     var changes: any ChangeSource { get }
 
+    /// The backend's own gauges and counters for `/metrics`, in Prometheus' text format (empty
+    /// when it has none; PostgreSQL: its hot standbys, see docs/postgres.md).
+    var metricsText: String { get }
+
     /// What the database's own checks find wrong, one line each (empty when sound); the core
     /// adds its own checks of meaning (search keys, blob files).
     func integrityProblems() throws -> [String]
@@ -56,6 +60,9 @@ public protocol StoreBackend: Sendable {
 }
 
 extension StoreBackend {
+    /// None.
+    public var metricsText: String { "" }
+
     /// ``read(_:)``.
     public func readSingle<T>(_ body: (any StoreReading) throws -> T) throws -> T {
         try read(body)

@@ -75,7 +75,7 @@ extension Application {
             metrics.render(
                 feeds: feeds.count, thumbnails: thumbnails.statistics, exchanges: exchanges, reads: readCache.statistics,
                 logLinesDropped: log?.dropped ?? 0, cardFileFailures: previewCards.files?.failures.withLock { $0 } ?? 0,
-                process: .current()),
+                process: .current()) + gateway.board.store.metricsText,
             contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
 }

@@ -120,16 +120,5 @@ final class Metrics: Sendable {
     }
 
     /// A label value with `\`, `"` and newlines escaped.
-    private static func label(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    private static func label(_ text: String) -> String { PrometheusLabel.escaped(text) }
 }

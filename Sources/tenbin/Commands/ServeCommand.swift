@@ -1,5 +1,6 @@
 import Dispatch
 import TenbinKit
+import TenbinPostgres
 import TenbinServer
 
 #if canImport(Glibc)
@@ -69,6 +70,12 @@ enum ServeCommand: Command {
         var headerTimeout = Option.integer(
             ["--header-timeout"], value: "SECONDS", help: "Seconds a connection has to send a request's head, 1 to 300.",
             in: 1...300, default: ServerConfiguration().headerTimeoutSeconds)
+        var replica = Option.repeated(
+            ["--replica"], value: "URL",
+            help: "A PostgreSQL hot standby of --database to send reads to, repeatable (see docs/postgres.md).")
+        var replicaMaxLag = Option<Duration>.duration(
+            ["--replica-max-lag"], help: "How far behind the primary a standby may fall and still be read from, 10ms to 1h.",
+            in: .milliseconds(10) ... .seconds(3600), default: PostgresStore.defaultReplicaMaxLag, shown: "5s")
         var migrate = Flag(["--migrate"], help: "Upgrade a PostgreSQL database at an older schema first (see docs/postgres.md).")
         var image = ImageOptions()
         var scan = ScanOptions()
@@ -123,6 +130,8 @@ enum ServeCommand: Command {
         }
         defer { hangUp.cancel() }
         context.noteReadingsOff()
+        var context = context
+        try context.chooseReplicas(try arguments.replica, maxLag: try arguments.replicaMaxLag)
         let board = try context.board(
             .serve(migrate: arguments.migrate), limits: limits, encoding: encoding, live: LiveFeeds.Options(grace: configuration.feedGrace),
             reportThreshold: try arguments.reportThreshold, scanner: try ScanOptions.parse(arguments.scan))
@@ -143,6 +152,28 @@ enum ServeCommand: Command {
         server?.stop()
         server = nil
         return 0
+    }
+}
+
+extension Option where Value == Duration {
+    /// A length of time within `range` — a number with `ms`, `s`, `m` or `h` (`500ms`, `1.5s`;
+    /// seconds without a unit) — `fallback` when absent.
+    static func duration(
+        _ names: [String], help: String, in range: ClosedRange<Duration>, default fallback: Duration, shown: String
+    ) -> Self {
+        let info = CommandSpec.Option(names: names, value: "DURATION", help: CommandSpec.Option.help(help, default: shown))
+        return Option(info: info) { texts throws(UsageError) in
+            guard let text = texts.last else { return fallback }
+            let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("", 1)]
+            for unit in units where text.hasSuffix(unit.suffix) {
+                guard let number = Double(text.dropLast(unit.suffix.count)), number.isFinite else { break }
+                let duration = Duration.milliseconds(Int64((number * unit.seconds * 1000).rounded()))
+                if range.contains(duration) { return duration }
+                break
+            }
+            throw UsageError(
+                "'\(info.primary)' takes a duration from 10ms to 1h (500ms, 5s, 2m), not '\(text)'")
+        }
     }
 }
 

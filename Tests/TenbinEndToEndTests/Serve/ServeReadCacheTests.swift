@@ -45,10 +45,11 @@ extension ServeEndToEndTests {
             #expect(try connection.request("GET", "/").text.contains(#"<span class="count">3</span>"#))
         }
 
-        /// Whether `condition` holds within 10 s: another process's commit reaches the server's
-        /// read cache through its change source, within a documented delay (docs/http-api.md).
-        static func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
-            let deadline = ContinuousClock.now + .seconds(10)
+        /// Whether `condition` holds within 10 s (or `seconds`): another process's commit reaches
+        /// the server's read cache through its change source, within a documented delay
+        /// (docs/http-api.md).
+        static func eventually(within seconds: Int = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+            let deadline = ContinuousClock.now + .seconds(seconds)
             while try !condition() {
                 guard ContinuousClock.now < deadline else { return false }
                 usleep(5_000)

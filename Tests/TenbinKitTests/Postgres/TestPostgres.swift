@@ -36,23 +36,42 @@ enum TestPostgres {
 
         init() throws {
             folder = "/tmp/tenbin-postgres-private-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-            let output = "\(folder).url"
-            let status = system("\(Fixtures.root)/scripts/postgres.sh start '\(folder)' > '\(output)'")
-            defer { unlink(output) }
-            guard status == 0, let file = fopen(output, "r") else {
-                Issue.record("could not start a private PostgreSQL server")
-                throw PostgresError(kind: .unavailable, sqlState: nil, message: "no private server", target: "")
-            }
-            defer { fclose(file) }
-            var line = [CChar](repeating: 0, count: 512)
-            _ = fgets(&line, 512, file)
-            url = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).trimmingCharacters(in: " \n")
+            url = try Self.script("start '\(folder)'")
         }
 
         /// Stops it at once (as a crash would) and starts it again on the same port.
         func restart() throws {
             let status = system("\(Fixtures.root)/scripts/postgres.sh restart '\(folder)' >/dev/null")
             try #require(status == 0, "restarting PostgreSQL failed")
+        }
+
+        /// Runs `scripts/postgres.sh COMMAND … FOLDER …` and returns the first line it printed.
+        static func script(_ arguments: String) throws -> String {
+            let output = "/tmp/tenbin-postgres-script-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            let status = system("\(Fixtures.root)/scripts/postgres.sh \(arguments) > '\(output)'")
+            defer { unlink(output) }
+            guard status == 0, let file = fopen(output, "r") else {
+                Issue.record("scripts/postgres.sh \(arguments) failed")
+                throw PostgresError(kind: .unavailable, sqlState: nil, message: "postgres.sh \(arguments) failed", target: "")
+            }
+            defer { fclose(file) }
+            var line = [CChar](repeating: 0, count: 512)
+            _ = fgets(&line, 512, file)
+            return String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).trimmingCharacters(in: " \n")
+        }
+
+        deinit {
+            _ = system("\(Fixtures.root)/scripts/postgres.sh stop '\(folder)'")
+        }
+    }
+
+    /// A hot standby of a ``PrivateServer`` (scripts/postgres.sh standby), removed when released.
+    final class Standby {
+        let folder = "/tmp/tenbin-postgres-standby-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let url: String
+
+        init(of primary: PrivateServer) throws {
+            url = try PrivateServer.script("standby '\(folder)' '\(primary.folder)'")
         }
 
         deinit {

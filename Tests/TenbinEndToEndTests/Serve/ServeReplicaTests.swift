@@ -146,15 +146,15 @@ extension ServeEndToEndTests {
             for round in 0..<4 {
                 let paused = round % 2 == 0
                 try pair.onStandby(paused ? "SELECT pg_wal_replay_pause()" : "SELECT pg_wal_replay_resume()")
-                let standbyReads = try Self.metric(server, "tenbin_postgres_replica_reads_total")
                 #expect(try Tenbin.run(["vote", "1", "1", "--database", pair.primary.url], store: folder.path).status == 0)
                 expected += 1
+                // The feed reads after it heard of the vote, past where a paused standby stands: a
+                // read from the standby would show it nothing new (no event, or the old count).
+                // (Other reads may still reach the standby meanwhile, so its read count proves
+                // nothing here.)
                 let event = try Feed.nextEvent(feed)
                 #expect(event.name == "modified", "\(event)")
                 #expect(event.data.contains("\"good1\": \(expected),"), "round \(round): \(event)")
-                // The feed read after it heard of the vote, past where the paused standby stands:
-                // not from the standby, which would have shown it nothing new.
-                if paused { #expect(try Self.metric(server, "tenbin_postgres_replica_reads_total") == standbyReads, "round \(round)") }
             }
         }
 

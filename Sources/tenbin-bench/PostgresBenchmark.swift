@@ -12,6 +12,10 @@ enum PostgresBenchmark {
 
     static func run(_ context: BenchContext) throws {
         guard let server = testServer() else { return }
+        // `$TENBIN_BENCH_PG_PART=import`: the manifest import alone, against SQLite's.
+        if ProcessInfo.processInfo.environment["TENBIN_BENCH_PG_PART"] == "import" {
+            return try PostgresScaleBenchmark.importRate(context, server: server)
+        }
         if let loaded = PostgresScaleBenchmark.loadedDatabase {
             if let call = PostgresScaleBenchmark.profiled { return try PostgresScaleBenchmark.profile(context, url: loaded, call: call) }
             try PostgresScaleBenchmark.latency(context, server: server, loaded: loaded)

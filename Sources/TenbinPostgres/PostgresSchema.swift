@@ -134,6 +134,9 @@ package enum PostgresSchema {
         // 13: trending order — each poster's score in its row, seeded from its timeline, and an
         // index like popular's (see PostgresStore+Trending.swift).
         Step(sql: PostgresStore.trendingSchemaSQL),
+        // 14: search by reading — the posters stored so far wait for keys with readings, given
+        // a few hundred a write (see PostgresSession+Readings.swift).
+        Step(sql: PostgresSession.readingSchemaSQL),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it

@@ -37,6 +37,7 @@ extension PostgresSession {
         precondition(posters.count == search.count, "one search record per poster")
         guard !posters.isEmpty else { return [] }
         try takeInsertLockIfWriting()
+        try stepReadings()
         // The batch's ids as one range: every poster insert holds the insert lock, so nothing
         // draws from the sequence between these two calls (one nextval a poster took 9 µs each).
         let first = try connection.query(

@@ -408,6 +408,8 @@ final class PostgresSession: StoreWriting {
     }
 
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool {
+        // Before this poster's row is locked: the step locks the rows it re-keys in ascending order.
+        try stepReadings()
         let key = PostgresQuery.Shared(search.key)
         let updated = try connection.query(
             """
@@ -460,6 +462,9 @@ final class PostgresSession: StoreWriting {
     /// poster (the foreign key deletes it), so the end is the same as emptying the table,
     /// without putting a million unchanged rows through the GIN index again (2.3 s a 20,000).
     func clearSearch() throws {
+        // Every key is written again with its readings (PostgresSession+Readings.swift). First: a
+        // write taking a step holds the mark's row before it touches search_key.
+        try connection.execute("DELETE FROM search_reading")
         try connection.execute("LOCK TABLE search_key IN SHARE ROW EXCLUSIVE MODE")
     }
 

@@ -91,7 +91,7 @@ struct PostgresMigrationTests {
     }
 
     @Test func anAltTextlessDatabaseUpgradesAndKeepsItsPosters() throws {
-        // A version 6 database as version 6 wrote it: today's, less what steps 7 to 11 added.
+        // A version 6 database as version 6 wrote it: today's, less what steps 7 to 14 added.
         let url = try TestPostgres.freshDatabase()
         let folder = try TemporaryStore()
         let posted = try {
@@ -102,6 +102,7 @@ struct PostgresMigrationTests {
             try store.pool.withConnection { connection in
                 try connection.execute(
                     """
+                    DROP TABLE search_reading;
                     DROP INDEX poster_trending; ALTER TABLE poster DROP COLUMN trend;
                     DROP TABLE vote_batch, vote_log_oldest, vote_log, vote_moved, vote_log_time;
                     DROP TABLE post_proof_key, post_proof_spent;

@@ -6,6 +6,9 @@ public struct GarbageReport: Sendable, Equatable {
     public var removedBytes = 0
     /// Leftover temporary files of interrupted writes that were removed.
     public var removedTemporaryFiles = 0
+    /// Preview-card files removed: cards of posters no longer on the board, and temporary
+    /// card files of interrupted writes (see ``PreviewCardFolder``).
+    public var removedCardFiles = 0
 }
 
 /// What `check` found.
@@ -30,8 +33,8 @@ extension Board {
     /// Temporary files younger than this may belong to a write under way and are kept.
     static let temporaryGrace = 3600
 
-    /// Removes blobs no poster references, and stale temporary files, and compacts timelines
-    /// (``compactTimelines()``).
+    /// Removes blobs no poster references, stale temporary files, and preview cards of posters
+    /// no longer on the board, and compacts timelines (``compactTimelines()``).
     ///
     /// Files are removed while holding the store's write lock, and a post re-checks its blob
     /// files under that same lock before committing, so gc never removes a file a poster is
@@ -64,6 +67,7 @@ extension Board {
             try blobs.removeTemporary(file.path)
             report.removedTemporaryFiles += 1
         }
+        report.removedCardFiles = try collectCardGarbage()
         return report
     }
 

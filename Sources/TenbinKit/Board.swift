@@ -382,6 +382,9 @@ public final class Board: Sendable {
         }
         guard let (poster, orphaned) = deleted else { throw BoardError.noSuchPoster(id) }
         try removeBlobFiles(orphaned)
+        // Its preview cards show its pictures: they go with it (a file that cannot be removed
+        // now is removed by gc).
+        previewCardFolder?.remove(poster: id)
         return poster
     }
 

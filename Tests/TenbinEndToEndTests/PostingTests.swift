@@ -109,7 +109,7 @@ import Testing
         let folder = Self.sampleFolders[1]
         #expect(try Tenbin.run(["post"] + folder.images, store: store.path).status == 0)
         let gc = try Tenbin.run(["gc"], store: store.path)
-        #expect(gc.stdout == "Removed 0 unused blobs, 0 bytes, and 0 temporary files.\n")
+        #expect(gc.stdout == "Removed 0 unused blobs, 0 bytes, 0 temporary files and 0 preview card files.\n")
         let check = try Tenbin.run(["check"], store: store.path)
         #expect(check.stdout == "OK: 1 poster, 2 blobs, all sound.\n")
     }

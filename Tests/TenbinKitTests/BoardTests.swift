@@ -114,6 +114,43 @@ import Testing
         #expect(try board.check().notes.isEmpty)
     }
 
+    @Test func aPostersPreviewCardsGoWithItAndGCRemovesThoseOfPostersGoneWithoutThem() throws {
+        let kept = try post(text: "kept")
+        let deleted = try post(text: "deleted")
+        let gone = try post(text: "gone before its cards")
+        let cards = try #require(board.previewCardFolder)
+        #expect(cards.root == folder.path + "/cards")
+        func card(_ poster: Int64, _ face: String) throws -> String {
+            try FileSystem.makeFolders(cards.folder(poster: poster))
+            let path = cards.folder(poster: poster) + "/" + PreviewCardFolder.name(poster: poster, face: face)
+            #expect(FileManager.default.createFile(atPath: path, contents: Data([0xFF, 0xD8])))
+            return path
+        }
+        let keptCard = try card(kept.id, "a1")
+        let deletedCards = [try card(deleted.id, "a1"), try card(deleted.id, "b2")]
+        // A card of an id that is no poster's (in a folder of its own), and temporary files of
+        // interrupted writes, one old and one maybe still being written.
+        let strayCard = try card(4_321, "c3")
+        let oldTemporary = cards.temporaryTemplate(poster: kept.id).replacingOccurrences(of: "XXXXXX", with: "dead01")
+        let newTemporary = cards.temporaryTemplate(poster: kept.id).replacingOccurrences(of: "XXXXXX", with: "live01")
+        for path in [oldTemporary, newTemporary] { #expect(FileManager.default.createFile(atPath: path, contents: Data([0]))) }
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: oldTemporary)
+        let unrelated = cards.folder(poster: kept.id) + "/notes.txt"
+        #expect(FileManager.default.createFile(atPath: unrelated, contents: Data([0])))
+        // A delete removes the poster's cards itself.
+        try board.delete(id: deleted.id)
+        #expect(deletedCards.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
+        #expect(FileManager.default.fileExists(atPath: keptCard))
+        // A poster deleted by something that left its card (an older tenbin): gc removes it.
+        let goneCard = try card(gone.id, "a1")
+        _ = try board.store.write { try $0.deletePoster(id: gone.id) }
+        let report = try board.collectGarbage()
+        #expect(report.removedCardFiles == 3, "the gone poster's card, the stray one and the old temporary file")
+        for path in [goneCard, strayCard, oldTemporary] { #expect(!FileManager.default.fileExists(atPath: path), "\(path)") }
+        for path in [keptCard, newTemporary, unrelated] { #expect(FileManager.default.fileExists(atPath: path), "\(path)") }
+        #expect(try board.collectGarbage().removedCardFiles == 0)
+    }
+
     @Test func checkFindsMissingAndCorruptBlobs() throws {
         let poster = try post()
         let blobs = BlobStore(storeFolder: folder.path)

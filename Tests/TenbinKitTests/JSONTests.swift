@@ -90,7 +90,7 @@ import Testing
         var garbage = GarbageReport()
         garbage.removedBlobs = [digest]
         garbage.removedBytes = 1234
-        #expect(JSON.garbageReport(garbage) == #"{"removedBlobs": 1, "removedBytes": 1234, "removedTemporaryFiles": 0}"#)
+        #expect(JSON.garbageReport(garbage) == #"{"removedBlobs": 1, "removedBytes": 1234, "removedTemporaryFiles": 0, "removedCardFiles": 0}"#)
     }
 
     @Test func feedLinesAreOneSnapshotThenOneLinePerChange() {

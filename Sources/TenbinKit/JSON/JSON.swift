@@ -48,7 +48,8 @@ public enum JSON {
         write { $0.checkReport(report) }
     }
 
-    /// The `gc --json` report: `{"removedBlobs", "removedBytes", "removedTemporaryFiles"}`.
+    /// The `gc --json` report: `{"removedBlobs", "removedBytes", "removedTemporaryFiles",
+    /// "removedCardFiles"}`.
     public static func garbageReport(_ report: GarbageReport) -> String {
         write { $0.garbageReport(report) }
     }

@@ -127,6 +127,7 @@ extension JSONWriter {
             json.field("removedBlobs", report.removedBlobs.count)
             json.field("removedBytes", report.removedBytes)
             json.field("removedTemporaryFiles", report.removedTemporaryFiles)
+            json.field("removedCardFiles", report.removedCardFiles)
         }
     }
 

@@ -8,27 +8,27 @@ import TenbinKit
 /// percentages), so a file, once there, is never rewritten: a server that finds it serves it, a
 /// server that does not draws the card and writes it under a temporary name in the same folder,
 /// then renames it into place (a reader sees no file or the whole one; two servers drawing at
-/// once rename identical bytes), and removes that poster's older cards. Files are grouped a
-/// thousand posters to a folder, so that removal lists one small folder. A poster deleted or
-/// removed through this server loses its files at once.
+/// once rename identical bytes), and removes that poster's older cards. The layout is the
+/// core's (``PreviewCardFolder``): a poster deleted by any process loses its files there, and
+/// `gc` removes what a deleting process could not.
 ///
 /// Disk trouble never costs an answer: a folder that cannot be made or written (read-only, full,
 /// no permission) leaves the card drawn in memory and served as before, without its file; the
 /// failure is counted in ``failures`` and the temporary file, if one was begun, removed.
 struct PreviewCardFiles: Sendable {
     /// `FOLDER/cards`.
-    let root: String
+    let folder: PreviewCardFolder
     /// Writes or removals that failed (the card was still served).
     let failures = Locked(0)
 
     /// The cards folder of the store folder `folder`.
     init(storeFolder folder: String) {
-        root = folder + "/cards"
+        self.folder = PreviewCardFolder(storeFolder: folder)
     }
 
     /// The file that holds `poster`'s card showing `face`.
     func path(poster: Int64, face: PreviewCard.Face) -> (folder: String, name: String) {
-        (root + "/\(poster / 1000)", "\(poster)-\(face.key).jpg")
+        (folder.folder(poster: poster), PreviewCardFolder.name(poster: poster, face: face.key))
     }
 
     /// The kept card, or nil when there is none (or it cannot be read).
@@ -51,7 +51,7 @@ struct PreviewCardFiles: Sendable {
             failures.withLock { $0 += 1 }
             return
         }
-        var template = Array("\(folder)/.tmp-\(poster)-XXXXXX".utf8CString)
+        var template = Array(self.folder.temporaryTemplate(poster: poster).utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }  // the buffer is non-empty
         guard fd >= 0 else {
             failures.withLock { $0 += 1 }
@@ -72,12 +72,7 @@ struct PreviewCardFiles: Sendable {
     /// Removes `poster`'s card files other than `kept` (all of them without one: the poster
     /// was deleted, and its pictures must not outlive it on disk).
     func remove(poster: Int64, keeping kept: String? = nil) {
-        let folder = root + "/\(poster / 1000)"
-        let prefix = "\(poster)-"
-        let names = (try? BlobStore.entries(of: folder)) ?? nil
-        let stale = (names ?? []).filter { $0.hasPrefix(prefix) && $0.hasSuffix(".jpg") && $0 != kept }
-        for name in stale where unlink(folder + "/" + name) != 0 && errno != ENOENT {
-            failures.withLock { $0 += 1 }
-        }
+        let failed = folder.remove(poster: poster, keeping: kept)
+        if failed > 0 { failures.withLock { $0 += failed } }
     }
 }

@@ -6,7 +6,8 @@ enum GCCommand: Command {
         name: "gc",
         abstract: "Remove stored images no poster uses.",
         usage: "[--json]",
-        discussion: "Also removes temporary files left by interrupted writes once they are an hour old."
+        discussion:
+            "Also removes temporary files left by interrupted writes once they are an hour old, and preview cards of posters no longer on the board."
     )
 
     struct Options: OptionGroup {
@@ -21,7 +22,8 @@ enum GCCommand: Command {
         } else {
             Output.line(
                 "Removed \(Plural.count(report.removedBlobs.count, "unused blob")), \(Plural.count(report.removedBytes, "byte")), "
-                    + "and \(Plural.count(report.removedTemporaryFiles, "temporary file"))."
+                    + "\(Plural.count(report.removedTemporaryFiles, "temporary file")) "
+                    + "and \(Plural.count(report.removedCardFiles, "preview card file"))."
             )
         }
         return 0

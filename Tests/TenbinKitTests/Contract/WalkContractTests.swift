@@ -111,9 +111,9 @@ import Testing
         // After the mark, the third, fourth and fifth move to the top; the third is deleted.
         for id in posters[2...4] { try board.vote(id: id, side: .first, times: 100) }
         _ = try board.delete(id: posters[2])
-        let second = try board.page(order: .popular, limit: 2, after: try #require(first.next))
+        let second = try board.page(order: .popular, limit: 2, after: first.next)
         #expect(second.posters.map(\.id) == [posters[3], posters[4]])
-        let third = try board.page(order: .popular, limit: 2, after: try #require(second.next))
+        let third = try board.page(order: .popular, limit: 2, after: second.next)
         #expect(third.posters.map(\.id) == [posters[5], posters[6]])
     }
 

@@ -90,7 +90,9 @@ import Testing
         var garbage = GarbageReport()
         garbage.removedBlobs = [digest]
         garbage.removedBytes = 1234
-        #expect(JSON.garbageReport(garbage) == #"{"removedBlobs": 1, "removedBytes": 1234, "removedTemporaryFiles": 0, "removedCardFiles": 0}"#)
+        garbage.removedCardFiles = 2
+        #expect(
+            JSON.garbageReport(garbage) == #"{"removedBlobs": 1, "removedBytes": 1234, "removedTemporaryFiles": 0, "removedCardFiles": 2}"#)
     }
 
     @Test func feedLinesAreOneSnapshotThenOneLinePerChange() {

@@ -16,19 +16,19 @@ import TenbinKit
 /// no permission) leaves the card drawn in memory and served as before, without its file; the
 /// failure is counted in ``failures`` and the temporary file, if one was begun, removed.
 struct PreviewCardFiles: Sendable {
-    /// `FOLDER/cards`.
-    let folder: PreviewCardFolder
+    /// `FOLDER/cards` and its layout.
+    let cards: PreviewCardFolder
     /// Writes or removals that failed (the card was still served).
     let failures = Locked(0)
 
     /// The cards folder of the store folder `folder`.
     init(storeFolder folder: String) {
-        self.folder = PreviewCardFolder(storeFolder: folder)
+        cards = PreviewCardFolder(storeFolder: folder)
     }
 
     /// The file that holds `poster`'s card showing `face`.
     func path(poster: Int64, face: PreviewCard.Face) -> (folder: String, name: String) {
-        (folder.folder(poster: poster), PreviewCardFolder.name(poster: poster, face: face.key))
+        (cards.folder(poster: poster), PreviewCardFolder.name(poster: poster, face: face.key))
     }
 
     /// The kept card, or nil when there is none (or it cannot be read).
@@ -51,7 +51,7 @@ struct PreviewCardFiles: Sendable {
             failures.withLock { $0 += 1 }
             return
         }
-        var template = Array(self.folder.temporaryTemplate(poster: poster).utf8CString)
+        var template = Array(cards.temporaryTemplate(poster: poster).utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }  // the buffer is non-empty
         guard fd >= 0 else {
             failures.withLock { $0 += 1 }
@@ -66,13 +66,8 @@ struct PreviewCardFiles: Sendable {
             failures.withLock { $0 += 1 }
             return
         }
-        remove(poster: poster, keeping: name)
-    }
-
-    /// Removes `poster`'s card files other than `kept` (all of them without one: the poster
-    /// was deleted, and its pictures must not outlive it on disk).
-    func remove(poster: Int64, keeping kept: String? = nil) {
-        let failed = folder.remove(poster: poster, keeping: kept)
+        // The poster's older faces go.
+        let failed = cards.remove(poster: poster, keeping: name)
         if failed > 0 { failures.withLock { $0 += failed } }
     }
 }

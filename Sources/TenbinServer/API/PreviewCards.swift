@@ -55,9 +55,9 @@ final class PreviewCards: Sendable {
         return card
     }
 
-    /// Forgets `id`'s card, in memory and on disk: the poster was deleted or removed.
+    /// Forgets `id`'s card in memory: the poster was deleted or removed (its files went with
+    /// it, in ``Board/delete(id:)``).
     func forget(_ id: Int64) {
         _ = cache.removeValue(forKey: id)  // the card itself is not needed
-        files?.remove(poster: id)
     }
 }

@@ -46,12 +46,48 @@ import Testing
             let bytes = try Fixtures.bytes(path)
             guard try codec.probe(bytes, source: path).orientation == .up else { continue }
             streamed += 1
-            let (encoded, hash) = try codec.reencode(bytes, source: path, hashing: true)
             let pixels = try codec.decode(bytes, source: path, maxEdge: codec.encoding.maxEdge)
-            #expect(encoded == (try codec.encode(pixels, source: path)), "\(path)")
-            #expect(hash == PerceptualHash(of: pixels), "\(path)")
+            // Shrunk and encoded on the decoding thread, and on a thread of their own fed bands
+            // of decoded rows.
+            for use in [ImageCodec.ShrinkThreadUse.never, .always] {
+                var codec = codec
+                codec.shrinkThread = use
+                let (encoded, hash) = try codec.reencode(bytes, source: path, hashing: true)
+                #expect(encoded == (try codec.encode(pixels, source: path)), "\(path), shrink thread \(use)")
+                #expect(hash == PerceptualHash(of: pixels), "\(path), shrink thread \(use)")
+            }
         }
         #expect(streamed >= 5)
+    }
+
+    @Test func everySampleImageDecodesToTheSamePixelsWithItsRowsShrunkOnAThreadOfTheirOwn() throws {
+        var inline = codec
+        inline.shrinkThread = .never
+        var beside = codec
+        beside.shrinkThread = .always
+        var decoded = 0
+        for path in Fixtures.sampleFolders.flatMap(\.images) {
+            let bytes = try Fixtures.bytes(path)
+            for maxEdge in [nil, 300] {
+                let expected = try inline.decode(bytes, source: path, maxEdge: maxEdge)
+                #expect(try beside.decode(bytes, source: path, maxEdge: maxEdge) == expected, "\(path) at \(maxEdge ?? 0)")
+                decoded += 1
+            }
+        }
+        #expect(decoded >= 10)
+    }
+
+    @Test func aJPEGThatEndsHalfWayFailsAsADecodeWithItsRowsShrunkOnAThreadOfTheirOwn() throws {
+        var codec = codec
+        codec.shrinkThread = .always
+        let path = Fixtures.hostile("truncated.jpg")
+        let bytes = try Fixtures.bytes(path)
+        #expect(try codec.probe(bytes, source: path).orientation == .up)
+        // The thread is given the rows decoded before the end, then ended: the decode's reason
+        // is reported, not the encoder's missing rows.
+        let error = try #require(throws: ImageError.self) { try codec.reencode(bytes, source: path, hashing: true) }
+        #expect(error.stage == .decode, "\(error)")
+        #expect(error.reason.contains("truncated"), "\(error)")
     }
 
     @Test func cmykJPEGComesOutInTheRightColours() throws {

@@ -28,7 +28,8 @@ package struct EncodedImage: Sendable, Hashable {
 /// The upload pipeline: sniff → header probe and limits → decode (JPEG shrink-on-load) →
 /// orient → resize → re-encode. Everything happens in memory; nothing is written.
 ///
-/// The codec is a value with no shared state, so any number of tasks may use it at once.
+/// The codec is a value whose only shared state is a count of the decodes running
+/// (``ShrinkThreadUse``), so any number of tasks may use it at once.
 package struct ImageCodec: Sendable {
     /// What uploads may be.
     package var limits: ImageLimits
@@ -38,6 +39,24 @@ package struct ImageCodec: Sendable {
     /// are shrunk afterwards (slower). Off by default: the shrink averages the difference
     /// away; the benchmark uses this as its quality reference.
     package var exactDecoding = false
+    /// When a decode's rows are shrunk (and encoded, for an upright JPEG) on a thread of their
+    /// own beside the decoder.
+    package var shrinkThread = ShrinkThreadUse.whenACoreIsIdle
+
+    /// When a decode hands its rows to a thread of their own that shrinks them (and, for an
+    /// upright JPEG being re-encoded, encodes and hashes them) while the decoder goes on: the
+    /// same pixels and bytes either way, in about the decoder's time alone.
+    package enum ShrinkThreadUse: Sendable {
+        /// When fewer decodes run in this process than it has cores: a photo posted or
+        /// imported one at a time uses a second core, and many at once (a busy server, an
+        /// import with a job per core) add no thread that would only wait for a core.
+        case whenACoreIsIdle
+        case always
+        case never
+    }
+
+    /// Decodes running in this process now (``ShrinkThreadUse/whenACoreIsIdle``).
+    private static let decodesRunning = Locked(0)
 
     /// A codec with the given limits and output options.
     package init(limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions()) {
@@ -129,6 +148,17 @@ package struct ImageCodec: Sendable {
         _ bytes: [UInt8], header: ImageHeader, maxEdge: Int?, consumer: ShrunkRowConsumer?, error: inout [CChar]
     ) -> (Int32, RowSink) {
         let target = Resampler.fitting(width: header.width, height: header.height, maxEdge: maxEdge ?? Int.max)
+        let running = Self.decodesRunning.withLock { running in
+            running += 1
+            return running
+        }
+        defer { Self.decodesRunning.withLock { $0 -= 1 } }
+        let beside: Bool
+        switch shrinkThread {
+        case .whenACoreIsIdle: beside = running < Machine.activeCores
+        case .always: beside = true
+        case .never: beside = false
+        }
         let status: Int32
         let sink: RowSink
         switch header.format {
@@ -138,22 +168,22 @@ package struct ImageCodec: Sendable {
             // averages its difference away (measured in `make bench SECTIONS=reencode`).
             let decodedLongest = (max(header.width, header.height) * scale + 7) / 8
             let fast = !exactDecoding && decodedLongest * 4 >= max(target.width, target.height) * 5
-            sink = RowSink(.size(width: target.width, height: target.height), consumer: consumer)
+            sink = RowSink(.size(width: target.width, height: target.height), consumer: consumer, beside: beside)
             status = sink.receive { context, begin, row in
                 tb_jpeg_decode_rows(bytes, bytes.count, Int32(scale), fast ? 1 : 0, context, begin, row, &error)
             }
         case .png:
-            sink = RowSink(.size(width: target.width, height: target.height), consumer: consumer)
+            sink = RowSink(.size(width: target.width, height: target.height), consumer: consumer, beside: beside)
             status = sink.receive { context, begin, row in tb_png_decode_rows(bytes, bytes.count, context, begin, row, &error) }
         case .webp:
             // libwebp scales while it decodes, so only the target-sized frame is held.
-            sink = RowSink(.size(width: target.width, height: target.height), consumer: consumer)
+            sink = RowSink(.size(width: target.width, height: target.height), consumer: consumer, beside: beside)
             status = sink.receive { context, begin, row in
                 tb_webp_decode_rows(bytes, bytes.count, Int32(target.width), Int32(target.height), context, begin, row, &error)
             }
         case .heic, .avif:
             // libheif decodes the whole frame; its rows stream into the resampler from there.
-            sink = RowSink(.maxEdge(maxEdge), consumer: consumer)
+            sink = RowSink(.maxEdge(maxEdge), consumer: consumer, beside: beside)
             status = sink.receive { context, begin, row in tb_heif_decode_rows(bytes, bytes.count, context, begin, row, &error) }
         }
         return (status, sink)

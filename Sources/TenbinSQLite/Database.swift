@@ -70,10 +70,15 @@ final class Database {
             // Reading through a memory map skips a read() call per page: random lookups (search
             // ranking popular matches on a million posters) run about twice as fast. Pages come
             // from the OS cache, shared between processes; nothing is mapped until it is read.
-            try execute("PRAGMA mmap_size = 1073741824")
+            // Only where the process reads on (``SQLiteStore/mapDatabaseFiles(_:)``).
+            if Self.mapsFiles.withLock({ $0 }) { try execute("PRAGMA mmap_size = 1073741824") }
         }
         try execute("PRAGMA foreign_keys = ON")
     }
+
+    /// Whether connections opened from now on read their database through a memory map
+    /// (``SQLiteStore/mapDatabaseFiles(_:)``).
+    static let mapsFiles = Locked(true)
 
     /// Makes each commit durable on its own (`synchronous = FULL`: the log is flushed in the
     /// commit) and closing leave the write-ahead log for the next connection instead of

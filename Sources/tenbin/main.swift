@@ -1,5 +1,6 @@
 import Glibc
 import TenbinKit
+import TenbinSQLite
 
 /// Parses the global options and the subcommand, runs it, and turns every outcome into
 /// output and an exit status. The only place tenbin exits.
@@ -88,6 +89,9 @@ _ = signal(SIGPIPE, SIG_IGN)
 // Past a file-size limit (ulimit -f) the kernel would kill tenbin mid-write; ignored, the
 // write fails with EFBIG and is reported like a full disk, leaving nothing half-written.
 _ = signal(SIGXFSZ, SIG_IGN)
+// A command reads a few pages of its store and exits: read, not mapped (`tenbin serve`, which
+// reads on for as long as it runs, maps its store again).
+SQLiteStore.mapDatabaseFiles(false)
 var environment: [String: String] = [:]
 var cursor = environ
 while let entry = cursor.pointee {

@@ -1,6 +1,7 @@
 import Dispatch
 import TenbinKit
 import TenbinPostgres
+import TenbinSQLite
 import TenbinServer
 
 #if canImport(Glibc)
@@ -83,6 +84,8 @@ enum ServeCommand: Command {
 
     static func run(_ arguments: ParsedArguments<Options>, context: Context) throws -> Int32 {
         try arguments.expectPositionals()
+        // A server reads the same pages again and again: through a memory map, not read() calls.
+        SQLiteStore.mapDatabaseFiles(true)
         let (limits, encoding) = try ImageOptions.parse(arguments.image)
         var configuration = ServerConfiguration()
         configuration.listen = try arguments.listen

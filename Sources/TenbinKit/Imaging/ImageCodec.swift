@@ -47,9 +47,10 @@ package struct ImageCodec: Sendable {
     /// upright JPEG being re-encoded, encodes and hashes them) while the decoder goes on: the
     /// same pixels and bytes either way, in about the decoder's time alone.
     package enum ShrinkThreadUse: Sendable {
-        /// When fewer decodes run in this process than it has cores: a photo posted or
-        /// imported one at a time uses a second core, and many at once (a busy server, an
-        /// import with a job per core) add no thread that would only wait for a core.
+        /// While fewer decodes run in this process than it has cores (asked again at every band
+        /// of rows): a photo imported alone uses a second core, and many at once (a post's two
+        /// photos on two cores, a busy server, an import with a job per core) add no thread
+        /// that would only wait for a core.
         case whenACoreIsIdle
         case always
         case never
@@ -57,6 +58,8 @@ package struct ImageCodec: Sendable {
 
     /// Decodes running in this process now (``ShrinkThreadUse/whenACoreIsIdle``).
     private static let decodesRunning = Locked(0)
+    /// The machine's cores, read once (reading them is a file read).
+    private static let cores = Machine.activeCores
 
     /// A codec with the given limits and output options.
     package init(limits: ImageLimits = ImageLimits(), encoding: EncodingOptions = EncodingOptions()) {
@@ -148,16 +151,15 @@ package struct ImageCodec: Sendable {
         _ bytes: [UInt8], header: ImageHeader, maxEdge: Int?, consumer: ShrunkRowConsumer?, error: inout [CChar]
     ) -> (Int32, RowSink) {
         let target = Resampler.fitting(width: header.width, height: header.height, maxEdge: maxEdge ?? Int.max)
-        let running = Self.decodesRunning.withLock { running in
-            running += 1
-            return running
-        }
+        Self.decodesRunning.withLock { $0 += 1 }
         defer { Self.decodesRunning.withLock { $0 -= 1 } }
-        let beside: Bool
+        let beside: () -> Bool
         switch shrinkThread {
-        case .whenACoreIsIdle: beside = running < Machine.activeCores
-        case .always: beside = true
-        case .never: beside = false
+        // Asked again at every band: a post's first photo starts with a thread, and gives it
+        // up once its second photo decodes on the other core.
+        case .whenACoreIsIdle: beside = { Self.decodesRunning.withLock { $0 } < Self.cores }
+        case .always: beside = { true }
+        case .never: beside = { false }
         }
         let status: Int32
         let sink: RowSink

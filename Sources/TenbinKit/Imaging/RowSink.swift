@@ -13,10 +13,9 @@ final class RowSink {
 
     private let target: Target
     private let consumer: ShrunkRowConsumer?
-    private let beside: Bool
+    private let beside: () -> Bool
     private(set) var resampler: StreamingResampler?
-    /// The thread that shrinks (and hands on) the rows with `beside`, from `begin` until the
-    /// decode has returned.
+    /// The thread that shrinks (and hands on) the rows while `beside` says so.
     private var thread: ShrinkThread?
     /// Decoded rows gathered for the thread: `pending` of them, the first being row `first`.
     private var chunk: [UInt8] = []
@@ -25,11 +24,15 @@ final class RowSink {
     private var rowBytes = 0
 
     /// A sink keeping the shrunk image (`consumer` nil) or handing each shrunk row to
-    /// `consumer` as it is finished, so not even the shrunk image is held. With `beside`, the
-    /// rows are shrunk and handed on by a thread of its own, ``ShrinkThread/chunkRows`` at a
-    /// time, while the decoder goes on decoding: the same rows in the same order, so the same
-    /// result, in about the decoder's time instead of the decoder's and the rest's.
-    init(_ target: Target, consumer: ShrunkRowConsumer? = nil, beside: Bool = false) {
+    /// `consumer` as it is finished, so not even the shrunk image is held.
+    ///
+    /// `beside` is asked at the start of every band of ``ShrinkThread/chunkRows`` rows: while
+    /// it says yes, the rows are shrunk and handed on by a thread of their own while the
+    /// decoder goes on decoding (in about the decoder's time instead of the decoder's and the
+    /// rest's); once it says no, the thread finishes what it was given and the rows are shrunk
+    /// on the decoding thread again. Either way every row is shrunk once, in order: the same
+    /// result.
+    init(_ target: Target, consumer: ShrunkRowConsumer? = nil, beside: @escaping () -> Bool = { false }) {
         self.target = target
         self.consumer = consumer
         self.beside = beside
@@ -56,13 +59,22 @@ final class RowSink {
             deliver: deliver)
         self.resampler = resampler
         rowBytes = width * channels
-        if beside { thread = ShrinkThread(resampler: resampler, rowBytes: rowBytes) }
         return 0
     }
 
     fileprivate func add(row: UnsafePointer<UInt8>, y: Int) {
+        guard let resampler else { return }
+        if y % ShrinkThread.chunkRows == 0 {
+            // A band starts (rows come in order from 0, so no rows are pending here).
+            let wanted = beside()
+            if wanted && thread == nil {
+                thread = ShrinkThread(resampler: resampler, rowBytes: rowBytes)
+            } else if !wanted {
+                endRows()
+            }
+        }
         guard let thread else {
-            resampler?.add(row: row, y: y)
+            resampler.add(row: row, y: y)
             return
         }
         if pending == 0 {
@@ -106,7 +118,7 @@ final class RowSink {
 /// A resampler fed decoded rows on a ``SerialThread`` of its own. The resampler (and the
 /// consumer it hands rows to) is touched only on that thread until ``finish()`` has joined it,
 /// which is what makes the `@unchecked Sendable` safe: the decoding thread only copies rows.
-private final class ShrinkThread: @unchecked Sendable {
+final class ShrinkThread: @unchecked Sendable {
     /// Decoded rows handed over at a time: one band of a 4:2:0 JPEG's blocks.
     static let chunkRows = 16
     /// Bands handed over and not yet shrunk, at most: when the shrinking falls behind (a busy

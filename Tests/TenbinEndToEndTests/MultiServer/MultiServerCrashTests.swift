@@ -17,6 +17,8 @@ extension MultiServerTests {
             /// Requests to A wholly sent before the kill and never answered: they were waiting
             /// for their batch (a vote is answered only after its batch commits).
             var deliveredUnansweredOnA = 0
+            /// Requests to A wholly sent and not answered yet (until the kill).
+            var inFlightOnA = 0
             /// Votes B answered 2xx after A was killed.
             var answeredByBAfterKill = 0
             var killed = false
@@ -74,7 +76,10 @@ extension MultiServerTests {
                     var reply: HTTPReply?
                     if (try? connection.send(Array(head.utf8) + body)) != nil {
                         // Wholly sent, and A not yet killed when the lock was taken after it.
-                        sentBeforeKill = state.withLock { !$0.killed }
+                        sentBeforeKill = state.withLock { state in
+                            if !state.killed { state.inFlightOnA += 1 }
+                            return !state.killed
+                        }
                         reply = try? connection.readReply(method: "POST")
                     }
                     let stop = state.withLock { state -> Bool in
@@ -84,6 +89,7 @@ extension MultiServerTests {
                             if !state.killed { state.failures.append("A's connection \(client) failed before the kill") }
                             return true
                         }
+                        if sentBeforeKill { state.inFlightOnA -= 1 }
                         if reply.status / 100 == 2 {
                             state.answered[0] += times
                         } else {
@@ -116,15 +122,31 @@ extension MultiServerTests {
                 }
             }
 
-            // Once A has answered a few thousand votes, kill it while holding the lock: no
-            // client can record an answer meanwhile, so the count of requests without an answer
-            // is exact at the instant the signal lands.
+            // Once A has answered a few thousand votes, kill it at an instant when half of its
+            // clients have a request sent and unanswered (waiting for their batch; under
+            // ThreadSanitizer the clients are slow, and a kill at any instant often found most of
+            // them between requests), while holding the lock: no client can record an answer
+            // meanwhile, so the count of requests without an answer is exact at the instant the
+            // signal lands.
+            // Past 30 s of waiting for that instant it is killed anyway (the caller then runs
+            // again on a fresh pair if too few requests were waiting).
+            var enough: Date?
             _ = try poll(seconds: 300, "A to answer 3,000 votes", seen: { "\(state.withLock { $0 })" }) {
-                state.withLock { $0.answered[0] >= 3000 || !$0.failures.isEmpty } ? true : nil
+                state.withLock { state -> Bool? in
+                    if !state.failures.isEmpty { return true }
+                    guard state.answered[0] >= 3000 else { return nil }
+                    if enough == nil { enough = Date() }
+                    guard state.inFlightOnA >= onA / 2 || Date().timeIntervalSince(enough!) > 30 else { return nil }
+                    kill(a.process.processIdentifier, SIGKILL)
+                    state.killed = true
+                    return true
+                }
             }
             state.withLock { state in
-                kill(a.process.processIdentifier, SIGKILL)
-                state.killed = true
+                if !state.killed {
+                    kill(a.process.processIdentifier, SIGKILL)
+                    state.killed = true
+                }
             }
             a.process.waitUntilExit()
             clientsOnA.wait()

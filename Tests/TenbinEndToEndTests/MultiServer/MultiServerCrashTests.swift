@@ -133,19 +133,14 @@ extension MultiServerTests {
             var enough: Date?
             _ = try poll(seconds: 300, "A to answer 3,000 votes", seen: { "\(state.withLock { $0 })" }) {
                 state.withLock { state -> Bool? in
-                    if !state.failures.isEmpty { return true }
-                    guard state.answered[0] >= 3000 else { return nil }
-                    if enough == nil { enough = Date() }
-                    guard state.inFlightOnA >= onA / 2 || Date().timeIntervalSince(enough!) > 30 else { return nil }
+                    if state.failures.isEmpty {
+                        guard state.answered[0] >= 3000 else { return nil }
+                        if enough == nil { enough = Date() }
+                        guard state.inFlightOnA >= onA / 2 || Date().timeIntervalSince(enough!) > 30 else { return nil }
+                    }
                     kill(a.process.processIdentifier, SIGKILL)
                     state.killed = true
                     return true
-                }
-            }
-            state.withLock { state in
-                if !state.killed {
-                    kill(a.process.processIdentifier, SIGKILL)
-                    state.killed = true
                 }
             }
             a.process.waitUntilExit()

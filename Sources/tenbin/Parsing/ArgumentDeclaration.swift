@@ -14,6 +14,12 @@ struct Argument<Value: Sendable>: ArgumentDeclaration {
     /// The value from the texts it takes (one, or for a trailing list all that remain); throws
     /// what was expected instead.
     let convert: @Sendable (_ texts: [String]) throws(UsageError) -> Value
+
+    init(info: CommandSpec.Argument, convert: @escaping @Sendable (_ texts: [String]) throws(UsageError) -> Value) {
+        self.info = info
+        self.convert = convert
+        DeclarationLog.note(info)
+    }
 }
 
 extension Argument where Value == Int64 {

@@ -1,3 +1,4 @@
+import Glibc
 import TenbinPostgres
 
 /// One option a command declares, as a stored property of its ``OptionGroup``: how it is
@@ -18,40 +19,101 @@ protocol OptionGroup: Sendable {
 
 extension OptionGroup {
     /// Every option declared in this group and the groups inside it, in declaration order.
-    static var declarations: [CommandSpec.Option] { declared.options }
+    static var declarations: [CommandSpec.Option] { declared().options }
 
     /// Every positional argument declared in this group and the groups inside it, in
     /// declaration order.
-    static var argumentDeclarations: [CommandSpec.Argument] {
-        let arguments = declared.arguments
+    static var argumentDeclarations: [CommandSpec.Argument] { declared().arguments }
+
+    /// A group with its defaults, and the options and arguments declared in it and in the
+    /// groups inside, in declaration order: each declaration notes itself as it is made
+    /// (``DeclarationLog``), and the group's stored properties are made in the order they
+    /// are declared.
+    ///
+    /// Reflecting the group instead (`Mirror`, then a protocol cast per property) cost every
+    /// command 0.3–0.4 ms before it did anything: the casts scan the binary's protocol
+    /// conformances once per type (docs/benchmarks.md). Debug builds, which the tests run,
+    /// still reflect the group and stop if the two disagree, so a stored property that is no
+    /// declaration, or a declaration made and not stored, is found by any test that runs the
+    /// command.
+    static func declared() -> (group: Self, options: [CommandSpec.Option], arguments: [CommandSpec.Argument]) {
+        var group: Self?
+        let log = DeclarationLog.recording { group = Self() }
+        let options = log.options
+        let arguments = log.arguments
+        #if DEBUG
+            let reflected = reflectedDeclarations(of: group!)
+            precondition(
+                reflected.options.map(\.names) == options.map(\.names) && reflected.arguments.map(\.name) == arguments.map(\.name),
+                "\(Self.self): the declarations noted are not its stored properties")
+        #endif
         // Broken invariants of a declaration: only the last argument may take a list, and each
         // has its own name (a command's arguments are found by it).
         precondition(arguments.dropLast().allSatisfy { !$0.isList }, "\(Self.self): only the last argument may be a list")
         precondition(Set(arguments.map(\.name)).count == arguments.count, "\(Self.self): two arguments share a name")
-        return arguments
+        return (group!, options, arguments)
     }
 
-    /// The options and arguments declared here and in the groups inside, in declaration order.
-    private static var declared: (options: [CommandSpec.Option], arguments: [CommandSpec.Argument]) {
-        var options: [CommandSpec.Option] = []
-        var arguments: [CommandSpec.Argument] = []
-        func collect(_ group: Any) {
-            for child in Mirror(reflecting: group).children {
-                if let option = child.value as? any OptionDeclaration {
-                    options.append(option.info)
-                } else if let argument = child.value as? any ArgumentDeclaration {
-                    arguments.append(argument.info)
-                } else if let inner = child.value as? any OptionGroup {
-                    collect(inner)
-                } else {
-                    // An OptionGroup holds only declarations and groups: anything else would
-                    // silently be no option at all.
-                    preconditionFailure("\(Self.self).\(child.label ?? "?") is neither an option, an argument nor a group of them")
+    #if DEBUG
+        /// The declarations found by reflecting `group`: what ``declared()`` must agree with.
+        private static func reflectedDeclarations(of group: Self) -> (options: [CommandSpec.Option], arguments: [CommandSpec.Argument]) {
+            var options: [CommandSpec.Option] = []
+            var arguments: [CommandSpec.Argument] = []
+            func collect(_ group: Any) {
+                for child in Mirror(reflecting: group).children {
+                    if let option = child.value as? any OptionDeclaration {
+                        options.append(option.info)
+                    } else if let argument = child.value as? any ArgumentDeclaration {
+                        arguments.append(argument.info)
+                    } else if let inner = child.value as? any OptionGroup {
+                        collect(inner)
+                    } else {
+                        // An OptionGroup holds only declarations and groups: anything else would
+                        // silently be no option at all.
+                        preconditionFailure("\(Self.self).\(child.label ?? "?") is neither an option, an argument nor a group of them")
+                    }
                 }
             }
+            collect(group)
+            return (options, arguments)
         }
-        collect(Self())
-        return (options, arguments)
+    #endif
+}
+
+/// Where declarations note themselves while ``OptionGroup/declared()`` makes a group: one log
+/// per thread, and none (nothing noted) outside `recording`.
+final class DeclarationLog {
+    private(set) var options: [CommandSpec.Option] = []
+    private(set) var arguments: [CommandSpec.Argument] = []
+
+    /// The thread's log while it records; created once, never deleted.
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        // Fails only when the process has used up its keys (1,024): nothing could be parsed.
+        precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed")
+        return key
+    }()
+
+    /// Runs `make` with a fresh log as the thread's, and returns what was noted meanwhile.
+    static func recording(_ make: () -> Void) -> DeclarationLog {
+        let log = DeclarationLog()
+        let outer = pthread_getspecific(key)
+        _ = pthread_setspecific(key, Unmanaged.passUnretained(log).toOpaque())  // a created key: cannot fail
+        defer { _ = pthread_setspecific(key, outer) }
+        withExtendedLifetime(log) { make() }
+        return log
+    }
+
+    static func note(_ option: CommandSpec.Option) {
+        current?.options.append(option)
+    }
+
+    static func note(_ argument: CommandSpec.Argument) {
+        current?.arguments.append(argument)
+    }
+
+    private static var current: DeclarationLog? {
+        pthread_getspecific(key).map { Unmanaged<DeclarationLog>.fromOpaque($0).takeUnretainedValue() }
     }
 }
 
@@ -64,6 +126,7 @@ struct Flag: OptionDeclaration {
 
     init(_ names: [String], help: String) {
         info = CommandSpec.Option(names: names, value: nil, help: help)
+        DeclarationLog.note(info)
     }
 
     /// `--json`, spelled once for every command that prints JSON; `help` says what it prints.
@@ -78,6 +141,12 @@ struct Option<Value: Sendable>: OptionDeclaration {
     /// The value from the texts given, in order (empty when the option is absent); throws
     /// what was expected instead.
     let convert: @Sendable (_ texts: [String]) throws(UsageError) -> Value
+
+    init(info: CommandSpec.Option, convert: @escaping @Sendable (_ texts: [String]) throws(UsageError) -> Value) {
+        self.info = info
+        self.convert = convert
+        DeclarationLog.note(info)
+    }
 }
 
 extension CommandSpec.Option {

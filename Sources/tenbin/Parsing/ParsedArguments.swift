@@ -13,6 +13,8 @@ struct ParsedArguments<Options: OptionGroup>: Sendable {
     /// The positional arguments as given (a command reads them typed, through its ``Argument``s).
     private(set) var positionals: [String] = []
     private let declarations: Options
+    /// The positional arguments `Options` declares, in order.
+    private let arguments: [CommandSpec.Argument]
     /// The texts given for each option, by its primary spelling.
     private let values: [String: [String]]
 
@@ -20,7 +22,8 @@ struct ParsedArguments<Options: OptionGroup>: Sendable {
     /// `--name=value`, `--name value`, `-o value` and `--` (everything after it is positional)
     /// are understood.
     init(_ arguments: [String], spec: CommandSpec) throws {
-        let options = Options.declarations + CommonOptions.declarations
+        let own = Options.declared()
+        let options = own.options + CommonOptions.declarations
         var byName: [String: CommandSpec.Option] = [:]
         for option in options {
             for name in option.names {
@@ -71,13 +74,16 @@ struct ParsedArguments<Options: OptionGroup>: Sendable {
             }
             values[option.primary, default: []].append(value)
         }
-        self.init(spec: spec, positionals: positionals, declarations: Options(), values: values)
+        self.init(spec: spec, positionals: positionals, declarations: own.group, arguments: own.arguments, values: values)
     }
 
-    private init(spec: CommandSpec, positionals: [String], declarations: Options, values: [String: [String]]) {
+    private init(
+        spec: CommandSpec, positionals: [String], declarations: Options, arguments: [CommandSpec.Argument], values: [String: [String]]
+    ) {
         self.spec = spec
         self.positionals = positionals
         self.declarations = declarations
+        self.arguments = arguments
         self.values = values
     }
 
@@ -106,12 +112,16 @@ struct ParsedArguments<Options: OptionGroup>: Sendable {
 
     /// The options of a group inside this one.
     subscript<Group: OptionGroup>(dynamicMember group: KeyPath<Options, Group>) -> ParsedArguments<Group> {
-        ParsedArguments<Group>(spec: spec, positionals: positionals, declarations: declarations[keyPath: group], values: values)
+        ParsedArguments<Group>(
+            spec: spec, positionals: positionals, declarations: declarations[keyPath: group], arguments: Group.argumentDeclarations,
+            values: values)
     }
 
     /// The options every command takes.
     var common: ParsedArguments<CommonOptions> {
-        ParsedArguments<CommonOptions>(spec: spec, positionals: positionals, declarations: CommonOptions(), values: values)
+        let common = CommonOptions.declared()
+        return ParsedArguments<CommonOptions>(
+            spec: spec, positionals: positionals, declarations: common.group, arguments: common.arguments, values: values)
     }
 
     /// Whether an option with a value was given at all.
@@ -124,7 +134,7 @@ struct ParsedArguments<Options: OptionGroup>: Sendable {
     subscript<Value>(dynamicMember argument: KeyPath<Options, Argument<Value>>) -> Value {
         get throws {
             let declaration = declarations[keyPath: argument]
-            let declared = Options.argumentDeclarations
+            let declared = arguments
             // Declared in this group, under a name no other argument has (checked where they
             // are collected): it is among the group's arguments.
             let index = declared.firstIndex { $0.name == declaration.info.name }!
@@ -141,7 +151,7 @@ struct ParsedArguments<Options: OptionGroup>: Sendable {
     /// Requires the positional arguments the command declares (see ``Argument``): each of
     /// them, and no more unless the last takes a list; names what is missing or extra.
     func expectPositionals() throws {
-        let declared = Options.argumentDeclarations
+        let declared = arguments
         if positionals.count < declared.filter({ !$0.isList }).count {
             throw UsageError("missing \(declared[positionals.count].name)", command: spec)
         }

@@ -95,6 +95,7 @@ let package = Package(
         // passes (Contract/), with an in-memory backend that proves the seam complete.
         // Whether the PostgreSQL tests run, for every test target (see its file).
         .target(name: "TestPostgresServer", path: "Tests/TestPostgresServer"),
+        .target(name: "TestProcesses", path: "Tests/TestProcesses"),
         .testTarget(
             name: "TenbinKitTests",
             dependencies: ["TenbinKit", "TenbinSQLite", "TenbinPostgres", "TestPostgresServer"],
@@ -102,12 +103,12 @@ let package = Package(
         ),
         .testTarget(
             name: "TenbinServerTests",
-            dependencies: ["TenbinServer", "TenbinSQLite"],
+            dependencies: ["TenbinServer", "TenbinSQLite", "TestProcesses"],
             path: "Tests/TenbinServerTests"
         ),
         .testTarget(
             name: "TenbinEndToEndTests",
-            dependencies: ["tenbin", "TestPostgresServer"],
+            dependencies: ["tenbin", "TestPostgresServer", "TestProcesses"],
             path: "Tests/TenbinEndToEndTests"
         ),
     ],

@@ -1,4 +1,5 @@
 import Foundation
+import TestProcesses
 import Testing
 
 /// The web page in a real browser: a real `tenbin serve` on a free loopback port over a store
@@ -123,8 +124,8 @@ import Testing
         script.standardOutput = handle
         script.standardError = handle
         script.standardInput = FileHandle.nullDevice
-        try script.run()
-        script.waitUntilExit()
+        try script.start()
+        script.waitForExit()
         try handle.close()
         stopped = server.stop()
         return Outcome(

@@ -1,4 +1,5 @@
 import Foundation
+import TestProcesses
 import Testing
 
 /// A store on a file system without hard links: a new database is built aside and linked
@@ -95,7 +96,7 @@ final class FATMount {
             (fuse.standardInput, fuse.standardOutput, fuse.standardError) = (
                 FileHandle.nullDevice, FileHandle.nullDevice, FileHandle.nullDevice
             )
-            try fuse.run()
+            try fuse.start()
             fuseProcess = fuse
             // Mounted once the folder is on another device than its parent.
             let deadline = Date() + 20
@@ -112,7 +113,7 @@ final class FATMount {
         if mounted, (try? Shell.run("/usr/bin/umount", path)) == nil { _ = try? Shell.run("/usr/bin/umount", "--lazy", path) }
         if let fuse = fuseProcess {
             if !mounted { fuse.terminate() }
-            fuse.waitUntilExit()
+            fuse.waitForExit()
         }
         if let loopDevice { _ = try? Shell.run("/usr/sbin/losetup", "--detach", loopDevice) }
     }

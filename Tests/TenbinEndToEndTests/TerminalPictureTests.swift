@@ -1,5 +1,6 @@
 import Foundation
 import TenbinKit
+import TestProcesses
 import Testing
 
 @testable import tenbin
@@ -38,9 +39,9 @@ import Testing
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.start()
         let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit()
         return data
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import TenbinKit
+import TestProcesses
 import Testing
 
 /// `tenbin watch --json` as a child process while other `tenbin` processes post, vote and
@@ -142,7 +143,7 @@ import Testing
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.start()
         let deadline = Deadline(process, what: "tenbin watch --json")
         var received = Data()
         while !received.contains(0x0A) {
@@ -152,7 +153,7 @@ import Testing
         }
         #expect(String(decoding: received, as: UTF8.self).hasPrefix("{\"type\": \"snapshot\""))
         try output.fileHandleForReading.close()
-        process.waitUntilExit()
+        process.waitForExit()
         try deadline.check()
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
@@ -221,7 +222,7 @@ final class WatchProcess {
             }
             buffer.finished.signal()
         }
-        try process.run()
+        try process.start()
         deadline = Deadline(process, what: "\(program) \(arguments.joined(separator: " "))")
         reader.start()
     }
@@ -259,12 +260,12 @@ final class WatchProcess {
     /// ignore SIGINT and SIGTERM).
     func killNow() {
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.waitForExit()
     }
 
     /// Waits for the process to end by itself (its deadline ends one that hangs).
     func waitForExit() throws -> (status: Int32, stderr: String, unreadLines: [String]) {
-        process.waitUntilExit()
+        process.waitForExit()
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         _ = buffer.finished.wait(timeout: .now() + 10)  // the pipe closes with the process; a late reader only means fewer lines
         // A process the deadline killed is reported with what it printed after the lines read.

@@ -1,5 +1,6 @@
 import Foundation
 import TenbinKit
+import TestProcesses
 import Testing
 
 /// The read routes in process: pages of posters and their cursors, one poster, search, the web
@@ -19,13 +20,13 @@ import Testing
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        try process.run()
+        try process.start()
         // The compressed pages here are a few KB: the pipe holds them, and gzip's output is read
         // to its end before waiting.
         try input.fileHandleForWriting.write(contentsOf: Data(bytes))
         try input.fileHandleForWriting.close()
         let out = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit()
         #expect(process.terminationStatus == 0)
         return Array(out)
     }

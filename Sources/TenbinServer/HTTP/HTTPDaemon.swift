@@ -152,10 +152,12 @@ final class HTTPDaemon: Sendable {
             MHD_stop_daemon(running)
             deadlines.stop()
             daemon = nil
-            hangUps.withLock { watch in
-                watch?.stop()
-                watch = nil
+            // Stopped outside the lock: stopping waits for the watch's thread.
+            let watch = hangUps.withLock { watch in
+                defer { watch = nil }
+                return watch
             }
+            watch?.stop()
         }
     }
 

@@ -29,6 +29,8 @@ final class HangUpWatch: Sendable {
         var streams: [UInt64: EventStream] = [:]
         var next: UInt64 = 1
         var stopped = false
+        /// The thread, until ``stop()`` joins it.
+        var thread: pthread_t?
     }
 
     private let state = Locked(State())
@@ -49,7 +51,9 @@ final class HangUpWatch: Sendable {
             _ = close(wake)
             return nil
         }
-        _ = pthread_detach(thread)  // ended by `stop`, which need not wait for it
+        // Joined by `stop`: a thread left running would still be ending when the process exits
+        // (ThreadSanitizer's exit then crashed on it, after every test had passed).
+        state.withLock { $0.thread = thread }
     }
 
     /// Watches `socket` (the connection `stream` is sent on) for its client leaving; returns
@@ -71,15 +75,18 @@ final class HangUpWatch: Sendable {
         _ = state.withLock { $0.streams.removeValue(forKey: number) }
     }
 
-    /// Ends the thread and closes the set (the daemon is stopping).
+    /// Ends the thread, which closes the set, and waits for it (the daemon is stopping).
     func stop() {
-        let first = state.withLock { state in
-            defer { state.stopped = true }
+        let (first, thread) = state.withLock { state in
+            defer {
+                state.stopped = true
+                state.thread = nil
+            }
             state.streams = [:]
-            return !state.stopped
+            return (!state.stopped, state.thread)
         }
-        guard first else { return }
-        _ = tb_hangup_wake(wake)  // the thread closes both descriptors
+        if first { _ = tb_hangup_wake(wake) }  // the thread closes both descriptors
+        if let thread { _ = pthread_join(thread, nil) }  // taken once, under the lock: joined once
     }
 
     private func run() {

@@ -1,5 +1,6 @@
 import Foundation
 import TenbinKit
+import TestProcesses
 import Testing
 
 /// Debian's nginx on a free loopback port in front of two servers, configured with the very
@@ -56,7 +57,7 @@ final class LoadBalancer {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.start()
         _ = try poll(seconds: 20, "nginx to listen on port \(port)", seen: { self.errorLog }) { () -> Bool? in
             if !process.isRunning { throw ServeError("nginx exited: \(self.errorLog)") }
             return (try? HTTPConnection(port: port)) != nil ? true : nil
@@ -66,7 +67,7 @@ final class LoadBalancer {
     deinit {
         if process.isRunning {
             kill(process.processIdentifier, SIGQUIT)
-            process.waitUntilExit()
+            process.waitForExit()
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import TenbinKit
+import TestProcesses
 import Testing
 
 extension MultiServerTests {
@@ -143,7 +144,7 @@ extension MultiServerTests {
                     return true
                 }
             }
-            a.process.waitUntilExit()
+            a.process.waitForExit()
             clientsOnA.wait()
             // B keeps serving: its clients go on voting after the kill.
             _ = try poll(seconds: 300, "B to answer 1,000 votes after A was killed", seen: { "\(state.withLock { $0 })" }) {

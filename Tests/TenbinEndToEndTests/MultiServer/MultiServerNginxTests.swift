@@ -1,5 +1,6 @@
 import Foundation
 import TenbinKit
+import TestProcesses
 import Testing
 
 extension MultiServerTests {
@@ -71,7 +72,7 @@ extension MultiServerTests {
             // A vote answered 502 went nowhere (its server was already dead), so the count is
             // exactly the votes answered 200.
             kill(servers.a.process.processIdentifier, SIGKILL)
-            servers.a.process.waitUntilExit()
+            servers.a.process.waitForExit()
             var statuses: [Int] = []
             for _ in 0..<20 { statuses.append(try client.vote(1, side: 2, headers: [sameSite]).status) }
             #expect(statuses.allSatisfy { $0 == 200 || $0 == 502 }, "\(statuses)")

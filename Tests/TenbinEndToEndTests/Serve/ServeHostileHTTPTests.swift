@@ -1,4 +1,5 @@
 import Foundation
+import TestProcesses
 import Testing
 
 extension ServeEndToEndTests {
@@ -112,7 +113,7 @@ final class IdleClients {
         process.arguments = ["-c", script]
         process.standardInput = input
         process.standardOutput = output
-        try process.run()
+        try process.start()
         let ready = output.fileHandleForReading.availableData
         guard String(decoding: ready, as: UTF8.self).hasPrefix("ready") else {
             process.terminate()
@@ -123,7 +124,7 @@ final class IdleClients {
     /// Closes every held connection (the process ends); safe to call twice.
     func release() {
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        process.waitForExit()
     }
 
     struct IdleClientsError: Error, CustomStringConvertible {

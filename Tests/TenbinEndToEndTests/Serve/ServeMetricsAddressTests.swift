@@ -1,5 +1,6 @@
 import Foundation
 import TenbinKit
+import TestProcesses
 import Testing
 
 extension ServeEndToEndTests {
@@ -64,10 +65,10 @@ extension ServeEndToEndTests {
             let out = Pipe()
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try process.start()
             defer {
                 kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                process.waitForExit()
             }
             var text = ""
             let deadline = Date().addingTimeInterval(30)

@@ -1,5 +1,6 @@
 import Foundation
 import TenbinKit
+import TestProcesses
 import Testing
 
 /// Every end-to-end test of `tenbin serve`, one at a time: each starts a server (some post
@@ -43,7 +44,7 @@ final class ServeProcess: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.start()
         if readingStandardError { errors.collect(from: err.fileHandleForReading) } else { unreadErrors = err }
         // The first stdout line names the URL: "Serving STORE at http://127.0.0.1:PORT/".
         // Pipes are read on threads of their own, never on dispatch's or Swift concurrency's few
@@ -66,7 +67,7 @@ final class ServeProcess: @unchecked Sendable {
             let port = UInt16(text[range.upperBound...].prefix { $0.isNumber })
         else {
             process.terminate()
-            process.waitUntilExit()
+            process.waitForExit()
             throw ServeError("tenbin serve did not print its URL: \(String(decoding: line, as: UTF8.self))")
         }
         self.port = port
@@ -76,7 +77,7 @@ final class ServeProcess: @unchecked Sendable {
     deinit {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.waitForExit()
         }
     }
 
@@ -107,10 +108,10 @@ final class ServeProcess: @unchecked Sendable {
         while process.isRunning, Date() < deadline { usleep(20_000) }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.waitForExit()
             return (-1, stderr)
         }
-        process.waitUntilExit()
+        process.waitForExit()
         if unreadErrors == nil { errors.waitForEnd() }
         return (process.terminationStatus, stderr)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestProcesses
 
 /// A child started in the background, its standard output and error collected together,
 /// and killed at its deadline so a hung child fails its test instead of hanging the suite.
@@ -15,14 +16,14 @@ final class RunningProcess {
         process.standardOutput = output
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.start()
         deadline = Deadline(process, what: arguments.map { ($0 as NSString).lastPathComponent }.joined(separator: " "), seconds: seconds)
     }
 
     /// Reads the output to its end and waits for the process; throws when the deadline killed it.
     func finish() throws -> String {
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        process.waitForExit()
         try deadline.check(output: text)
         return text
     }

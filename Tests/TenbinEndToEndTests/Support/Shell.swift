@@ -1,5 +1,6 @@
 import Foundation
 import TenbinKit
+import TestProcesses
 
 /// Running helper programs (mount, sh) from tests, and collecting any child's output.
 enum Shell {
@@ -35,7 +36,7 @@ enum Shell {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input ?? FileHandle.nullDevice
-        try process.run()
+        try process.start()
         let deadline = Deadline(process, what: what, seconds: seconds)
         if let input, let stdin {
             // The child may stop reading early (an input over a limit): the write then fails
@@ -57,7 +58,7 @@ enum Shell {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         errorsRead.wait()
         let errData = errors.withLock { $0 }
-        process.waitUntilExit()
+        process.waitForExit()
         try deadline.check(output: String(decoding: outData, as: UTF8.self) + String(decoding: errData, as: UTF8.self))
         return (process.terminationStatus, outData, errData)
     }

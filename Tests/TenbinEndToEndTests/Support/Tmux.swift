@@ -1,4 +1,5 @@
 import Foundation
+import TestProcesses
 import Testing
 
 /// A program running in its own tmux server (a real pseudo-terminal), driven by keystrokes
@@ -73,9 +74,9 @@ final class TmuxSession {
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.start()
         let deadline = Deadline(process, what: "tmux \(arguments.joined(separator: " "))", seconds: 60)
-        process.waitUntilExit()
+        process.waitForExit()
         try deadline.check()
         return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
     }

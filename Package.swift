@@ -23,14 +23,14 @@ let package = Package(
         // SHA-256 from libcrypto, loaded with dlopen on first use (see sha256.c).
         .target(name: "CCrypto", dependencies: ["CLibraryLoader"], path: "Sources/CCrypto"),
         // libjpeg and libpng report errors with setjmp/longjmp, which must never cross a
-        // Swift frame, so every call into them lives in this C target; libwebp and libheif
-        // (loaded with dlopen on first use, see heif.c) sit beside them behind the same rows.
+        // Swift frame, so every call into them lives in this C target; libwebp and libheif sit
+        // beside them behind the same rows. All four are loaded with dlopen on first use
+        // (libraries.c, heif.c): a command that decodes no image never maps them.
         .target(
             name: "CImageCodec",
             dependencies: ["CLibraryLoader"],
             path: "Sources/CImageCodec",
-            cSettings: [.unsafeFlags(["-O2"])],
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp")]
+            cSettings: [.unsafeFlags(["-O2"])]
         ),
         // Terminal pictures (kitty, sixel, iTerm2, symbol mosaics) through libchafa, loaded with
         // dlopen on first use (see chafa.c); only the command line's TerminalPicture uses it.
@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "CMicroHTTPD", dependencies: ["CLibraryLoader"], path: "Sources/CMicroHTTPD"),
         // gzip for `tenbin serve`'s text answers; a C target because deflateInit2 is a macro
         // (see gzip.c).
-        .target(name: "CZlib", path: "Sources/CZlib", linkerSettings: [.linkedLibrary("z")]),
+        .target(name: "CZlib", dependencies: ["CLibraryLoader"], path: "Sources/CZlib"),
         // The backend-neutral core: no SQL, no database library.
         .target(
             name: "TenbinKit",

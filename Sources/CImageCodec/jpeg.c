@@ -3,6 +3,7 @@
 // back to Swift as -1 plus a message.
 
 #include "CImageCodec.h"
+#include "libraries.h"
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -52,6 +53,7 @@ static const uint8_t exif_signature[6] = {'E', 'x', 'i', 'f', 0, 0};
 
 int tb_jpeg_read_header(const uint8_t *data, size_t size, tb_jpeg_header *header,
                         uint8_t *exif, size_t exif_capacity, char *error) {
+    if (tb_jpeg_ready(error, TB_ERROR_CAPACITY) != 0) return -1;
     struct jpeg_decompress_struct cinfo;
     tb_jpeg_error err;
     tb_jpeg_install_errors((j_common_ptr)&cinfo, &err, error);
@@ -101,6 +103,7 @@ static void tb_cmyk_row_to_rgb(const JSAMPLE *in, uint8_t *out, JDIMENSION width
 
 int tb_jpeg_decode_rows(const uint8_t *data, size_t size, int scale_num, int fast, void *context,
                         tb_begin_callback begin, tb_row_callback deliver, char *error) {
+    if (tb_jpeg_ready(error, TB_ERROR_CAPACITY) != 0) return -1;
     struct jpeg_decompress_struct cinfo;
     tb_jpeg_error err;
     // Changed after setjmp and read after longjmp, hence volatile.
@@ -235,6 +238,7 @@ static int tb_jpeg_writer_fail(tb_jpeg_writer *writer, char *error) {
 }
 
 tb_jpeg_writer *tb_jpeg_writer_start(int width, int height, int channels, int quality, char *error) {
+    if (tb_jpeg_ready(error, TB_ERROR_CAPACITY) != 0) return NULL;
     error[0] = 0;
     if (channels != 1 && channels != 3) {
         snprintf(error, TB_ERROR_CAPACITY, "JPEG output needs 1 or 3 channels, not %d", channels);

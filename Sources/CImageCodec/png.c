@@ -2,6 +2,7 @@
 // set in each function below, so no jump ever crosses a Swift frame.
 
 #include "CImageCodec.h"
+#include "libraries.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -96,6 +97,7 @@ static int tb_png_open(tb_png_source *source, png_structp *png_out, png_infop *i
 
 int tb_png_read_header(const uint8_t *data, size_t size, tb_png_header *header,
                        uint8_t *exif, size_t exif_capacity, size_t *exif_length, char *error) {
+    if (tb_png_ready(error, TB_ERROR_CAPACITY) != 0) return -1;
     error[0] = 0;
     *exif_length = 0;
     if (tb_png_check_signature(data, size, error) != 0) return -1;
@@ -129,6 +131,7 @@ int tb_png_read_header(const uint8_t *data, size_t size, tb_png_header *header,
 
 int tb_png_decode_rows(const uint8_t *data, size_t size, void *context, tb_begin_callback begin,
                        tb_row_callback deliver, char *error) {
+    if (tb_png_ready(error, TB_ERROR_CAPACITY) != 0) return -1;
     error[0] = 0;
     if (tb_png_check_signature(data, size, error) != 0) return -1;
     tb_png_source source = {data, size, 0, error};
@@ -224,6 +227,7 @@ static void tb_png_flush(png_structp png) { (void)png; }
 
 int tb_png_encode(const uint8_t *pixels, int width, int height, int channels,
                   tb_buffer *output, char *error) {
+    if (tb_png_ready(error, TB_ERROR_CAPACITY) != 0) return -1;
     error[0] = 0;
     int color_type;
     switch (channels) {

@@ -2,6 +2,7 @@
 // beside libjpeg and libpng so every image decoder has one C home and one row interface.
 
 #include "CImageCodec.h"
+#include "libraries.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ static const char *tb_webp_status(VP8StatusCode status) {
 }
 
 int tb_webp_read_header(const uint8_t *data, size_t size, tb_still_header *header, char *error) {
+    if (tb_webp_ready(error, TB_ERROR_CAPACITY) != 0) return -1;
     error[0] = 0;
     WebPBitstreamFeatures features;
     VP8StatusCode status = WebPGetFeatures(data, size, &features);
@@ -39,6 +41,7 @@ int tb_webp_read_header(const uint8_t *data, size_t size, tb_still_header *heade
 
 int tb_webp_decode_rows(const uint8_t *data, size_t size, int target_width, int target_height,
                         void *context, tb_begin_callback begin, tb_row_callback deliver, char *error) {
+    if (tb_webp_ready(error, TB_ERROR_CAPACITY) != 0) return -1;
     error[0] = 0;
     WebPDecoderConfig config;
     if (!WebPInitDecoderConfig(&config)) {
@@ -78,6 +81,7 @@ int tb_webp_decode_rows(const uint8_t *data, size_t size, int target_width, int 
 
 int tb_webp_encode(const uint8_t *pixels, int width, int height, int channels, int quality,
                    tb_buffer *output, char *error) {
+    if (tb_webp_ready(error, TB_ERROR_CAPACITY) != 0) return -1;
     uint8_t *bytes = NULL;
     size_t length = 0;
     if (channels == 3) {

@@ -3,18 +3,50 @@
 // are sent — what a phone on a slow network waits for.
 //
 // A C target because deflateInit2 is a macro (it passes zlib's version and the size of its
-// stream structure to deflateInit2_), which Swift cannot call. zlib is linked, not loaded with
-// dlopen: libpng links it already, so every tenbin process has it loaded at start-up anyway.
+// stream structure to deflateInit2_), which Swift cannot call. zlib is loaded with dlopen on
+// the first answer compressed (CLibraryLoader), not linked: a command that serves nothing never
+// maps it (libpng, which needs it too, is loaded on first use as well).
 
 #include "CZlib.h"
+
+#include "CLibraryLoader.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+// X(return type, name, parameters, arguments): every zlib function called here.
+#define TB_ZLIB_FUNCTIONS(X)                                                                             \
+    X(int, deflate, (z_streamp stream, int flush), (stream, flush))                                      \
+    X(int, deflateEnd, (z_streamp stream), (stream))                                                     \
+    X(int, deflateInit2_,                                                                                \
+      (z_streamp stream, int level, int method, int window_bits, int mem_level, int strategy,            \
+       const char *version, int size),                                                                    \
+      (stream, level, method, window_bits, mem_level, strategy, version, size))
+
+#define TB_ZLIB_POINTER(type, name, parameters, arguments) TB_LIBRARY_POINTER(name)
+#define TB_ZLIB_SYMBOL(type, name, parameters, arguments) TB_LIBRARY_SYMBOL(name)
+TB_ZLIB_FUNCTIONS(TB_ZLIB_POINTER)
+static const tb_library_symbol tb_zlib_symbols[] = {TB_ZLIB_FUNCTIONS(TB_ZLIB_SYMBOL)};
+
+static tb_library tb_zlib = {
+    .title = "zlib",
+    // Debian 12's soname (package zlib1g); the unversioned name covers others.
+    .names = {"libz.so.1", "libz.so"},
+    .unloadable = "gzip needs zlib (Debian package zlib1g): {reason}",
+    .no_reason = "cannot load it",
+    .missing = "zlib has no {function}",
+    TB_LIBRARY_FUNCTIONS(tb_zlib_symbols),
+};
+
+#define TB_ZLIB_TRAMPOLINE(type, name, parameters, arguments) TB_LIBRARY_TRAMPOLINE(tb_zlib, type, name, parameters, arguments)
+TB_ZLIB_FUNCTIONS(TB_ZLIB_TRAMPOLINE)
+
 // windowBits + 16: a gzip header and trailer around the deflate stream; level 6, zlib's default
 // balance of size and speed.
+// Without zlib (it cannot be loaded) nothing is compressed: callers send answers as they are.
 static int open_gzip(z_stream *stream, int window_bits, int mem_level) {
+    if (tb_library_load(&tb_zlib, NULL, 0) != 0) return 0;
     memset(stream, 0, sizeof *stream);
     return deflateInit2(stream, 6, Z_DEFLATED, window_bits + 16, mem_level, Z_DEFAULT_STRATEGY) == Z_OK;
 }

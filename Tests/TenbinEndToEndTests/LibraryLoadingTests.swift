@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// libpq, libmicrohttpd (with GnuTLS) and libmecab are loaded on first use, not linked: a command on a
-/// SQLite store never maps them, and a PostgreSQL command without libpq fails with one line.
+/// libpq, libmicrohttpd (with GnuTLS), libmecab and the image codecs (libjpeg, libpng, libwebp,
+/// zlib) are loaded on first use, not linked: a command on a SQLite store that decodes no image
+/// never maps them, and a PostgreSQL command without libpq fails with one line.
 @Suite(.ownThreads, .timeLimit(.minutes(10))) struct LibraryLoadingTests {
     static let images = [Tenbin.root + "/SampleImages/01-cats-or-dogs/1-cat.jpg", Tenbin.root + "/SampleImages/01-cats-or-dogs/2-dog.jpg"]
 
@@ -18,8 +19,11 @@ import Testing
         let file = try #require(FileHandle(forReadingAtPath: "/proc/\(watch.processIdentifier)/maps"))
         let maps = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
         #expect(maps.contains("libsqlite3.so"), "the maps were not read from the running process")
-        for library in ["libpq.so", "libgnutls.so", "libkrb5.so", "libldap", "libssl.so", "libtasn1.so", "libmicrohttpd.so", "libmecab.so"]
-        {
+        let libraries = [
+            "libpq.so", "libgnutls.so", "libkrb5.so", "libldap", "libssl.so", "libtasn1.so", "libmicrohttpd.so", "libmecab.so",
+            "libjpeg.so", "libpng16.so", "libwebp.so", "libz.so",
+        ]
+        for library in libraries {
             #expect(!maps.contains(library), "tenbin watch on SQLite mapped \(library)")
         }
         #expect(try watch.interrupt().status == 130)

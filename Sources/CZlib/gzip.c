@@ -43,8 +43,8 @@ static tb_library tb_zlib = {
 TB_ZLIB_FUNCTIONS(TB_ZLIB_TRAMPOLINE)
 
 // windowBits + 16: a gzip header and trailer around the deflate stream; level 6, zlib's default
-// balance of size and speed.
-// Without zlib (it cannot be loaded) nothing is compressed: callers send answers as they are.
+// balance of size and speed. Fails (0) when zlib cannot be loaded: callers then send answers
+// uncompressed.
 static int open_gzip(z_stream *stream, int window_bits, int mem_level) {
     if (tb_library_load(&tb_zlib, NULL, 0) != 0) return 0;
     memset(stream, 0, sizeof *stream);

@@ -152,12 +152,10 @@ final class HTTPDaemon: Sendable {
             MHD_stop_daemon(running)
             deadlines.stop()
             daemon = nil
-            // Stopped outside the lock: stopping waits for the watch's thread.
-            let watch = hangUps.withLock { watch in
-                defer { watch = nil }
-                return watch
+            hangUps.withLock { watch in
+                watch?.stop()
+                watch = nil
             }
-            watch?.stop()
         }
     }
 

@@ -29,8 +29,6 @@ final class HangUpWatch: Sendable {
         var streams: [UInt64: EventStream] = [:]
         var next: UInt64 = 1
         var stopped = false
-        /// The thread, until ``stop()`` joins it.
-        var thread: pthread_t?
     }
 
     private let state = Locked(State())
@@ -51,9 +49,7 @@ final class HangUpWatch: Sendable {
             _ = close(wake)
             return nil
         }
-        // Joined by `stop`: a thread left running would still be ending when the process exits
-        // (ThreadSanitizer's exit then crashed on it, after every test had passed).
-        state.withLock { $0.thread = thread }
+        _ = pthread_detach(thread)  // ended by `stop`, which need not wait for it
     }
 
     /// Watches `socket` (the connection `stream` is sent on) for its client leaving; returns
@@ -75,18 +71,15 @@ final class HangUpWatch: Sendable {
         _ = state.withLock { $0.streams.removeValue(forKey: number) }
     }
 
-    /// Ends the thread, which closes the set, and waits for it (the daemon is stopping).
+    /// Ends the thread and closes the set (the daemon is stopping).
     func stop() {
-        let (first, thread) = state.withLock { state in
-            defer {
-                state.stopped = true
-                state.thread = nil
-            }
+        let first = state.withLock { state in
+            defer { state.stopped = true }
             state.streams = [:]
-            return (!state.stopped, state.thread)
+            return !state.stopped
         }
-        if first { _ = tb_hangup_wake(wake) }  // the thread closes both descriptors
-        if let thread { _ = pthread_join(thread, nil) }  // taken once, under the lock: joined once
+        guard first else { return }
+        _ = tb_hangup_wake(wake)  // the thread closes both descriptors
     }
 
     private func run() {

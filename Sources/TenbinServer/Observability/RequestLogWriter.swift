@@ -23,8 +23,6 @@ final class RequestLogWriter: Sendable {
         var writerWaiting = false
         /// `finish` was called: the writer drains the queue and ends.
         var finishing = false
-        /// The writer's thread, until `finish` joins it (or leaves it behind, stuck).
-        var thread: pthread_t?
     }
 
     /// How long the writer lets lines gather after being woken, in microseconds.
@@ -50,7 +48,7 @@ final class RequestLogWriter: Sendable {
         self.sink = sink
         // The thread keeps the writer: it outlives its server until the thread ends.
         if let thread = PosixThread.start({ self.run() }) {
-            state.withLock { $0.thread = thread }
+            _ = pthread_detach(thread)  // never joined: a writer stuck on a full pipe must not hold up the exit
         } else {
             state.withLock { $0.finishing = true }
         }
@@ -81,23 +79,14 @@ final class RequestLogWriter: Sendable {
     /// Lets the writer write what is queued and end; waits for that at most `timeout`
     /// (a sink that blocks for good is given up on). Later records are written by the caller.
     func finish(timeout: Duration) {
-        let (alreadyFinishing, thread) = state.withLock { state in
-            defer {
-                state.finishing = true
-                state.thread = nil
-            }
-            return (state.finishing, state.thread)
+        let alreadyFinishing = state.withLock { state -> Bool in
+            defer { state.finishing = true }
+            return state.finishing
         }
-        guard !alreadyFinishing, let thread else { return }
+        guard !alreadyFinishing else { return }
         wake.signal()
         let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-        if ended.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success {
-            // The writer has drained the queue and is returning: wait for its thread to end, so
-            // no thread of the server's is still ending when the process exits.
-            _ = pthread_join(thread, nil)
-        } else {
-            _ = pthread_detach(thread)  // a writer stuck on a full pipe is left behind: it must not hold up the exit
-        }
+        _ = ended.wait(timeout: .now() + .nanoseconds(Int(nanoseconds)))  // a timeout leaves the stuck writer behind
     }
 
     private func run() {

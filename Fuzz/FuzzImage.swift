@@ -1,9 +1,10 @@
 // libFuzzer target: arbitrary bytes through the whole upload path — sniff, header probe
 // and limits, decode (JPEG streaming and PNG), orientation, resampling, re-encoding.
-// Compiled together with TenbinKit's sources by scripts/fuzz.sh; any crash, hang or
-// sanitizer report is a bug. Errors thrown for bad input are the expected outcome.
+// Compiled with TenbinKit's sources by scripts/fuzz.sh, which names this function libFuzzer's
+// entry point; any crash, hang or sanitizer report is a bug. Errors thrown for bad input are
+// the expected outcome.
 
-@_cdecl("LLVMFuzzerTestOneInput")
+@_cdecl("tenbin_fuzz_image")
 public func fuzzImage(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     // Small limits keep each run fast; the code paths are the same as with the defaults.

@@ -2,7 +2,7 @@
 // line ends), and as one line of a JSONL import manifest. Compiled with TenbinKit's sources
 // by scripts/fuzz.sh; a crash, hang or sanitizer report is a bug, a thrown error is not.
 
-@_cdecl("LLVMFuzzerTestOneInput")
+@_cdecl("tenbin_fuzz_posttext")
 public func fuzzPostText(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     if let text = try? PostText.parse(bytes) {

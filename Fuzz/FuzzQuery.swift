@@ -4,7 +4,7 @@
 // its document, every token the query looks up. Compiled with TenbinKit's sources by
 // scripts/fuzz.sh.
 
-@_cdecl("LLVMFuzzerTestOneInput")
+@_cdecl("tenbin_fuzz_query")
 public func fuzzQuery(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     // The first half is the query, the rest the poster's text (split at the first 0xFF).

@@ -3,10 +3,10 @@
 // as a poster form. None may crash, and each must keep its promises: a parsed query
 // re-encodes to the same items; a cursor reads back from its own text; the quick vote reader
 // agrees with the full JSON parser whenever it answers; a form never holds more parts or
-// bytes than its limits. Compiled with TenbinKit's sources and the server's request-parsing
-// files by scripts/fuzz.sh.
+// bytes than its limits. Compiled with TenbinKit's sources and the server's request-parsing files
+// by scripts/fuzz.sh.
 
-@_cdecl("LLVMFuzzerTestOneInput")
+@_cdecl("tenbin_fuzz_request")
 public func fuzzRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     // Four sections split at 0xFF bytes: query, cursor, JSON body, form script.

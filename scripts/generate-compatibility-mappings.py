@@ -20,10 +20,19 @@ for value in range(0x110000):
     if compatibility != unicodedata.normalize("NFD", character):
         entries.append([value, len(compatibility)] + [ord(c) for c in compatibility])
 
-flat = [number for entry in entries for number in entry]
-lines = []
-for start in range(0, len(flat), 12):
-    lines.append("        " + ", ".join("0x%X" % n for n in flat[start:start + 12]) + ",")
+keys = [entry[0] for entry in entries]
+starts = [0]
+values = []
+for entry in entries:
+    values += entry[2:]
+    starts.append(len(values))
+
+
+def table(numbers):
+    return "\n".join(
+        "        " + ", ".join("0x%X" % n for n in numbers[start:start + 12]) + ","
+        for start in range(0, len(numbers), 12))
+
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 path = os.path.join(root, "Sources", "TenbinKit", "Search", "CompatibilityMappings.swift")
@@ -32,10 +41,19 @@ with open(path, "w", encoding="utf-8") as out:
 
 /// Unicode's compatibility decompositions (what NFKC adds to NFC): full-width Latin and
 /// digits, half-width kana and their voiced marks, circled numbers, ligatures, squared words.
+/// Sorted arrays searched in place (``ScalarMappings``): nothing is built when a process starts.
 enum CompatibilityMappings {
-    /// For each character with a compatibility decomposition: its scalar value, the length
-    /// of its full decomposition (NFKD), then that decomposition. COUNT characters.
-    static let flat: [UInt32] = [
+    /// Every character with a compatibility decomposition, in increasing order. COUNT characters.
+    static let keys: [UInt32] = [
 """.replace("VERSION", unicodedata.unidata_version).replace("COUNT", str(len(entries))))
-    out.write("\n".join(lines) + "\n    ]\n}\n")
+    out.write(table(keys) + "\n    ]\n\n")
+    out.write("""    /// Where the full decomposition (NFKD) of `keys[i]` starts in `values`; it ends where the
+    /// next one starts.
+    static let starts: [UInt32] = [
+""")
+    out.write(table(starts) + "\n    ]\n\n")
+    out.write("""    /// The decompositions, one after the other.
+    static let values: [UInt32] = [
+""")
+    out.write(table(values) + "\n    ]\n}\n")
 print(f"{len(entries)} mappings written to {path}")

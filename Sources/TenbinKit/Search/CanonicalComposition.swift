@@ -7,8 +7,7 @@ enum CanonicalComposition {
     /// The NFC form of `scalars`.
     static func compose(_ scalars: String.UnicodeScalarView) -> String.UnicodeScalarView {
         // Most text (kana and kanji, precomposed Latin, Hangul syllables) is NFC already.
-        let table = CanonicalTable.shared
-        guard scalars.contains(where: { $0.value >= 0x300 && table.isUnstable($0.value) }) else { return scalars }
+        guard scalars.contains(where: { $0.value >= 0x300 && CanonicalTable.isUnstable($0.value) }) else { return scalars }
         var text = decompose(scalars)
         composePairs(&text)
         var result = String.UnicodeScalarView()
@@ -41,7 +40,6 @@ enum CanonicalComposition {
     private static func decompose(_ scalars: String.UnicodeScalarView) -> [UInt32] {
         var out: [UInt32] = []
         out.reserveCapacity(scalars.count + 8)
-        let table = CanonicalTable.shared
         var segmentStart = 0
         for scalar in scalars {
             let value = scalar.value
@@ -54,7 +52,7 @@ enum CanonicalComposition {
                 continue
             }
             if combiningClass(value) == 0 { segmentStart = out.count }
-            if value >= 0xC0, let mapping = table.decomposition(of: value) {
+            if value >= 0xC0, let mapping = CanonicalTable.decomposition(of: value) {
                 for part in mapping { insert(part, into: &out, after: segmentStart) }
             } else {
                 insert(value, into: &out, after: segmentStart)
@@ -86,7 +84,6 @@ enum CanonicalComposition {
     /// blocks it (UAX #15's canonical composition algorithm), in place.
     private static func composePairs(_ text: inout [UInt32]) {
         guard !text.isEmpty else { return }
-        let table = CanonicalTable.shared
         var starter = 0
         // A text that begins with a mark has no starter to compose with until the next one.
         var lastClass: Int = combiningClass(text[0]) == 0 ? 0 : 256
@@ -94,7 +91,7 @@ enum CanonicalComposition {
         for read in 1..<text.count {
             let value = text[read]
             let valueClass = Int(combiningClass(value))
-            if lastClass < valueClass || lastClass == 0, let composite = composite(text[starter], value, table) {
+            if lastClass < valueClass || lastClass == 0, let composite = composite(text[starter], value) {
                 text[starter] = composite
                 continue
             }
@@ -106,60 +103,35 @@ enum CanonicalComposition {
         text.removeLast(text.count - written)
     }
 
-    private static func composite(_ first: UInt32, _ second: UInt32, _ table: CanonicalTable) -> UInt32? {
+    private static func composite(_ first: UInt32, _ second: UInt32) -> UInt32? {
         if first >= lBase && first < lBase + lCount && second >= vBase && second < vBase + vCount {
             return sBase + ((first - lBase) * vCount + (second - vBase)) * tCount
         }
         if first >= sBase && first < sBase + sCount && (first - sBase) % tCount == 0 && second > tBase && second < tBase + tCount {
             return first + (second - tBase)
         }
-        return table.composite(first, second)
+        return CanonicalTable.composite(first, second)
     }
 }
 
-/// ``CanonicalMappings`` as lookup tables, built once on first use.
-final class CanonicalTable: Sendable {
-    static let shared = CanonicalTable()
-
-    /// Where each character's decomposition sits in `CanonicalMappings.decompositions`.
-    private let decompositions: [UInt32: Range<Int>]
-    /// Primary composites by `first << 21 | second`.
-    private let compositions: [UInt64: UInt32]
-    /// `CanonicalMappings.unstable` in the Basic Multilingual Plane, one bit per character.
-    private let unstableBMP: [UInt64]
-    /// `CanonicalMappings.unstable` beyond it.
-    private let unstableAstral: Set<UInt32>
-
-    private init() {
-        decompositions = CompatibilityTable.ranges(of: CanonicalMappings.decompositions)
-        let triples = CanonicalMappings.compositions
-        var compositions: [UInt64: UInt32] = [:]
-        compositions.reserveCapacity(triples.count / 3)
-        for start in stride(from: 0, to: triples.count - 2, by: 3) {
-            compositions[UInt64(triples[start]) << 21 | UInt64(triples[start + 1])] = triples[start + 2]
-        }
-        self.compositions = compositions
-        var bits = [UInt64](repeating: 0, count: 0x10000 / 64)
-        var astral: Set<UInt32> = []
-        for value in CanonicalMappings.unstable {
-            if value < 0x10000 { bits[Int(value >> 6)] |= 1 << (value & 63) } else { astral.insert(value) }
-        }
-        unstableBMP = bits
-        unstableAstral = astral
-    }
-
-    /// Whether `value` can make text not NFC (see `CanonicalMappings.unstable`).
-    func isUnstable(_ value: UInt32) -> Bool {
-        value < 0x10000 ? unstableBMP[Int(value >> 6)] & (1 << (value & 63)) != 0 : unstableAstral.contains(value)
+/// ``CanonicalMappings``, searched where they lie.
+enum CanonicalTable {
+    /// Whether `value` can make text not NFC (see `CanonicalMappings.unstableBMP`).
+    static func isUnstable(_ value: UInt32) -> Bool {
+        value < 0x10000
+            ? CanonicalMappings.unstableBMP[Int(value >> 6)] & (1 << (value & 63)) != 0
+            : ScalarMappings.index(of: value, in: CanonicalMappings.unstableAstral) != nil
     }
 
     /// The full canonical decomposition of `value`, or nil when it has none.
-    func decomposition(of value: UInt32) -> ArraySlice<UInt32>? {
-        decompositions[value].map { CanonicalMappings.decompositions[$0] }
+    static func decomposition(of value: UInt32) -> ArraySlice<UInt32>? {
+        ScalarMappings.canonical.mapping(of: value)
     }
 
     /// The primary composite of `first` then `second`, or nil when they do not compose.
-    func composite(_ first: UInt32, _ second: UInt32) -> UInt32? {
-        compositions[UInt64(first) << 21 | UInt64(second)]
+    static func composite(_ first: UInt32, _ second: UInt32) -> UInt32? {
+        ScalarMappings.index(of: UInt64(first) << 21 | UInt64(second), in: CanonicalMappings.compositionPairs).map {
+            CanonicalMappings.composites[$0]
+        }
     }
 }

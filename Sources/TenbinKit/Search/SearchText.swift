@@ -15,7 +15,7 @@ package enum SearchText {
             // table lookup.
             if (0x4E00...0x9FFF).contains(scalar.value) {
                 decomposed.append(scalar)
-            } else if scalar.value >= 0xA0, let mapping = CompatibilityTable.shared.mapping(of: scalar.value) {
+            } else if scalar.value >= 0xA0, let mapping = ScalarMappings.compatibility.mapping(of: scalar.value) {
                 for value in mapping {
                     // The table holds only valid scalar values (generated from Unicode data).
                     decomposed.append(Unicode.Scalar(value)!)
@@ -96,33 +96,35 @@ package enum SearchText {
     }
 }
 
-/// ``CompatibilityMappings`` as a lookup table, built once on first use.
-final class CompatibilityTable: Sendable {
-    static let shared = CompatibilityTable()
+/// A generated table from characters to sequences of characters, searched where it lies:
+/// `keys` in increasing order, and the mapping of `keys[i]` at `values[starts[i]..<starts[i + 1]]`.
+/// Nothing is built when a process starts (dictionaries built from the tables cost a search
+/// command a few tenths of a millisecond and 70 page faults, before it had read a page).
+struct ScalarMappings: Sendable {
+    let keys: [UInt32]
+    let starts: [UInt32]
+    let values: [UInt32]
 
-    /// Where each character's decomposition sits in `CompatibilityMappings.flat`.
-    private let ranges: [UInt32: Range<Int>]
+    static let compatibility = ScalarMappings(
+        keys: CompatibilityMappings.keys, starts: CompatibilityMappings.starts, values: CompatibilityMappings.values)
+    static let canonical = ScalarMappings(
+        keys: CanonicalMappings.decompositionKeys, starts: CanonicalMappings.decompositionStarts,
+        values: CanonicalMappings.decompositionValues)
 
-    private init() {
-        ranges = Self.ranges(of: CompatibilityMappings.flat)
-    }
-
-    /// Where each character's mapping sits in a generated table of the form "character,
-    /// length, mapping…" (``CompatibilityMappings`` and ``CanonicalMappings`` use it).
-    static func ranges(of flat: [UInt32]) -> [UInt32: Range<Int>] {
-        var ranges: [UInt32: Range<Int>] = [:]
-        ranges.reserveCapacity(flat.count / 3)
-        var index = 0
-        while index + 1 < flat.count {
-            let count = Int(flat[index + 1])
-            ranges[flat[index]] = (index + 2)..<(index + 2 + count)
-            index += 2 + count
-        }
-        return ranges
-    }
-
-    /// The full compatibility decomposition of `value`, or nil when it has none.
+    /// The mapping of `value`, or nil when it has none.
     func mapping(of value: UInt32) -> ArraySlice<UInt32>? {
-        ranges[value].map { CompatibilityMappings.flat[$0] }
+        guard let index = Self.index(of: value, in: keys) else { return nil }
+        return values[Int(starts[index])..<Int(starts[index + 1])]
+    }
+
+    /// Where `value` is in `sorted`, or nil when it is not there.
+    static func index<Key: BinaryInteger>(of value: Key, in sorted: [Key]) -> Int? {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low < sorted.count && sorted[low] == value ? low : nil
     }
 }

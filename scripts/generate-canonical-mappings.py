@@ -60,9 +60,11 @@ unstable_astral = [value for value in unstable if value >= 0x10000]
 
 
 def table(numbers):
+    # Twelve to a line, fewer for wide numbers: lines stay within swift-format's 140 columns.
+    per_line = min(12, 128 // (len("0x%X, " % max(numbers))))
     return "\n".join(
-        "        " + ", ".join("0x%X" % n for n in numbers[start:start + 12]) + ","
-        for start in range(0, len(numbers), 12))
+        "        " + ", ".join("0x%X" % n for n in numbers[start:start + per_line]) + ","
+        for start in range(0, len(numbers), per_line))
 
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -16,6 +16,8 @@ the tables.
 import os
 import unicodedata
 
+from swift_tables import bmp_bitset, table
+
 HANGUL = range(0xAC00, 0xAC00 + 11172)
 
 decompositions = []
@@ -45,26 +47,14 @@ unstable = [
 ]
 assert all(value >= 0x300 for value in seconds)
 
-
 compositions.sort(key=lambda entry: entry[0] << 21 | entry[1])
 decomposition_starts = [0]
 decomposition_values = []
 for entry in decompositions:
     decomposition_values += entry[2:]
     decomposition_starts.append(len(decomposition_values))
-unstable_bmp = [0] * (0x10000 // 64)
-for value in unstable:
-    if value < 0x10000:
-        unstable_bmp[value >> 6] |= 1 << (value & 63)
+unstable_bmp = bmp_bitset(unstable)
 unstable_astral = [value for value in unstable if value >= 0x10000]
-
-
-def table(numbers):
-    # Twelve to a line, fewer for wide numbers: lines stay within swift-format's 140 columns.
-    per_line = min(12, 128 // (len("0x%X, " % max(numbers))))
-    return "\n".join(
-        "        " + ", ".join("0x%X" % n for n in numbers[start:start + per_line]) + ","
-        for start in range(0, len(numbers), per_line))
 
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -75,6 +65,8 @@ sections = [
     ("""/// Where the full decomposition (NFD) of `decompositionKeys[i]` starts in
     /// `decompositionValues`; it ends where the next one starts.""", "decompositionStarts", "UInt32", decomposition_starts),
     ("/// The decompositions, one after the other.", "decompositionValues", "UInt32", decomposition_values),
+    ("/// `decompositionKeys` below U+10000, one bit each (bit `c & 63` of word `c >> 6`).", "decompositionKeysInBMP", "UInt64",
+     bmp_bitset(entry[0] for entry in decompositions)),
     ("""/// Each pair of characters with a primary composite (Hangul syllables aside), as
     /// `first << 21 | second`, in increasing order. COMPOSITIONS pairs.""", "compositionPairs", "UInt64",
      [first << 21 | second for first, second, _ in compositions]),

@@ -11,6 +11,8 @@ Run it again (python3 scripts/generate-compatibility-mappings.py) to update the 
 import os
 import unicodedata
 
+from swift_tables import bmp_bitset, table
+
 entries = []
 for value in range(0x110000):
     if 0xD800 <= value < 0xE000:
@@ -26,12 +28,6 @@ values = []
 for entry in entries:
     values += entry[2:]
     starts.append(len(values))
-
-
-def table(numbers):
-    return "\n".join(
-        "        " + ", ".join("0x%X" % n for n in numbers[start:start + 12]) + ","
-        for start in range(0, len(numbers), 12))
 
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -55,5 +51,10 @@ enum CompatibilityMappings {
     out.write("""    /// The decompositions, one after the other.
     static let values: [UInt32] = [
 """)
-    out.write(table(values) + "\n    ]\n}\n")
+    out.write(table(values) + "\n    ]\n\n")
+    out.write("""    /// `keys` below U+10000, one bit each (bit `c & 63` of word `c >> 6`): most characters
+    /// of a text have no mapping, and one bit says so.
+    static let keysInBMP: [UInt64] = [
+""")
+    out.write(table(bmp_bitset(keys)) + "\n    ]\n}\n")
 print(f"{len(entries)} mappings written to {path}")

@@ -77,6 +77,8 @@ import Testing
                 if index + 1 < table.keys.count && table.keys[index + 1] > key + 1 { #expect(table.mapping(of: key + 1) == nil) }
             }
             #expect(table.mapping(of: 0) == nil && table.mapping(of: 0x10FFFF) == nil)
+            // The bitset that answers most characters without a search holds exactly the keys below U+10000.
+            #expect(table.keysInBMP.reduce(0) { $0 + $1.nonzeroBitCount } == table.keys.count { $0 < 0x10000 })
         }
         // ＡＢＣ and ｶﾞ: full-width Latin, half-width kana and its voiced mark.
         #expect(ScalarMappings.compatibility.mapping(of: 0xFF21).map(Array.init) == [0x41])

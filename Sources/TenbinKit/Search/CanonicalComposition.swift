@@ -119,7 +119,7 @@ enum CanonicalTable {
     /// Whether `value` can make text not NFC (see `CanonicalMappings.unstableBMP`).
     static func isUnstable(_ value: UInt32) -> Bool {
         value < 0x10000
-            ? CanonicalMappings.unstableBMP[Int(value >> 6)] & (1 << (value & 63)) != 0
+            ? ScalarMappings.contains(value, inBMP: CanonicalMappings.unstableBMP)
             : ScalarMappings.index(of: value, in: CanonicalMappings.unstableAstral) != nil
     }
 

@@ -98,23 +98,34 @@ package enum SearchText {
 
 /// A generated table from characters to sequences of characters, searched where it lies:
 /// `keys` in increasing order, and the mapping of `keys[i]` at `values[starts[i]..<starts[i + 1]]`.
-/// Nothing is built when a process starts (dictionaries built from the tables cost a search
-/// command a few tenths of a millisecond and 70 page faults, before it had read a page).
+/// A character below U+10000 whose bit in `keysInBMP` is clear has none, without a search: most
+/// of a text's characters. Nothing is built when a process starts (dictionaries built from the
+/// tables cost a search command a few tenths of a millisecond and 70 page faults, before it had
+/// read a page).
 struct ScalarMappings: Sendable {
     let keys: [UInt32]
     let starts: [UInt32]
     let values: [UInt32]
+    let keysInBMP: [UInt64]
 
     static let compatibility = ScalarMappings(
-        keys: CompatibilityMappings.keys, starts: CompatibilityMappings.starts, values: CompatibilityMappings.values)
+        keys: CompatibilityMappings.keys, starts: CompatibilityMappings.starts, values: CompatibilityMappings.values,
+        keysInBMP: CompatibilityMappings.keysInBMP)
     static let canonical = ScalarMappings(
         keys: CanonicalMappings.decompositionKeys, starts: CanonicalMappings.decompositionStarts,
-        values: CanonicalMappings.decompositionValues)
+        values: CanonicalMappings.decompositionValues, keysInBMP: CanonicalMappings.decompositionKeysInBMP)
 
     /// The mapping of `value`, or nil when it has none.
     func mapping(of value: UInt32) -> ArraySlice<UInt32>? {
+        if value < 0x10000 && !Self.contains(value, inBMP: keysInBMP) { return nil }
         guard let index = Self.index(of: value, in: keys) else { return nil }
         return values[Int(starts[index])..<Int(starts[index + 1])]
+    }
+
+    /// Whether the bit of `value` (below U+10000) is set in a generated bitset of the Basic
+    /// Multilingual Plane: bit `value & 63` of word `value >> 6`.
+    static func contains(_ value: UInt32, inBMP bits: [UInt64]) -> Bool {
+        bits[Int(value >> 6)] & (1 << (value & 63)) != 0
     }
 
     /// Where `value` is in `sorted`, or nil when it is not there.

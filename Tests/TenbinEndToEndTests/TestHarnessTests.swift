@@ -33,6 +33,20 @@ import Testing
 
     private static func onOwnThread() -> Bool { EndToEndThreads.shared.isCurrent }
 
+    @Test func aPipeMadeNonBlockingIsWaitedOnNotTrappedOn() throws {
+        let pipe = Pipe()
+        let reader = pipe.fileHandleForReading
+        _ = fcntl(reader.fileDescriptor, F_SETFL, O_NONBLOCK)
+        Thread {
+            Thread.sleep(forTimeInterval: 0.2)
+            pipe.fileHandleForWriting.write(Data("late".utf8))
+            try? pipe.fileHandleForWriting.close()
+        }.start()
+        // Foundation's availableData would trap on the EAGAIN the first read gets.
+        #expect(reader.nextChunk() == Data("late".utf8))
+        #expect(reader.nextChunk().isEmpty)
+    }
+
     @Test func aFileThatNeverAppearsFailsTheWait() throws {
         let folder = try ScratchFolder()
         let timeout = try #require(throws: WaitTimeout.self) { try waitForFile("\(folder.path)/status", seconds: 0.2) }

@@ -147,7 +147,7 @@ import Testing
         let deadline = Deadline(process, what: "tenbin watch --json")
         var received = Data()
         while !received.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = output.fileHandleForReading.nextChunk()
             if chunk.isEmpty { break }
             received.append(chunk)
         }
@@ -211,7 +211,7 @@ final class WatchProcess {
         reader = Thread {
             var pending = Data()
             while true {
-                let chunk = handle.availableData
+                let chunk = handle.nextChunk()
                 if chunk.isEmpty { break }
                 pending.append(chunk)
                 while let newline = pending.firstIndex(of: 0x0A) {

@@ -114,7 +114,7 @@ final class IdleClients {
         process.standardInput = input
         process.standardOutput = output
         try process.start()
-        let ready = output.fileHandleForReading.availableData
+        let ready = output.fileHandleForReading.nextChunk()
         guard String(decoding: ready, as: UTF8.self).hasPrefix("ready") else {
             process.terminate()
             throw IdleClientsError(description: "the idle clients could not connect: \(String(decoding: ready, as: UTF8.self))")

@@ -73,7 +73,7 @@ extension ServeEndToEndTests {
             var text = ""
             let deadline = Date().addingTimeInterval(30)
             while text.split(separator: "\n").count < 2, Date() < deadline {
-                let chunk = out.fileHandleForReading.availableData
+                let chunk = out.fileHandleForReading.nextChunk()
                 if chunk.isEmpty { break }
                 text += String(decoding: chunk, as: UTF8.self)
             }

@@ -55,7 +55,7 @@ final class ServeProcess: @unchecked Sendable {
         Thread {
             var line = Data()
             while !line.contains(0x0A) {
-                let chunk = out.fileHandleForReading.availableData
+                let chunk = out.fileHandleForReading.nextChunk()
                 if chunk.isEmpty { break }
                 line.append(chunk)
             }
@@ -127,7 +127,7 @@ final class ErrorCollector: @unchecked Sendable {
     func collect(from handle: FileHandle) {
         Thread { [self] in
             while true {
-                let chunk = handle.availableData
+                let chunk = handle.nextChunk()
                 if chunk.isEmpty { break }
                 lock.lock()
                 data.append(chunk)

@@ -117,5 +117,5 @@ extension Migrations {
             """ + SQLiteSession.searchKeySchema + SQLiteSession.searchIndexSchema + identityHashColumn + identityHashIndex
         + splitPopularIndex + SQLiteSession.searchMergeSchema + altTextColumns + SQLiteSession.moderationSchema
         + SQLiteSession.blocklistSchema + timelineSchema + SQLiteSession.postProofSchema + SQLiteSession.readingSchema
-        + SQLiteSession.voteLogSchema + trendingSchema
+        + SQLiteSession.voteLogSchema + trendingSchema + SQLiteSession.segmentTopColumn
 }

@@ -98,6 +98,9 @@ enum Migrations {
         // 18: the vote log keyed by batch alone, a vote's rows appended where the last batch's
         // ended (see SQLiteSession+VoteLog.swift).
         Step(sql: SQLiteSession.voteLogByBatchOnly),
+        // 19: each search segment's top, the highest poster id it holds, so a search reads the
+        // old, large segments only once its page reaches them (see SQLiteStore+Search.swift).
+        Step(sql: SQLiteSession.segmentTopColumn, then: SQLiteSession.recordSegmentTops),
     ]
 
     /// Schema 10's columns: each image's alt text (``Poster/alt1``), `''` when none was given.

@@ -25,10 +25,16 @@ struct SQLiteSession: StoreWriting {
     /// walk's page reads the log afresh.
     let voteLogKeys: VoteLogKeys?
 
+    /// Whether the search index's segments record their tops (schema 19; migrations 8 and 9
+    /// ran before, see ``segmentTopColumn``).
+    let segmentTops: Bool
+
     init(
-        _ db: Database, searchMergeStep: Int = SQLiteSession.searchMergeStep, scoresVotes: Bool = true, voteLogKeys: VoteLogKeys? = nil
+        _ db: Database, searchMergeStep: Int = SQLiteSession.searchMergeStep, scoresVotes: Bool = true, voteLogKeys: VoteLogKeys? = nil,
+        segmentTops: Bool = true
     ) {
         self.db = db
+        self.segmentTops = segmentTops
         self.searchMergeStep = searchMergeStep
         self.scoresVotes = scoresVotes
         self.voteLogKeys = voteLogKeys

@@ -58,6 +58,16 @@ extension SQLiteSession {
         CREATE INDEX search_merge_target ON search_merge(target);
         """
 
+    /// Schema 19: each segment's top, the highest poster id its lists can hold
+    /// (``IndexSegment``), so a search reads a segment only once it has gone below its top.
+    /// `Int64.max` (the default) means not known: such a segment is read first, as every
+    /// segment was before. The migration finds each segment's top in its lists
+    /// (``recordSegmentTops(_:)``).
+    static let segmentTopColumn = """
+        ALTER TABLE search_segment ADD COLUMN top INTEGER NOT NULL DEFAULT 9223372036854775807;
+
+        """
+
     /// Records a poster's key and pieces (inside its transaction).
     func indexSearch(id: Int64, _ search: SearchRecord) throws {
         try indexSearch(ids: [id], search: [search])
@@ -76,7 +86,7 @@ extension SQLiteSession {
             try insertKey.bind(record.key, at: 2)
             try insertKey.run()
         }
-        try write(SegmentBuilder(ids, pieces: search.map(\.pieces)))
+        try write(SegmentBuilder(ids, pieces: search.map(\.pieces)), top: ids.max())
     }
 
     /// Forgets a poster's key and marks its index entries stale (inside the transaction that
@@ -89,17 +99,18 @@ extension SQLiteSession {
         ).bind(id).run()
     }
 
-    /// Writes a built segment, then moves merges on (``mergeBudget(written:)``); migration 8,
-    /// which ran before `search_merge` existed, writes without `merging`.
-    private func write(_ segment: SegmentBuilder, merging: Bool = true) throws {
+    /// Writes a built segment whose highest poster id is `top`, then moves merges on
+    /// (``mergeBudget(written:)``); migration 8, which ran before `search_merge` and tops
+    /// existed, writes without either (`top` nil).
+    private func write(_ segment: SegmentBuilder, top: Int64?) throws {
         guard !segment.isEmpty else { return }
-        let insert = try blockInserter(segment: newSegment(posters: segment.posters))
+        let insert = try blockInserter(segment: newSegment(posters: segment.posters, top: top))
         var written = 0
         try segment.blocks { piece, block in
             written += block.count
             try insert(piece, block)
         }
-        if merging { try merge(budget: mergeBudget(written: written)) }
+        if top != nil { try merge(budget: mergeBudget(written: written)) }
     }
 
     /// Starts a merge for every level that reached ``PostingMerge/segmentsPerMerge`` segments, and moves
@@ -121,9 +132,9 @@ extension SQLiteSession {
         }
     }
 
-    /// Migration 9: the merges migration 8's segments are due, whole.
+    /// Migration 9: the merges migration 8's segments are due, whole (before tops existed).
     @Sendable static func mergeWhole(_ db: Database) throws {
-        try SQLiteSession(db).merge(budget: Int.max)
+        try SQLiteSession(db, segmentTops: false).merge(budget: Int.max)
     }
 
     /// How many bytes of lists a transaction that wrote `written` bytes of new ones moves
@@ -140,9 +151,12 @@ extension SQLiteSession {
         while let level = try db.statement(
             "SELECT level FROM search_segment s WHERE \(free) GROUP BY level HAVING count(*) >= ? ORDER BY level LIMIT 1"
         ).bind(PostingMerge.segmentsPerMerge).first({ $0.int(0) }) {
-            let segments = try db.statement("SELECT id, posters FROM search_segment s WHERE level = ? AND \(free) ORDER BY id LIMIT ?")
-                .bind(level, PostingMerge.segmentsPerMerge).map { (id: $0.int64(0), posters: $0.int(1)) }
-            let target = try newSegment(posters: segments.reduce(0) { $0 + $1.posters })
+            let segments = try db.statement(
+                "SELECT id, posters, \(segmentTops ? "top" : "NULL") FROM search_segment s WHERE level = ? AND \(free) ORDER BY id LIMIT ?"
+            ).bind(level, PostingMerge.segmentsPerMerge).map { (id: $0.int64(0), posters: $0.int(1), top: $0.int64(2)) }
+            // The target holds its sources' lists: the highest of their tops is its own.
+            let target = try newSegment(
+                posters: segments.reduce(0) { $0 + $1.posters }, top: segmentTops ? segments.map(\.top).max() : nil)
             let record = try db.statement("INSERT INTO search_merge (source, target) VALUES (?, ?)")
             for segment in segments {
                 record.reset()
@@ -209,9 +223,14 @@ extension SQLiteSession {
             damaged: { SQLiteError(code: 11, message: "\($0); `tenbin check --repair` rebuilds the index") })
     }
 
-    private func newSegment(posters: Int) throws -> Int64 {
-        try db.statement("INSERT INTO search_segment (level, posters) VALUES (?, ?)").bind(PostingMerge.level(posters: posters), posters)
-            .run()
+    /// A new, empty segment for `posters` posters, the highest `top` (none before schema 19).
+    private func newSegment(posters: Int, top: Int64?) throws -> Int64 {
+        let level = PostingMerge.level(posters: posters)
+        if let top {
+            try db.statement("INSERT INTO search_segment (level, posters, top) VALUES (?, ?, ?)").bind(level, posters, top).run()
+        } else {
+            try db.statement("INSERT INTO search_segment (level, posters) VALUES (?, ?)").bind(level, posters).run()
+        }
         return db.lastInsertedRowID
     }
 
@@ -230,13 +249,51 @@ extension SQLiteSession {
     /// Migration 8: indexes every stored key, 20,000 posters a segment (as an import's batch),
     /// without merging (migration 9 does).
     @Sendable static func indexAllKeys(_ db: Database) throws {
-        try indexAllKeys(db, slice: 20_000, merging: false)
+        try indexAllKeys(db, slice: 20_000)
     }
 
-    static func indexAllKeys(_ db: Database, slice size: Int, merging: Bool = true) throws {
-        let session = SQLiteSession(db)
+    /// Migration 8's work in slices of `size` posters, as schema 8 had it: no merges, no tops.
+    static func indexAllKeys(_ db: Database, slice size: Int) throws {
+        let session = SQLiteSession(db, segmentTops: false)
         try forEachKey(in: db, slice: size) { keys in
-            try session.write(SegmentBuilder(keys.map(\.0), pieces: keys.map { SearchGrams.pieces(forKey: $0.1) }), merging: merging)
+            try session.write(SegmentBuilder(keys.map(\.0), pieces: keys.map { SearchGrams.pieces(forKey: $0.1) }), top: nil)
+        }
+    }
+
+    /// Migration 19: each segment's top, the highest first id of its lists (a list's first
+    /// id is its highest); a merge's target takes its sources' too, for the lists still to
+    /// move into it. A segment whose blocks cannot be read keeps `Int64.max`, read first
+    /// (`tenbin check` names the damage).
+    @Sendable static func recordSegmentTops(_ db: Database) throws {
+        var tops: [Int64: Int64] = [:]
+        var damaged: Set<Int64> = []
+        try db.statement("SELECT id FROM search_segment").map { $0.int64(0) }.forEach { tops[$0] = 0 }
+        let rows = try db.statement("SELECT segment, piece, postings FROM search_posting")
+        while try rows.step() {
+            let segment = rows.int64(0)
+            let block = rows.blob(2)
+            var highest = tops[segment] ?? 0
+            let read = PostingBlock.forEach(block, firstPiece: UInt64(bitPattern: rows.int64(1))) { _, list in
+                var offset = list.lowerBound
+                guard let first = PostingCoding.varint(block, at: &offset, end: list.upperBound), first <= UInt64(Int64.max) else {
+                    return false
+                }
+                highest = max(highest, Int64(first))
+                return true
+            }
+            if read { tops[segment] = highest } else { damaged.insert(segment) }
+        }
+        rows.reset()
+        for (target, source) in try db.statement("SELECT target, source FROM search_merge").map({ ($0.int64(0), $0.int64(1)) }) {
+            let sourceTop = damaged.contains(source) ? Int64.max : tops[source] ?? Int64.max
+            tops[target] = max(tops[target] ?? 0, sourceTop)
+        }
+        let update = try db.statement("UPDATE search_segment SET top = ? WHERE id = ?")
+        for (segment, top) in tops where !damaged.contains(segment) {
+            update.reset()
+            try update.bind(top, at: 1)
+            try update.bind(segment, at: 2)
+            try update.run()
         }
     }
 
@@ -255,29 +312,34 @@ extension SQLiteSession {
 
     // MARK: Reading
 
-    /// Each term's cursor over every segment; nil when a term matches nothing.
+    /// Each term's cursor over every segment, reading a segment's blocks only when the term
+    /// reaches its top (``TermCursor``); nil when a term matches nothing.
     private func termCursors(_ terms: [IndexTerm]) throws -> [TermCursor]? {
-        // In every segment, the blocks that can hold pieces from ?1 to ?2: the last starting
-        // at or before ?1, and every one starting after it up to ?2. CROSS JOIN keeps the
-        // segments the outer loop (left to itself, SQLite scans every block instead).
+        let segments = try db.statement("SELECT id, top FROM search_segment").map { IndexSegment(id: $0.int64(0), top: $0.int64(1)) }
+        // In segment ?3, the blocks that can hold pieces from ?1 to ?2: the last starting at or
+        // before ?1, and every one starting after it up to ?2.
         let blocks = try db.statement(
             """
-            SELECT p.piece, p.postings FROM search_segment s CROSS JOIN search_posting p ON p.segment = s.id AND p.piece <= ?2
-            AND p.piece >= coalesce((SELECT max(q.piece) FROM search_posting q WHERE q.segment = s.id AND q.piece <= ?1), ?1)
+            SELECT piece, postings FROM search_posting WHERE segment = ?3 AND piece <= ?2
+            AND piece >= coalesce((SELECT max(piece) FROM search_posting WHERE segment = ?3 AND piece <= ?1), ?1)
             """)
         var cursors: [TermCursor] = []
         for term in terms {
             guard let ranges = term.pieceRanges else { return nil }
-            var found: [PostingCursor] = []
-            for range in ranges {
-                blocks.reset()
-                try blocks.bind(range.lowerBound, at: 1)
-                try blocks.bind(range.upperBound, at: 2)
-                while try blocks.step() {
-                    PostingBlock.cursors(in: blocks.blob(1), firstPiece: blocks.int64(0), within: range, into: &found)
+            let cursor = try TermCursor(segments: segments) { segment in
+                var found: [PostingCursor] = []
+                for range in ranges {
+                    blocks.reset()
+                    try blocks.bind(range.lowerBound, at: 1)
+                    try blocks.bind(range.upperBound, at: 2)
+                    try blocks.bind(segment, at: 3)
+                    while try blocks.step() {
+                        PostingBlock.cursors(in: blocks.blob(1), firstPiece: blocks.int64(0), within: range, into: &found)
+                    }
                 }
+                blocks.reset()
+                return found
             }
-            let cursor = TermCursor(found)
             guard cursor.current != nil else { return nil }
             cursors.append(cursor)
         }
@@ -288,7 +350,7 @@ extension SQLiteSession {
     private func indexHits(_ terms: [IndexTerm], below: Int64?, visit: (Int64) throws -> Bool) throws {
         guard let cursors = try termCursors(terms) else { return }
         var hits = PostingIntersection(cursors, below: below)
-        while let id = hits.next() {
+        while let id = try hits.next() {
             guard try visit(id) else { return }
         }
     }
@@ -390,7 +452,10 @@ extension SQLiteSession {
                 "the search index is damaged (a merge names segments that do not exist: \(unknown.joined(separator: ", "))); `tenbin check --repair` rebuilds it"
             )
         }
-        let segments = Set(try db.statement("SELECT id FROM search_segment").map { $0.int64(0) })
+        var tops: [Int64: Int64] = [:]
+        for (segment, top) in try db.statement("SELECT id, top FROM search_segment").map({ ($0.int64(0), $0.int64(1)) }) {
+            tops[segment] = top
+        }
         let rows = try db.statement("SELECT segment, piece, postings FROM search_posting")
         defer { rows.reset() }
         var damaged = 0
@@ -399,14 +464,26 @@ extension SQLiteSession {
             let segment = rows.int64(0)
             let block = rows.blob(2)
             var listsRead = true
+            var highest: Int64 = 0
             let blockRead = PostingBlock.forEach(block, firstPiece: UInt64(bitPattern: rows.int64(1))) { _, list in
-                listsRead = PostingCoding.decode(block, list) != nil
+                let ids = PostingCoding.decode(block, list)
+                listsRead = ids != nil
+                highest = max(highest, ids?.first ?? 0)
                 return listsRead
             }
-            let fault: String? =
-                !segments.contains(segment)
-                ? "it belongs to no segment"
-                : !(blockRead && listsRead) ? "its lists of posters cannot be read" : nil
+            let fault: String?
+            if let top = tops[segment] {
+                if !(blockRead && listsRead) {
+                    fault = "its lists of posters cannot be read"
+                } else if highest > top {
+                    // A search reads a segment only once below its top: a poster above it is missed.
+                    fault = "it holds poster \(highest), above its segment's top \(top)"
+                } else {
+                    fault = nil
+                }
+            } else {
+                fault = "it belongs to no segment"
+            }
             guard let fault else { continue }
             damaged += 1
             if damaged == 1 { example = "segment \(segment), piece \(rows.int64(1)): \(fault)" }

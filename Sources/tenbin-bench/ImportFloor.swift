@@ -167,7 +167,7 @@ enum ImportFloor {
                 INSERT INTO hashtag (poster_id, position, tag) SELECT t.poster + \(first), t.position, t.tag FROM d.tag AS t
                     WHERE t.poster \(range.replacingOccurrences(of: "%@", with: "t.poster"));
                 INSERT INTO search_key (poster_id, key) SELECT n.id + \(first), n.key FROM d.document AS n \(documents) ORDER BY n.id;
-                INSERT INTO search_segment (level, posters) VALUES (4, \(importBatch));
+                INSERT INTO search_segment (level, posters, top) VALUES (4, \(importBatch), \(first + min(start + importBatch, texts.count)));
                 INSERT INTO search_posting (segment, piece, postings)
                     SELECT last_insert_rowid(), b.piece, b.postings FROM d.block AS b WHERE b.batch = \(start / importBatch) ORDER BY b.piece;
                 COMMIT;

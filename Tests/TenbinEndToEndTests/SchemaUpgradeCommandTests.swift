@@ -170,10 +170,16 @@ import Testing
 
         """
 
+    /// Schema 19 taken away: the search segments' tops.
+    static let noSegmentTops = """
+        ALTER TABLE search_segment DROP COLUMN top;
+
+        """
+
     /// Each schema from 10 on, and the SQL that takes away what it added.
     static let addedSince9: [(schema: Int, undo: String)] = [
         (10, noAltTexts), (11, noModeration), (12, noBlocklist), (13, noTimelines), (postProofSchema, noPostProof), (15, noReadings),
-        (16, noVoteLog), (17, noTrending), (18, voteLogByPoster),
+        (16, noVoteLog), (17, noTrending), (18, voteLogByPoster), (19, noSegmentTops),
     ]
     /// Today's schema.
     static var latestSchema: Int { addedSince9.last?.schema ?? 9 }

@@ -168,22 +168,50 @@ package enum PostingBlock {
     }
 }
 
+/// One segment of the search index as a search sees it: its id, and the highest poster id any
+/// of its lists can hold (its *top*). A segment's posters are a batch's, so its top is the
+/// batch's highest id (a merge's, the highest of its sources'); a store that never recorded
+/// it says `Int64.max`, which reads the segment first.
+package struct IndexSegment: Equatable, Sendable {
+    package let id: Int64
+    package let top: Int64
+
+    package init(id: Int64, top: Int64) {
+        self.id = id
+        self.top = top
+    }
+}
+
 /// One search term's ids across every segment, highest first: a cursor per segment's list,
 /// the term at the highest id any of them is at. Segments hold different posters except
 /// when a poster was edited (its new pieces go to a newer segment), so an id can be in two
 /// lists; it is reported once.
+///
+/// A segment is read only once the term has gone below its top: a page of the newest
+/// matches of a common word is found in the newest, small segments, and the long lists of
+/// the old, large ones (most of the index's bytes) are never read.
 package struct TermCursor {
-    private var lists: [PostingCursor]
+    private var lists: [PostingCursor] = []
+    /// Segments not read yet, the highest top first.
+    private var unread: ArraySlice<IndexSegment>
+    private let read: (Int64) throws -> [PostingCursor]
     /// The id the term is at; nil once every list is done.
     package private(set) var current: Int64?
+    /// How many segments the term has read so far.
+    package private(set) var segmentsRead = 0
 
-    package init(_ lists: [PostingCursor]) {
-        self.lists = lists.filter { $0.current != nil }
-        current = self.lists.lazy.compactMap(\.current).max()
+    /// A cursor over `segments`, reading a segment's lists for this term with `read` (given
+    /// its id) when it is first needed.
+    package init(segments: [IndexSegment], read: @escaping (Int64) throws -> [PostingCursor]) throws {
+        unread = segments.sorted { $0.top > $1.top }[...]
+        self.read = read
+        var highest: Int64?
+        try readSegments(atMost: Int64.max, highest: &highest)
+        current = highest
     }
 
     /// Moves to the highest id at most `target` in any list (or to the end).
-    package mutating func seek(atMost target: Int64) {
+    package mutating func seek(atMost target: Int64) throws {
         guard let id = current, id > target else { return }
         var highest: Int64?
         var index = 0
@@ -197,13 +225,29 @@ package struct TermCursor {
                 lists.removeLast()
             }
         }
+        try readSegments(atMost: target, highest: &highest)
         current = highest
+    }
+
+    /// Reads the unread segments that may hold an id at most `target` above `highest` (the
+    /// highest found so far), moving `highest` up to theirs.
+    private mutating func readSegments(atMost target: Int64, highest: inout Int64?) throws {
+        while let next = unread.first, min(next.top, target) > (highest ?? 0) {
+            unread.removeFirst()
+            segmentsRead += 1
+            for var list in try read(next.id) {
+                list.seek(atMost: target)
+                guard let id = list.current else { continue }
+                highest = max(highest ?? id, id)
+                lists.append(list)
+            }
+        }
     }
 }
 
 /// The ids holding every term, highest first, below a bound: each term seeks to the lowest
 /// id the others are at until all agree.
-package struct PostingIntersection: IteratorProtocol {
+package struct PostingIntersection {
     private var terms: [TermCursor]
     private var target: Int64
 
@@ -212,13 +256,14 @@ package struct PostingIntersection: IteratorProtocol {
         target = (below ?? Int64.max) &- 1
     }
 
-    package mutating func next() -> Int64? {
+    /// The next id, or nil when there is none.
+    package mutating func next() throws -> Int64? {
         guard !terms.isEmpty else { return nil }
         while target > 0 {
             var lowest = Int64.max
             var agree = true
             for index in terms.indices {
-                terms[index].seek(atMost: target)
+                try terms[index].seek(atMost: target)
                 guard let id = terms[index].current else { return nil }
                 if id != target { agree = false }
                 lowest = min(lowest, id)
@@ -231,6 +276,9 @@ package struct PostingIntersection: IteratorProtocol {
         }
         return nil
     }
+
+    /// How many segments the terms have read so far, all together.
+    package var segmentsRead: Int { terms.reduce(0) { $0 + $1.segmentsRead } }
 }
 
 extension Array where Element: Equatable {

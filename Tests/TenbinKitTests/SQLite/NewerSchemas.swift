@@ -18,6 +18,7 @@ enum NewerSchemas {
                 + "CREATE TABLE vote_moved (poster_id INTEGER PRIMARY KEY NOT NULL, batch INTEGER NOT NULL);\n"
                 + "CREATE INDEX vote_moved_batch ON vote_moved(batch);\n"
         ),
+        (19, "ALTER TABLE search_segment DROP COLUMN top;\n"),
     ]
 
     /// The SQL that takes away what the schemas after `version` added, newest first.

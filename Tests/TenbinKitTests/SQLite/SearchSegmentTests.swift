@@ -231,7 +231,7 @@ import Testing
             try db.execute(
                 NewerSchemas.undo
                     + "DELETE FROM search_posting; DELETE FROM search_segment; DROP TABLE search_merge; PRAGMA user_version = 8")
-            try SQLiteSession.indexAllKeys(db, slice: 3, merging: false)  // as migration 8 does, in slices of 3
+            try SQLiteSession.indexAllKeys(db, slice: 3)  // as migration 8 does, in slices of 3
         }
         #expect(try Self.levels(s) == [0: 10])
         // Opening the store upgrades it: eight of the ten are merged into one.

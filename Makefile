@@ -6,7 +6,14 @@ SWIFT ?= swift
 # Without a run path ($ORIGIN): a release binary links Swift statically and needs nothing
 # beside it, and with one the loader first looks for each of its C libraries in four folders
 # next to the binary — a fifth of `tenbin --version`'s CPU (docs/benchmarks.md).
-RELEASE_FLAGS = -c release --static-swift-stdlib --disable-local-rpath
+#
+# libstdc++ (which the static Swift runtime needs) is linked from its archive too: as a shared
+# library the loader maps, relocates and initialises it in every process, about 0.5 ms, a sixth
+# of `tenbin vote`'s CPU (docs/benchmarks.md). STATIC_CXX holds a link to the compiler's
+# archive, and the linker searches it before the compiler's own folder, where the shared
+# library is. Without the archive the folder stays empty and the shared library is linked.
+STATIC_CXX = $(CURDIR)/.build/static-libstdc++
+RELEASE_FLAGS = -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -L -Xswiftc $(STATIC_CXX)
 # Libraries tenbin links against.
 BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libchafa-dev libwebp-dev libheif-dev libmicrohttpd-dev libpq-dev zlib1g-dev \
 	libmecab-dev mecab-ipadic-utf8 \
@@ -29,7 +36,7 @@ LINT_PACKAGES = eslint node-css-tree
 # child, crashed twice in CI copying them; at 32 the peak is 211 and the run no slower.
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH ?= 32
 
-.PHONY: all build deps tool-deps python-deps lint-deps demo serve-demo test lint bench install clean sample-images fuzz sanitize
+.PHONY: all build deps tool-deps python-deps lint-deps static-cxx demo serve-demo test lint bench install clean sample-images fuzz sanitize
 
 all: build
 
@@ -46,7 +53,12 @@ python-deps: tool-deps
 lint-deps:
 	@scripts/ensure-packages.sh $(LINT_PACKAGES)
 
-build: deps
+static-cxx:
+	@mkdir -p $(STATIC_CXX)
+	@archive="$$(clang -print-file-name=libstdc++.a 2>/dev/null)"; \
+	if [ -f "$$archive" ]; then ln -sfn "$$archive" $(STATIC_CXX)/libstdc++.a; else rm -f $(STATIC_CXX)/libstdc++.a; fi
+
+build: deps static-cxx
 	$(SWIFT) build $(RELEASE_FLAGS) --product tenbin
 
 demo: build
@@ -69,7 +81,7 @@ lint: lint-deps
 	$(SWIFT) format lint --strict -r Sources Tests
 	scripts/lint-web.sh --self-test
 
-bench: deps tool-deps
+bench: deps tool-deps static-cxx
 	$(SWIFT) build $(RELEASE_FLAGS) --product tenbin
 	$(SWIFT) build $(RELEASE_FLAGS) --product tenbin-bench
 	scripts/postgres.sh run .build/release/tenbin-bench $(SECTIONS)

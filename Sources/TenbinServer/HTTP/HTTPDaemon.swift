@@ -22,12 +22,15 @@ struct HTTPDaemonOptions: Sendable {
     /// head does not fit is answered by libmicrohttpd itself (414 or 431, with its own HTML
     /// page), so this is well above the limits below, which tenbin answers with its JSON error.
     /// libmicrohttpd zeroes the whole of it before each request of a kept-alive connection:
-    /// 128 KiB cost a sixth of the CPU of a page request, so it is kept at 64 KiB.
-    var memoryLimit = 64 * 1024
+    /// 128 KiB cost a sixth of the CPU of a page request, and 64 KiB was 7 % of a small blob's
+    /// (`perf` under wrk), so it is 32 KiB, room for both limits below and the answer's head.
+    var memoryLimit = 32 * 1024
     /// The most bytes of a request target (path and query) answered; longer ones get 414.
-    var maximumTargetBytes = 12 * 1024
-    /// The most bytes of header fields (names and values) answered; more get 431.
-    var maximumHeaderBytes = 24 * 1024
+    /// (A query string is at most 8 KiB; Apache's and nginx's request lines stop at 8 KiB.)
+    var maximumTargetBytes = 10 * 1024
+    /// The most bytes of header fields (names and values) answered; more get 431 (Node's
+    /// limit: a browser's head is a few hundred bytes, cookies included).
+    var maximumHeaderBytes = 16 * 1024
 }
 
 /// The libmicrohttpd daemon: owns the `MHD_Daemon` handle and turns its callbacks into calls

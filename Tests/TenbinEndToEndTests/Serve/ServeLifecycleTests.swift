@@ -192,22 +192,22 @@ extension ServeEndToEndTests {
 
         @Test func tooLongTargetsAndHeadersGetTheJSONErrorShape() throws {
             let server = try ServeProcess()
-            let long = try server.request("GET", "/api/v1/posters?q=" + String(repeating: "a", count: 17_000))
+            let long = try server.request("GET", "/api/v1/posters?q=" + String(repeating: "a", count: 11_000))
             #expect(long.status == 414)
             #expect(long.errorKind == "limit_exceeded")
-            #expect(long.errorMessage == "the request target is 17018 bytes, over this server's limit of 12288")
+            #expect(long.errorMessage == "the request target is 11018 bytes, over this server's limit of 10240")
             #expect(long.headers["content-type"] == "application/json; charset=utf-8")
             #expect(long.headers["cache-control"] == "no-store")
             #expect(long.headers["x-content-type-options"] == "nosniff", "the security headers reach the daemon's own answers")
             #expect(long.headers["cross-origin-resource-policy"] == "same-origin")
-            for size in [30_000, 60_000] {
+            for size in [16_500, 24_000] {
                 let big = try server.request("GET", "/healthz", headers: [("X-Big", String(repeating: "b", count: size))])
                 #expect(big.status == 431)
                 #expect(big.errorKind == "limit_exceeded")
-                #expect(big.errorMessage?.hasSuffix("over this server's limit of 24576") == true, "\(big.text)")
+                #expect(big.errorMessage?.hasSuffix("over this server's limit of 16384") == true, "\(big.text)")
                 #expect(big.headers["content-type"] == "application/json; charset=utf-8")
             }
-            // Past libmicrohttpd's own memory (64 KiB a connection) it answers alone, still 431.
+            // Past libmicrohttpd's own memory (32 KiB a connection) it answers alone, still 431.
             #expect(try server.request("GET", "/healthz", headers: [("X-Big", String(repeating: "b", count: 100_000))]).status == 431)
             // Within the limits, a long target is answered as usual.
             #expect(try server.request("GET", "/healthz?" + String(repeating: "a", count: 8_000)).status == 200)

@@ -53,6 +53,31 @@ import Testing
         }
     }
 
+    @Test func aHostsDecisionIsKeptAndAsksTheSameAnswerAgain() throws {
+        let published = try Self.published(["https://board.example"])
+        // Asked twice each, in turns: the kept answer is the first one, either way.
+        for _ in 0..<2 {
+            #expect(throws: Never.self) { try published.checkHost(Self.head(["host": "board.example"])) }
+            #expect(throws: APIError.self) { try published.checkHost(Self.head(["host": "other.example"])) }
+        }
+        #expect(published.hosts.count == 2)
+        var asked = 0
+        for _ in 0..<3 {
+            #expect(
+                published.hosts.allows("third.example") { _ in
+                    asked += 1; return false
+                } == false)
+        }
+        #expect(asked == 1)
+        // Many names empty the store of answers; it stays bounded and answers as before.
+        for index in 0..<(HostDecisions.capacity + 10) {
+            #expect(throws: APIError.self) { try published.checkHost(Self.head(["host": "name\(index).example"])) }
+        }
+        #expect(published.hosts.count <= HostDecisions.capacity)
+        #expect(throws: Never.self) { try published.checkHost(Self.head(["host": "BOARD.example:443"])) }
+        #expect(throws: APIError.self) { try published.checkHost(Self.head(["host": "other.example"])) }
+    }
+
     @Test func onlyTheNamesTheBoardIsPublishedUnderAreAnswered() throws {
         let unpublished = RequestPolicy(adminToken: nil, trustProxy: false)
         for host in ["127.0.0.1:8080", "LOCALHOST:1", "[::1]:80", "10.0.0.5"] {

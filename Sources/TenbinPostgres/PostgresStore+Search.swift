@@ -1,10 +1,10 @@
 import TenbinKit
 
-/// Search: each poster's normalised key and the core's index tokens for it (``SearchRecord``),
-/// in a GIN-indexed `text[]`. The index only narrows candidates (``PostgresSession``); the core
-/// rechecks every candidate against its key, so the answers are the same as the SQLite
-/// backend's for every query, 1- and 2-character words included (pg_trgm cannot serve those,
-/// and Debian ships no pg_bigm).
+/// Search as schema steps 2–6 built it, kept because released steps never change: each
+/// poster's pieces as index tokens in a GIN-indexed `text[]` (`grams`), windows of ids, and
+/// functions answering words of one or two characters on the server. Step 15 replaced all of
+/// it with posting lists (PostgresSession+SearchIndex.swift); nothing here runs on a database
+/// past step 14 except the SQL of those steps when an older database is upgraded.
 extension PostgresStore {
     /// The search index's name (schema step 4, see ``searchIndexSQL``).
     static let searchIndexName = "search_key_window"

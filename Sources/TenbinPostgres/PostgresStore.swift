@@ -145,19 +145,6 @@ public final class PostgresStore: StoreBackend {
         }
     }
 
-    /// A search the index answers exactly, as one statement outside any transaction (it is its
-    /// own snapshot): one round trip (see ``PostgresSession/exactSearchPosters(_:order:after:offset:limit:)``).
-    public func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
-        -> [Poster]?
-    {
-        try translatingErrors {
-            try readConnection { connection in
-                try PostgresSession(connection, single: true).exactSearchPosters(
-                    query, order: order, after: after, offset: offset, limit: limit)
-            }
-        }
-    }
-
     /// Runs `body` in one READ COMMITTED transaction, from the start again (a few times at
     /// most) when it lost a deadlock; the posters it changed are announced after it commits.
     public func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {

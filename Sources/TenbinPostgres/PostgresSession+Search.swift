@@ -10,96 +10,168 @@ extension PostgresSession {
     /// every segment's whole lists.
     static let walkBudget = 128
 
-    /// Candidates newest first: the newest ``walkBudget`` keys below the cursor, unfiltered;
-    /// then the posting lists of every term in every segment (one statement), intersected
-    /// here, the hits' keys read in growing batches. All in this read's snapshot.
+    /// Below this many expected candidates (estimated from the walk) every segment's lists are
+    /// read at once: they are short. Above it, segments are read newest first, in tiers
+    /// (``Tier``), so a common word's page costs its newest segments' lists, not every list.
+    static let tieredAbove = 4_096
+
+    /// How many candidates the first tier of segments is expected to hold.
+    static let firstTierCandidates = 256
+
+    /// Candidates newest first: the newest ``walkBudget`` keys below the cursor, unfiltered
+    /// (how many hold every term estimates how common the terms are); then the posting lists,
+    /// all segments in one statement for rare terms, or for common ones tier by tier, newest
+    /// first; intersected here, and the hits' keys read in growing batches. All in this read's
+    /// snapshot.
     func searchCandidates(_ terms: [IndexTerm], below: Int64?, visit: (SearchEntry) throws -> Bool) throws {
         var cursor = below ?? Int64.max
         guard !terms.isEmpty else {
             var batch = Self.walkBudget
-            while let last = try walk(below: cursor, limit: batch, visit: visit) {
-                cursor = last
+            while let walked = try walk(below: cursor, limit: batch, pieces: [], visit: visit) {
+                cursor = walked.last
                 batch = min(batch * 4, 8192)
             }
             return
         }
-        guard let last = try walk(below: cursor, limit: Self.walkBudget, visit: visit) else { return }
-        cursor = last
-        guard let cursors = try termCursors(terms) else { return }
-        var hits = PostingIntersection(cursors, below: cursor)
+        let pieces = terms.compactMap { SearchGrams.piece(ofToken: $0.token) }
+        guard let walked = try walk(below: cursor, limit: Self.walkBudget, pieces: pieces, visit: visit) else { return }
+        cursor = walked.last
+        let rate = max(Double(walked.holding), 0.5) / Double(max(1, walked.first - walked.last + 1))
+        // Ids below the cursor expected to hold the first tier's candidates; every id when the
+        // terms are rare.
+        var span = rate * Double(cursor) <= Double(Self.tieredAbove) ? cursor : Int64(Double(Self.firstTierCandidates) / rate)
+        var tier = Tier.between(floor: max(0, cursor - span), ceiling: Int64.max)
+        var found = Array(repeating: [PostingCursor](), count: terms.count)
         var batch = 64
         while true {
-            var ids: [Int64] = []
-            while ids.count < batch, let id = hits.next() { ids.append(id) }
-            // A hit whose poster is gone (a stale entry) has no key and is passed over.
-            for entry in try searchEntries(ids: ids) {
-                guard try visit(entry) else { return }
+            guard try addCursors(terms, tier: tier, to: &found) else { return }
+            let floor = tier.floor
+            // Every segment that can hold an id at or above the floor has been read: the
+            // hits there are complete. A term none of them holds has none there.
+            if found.allSatisfy({ !$0.isEmpty }) {
+                var hits = PostingIntersection(found.map(TermCursor.init), below: cursor)
+                var more = true
+                while more {
+                    var ids: [Int64] = []
+                    while ids.count < batch, let id = hits.next() {
+                        guard id >= floor else {
+                            more = false
+                            break
+                        }
+                        ids.append(id)
+                    }
+                    if ids.count < batch { more = false }
+                    // A hit whose poster is gone (a stale entry) has no key and is passed over.
+                    for entry in try searchEntries(ids: ids) {
+                        guard try visit(entry) else { return }
+                    }
+                    if !ids.isEmpty { batch = min(batch * 4, 4096) }
+                }
             }
-            guard ids.count == batch else { return }
-            batch = min(batch * 4, 4096)
+            guard floor > 0 else { return }
+            cursor = floor
+            span = span > Int64.max / 8 ? Int64.max : span * 8
+            tier = .between(floor: max(0, floor - span), ceiling: floor)
         }
     }
 
-    /// Up to `limit` keys below `cursor`, newest first, unfiltered, each visited; the last id
-    /// read, or nil when the walk is over (fewer rows than asked, or `visit` stopped). Both
-    /// tables are bounded by the cursor, so the plan merges their primary keys from it down.
-    private func walk(below cursor: Int64, limit: Int, visit: (SearchEntry) throws -> Bool) throws -> Int64? {
+    /// Which segments a statement reads blocks of, by `top` (the highest id a segment can hold).
+    enum Tier: Equatable {
+        /// Those whose top is at least `floor` and below `ceiling`: with every tier above it
+        /// read, every segment that can hold an id at or above `floor`.
+        case between(floor: Int64, ceiling: Int64)
+        /// Those whose top is within `span` of the highest top.
+        case newest(span: Int64)
+        /// The others.
+        case older(span: Int64)
+
+        var floor: Int64 {
+            guard case .between(let floor, _) = self else { return 0 }
+            return floor
+        }
+
+        /// The condition on `s`, a segment.
+        var condition: PostgresQuery {
+            switch self {
+            case .between(let floor, let ceiling): "s.top >= \(floor) AND s.top < \(ceiling)"
+            case .newest(let span): "s.top >= (SELECT max(top) FROM search_segment) - \(span)"
+            case .older(let span): "s.top < (SELECT max(top) FROM search_segment) - \(span)"
+            }
+        }
+    }
+
+    /// Up to `limit` keys below `cursor`, newest first, unfiltered, each visited: the first and
+    /// last ids read and how many keys held every one of `pieces` (UTF-8), or nil when the walk
+    /// is over (fewer rows than asked, or `visit` stopped). Both tables are bounded by the
+    /// cursor, so the plan merges their primary keys from it down.
+    private func walk(
+        below cursor: Int64, limit: Int, pieces: [[UInt8]], visit: (SearchEntry) throws -> Bool
+    ) throws -> (first: Int64, last: Int64, holding: Int)? {
         let below = PostgresQuery.Shared(cursor)
         let rows = try select(
             """
             SELECT k.poster_id, k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id
             WHERE k.poster_id < \(below) AND p.id < \(below) ORDER BY k.poster_id DESC LIMIT \(unescaped: limit)
             """)
+        var holding = 0
         for row in 0..<rows.count {
-            guard try visit(SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))) else { return nil }
+            let entry = try SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))
+            guard try visit(entry) else { return nil }
+            if !pieces.isEmpty && SearchGrams.key(entry.key, holdsEvery: pieces) { holding += 1 }
         }
         guard rows.count == limit else { return nil }
-        return try rows.int64(rows.count - 1, 0)
+        return try (rows.int64(0, 0), rows.int64(rows.count - 1, 0), holding)
     }
 
     /// Up to `limit` ids of posters holding every term, highest first (the intersection of
-    /// the posting lists, as SQLite's).
+    /// the posting lists, as SQLite's): first from the segments holding the newest
+    /// ``newestSpan`` ids, where a common term finds them all; then from every segment.
     func searchCandidateIDs(_ terms: [IndexTerm], limit: Int) throws -> [Int64] {
         guard limit > 0 else { return [] }
         guard !terms.isEmpty else {
             let rows = try select("SELECT poster_id FROM search_key LIMIT \(unescaped: limit)")
             return try (0..<rows.count).map { try rows.int64($0, 0) }
         }
-        guard let cursors = try termCursors(terms) else { return [] }
-        var hits = PostingIntersection(cursors, below: nil)
+        var found = Array(repeating: [PostingCursor](), count: terms.count)
         var ids: [Int64] = []
-        while ids.count < limit, let id = hits.next() { ids.append(id) }
+        for tier in [Tier.newest(span: Self.newestSpan), .older(span: Self.newestSpan)] {
+            guard try addCursors(terms, tier: tier, to: &found) else { return [] }
+            guard found.allSatisfy({ !$0.isEmpty }) else { continue }
+            // Every id found counts, those of the newest segments that older ones also hold
+            // (an edited poster's) included, so a second pass finds a superset of the first.
+            var hits = PostingIntersection(found.map(TermCursor.init), below: nil)
+            ids.removeAll()
+            while ids.count < limit, let id = hits.next() { ids.append(id) }
+            if ids.count >= limit { return ids }
+        }
         return ids
     }
 
-    /// Each term's cursor over every segment; nil when a term matches nothing. Every segment's
-    /// blocks for every term are read in one statement (``blocksQuery(_:)``).
-    private func termCursors(_ terms: [IndexTerm]) throws -> [TermCursor]? {
+    /// The ids whose segments ``searchCandidateIDs(_:limit:)`` reads first.
+    static let newestSpan: Int64 = 1 << 16
+
+    /// Adds each term's cursors in the segments of `tier` to `found` (one array per term);
+    /// false when a term names no piece (it matches nothing). Every segment's blocks for every
+    /// term are read in one statement (``blocksQuery(_:tier:)``).
+    private func addCursors(_ terms: [IndexTerm], tier: Tier, to found: inout [[PostingCursor]]) throws -> Bool {
         var ranges: [ClosedRange<Int64>] = []
         var termOfRange: [Int] = []
         for (index, term) in terms.enumerated() {
-            guard let pieces = term.pieceRanges else { return nil }
+            guard let pieces = term.pieceRanges else { return false }
             ranges += pieces
             termOfRange += Array(repeating: index, count: pieces.count)
         }
-        let rows = try select(Self.blocksQuery(ranges))
+        let rows = try select(Self.blocksQuery(ranges, tier: tier))
         // The blocks of each segment for each range, in order of first piece.
         var blocks: [SegmentRange: [(firstPiece: Int64, block: [UInt8])]] = [:]
         for row in 0..<rows.count {
             let key = try SegmentRange(segment: rows.int64(row, 0), range: rows.int(row, 1) - 1)
             try blocks[key, default: []].append((rows.int64(row, 2), rows.bytes(row, 3)))
         }
-        var found = Array(repeating: [PostingCursor](), count: terms.count)
         for (key, segmentBlocks) in blocks {
             found[termOfRange[key.range]] += Self.segmentCursors(segmentBlocks, within: ranges[key.range])
         }
-        var cursors: [TermCursor] = []
-        for lists in found {
-            let cursor = TermCursor(lists)
-            guard cursor.current != nil else { return nil }
-            cursors.append(cursor)
-        }
-        return cursors
+        return true
     }
 
     /// One segment's blocks for one range of pieces.
@@ -109,7 +181,7 @@ extension PostgresSession {
     }
 
     /// One segment's cursors for the pieces in `range`, from its blocks that can hold them
-    /// (in order of first piece, as ``blocksQuery(_:)`` finds them).
+    /// (in order of first piece, as ``blocksQuery(_:tier:)`` finds them).
     static func segmentCursors(_ blocks: [(firstPiece: Int64, block: [UInt8])], within range: ClosedRange<Int64>) -> [PostingCursor] {
         var found: [PostingCursor] = []
         for block in blocks.sorted(by: { $0.firstPiece < $1.firstPiece }) {
@@ -118,14 +190,14 @@ extension PostgresSession {
         return found
     }
 
-    /// In every segment, for each range of pieces (its 1-based place in `ranges`), the blocks
-    /// that can hold its pieces: the last starting at or below its lowest piece, and every one
-    /// starting after that up to its highest: (segment, range, first piece, block).
+    /// In every segment of `tier`, for each range of pieces (its 1-based place in `ranges`), the
+    /// blocks that can hold its pieces: the last starting at or below its lowest piece, and
+    /// every one starting after that up to its highest: (segment, range, first piece, block).
     ///
     /// `OFFSET 0` keeps the lookup a subquery of its own, planned as index probes per segment
     /// and range; flattened into the join, the generic plan of the prepared statement hashed a
     /// sequential scan of every block (58 ms at 1M posters against 2 ms, docs/benchmarks.md).
-    static func blocksQuery(_ ranges: [ClosedRange<Int64>]) -> PostgresQuery {
+    static func blocksQuery(_ ranges: [ClosedRange<Int64>], tier: Tier) -> PostgresQuery {
         """
         SELECT s.id, r.n, b.piece, b.postings FROM search_segment s
         CROSS JOIN unnest(\(ranges.map(\.lowerBound))::bigint[], \(ranges.map(\.upperBound))::bigint[]) WITH ORDINALITY AS r(lo, hi, n)
@@ -133,6 +205,7 @@ extension PostgresSession {
             SELECT p.piece, p.postings FROM search_posting p WHERE p.segment = s.id AND p.piece <= r.hi
             AND p.piece >= coalesce((SELECT max(q.piece) FROM search_posting q WHERE q.segment = s.id AND q.piece <= r.lo), r.lo)
             OFFSET 0) b
+        WHERE \(tier.condition)
         """
     }
 

@@ -42,7 +42,7 @@ extension PostgresSession {
         var span = rate * Double(cursor) <= Double(Self.tieredAbove) ? cursor : Int64(Double(Self.firstTierCandidates) / rate)
         var tier = Tier.between(floor: max(0, cursor - span), ceiling: Int64.max)
         var found = Array(repeating: [PostingCursor](), count: terms.count)
-        var batch = 64
+        var batch = 32
         while true {
             guard try addCursors(terms, tier: tier, to: &found) else { return }
             let floor = tier.floor
@@ -102,19 +102,19 @@ extension PostgresSession {
 
     /// Up to `limit` keys below `cursor`, newest first, unfiltered, each visited: the first and
     /// last ids read and how many keys held every one of `pieces` (UTF-8), or nil when the walk
-    /// is over (fewer rows than asked, or `visit` stopped). Both tables are bounded by the
-    /// cursor, so the plan merges their primary keys from it down.
+    /// is over (fewer rows than asked, or `visit` stopped). Read from the poster rows as
+    /// ``searchEntries(ids:)`` reads them: one index scan down from the cursor.
     private func walk(
         below cursor: Int64, limit: Int, pieces: [[UInt8]], visit: (SearchEntry) throws -> Bool
     ) throws -> (first: Int64, last: Int64, holding: Int)? {
         let below = PostgresQuery.Shared(cursor)
         let rows = try select(
             """
-            SELECT k.poster_id, k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id
-            WHERE k.poster_id < \(below) AND p.id < \(below) ORDER BY k.poster_id DESC LIMIT \(unescaped: limit)
+            SELECT p.id, coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)), p.votes
+            FROM poster p WHERE p.id < \(below) ORDER BY p.id DESC LIMIT \(unescaped: limit)
             """)
         var holding = 0
-        for row in 0..<rows.count {
+        for row in 0..<rows.count where !rows.isNull(row, 1) {
             let entry = try SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))
             guard try visit(entry) else { return nil }
             if !pieces.isEmpty && SearchGrams.key(entry.key, holdsEvery: pieces) { holding += 1 }
@@ -209,15 +209,21 @@ extension PostgresSession {
         """
     }
 
+    /// The keys of `ids` from the poster rows (`walk_key`, the key's copy beside the votes; a
+    /// long key looked up in `search_key`): one index probe a poster where joining `search_key`
+    /// took two (the hits of a search are old posters at random places, mostly outside the
+    /// server's buffers: at 1M posters, 64 of them took 3.2 ms cold through the join, 2.2 ms from
+    /// the row). A poster without a key (a damaged store: check names it) is left out, as the
+    /// join left it.
     func searchEntries(ids: [Int64]) throws -> [SearchEntry] {
         guard !ids.isEmpty else { return [] }
         let rows = try select(
             """
-            SELECT k.poster_id, k.key, p.good1 + p.good2, p.trend FROM search_key k JOIN poster p ON p.id = k.poster_id
-            WHERE k.poster_id = ANY(\(ids)::bigint[])
+            SELECT p.id, coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)), p.votes, p.trend
+            FROM poster p WHERE p.id = ANY(\(ids)::bigint[])
             """)
         var byID: [Int64: SearchEntry] = [:]
-        for row in 0..<rows.count {
+        for row in 0..<rows.count where !rows.isNull(row, 1) {
             let entry = try SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2), score: rows.int64(row, 3))
             byID[entry.id] = entry
         }

@@ -17,7 +17,8 @@ package enum PostgresSchema {
     /// a reader paging newest first never sees a lower id appear behind a higher one.
     static let insertLock: Int32 = 1
     /// Held (tried, never waited for) while moving the search index's merges on, so two
-    /// servers never merge the same segments (see PostgresSession+SearchIndex.swift).
+    /// servers never merge the same segments; held shared while marking entries stale, so no
+    /// merge runs meanwhile (see PostgresSession+SearchIndex.swift).
     static let searchMergeLock: Int32 = 2
 
     /// One schema change: SQL, then optionally Swift code filling what SQL cannot compute;

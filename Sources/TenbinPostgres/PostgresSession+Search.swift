@@ -35,14 +35,32 @@ extension PostgresSession {
         }
         let pieces = terms.compactMap { SearchGrams.piece(ofToken: $0.token) }
         guard let walked = try walk(below: cursor, limit: Self.walkBudget, pieces: pieces, visit: visit) else { return }
-        cursor = walked.last
+        var batch = 32
+        try hitBatches(terms, after: walked, size: { batch }) { ids in
+            batch = min(batch * 4, 4096)
+            // A hit whose poster is gone (a stale entry) has no key and is passed over.
+            for entry in try searchEntries(ids: ids) {
+                guard try visit(entry) else { return false }
+            }
+            return true
+        }
+    }
+
+    /// Hands the ids holding every term below the walk's last, highest first, to `take` in
+    /// batches of `size()` (asked before each; a tier's last batch may be shorter) until it
+    /// returns false or none are left: all segments in one statement for terms the walk found
+    /// rare, or for common ones segments newest first, tier by tier (``Tier``), each tier's
+    /// hits complete before the next is read.
+    private func hitBatches(
+        _ terms: [IndexTerm], after walked: (first: Int64, last: Int64, holding: Int), size: () -> Int, _ take: ([Int64]) throws -> Bool
+    ) throws {
+        var cursor = walked.last
         let rate = max(Double(walked.holding), 0.5) / Double(max(1, walked.first - walked.last + 1))
         // Ids below the cursor expected to hold the first tier's candidates; every id when the
         // terms are rare.
         var span = rate * Double(cursor) <= Double(Self.tieredAbove) ? cursor : Int64(Double(Self.firstTierCandidates) / rate)
         var tier = Tier.between(floor: max(0, cursor - span), ceiling: Int64.max)
         var found = Array(repeating: [PostingCursor](), count: terms.count)
-        var batch = 32
         while true {
             guard try addCursors(terms, tier: tier, to: &found) else { return }
             let floor = tier.floor
@@ -52,6 +70,7 @@ extension PostgresSession {
                 var hits = PostingIntersection(found.map(TermCursor.init), below: cursor)
                 var more = true
                 while more {
+                    let batch = size()
                     var ids: [Int64] = []
                     while ids.count < batch, let id = hits.next() {
                         guard id >= floor else {
@@ -61,11 +80,9 @@ extension PostgresSession {
                         ids.append(id)
                     }
                     if ids.count < batch { more = false }
-                    // A hit whose poster is gone (a stale entry) has no key and is passed over.
-                    for entry in try searchEntries(ids: ids) {
-                        guard try visit(entry) else { return }
+                    if !ids.isEmpty {
+                        guard try take(ids) else { return }
                     }
-                    if !ids.isEmpty { batch = min(batch * 4, 4096) }
                 }
             }
             guard floor > 0 else { return }
@@ -74,6 +91,69 @@ extension PostgresSession {
             tier = .between(floor: max(0, floor - span), ceiling: floor)
         }
     }
+
+    /// A page of the matches of `query`, whose terms the index answers exactly
+    /// (``SearchGrams/indexIsExact(for:)``), newest first below `below`, skipping `offset`, at
+    /// most `limit` (``PostgresStore/exactSearchPosters(_:order:after:offset:limit:)``). As
+    /// ``searchCandidates(_:below:visit:)`` finds them, but the hits need no key read to be
+    /// rechecked: a hit is a match unless the poster has a stale mark (it was edited, deleted or
+    /// re-keyed since a segment was written), and only those are rechecked, with the key read
+    /// beside the poster's row. So the hits' posters are read once, the page's worth at a time,
+    /// where the candidates' keys and then the page's posters were two statements reading
+    /// twice as many rows (cold ones, at 1M posters: most of a search's time).
+    func exactNewestPosters(_ query: SearchQuery, below: Int64?, offset: Int, limit: Int) throws -> [Poster] {
+        let wanted = offset + limit
+        guard limit > 0 else { return [] }
+        let terms = SearchGrams.terms(for: query)
+        guard !terms.isEmpty else { return [] }
+        // The matches in order, and the posters read so far.
+        var matched: [Int64] = []
+        var read: [Int64: Poster] = [:]
+        let pieces = terms.compactMap { SearchGrams.piece(ofToken: $0.token) }
+        // The core's recheck: every word in the key, byte for byte.
+        let words = query.words.map { Array($0.utf8) }
+        let walked = try walk(below: below ?? Int64.max, limit: Self.walkBudget, pieces: pieces) { entry in
+            if SearchGrams.key(entry.key, holdsEvery: words) { matched.append(entry.id) }
+            return matched.count < wanted
+        }
+        if let walked, matched.count < wanted {
+            // The walk's matches are read with the first batch of hits.
+            var waiting = Array(matched.dropFirst(offset))
+            try hitBatches(terms, after: walked, size: { max(4, wanted - matched.count) }) { ids in
+                let rows = try select(
+                    """
+                    SELECT w.*, s.poster_id IS NOT NULL,
+                        CASE WHEN s.poster_id IS NOT NULL THEN (SELECT k.key FROM search_key k WHERE k.poster_id = w.id) END
+                    FROM (\(unescaped: PostgresStore.posterColumns) WHERE p.id = ANY(\(waiting + ids)::bigint[])) w
+                    LEFT JOIN search_stale s ON s.poster_id = w.id
+                    """)
+                waiting.removeAll()
+                var stale: [Int64: String?] = [:]
+                for row in 0..<rows.count {
+                    let poster = try PostgresStore.decodePoster(rows, row)
+                    read[poster.id] = poster
+                    if try rows.bool(row, Self.posterColumnCount) {
+                        stale[poster.id] = rows.isNull(row, Self.posterColumnCount + 1) ? nil : rows.text(row, Self.posterColumnCount + 1)
+                    }
+                }
+                for id in ids where read[id] != nil {
+                    if let key = stale[id], !(key.map { SearchGrams.key($0, holdsEvery: words) } ?? false) { continue }
+                    matched.append(id)
+                    guard matched.count < wanted else { return false }
+                }
+                return true
+            }
+        }
+        let page = Array(matched.dropFirst(offset).prefix(limit))
+        let unread = page.filter { read[$0] == nil }
+        if !unread.isEmpty {
+            for poster in try posters(ids: unread) { read[poster.id] = poster }
+        }
+        return page.compactMap { read[$0] }
+    }
+
+    /// How many columns ``PostgresStore/posterColumns`` selects.
+    static let posterColumnCount = 19
 
     /// Which segments a statement reads blocks of, by `top` (the highest id a segment can hold).
     enum Tier: Equatable {

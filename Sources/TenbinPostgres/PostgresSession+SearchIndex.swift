@@ -90,8 +90,16 @@ extension PostgresSession {
     /// sees and in older ones. Called before the transaction writes its own segment (which is
     /// newer), after the posters' rows are locked, so a write re-keying the same poster has
     /// committed its segment (then it is seen, and marked) or waits.
+    ///
+    /// Marking holds the merge lock shared (until the transaction ends), so no merge runs
+    /// meanwhile: a merge reads every mark committed before it, and a mark sees every merge's
+    /// target committed before it. Without that, a merge could copy an entry marked while it ran
+    /// into a target newer than the mark, and the entry would outlive its mark unmarked: a
+    /// search whose hits are answers without a recheck (``exactNewestPosters(_:below:offset:limit:)``)
+    /// would count it.
     func markSearchStale(_ ids: [Int64]) throws {
         guard !ids.isEmpty else { return }
+        try connection.query("SELECT pg_advisory_xact_lock_shared(\(PostgresSchema.lockSpace), \(PostgresSchema.searchMergeLock))")
         try connection.query(
             """
             INSERT INTO search_stale (poster_id, segment) SELECT i, (SELECT coalesce(max(id), 0) FROM search_segment)
@@ -148,7 +156,8 @@ extension PostgresSession {
 
     /// Starts the merges due and moves those under way on, smallest first, until about `budget`
     /// bytes of lists have been read (as SQLite's `merge(budget:)`). Only while holding the
-    /// merge lock, tried, not waited for: another transaction merging now will move them on.
+    /// merge lock, tried, not waited for: another transaction merging now (or marking entries
+    /// stale, ``markSearchStale(_:)``) leaves them to the next write.
     func mergeSearch(budget: Int) throws {
         let locked = try connection.query(
             "SELECT pg_try_advisory_xact_lock(\(PostgresSchema.lockSpace), \(PostgresSchema.searchMergeLock))"

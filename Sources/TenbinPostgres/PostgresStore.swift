@@ -145,6 +145,19 @@ public final class PostgresStore: StoreBackend {
         }
     }
 
+    /// A search the posting lists answer exactly, newest first, in one read (see
+    /// ``PostgresSession/exactNewestPosters(_:below:offset:limit:)``); nil in other orders (the
+    /// core ranks the candidates, or walks by votes or scores).
+    public func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
+        -> [Poster]?
+    {
+        guard order == .new else { return nil }
+        return try read { reading in
+            // `read` hands over a PostgresSession.
+            try (reading as? PostgresSession)?.exactNewestPosters(query, below: after?.id, offset: offset, limit: limit)
+        }
+    }
+
     /// Runs `body` in one READ COMMITTED transaction, from the start again (a few times at
     /// most) when it lost a deadlock; the posters it changed are announced after it commits.
     public func write<T>(_ body: (any StoreWriting) throws -> T) throws -> T {

@@ -98,6 +98,32 @@ struct PostgresSearchIndexTests {
         #expect(try s.store.integrityProblems() == [])
     }
 
+    @Test func wordsTheIndexAnswersExactlyLeaveOutEditedAndDeletedPostersStillInTheIndex() throws {
+        let s = try Fixture()
+        // 300 posters (more than the walk of the newest keys reads), every third with 猫, a
+        // batch of them in one segment; then edits and deletes among the older ones.
+        let ids = try s.addBatch((0..<300).map { $0 % 3 == 0 ? "猫 \($0)" : "犬 \($0)" })
+        let edited = [ids[0], ids[3], ids[30]]
+        let deleted = [ids[6], ids[33]]
+        for id in edited { _ = try s.board.edit(id: id, contents: "鳥", hashtags: []) }
+        for id in deleted { try s.board.delete(id: id) }
+        _ = try s.board.edit(id: ids[1], contents: "猫になった", hashtags: [])
+        // The index still names them: their marks make the search read their keys.
+        #expect(try s.candidates("猫").isSuperset(of: edited + deleted))
+        #expect(try s.tally("SELECT poster_id FROM search_stale").count == 6)
+        let all = try s.board.scanSearchIDs(query: "猫")
+        #expect(all.count == 100 - edited.count - deleted.count + 1)
+        for (limit, offset) in [(20, 0), (1000, 0), (7, 80), (5, 93)] {
+            let page = try s.store.exactSearchPosters(SearchQuery("猫"), order: .new, after: nil, offset: offset, limit: limit)
+            #expect(page?.map(\.id) == Array(all.dropFirst(offset).prefix(limit)), "\(limit) after \(offset)")
+        }
+        #expect(try s.board.search(query: "猫", limit: 1000).map(\.id) == all)
+        let after = FeedPosition(id: all[50])
+        let below = try s.store.exactSearchPosters(SearchQuery("猫"), order: .new, after: after, offset: 0, limit: 30)
+        #expect(below?.map(\.id) == Array(all.dropFirst(51).prefix(30)))
+        #expect(try s.board.search(query: "鳥", limit: 1000).map(\.id) == edited.reversed())
+    }
+
     @Test func twoStoresWritingAtOnceMergeEachSegmentOnceAndAnswerAsTheScan() async throws {
         let url = try TestPostgres.freshDatabase()
         let first = try Fixture(url: url)

@@ -273,20 +273,29 @@ extension PostgresSession {
     /// In every segment of `tier`, for each range of pieces (its 1-based place in `ranges`), the
     /// blocks that can hold its pieces: the last starting at or below its lowest piece, and
     /// every one starting after that up to its highest: (segment, range, first piece, block).
+    /// A range of one piece (every term the core asks for: ``IndexTerm/isPrefix`` is for
+    /// backends of tokens) is in one block, the last starting at or below it: one index probe
+    /// a segment, where a range takes two.
     ///
-    /// `OFFSET 0` keeps the lookup a subquery of its own, planned as index probes per segment
-    /// and range; flattened into the join, the generic plan of the prepared statement hashed a
-    /// sequential scan of every block (58 ms at 1M posters against 2 ms, docs/benchmarks.md).
+    /// `OFFSET 0` (and `LIMIT 1`) keeps the lookup a subquery of its own, planned as index
+    /// probes per segment and range; flattened into the join, the generic plan of the prepared
+    /// statement hashed a sequential scan of every block (58 ms at 1M posters against 2 ms,
+    /// docs/benchmarks.md).
     static func blocksQuery(_ ranges: [ClosedRange<Int64>], tier: Tier) -> PostgresQuery {
-        """
-        SELECT s.id, r.n, b.piece, b.postings FROM search_segment s
-        CROSS JOIN unnest(\(ranges.map(\.lowerBound))::bigint[], \(ranges.map(\.upperBound))::bigint[]) WITH ORDINALITY AS r(lo, hi, n)
-        CROSS JOIN LATERAL (
+        let lookup =
+            ranges.allSatisfy { $0.lowerBound == $0.upperBound }
+            ? "SELECT p.piece, p.postings FROM search_posting p WHERE p.segment = s.id AND p.piece <= r.hi ORDER BY p.piece DESC LIMIT 1"
+            : """
             SELECT p.piece, p.postings FROM search_posting p WHERE p.segment = s.id AND p.piece <= r.hi
             AND p.piece >= coalesce((SELECT max(q.piece) FROM search_posting q WHERE q.segment = s.id AND q.piece <= r.lo), r.lo)
-            OFFSET 0) b
-        WHERE \(tier.condition)
-        """
+            OFFSET 0
+            """
+        return """
+            SELECT s.id, r.n, b.piece, b.postings FROM search_segment s
+            CROSS JOIN unnest(\(ranges.map(\.lowerBound))::bigint[], \(ranges.map(\.upperBound))::bigint[]) WITH ORDINALITY AS r(lo, hi, n)
+            CROSS JOIN LATERAL (\(unescaped: lookup)) b
+            WHERE \(tier.condition)
+            """
     }
 
     /// The keys of `ids` from the poster rows (`walk_key`, the key's copy beside the votes; a

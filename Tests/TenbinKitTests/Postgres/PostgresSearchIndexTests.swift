@@ -10,12 +10,14 @@ import Testing
 struct PostgresSearchIndexTests {
     final class Fixture {
         let folder: TemporaryStore
+        let url: String
         let store: PostgresStore
         let board: Board
 
         init(url: String? = nil) throws {
             folder = try TemporaryStore()
-            store = try PostgresStore(url: url ?? TestPostgres.freshDatabase(), poolSize: 2)
+            self.url = try url ?? TestPostgres.freshDatabase()
+            store = try PostgresStore(url: self.url, poolSize: 2)
             board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
         }
 
@@ -122,6 +124,23 @@ struct PostgresSearchIndexTests {
         let below = try s.store.exactSearchPosters(SearchQuery("猫"), order: .new, after: after, offset: 0, limit: 30)
         #expect(below?.map(\.id) == Array(all.dropFirst(51).prefix(30)))
         #expect(try s.board.search(query: "鳥", limit: 1000).map(\.id) == edited.reversed())
+    }
+
+    @Test func noMergeRunsWhileATransactionMarksEntriesStale() throws {
+        let s = try Fixture()
+        for index in 0..<7 { try s.board.quickPost("待つ \(index)") }
+        // Another transaction holds the merge lock shared, as one marking entries stale does
+        // until it ends: the eighth post, which would merge the eight, leaves them.
+        let marking = try Connection(ConnectionTarget(s.url))
+        try marking.execute("BEGIN")
+        try marking.query("SELECT pg_advisory_xact_lock_shared(\(PostgresSchema.lockSpace), \(PostgresSchema.searchMergeLock))")
+        try s.board.quickPost("待つ 7")
+        #expect(try s.levels() == [0: 8])
+        try marking.execute("COMMIT")
+        // The next write merges them (and its own segment waits for the next level's turn).
+        try s.board.quickPost("待つ 8")
+        #expect(try s.levels() == [0: 1, 1: 1])
+        #expect(try s.board.search(query: "待つ", limit: 100).count == 9)
     }
 
     @Test func twoStoresWritingAtOnceMergeEachSegmentOnceAndAnswerAsTheScan() async throws {

@@ -16,6 +16,10 @@ package enum PostgresSchema {
     /// Held while inserting posters, so ids are handed out and committed in the same order:
     /// a reader paging newest first never sees a lower id appear behind a higher one.
     static let insertLock: Int32 = 1
+    /// Held (tried, never waited for) while moving the search index's merges on, so two
+    /// servers never merge the same segments; held shared while marking entries stale, so no
+    /// merge runs meanwhile (see PostgresSession+SearchIndex.swift).
+    static let searchMergeLock: Int32 = 2
 
     /// One schema change: SQL, then optionally Swift code filling what SQL cannot compute;
     /// `afterCommit`, SQL run once the step has committed, outside any transaction (`VACUUM`).
@@ -137,6 +141,10 @@ package enum PostgresSchema {
         // 14: search by reading — the posters stored so far wait for keys with readings, given
         // a few hundred a write (see PostgresSession+Readings.swift).
         Step(sql: PostgresSession.readingSchemaSQL),
+        // 15: search by posting lists, as on SQLite — segments of blocks written per
+        // transaction and merged in steps, replacing the GIN index, `grams` and the functions
+        // that only it served; every key indexed (see PostgresSession+SearchIndex.swift).
+        Step(sql: PostgresSession.searchIndexSchemaSQL, then: { connection in try PostgresSession.indexAllKeys(on: connection) }),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it

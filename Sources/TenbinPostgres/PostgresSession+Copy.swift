@@ -72,8 +72,6 @@ extension PostgresSession {
     func insertPosters(_ records: [PosterRecord]) throws {
         guard !records.isEmpty else { return }
         try takeInsertLockIfWriting()
-        // A bigger pending list lets the GIN index take a batch's pieces in one merge.
-        try connection.execute("SET LOCAL gin_pending_list_limit = '64MB'")
         let posters = records.map(\.poster)
         let ids = posters.map(\.id)
         let hashtags = posters.map { PostgresBind.textArrayLiteral($0.hashtags) }
@@ -90,10 +88,9 @@ extension PostgresSession {
             """)
         try connection.query(
             """
-            INSERT INTO search_key (poster_id, key, grams)
-            SELECT i, k, string_to_array(d, ' ') FROM unnest(\(ids)::bigint[], \(records.map(\.search.key))::text[], \
-            \(records.map(\.search.document))::text[]) AS t(i, k, d)
+            INSERT INTO search_key (poster_id, key) SELECT i, k FROM unnest(\(ids)::bigint[], \(records.map(\.search.key))::text[]) AS t(i, k)
             """)
+        try indexSearch(ids: ids, search: records.map(\.search))
         // Ids given here do not move the identity sequence: move it now, so a copy interrupted
         // after this batch leaves a store whose next post gets a new id.
         try reservePosterIDs(through: ids.max() ?? 0)

@@ -128,254 +128,6 @@ final class PostgresSession: StoreWriting {
         return try (0..<rows.count).map { try rows.int64($0, 0) }
     }
 
-    // MARK: Search
-
-    /// Keys read newest first, unfiltered, before the index is asked: a common word (one poster
-    /// in a few) fills a page from them, where the index would hand over its whole posting list.
-    static let walkBudget = 128
-
-    /// Candidates newest first, in steps whose cost is bounded however common the words are,
-    /// all in this session's snapshot and each a prepared statement with one possible plan
-    /// (planned once per connection: planning alone took longer than a search's budget).
-    ///
-    /// 1. The newest ``walkBudget`` keys below the cursor, unfiltered (the core rechecks every
-    ///    candidate): enough for a common word. How many of them hold every piece estimates
-    ///    how common the terms are.
-    /// 2. While the estimate promises many candidates below the cursor: the index, restricted
-    ///    to a window of ids just below the cursor by the tokens it holds
-    ///    (``PostgresStore/searchWindowSchemaSQL``), the window sized to hold a page's worth
-    ///    (256–512 or 2,048–4,096 ids by a window token; 16,384–32,768 by the pieces qualified
-    ///    by their window), so a step costs about its window's share of the posting lists,
-    ///    not the lists.
-    /// 3. Then the index below the cursor, unrestricted, in growing batches: the words are rare
-    ///    there, and the intersection small.
-    func searchCandidates(_ terms: [IndexTerm], below: Int64?, visit: (SearchEntry) throws -> Bool) throws {
-        try candidates(terms, below: below, wanted: 24, visit: visit)
-    }
-
-    /// ``searchCandidates(_:below:visit:)``, each window sized to hold about `wanted`
-    /// candidates (at most 2,048–4,096 ids by a window token).
-    private func candidates(_ terms: [IndexTerm], below: Int64?, wanted: Int, visit: (SearchEntry) throws -> Bool) throws {
-        var cursor = below ?? Int64.max
-        let tokens = PostgresStore.searchTokensExpression
-        guard !terms.isEmpty else {
-            var batch = Self.walkBudget
-            while true {
-                guard let walked = try walk(below: cursor, limit: batch, pieces: [], visit: visit) else { return }
-                cursor = walked.last
-                batch = min(batch * 4, 8192)
-            }
-        }
-        let exact = terms.filter { !$0.isPrefix }.map(\.token)
-        guard
-            let walked = try walk(
-                below: cursor, limit: Self.walkBudget, pieces: exact.compactMap(SearchGrams.piece(ofToken:)), visit: visit)
-        else { return }
-        cursor = walked.last
-        // Candidates seen per id read, half a candidate assumed where none was seen.
-        var found = Double(walked.candidates)
-        var covered = Double(max(1, walked.first - walked.last + 1))
-        let prefixes = Self.prefixFilter(terms)
-        // A window's keys sent at once: a few times what is wanted (the core's recheck drops
-        // some), a power of two so that few statements are prepared.
-        var sent = 64
-        while sent < 2 * min(wanted, 4096) { sent *= 2 }
-        while cursor > 1 {
-            let rate = max(found, 0.5) / covered
-            guard rate * Double(cursor) > Double(Self.rareBelow) else { break }
-            let level = PostgresStore.searchWindowLevels.first { Double(1 << $0) * rate >= Double(min(wanted, 256)) }
-            // The window holding the id just below the cursor, and the one below it: by a
-            // window token for a common word; by its pieces qualified by their window otherwise.
-            let size = level ?? PostgresStore.searchPieceWindowLevel
-            let upper = (cursor - 1) >> size
-            let windows = [upper << size, (upper - 1) << size].map { start -> [String] in
-                guard let level else { return exact.map { PostgresStore.pieceWindowToken($0, id: start) } }
-                return exact + [PostgresStore.windowToken(level: level, id: start)]
-            }
-            // At most `sent` keys, the newest, each with its votes: the two windows may hold
-            // many more candidates than the page needs, and a poster's votes cost an index
-            // lookup each (half the statement's time when all were sent).
-            let rows = try select(
-                """
-                SELECT w.poster_id, w.key, (SELECT p.good1 + p.good2 FROM poster p WHERE p.id = w.poster_id) FROM (
-                SELECT k.poster_id, k.key FROM search_key k
-                WHERE (\(unescaped: tokens) @> \(windows[0])::text[] OR \(unescaped: tokens) @> \(windows[1])::text[])
-                AND k.poster_id + 0 < \(cursor)\(prefixes) ORDER BY k.poster_id + 0 DESC LIMIT \(unescaped: sent)) AS w ORDER BY w.poster_id DESC
-                """)
-            guard try visitAll(rows, visit) else { return }
-            // A full batch: the windows hold more below its last key, read next from there.
-            let next = try rows.count == sent ? rows.int64(rows.count - 1, 0) : max(0, (upper - 1) << size)
-            found += Double(rows.count)
-            covered += Double(cursor - next)
-            cursor = next
-        }
-        var batch = Self.rareBelow
-        while cursor > 1 {
-            // A bitmap scan reads every candidate below the cursor whatever the limit; the
-            // limit, written into the text (one plan per batch size), bounds what is sent.
-            // Votes are looked up for the keys sent only (inside, every candidate's would be).
-            let rows = try select(
-                """
-                SELECT w.poster_id, w.key, (SELECT p.good1 + p.good2 FROM poster p WHERE p.id = w.poster_id) FROM (
-                SELECT k.poster_id, k.key FROM search_key k
-                WHERE \(unescaped: tokens) @> \(exact)::text[] AND k.poster_id + 0 < \(cursor)\(prefixes)
-                ORDER BY k.poster_id + 0 DESC LIMIT \(unescaped: batch)) AS w ORDER BY w.poster_id DESC
-                """)
-            guard try visitAll(rows, visit), rows.count == batch else { return }
-            cursor = try rows.int64(rows.count - 1, 0)
-            batch = 4096
-        }
-    }
-
-    /// Below the cursor, fewer candidates than this (estimated) are read in one unrestricted
-    /// index scan rather than window by window.
-    static let rareBelow = 256
-
-    /// Up to `limit` keys below `cursor`, newest first, unfiltered, each visited: the first and
-    /// last ids read and how many keys held every one of `pieces` (UTF-8), or nil when the walk
-    /// is over (fewer rows than asked, or `visit` stopped). Both tables are bounded by the
-    /// cursor, so the plan merges their primary keys from the cursor down.
-    private func walk(
-        below cursor: Int64, limit: Int, pieces: [[UInt8]], visit: (SearchEntry) throws -> Bool
-    ) throws -> (first: Int64, last: Int64, candidates: Int)? {
-        let below = PostgresQuery.Shared(cursor)
-        let rows = try select(
-            """
-            SELECT k.poster_id, k.key, p.good1 + p.good2 FROM search_key k JOIN poster p ON p.id = k.poster_id
-            WHERE k.poster_id < \(below) AND p.id < \(below) ORDER BY k.poster_id DESC LIMIT \(unescaped: limit)
-            """)
-        var candidates = 0
-        for row in 0..<rows.count {
-            let entry = try SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))
-            guard try visit(entry) else { return nil }
-            if !pieces.isEmpty && SearchGrams.key(entry.key, holdsEvery: pieces) { candidates += 1 }
-        }
-        guard rows.count == limit else { return nil }
-        return try (rows.int64(0, 0), rows.int64(rows.count - 1, 0), candidates)
-    }
-
-    /// Visits each row (id, key, votes) in order; false once `visit` stops.
-    private func visitAll(_ rows: Rows, _ visit: (SearchEntry) throws -> Bool) throws -> Bool {
-        for row in 0..<rows.count {
-            guard try visit(SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))) else { return false }
-        }
-        return true
-    }
-
-    /// The candidates newest first as ``searchCandidates(_:below:visit:)`` finds them, keys
-    /// read unfiltered tested here (for exact terms: a prefix term is left to the core's
-    /// recheck there): a common word's first `limit` cost a few windows, where the index alone
-    /// would hand over its whole posting list.
-    func searchCandidateIDs(_ terms: [IndexTerm], limit: Int) throws -> [Int64] {
-        guard limit > 0 else { return [] }
-        let pieces = terms.filter { !$0.isPrefix }.compactMap { SearchGrams.piece(ofToken: $0.token) }
-        var ids: [Int64] = []
-        try candidates(terms, below: nil, wanted: limit) { entry in
-            if SearchGrams.key(entry.key, holdsEvery: pieces) { ids.append(entry.id) }
-            return ids.count < limit
-        }
-        return ids
-    }
-
-    /// One statement: the posters of the page schema step 5's functions find
-    /// (``PostgresStore/exactSearchFunctionSQL``, ``PostgresStore/exactPopularSearchFunctionSQL``),
-    /// in `order` (the terms are exact, so the ids they find are the answer). nil for a page
-    /// reaching deeper than ``exactSearchReach`` matches: the functions gather ids in an array.
-    func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
-        -> [Poster]?
-    {
-        guard limit > 0 else { return [] }
-        guard offset >= 0, offset < Self.exactSearchReach, limit <= Self.exactSearchReach - offset else { return nil }
-        let words: PostgresQuery = "\(SearchGrams.terms(for: query).map(\.token))::text[], \(query.words)::text[]"
-        let function: PostgresQuery
-        switch order {
-        case .trending:
-            // No function of its own: the core's plan (ranked candidates, or a walk by score).
-            return nil
-        case .new:
-            function = "\(unescaped: PostgresStore.exactSearchFunction)(\(words), \(after?.id ?? Int64.max), \(offset), \(limit))"
-        case .popular:
-            function = """
-                \(unescaped: PostgresStore.exactPopularSearchFunction)(\(words), \(after.map { Int64($0.votes) } ?? Int64.max), \
-                \(after?.id ?? Int64.max), \(offset), \(limit))
-                """
-        }
-        let rows = try select(
-            "\(unescaped: PostgresStore.posterColumns) WHERE p.id = ANY(\(function)) ORDER BY \(unescaped: PostgresStore.orderBy(order))")
-        return try (0..<rows.count).map { try PostgresStore.decodePoster(rows, $0) }
-    }
-
-    /// The deepest match an exact search answers in one statement (see
-    /// ``exactSearchPosters(_:order:after:offset:limit:)``).
-    static let exactSearchReach = 4096
-
-    func searchEntries(ids: [Int64]) throws -> [SearchEntry] {
-        guard !ids.isEmpty else { return [] }
-        let rows = try select(
-            """
-            SELECT k.poster_id, k.key, p.good1 + p.good2, p.trend FROM search_key k JOIN poster p ON p.id = k.poster_id
-            WHERE k.poster_id = ANY(\(ids)::bigint[])
-            """)
-        var byID: [Int64: SearchEntry] = [:]
-        for row in 0..<rows.count {
-            let entry = try SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2), score: rows.int64(row, 3))
-            byID[entry.id] = entry
-        }
-        return ids.compactMap { byID[$0] }
-    }
-
-    func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
-        try searchEntriesRanked(order: .popular, after: after, visit: visit)
-    }
-
-    func searchEntriesByScore(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
-        try searchEntriesRanked(order: .trending, after: after, visit: visit)
-    }
-
-    /// Every poster's key in popular or trending order after `after`, in batches.
-    private func searchEntriesRanked(order: FeedOrder, after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
-        // Popular reads `poster_popular` as an index-only scan (schema step 6: the keys beside
-        // the votes; a long one looked up), so it asks for no column outside it (a constant for
-        // the score); trending reads `poster_trending` and looks the keys up.
-        let (key, score) = order == .trending ? ("p.trend", "p.trend") : ("p.votes", "0::bigint")
-        var cursor = after
-        var batch = 256
-        while true {
-            // The limit is written into the text (one plan per batch size, sized for it); the
-            // first batch, without a cursor, reads the index from its start.
-            var condition: PostgresQuery = ""
-            if let cursor {
-                let value = order == .trending ? cursor.score : Int64(cursor.votes)
-                condition = " WHERE (\(unescaped: key), p.id) < (\(value), \(cursor.id))"
-            }
-            let rows = try select(
-                """
-                SELECT p.id, coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)), p.votes, \(unescaped: score)
-                FROM poster p\(condition) ORDER BY \(unescaped: key) DESC, p.id DESC LIMIT \(unescaped: batch)
-                """)
-            for row in 0..<rows.count {
-                let entry = try SearchEntry(
-                    id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2), score: rows.int64(row, 3))
-                guard try visit(entry) else { return }
-            }
-            guard rows.count == batch else { return }
-            cursor = try FeedPosition(
-                id: rows.int64(rows.count - 1, 0), votes: rows.int(rows.count - 1, 2), score: rows.int64(rows.count - 1, 3))
-            batch = min(batch * 4, 4096)
-        }
-    }
-
-    /// The WHERE clause (` AND …`) requiring every prefix term, by a test of the candidate's
-    /// pieces (exact terms go to the index).
-    static func prefixFilter(_ terms: [IndexTerm]) -> PostgresQuery {
-        var filter: PostgresQuery = ""
-        for term in terms where term.isPrefix {
-            let pattern = term.token.replacing("\\", with: "\\\\").replacing("%", with: "\\%").replacing("_", with: "\\_") + "%"
-            filter.append(" AND EXISTS (SELECT 1 FROM unnest(k.grams) AS g WHERE g LIKE \(pattern))")
-        }
-        return filter
-    }
-
     // MARK: Writing
 
     func lockBlobs(_ digests: [Digest]) throws {
@@ -419,17 +171,22 @@ final class PostgresSession: StoreWriting {
         guard updated.changes == 1 else { return false }
         try connection.query(
             """
-            INSERT INTO search_key (poster_id, key, grams) VALUES (\(id), \(search.key), \(search.tokens)::text[])
-            ON CONFLICT (poster_id) DO UPDATE SET key = excluded.key, grams = excluded.grams
+            INSERT INTO search_key (poster_id, key) VALUES (\(id), \(search.key))
+            ON CONFLICT (poster_id) DO UPDATE SET key = excluded.key
             """)
+        // The poster's row is locked: its entries so far are stale, the new ones in a newer segment.
+        try markSearchStale([id])
+        try indexSearch(ids: [id], search: [search])
         changed.insert(id)
         return true
     }
 
     func deletePoster(id: Int64) throws -> Bool {
-        // The search key and the timeline go with it (ON DELETE CASCADE).
+        // The search key and the timeline go with it (ON DELETE CASCADE); its index entries are
+        // marked stale.
         let deleted = try connection.query("DELETE FROM poster WHERE id = \(id)")
         guard deleted.changes == 1 else { return false }
+        try markSearchStale([id])
         changed.insert(id)
         return true
     }
@@ -456,37 +213,48 @@ final class PostgresSession: StoreWriting {
     }
 
     /// Locks `search_key` so that reads go on but a post's, an edit's or a delete's change to
-    /// it waits for this transaction: a poster written meanwhile is either read by the rebuild
-    /// from its snapshot or keys itself after it commits. The rows stay: every poster's is
-    /// rewritten by ``storeSearch(ids:search:)`` where it differs, and none can outlive its
-    /// poster (the foreign key deletes it), so the end is the same as emptying the table,
-    /// without putting a million unchanged rows through the GIN index again (2.3 s a 20,000).
+    /// it waits for this transaction (each writes `search_key` before the index): a poster
+    /// written meanwhile is either read by the rebuild from its snapshot or keys itself after
+    /// it commits. The index is emptied, to be written again by ``storeSearch(ids:search:)``;
+    /// the keys stay, each rewritten where it differs, and none can outlive its poster (the
+    /// foreign key deletes it), so the end is the same as emptying them too.
     func clearSearch() throws {
         // Every key is written again with its readings (PostgresSession+Readings.swift). First: a
         // write taking a step holds the mark's row before it touches search_key.
         try connection.execute("DELETE FROM search_reading")
         try connection.execute("LOCK TABLE search_key IN SHARE ROW EXCLUSIVE MODE")
+        try connection.execute(
+            "DELETE FROM search_posting; DELETE FROM search_segment; DELETE FROM search_merge; DELETE FROM search_stale")
+        rebuildingSearch = true
     }
 
-    /// Writes the keys and pieces that differ from what is stored (or are missing), and
-    /// corrects the key's copy beside the votes (`walk_key`) where it differs; rows already
-    /// right are left as they are, so votes on those posters go on.
+    /// Writes the keys that differ from what is stored (or are missing), and corrects the key's
+    /// copy beside the votes (`walk_key`) where it differs; rows already right are left as they
+    /// are, so votes on those posters go on. The posters whose keys changed are indexed again
+    /// (their entries so far marked stale); in a rebuild (``clearSearch()``), every one.
     func storeSearch(ids: [Int64], search: [SearchRecord]) throws {
         guard !ids.isEmpty else { return }
-        try connection.execute("SET LOCAL gin_pending_list_limit = '64MB'")
         let keys = search.map(\.key)
-        try connection.query(
+        let written = try connection.query(
             """
-            INSERT INTO search_key AS s (poster_id, key, grams)
-            SELECT i, k, string_to_array(d, ' ') FROM unnest(\(ids)::bigint[], \(keys)::text[], \(search.map(\.document))::text[]) AS t(i, k, d)
-            ON CONFLICT (poster_id) DO UPDATE SET key = excluded.key, grams = excluded.grams
-            WHERE (s.key, s.grams) IS DISTINCT FROM (excluded.key, excluded.grams)
+            INSERT INTO search_key AS s (poster_id, key) SELECT i, k FROM unnest(\(ids)::bigint[], \(keys)::text[]) AS t(i, k)
+            ON CONFLICT (poster_id) DO UPDATE SET key = excluded.key WHERE s.key IS DISTINCT FROM excluded.key
+            RETURNING s.poster_id
             """)
         try connection.query(
             """
             UPDATE poster p SET walk_key = \(PostgresStore.walkKeySQL("u.k")) FROM unnest(\(ids)::bigint[], \(keys)::text[]) AS u(i, k)
             WHERE p.id = u.i AND p.walk_key IS DISTINCT FROM \(PostgresStore.walkKeySQL("u.k"))
             """)
+        guard !rebuildingSearch else {
+            try indexSearch(ids: ids, search: search)
+            return
+        }
+        var rekeyed: Set<Int64> = []
+        for row in 0..<written.count { rekeyed.insert(try written.int64(row, 0)) }
+        let indexed = zip(ids, search).filter { rekeyed.contains($0.0) }
+        try markSearchStale(indexed.map(\.0))
+        try indexSearch(ids: indexed.map(\.0), search: indexed.map(\.1))
     }
 
     /// Takes the insert lock once per write transaction (reads take none).
@@ -498,4 +266,8 @@ final class PostgresSession: StoreWriting {
 
     /// Whether this session is a write.
     var isWriting = false
+
+    /// Whether this write is rebuilding search (``clearSearch()``): the index was emptied, and
+    /// every record stored is indexed.
+    var rebuildingSearch = false
 }

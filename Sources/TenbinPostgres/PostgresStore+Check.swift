@@ -3,18 +3,15 @@ import TenbinKit
 /// `tenbin check` on PostgreSQL: what the database's own constraints cannot promise.
 ///
 /// PostgreSQL enforces the foreign keys and checks its own pages; what is left is tenbin's
-/// meaning: every poster has a search key that is the normal form of its text and pieces
-/// that are the core's pieces of that key, whose copy beside the votes (`walk_key`, when
-/// there is one) is the same key, whose copies of its images' blob rows match them, and
-/// hashtags are a flat list of tags.
+/// meaning: every poster has a search key that is the normal form of its text, whose copy
+/// beside the votes (`walk_key`, when there is one) is the same key, whose copies of its
+/// images' blob rows match them, and hashtags are a flat list of tags; and the search index's
+/// structure (``PostgresSession/searchIndexProblems()``).
 extension PostgresStore {
     /// One line per problem; empty when the database is sound.
     func databaseProblems() throws -> [String] {
         try pool.withConnection { connection in
             var problems: [String] = []
-            if try connection.query("SELECT to_regclass('\(unescaped: Self.searchIndexName)') IS NULL").bool(0, 0) {
-                problems.append("the search index is missing (a copy into this database was interrupted; resume it)")
-            }
             let missing = try connection.query(
                 "SELECT p.id FROM poster p WHERE NOT EXISTS (SELECT 1 FROM search_key k WHERE k.poster_id = p.id) ORDER BY p.id")
             problems += try (0..<missing.count).map { "poster \(try missing.int64($0, 0)) has no search key; search cannot find it" }
@@ -32,7 +29,7 @@ extension PostgresStore {
             while true {
                 let rows = try connection.query(
                     """
-                    SELECT p.id, p.contents, p.hashtags, k.key, k.grams, p.walk_key IS NULL OR p.walk_key = k.key
+                    SELECT p.id, p.contents, p.hashtags, k.key, p.walk_key IS NULL OR p.walk_key = k.key
                     FROM poster p JOIN search_key k ON k.poster_id = p.id WHERE p.id > \(after) ORDER BY p.id LIMIT 2000
                     """)
                 guard rows.count > 0 else { break }
@@ -42,15 +39,13 @@ extension PostgresStore {
                     let key = rows.text(row, 3)
                     if !SearchText.isKey(key, of: rows.bytesAsText(row, 1), hashtags: tags) {
                         problems.append("poster \(id)'s search key does not match its text")
-                    } else if Set(ArrayLiteral.parse(rows.text(row, 4))) != Set(SearchGrams.tokens(forKey: key)) {
-                        problems.append("poster \(id)'s search pieces do not match its key")
-                    } else if try !rows.bool(row, 5) {
+                    } else if try !rows.bool(row, 4) {
                         problems.append("poster \(id)'s key in the popular index does not match its search key")
                     }
                 }
                 after = try rows.int64(rows.count - 1, 0)
             }
-            return problems
+            return problems + (try PostgresSession(connection).searchIndexProblems())
         }
     }
 }

@@ -1,10 +1,10 @@
 import TenbinKit
 
-/// Search: each poster's normalised key and the core's index tokens for it (``SearchRecord``),
-/// in a GIN-indexed `text[]`. The index only narrows candidates (``PostgresSession``); the core
-/// rechecks every candidate against its key, so the answers are the same as the SQLite
-/// backend's for every query, 1- and 2-character words included (pg_trgm cannot serve those,
-/// and Debian ships no pg_bigm).
+/// Search as schema steps 2–6 built it, kept because released steps never change: each
+/// poster's pieces as index tokens in a GIN-indexed `text[]` (`grams`), windows of ids, and
+/// functions answering words of one or two characters on the server. Step 15 replaced all of
+/// it with posting lists (PostgresSession+SearchIndex.swift); nothing here runs on a database
+/// past step 14 except the SQL of those steps when an older database is upgraded.
 extension PostgresStore {
     /// The search index's name (schema step 4, see ``searchIndexSQL``).
     static let searchIndexName = "search_key_window"
@@ -42,8 +42,8 @@ extension PostgresStore {
     /// joined with commas and split again, which builds the index twice as fast as unnesting).
     private static let pieceSuffix = "'~\(searchPieceWindowLevel).' || (id >> \(searchPieceWindowLevel))::text"
 
-    /// The search index, exactly as schema step 4 creates it (``beginBulkLoad()`` drops it,
-    /// ``finishBulkLoad()`` builds it again). Searches name its expression,
+    /// The search index, exactly as schema step 4 creates it (through step 14 a bulk load
+    /// dropped it and built it again at its end). Searches named its expression,
     /// ``searchTokensExpression``.
     static let searchIndexSQL = """
         CREATE INDEX IF NOT EXISTS \(searchIndexName) ON search_key USING gin (tenbin_search_tokens(poster_id, grams))
@@ -58,12 +58,12 @@ extension PostgresStore {
     /// Schema step 5: a search the index answers exactly (``SearchGrams/indexIsExact(for:)``:
     /// every word at most two characters, one index token each) done whole on the server, so a
     /// search is one statement and one round trip
-    /// (``PostgresSession/exactSearchPosters(_:order:after:offset:limit:)`` selects the posters of the
+    /// (`PostgresSession.exactSearchPosters` (through step 14) selects the posters of the
     /// ids it returns). `terms` are the query's tokens and `words` its normalised words; it
     /// returns the ids of the matches below `below`, newest first, after skipping `skip`, at
     /// most `take`.
     ///
-    /// The steps are those of ``PostgresSession/searchCandidates(_:below:visit:)``, with the
+    /// The steps are those of `PostgresSession.searchCandidates` through step 14, with the
     /// core's recheck done here or not needed: the newest 128 keys, those containing every word
     /// kept (`LIKE '%word%'`, the core's byte-substring test: the walk took twice as long with
     /// `grams @>`, which unpacks every key's array), their share estimating how common the
@@ -264,16 +264,6 @@ extension PostgresStore {
                         ORDER BY (p.good1 + p.good2) DESC, p.id DESC LIMIT \(limit)) w
                     LEFT JOIN search_key k ON k.poster_id = w.id;
         """
-    }
-
-    /// The token naming the window of `1 << level` ids that holds `id`.
-    static func windowToken(level: Int, id: Int64) -> String {
-        "~\(level).\(id >> level)"
-    }
-
-    /// The token naming `piece` in the window of ``searchPieceWindowLevel`` that holds `id`.
-    static func pieceWindowToken(_ piece: String, id: Int64) -> String {
-        piece + windowToken(level: searchPieceWindowLevel, id: id)
     }
 
     /// Writes the keys and pieces of posters just inserted or edited (inside their transaction).

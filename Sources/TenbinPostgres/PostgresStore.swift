@@ -145,16 +145,16 @@ public final class PostgresStore: StoreBackend {
         }
     }
 
-    /// A search the index answers exactly, as one statement outside any transaction (it is its
-    /// own snapshot): one round trip (see ``PostgresSession/exactSearchPosters(_:order:after:offset:limit:)``).
+    /// A search the posting lists answer exactly, newest first, in one read (see
+    /// ``PostgresSession/exactNewestPosters(_:below:offset:limit:)``); nil in other orders (the
+    /// core ranks the candidates, or walks by votes or scores).
     public func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
         -> [Poster]?
     {
-        try translatingErrors {
-            try readConnection { connection in
-                try PostgresSession(connection, single: true).exactSearchPosters(
-                    query, order: order, after: after, offset: offset, limit: limit)
-            }
+        guard order == .new else { return nil }
+        return try read { reading in
+            // `read` hands over a PostgresSession.
+            try (reading as? PostgresSession)?.exactNewestPosters(query, below: after?.id, offset: offset, limit: limit)
         }
     }
 

@@ -315,9 +315,7 @@ extension SQLiteSession {
     /// Each term's cursor over every segment, reading a segment's blocks only when the term
     /// reaches its top (``TermCursor``); nil when a term matches nothing.
     private func termCursors(_ terms: [IndexTerm]) throws -> [TermCursor]? {
-        let segments = try db.statement("SELECT id, top, posters FROM search_segment").map {
-            IndexSegment(id: $0.int64(0), top: $0.int64(1), posters: $0.int(2))
-        }
+        let segments = try db.statement("SELECT id, top FROM search_segment").map { IndexSegment(id: $0.int64(0), top: $0.int64(1)) }
         // In segment ?3, the blocks that can hold pieces from ?1 to ?2: the last starting at or
         // before ?1, and every one starting after it up to ?2.
         let blocks = try db.statement(
@@ -328,18 +326,15 @@ extension SQLiteSession {
         var cursors: [TermCursor] = []
         for term in terms {
             guard let ranges = term.pieceRanges else { return nil }
-            // Each segment read on its own: a statement here costs no round trip.
-            let cursor = try TermCursor(segments: segments) { segments in
+            let cursor = try TermCursor(segments: segments) { segment in
                 var found: [PostingCursor] = []
-                for segment in segments {
-                    for range in ranges {
-                        blocks.reset()
-                        try blocks.bind(range.lowerBound, at: 1)
-                        try blocks.bind(range.upperBound, at: 2)
-                        try blocks.bind(segment, at: 3)
-                        while try blocks.step() {
-                            PostingBlock.cursors(in: blocks.blob(1), firstPiece: blocks.int64(0), within: range, into: &found)
-                        }
+                for range in ranges {
+                    blocks.reset()
+                    try blocks.bind(range.lowerBound, at: 1)
+                    try blocks.bind(range.upperBound, at: 2)
+                    try blocks.bind(segment, at: 3)
+                    while try blocks.step() {
+                        PostingBlock.cursors(in: blocks.blob(1), firstPiece: blocks.int64(0), within: range, into: &found)
                     }
                 }
                 blocks.reset()

@@ -168,19 +168,17 @@ package enum PostingBlock {
     }
 }
 
-/// One segment of the search index as a search sees it: its id, how many posters it was
-/// written for, and the highest poster id any of its lists can hold (its *top*). A segment's
-/// posters are a batch's, so its top is the batch's highest id (a merge's, the highest of its
-/// sources'); a store that never recorded it says `Int64.max`, which reads the segment first.
+/// One segment of the search index as a search sees it: its id, and the highest poster id any
+/// of its lists can hold (its *top*). A segment's posters are a batch's, so its top is the
+/// batch's highest id (a merge's, the highest of its sources'); a store that never recorded
+/// it says `Int64.max`, which reads the segment first.
 package struct IndexSegment: Equatable, Sendable {
     package let id: Int64
     package let top: Int64
-    package let posters: Int
 
-    package init(id: Int64, top: Int64, posters: Int) {
+    package init(id: Int64, top: Int64) {
         self.id = id
         self.top = top
-        self.posters = posters
     }
 }
 
@@ -192,30 +190,31 @@ package struct IndexSegment: Equatable, Sendable {
 /// A segment is read only once the term has gone below its top: a page of the newest
 /// matches of a common word is found in the newest, small segments, and the long lists of
 /// the old, large ones (most of the index's bytes) are never read.
-///
-/// Where each read is a round trip (PostgreSQL), a read takes the segments after the one
-/// needed along too, up to `readAhead` posters or four times as many as all reads before it
-/// took, whichever is more: a term that needs every segment of a million posters reads them
-/// in a handful of trips, the largest last, while a page found in the newest segments still
-/// reads only those.
+/// (PostgreSQL, where a read is a round trip, reads tiers of segments for every term at once
+/// and gives their lists to ``init(_:)``; see `PostgresSession+Search.swift`.)
 package struct TermCursor {
     private var lists: [PostingCursor] = []
     /// Segments not read yet, the highest top first.
     private var unread: ArraySlice<IndexSegment>
-    private let readAhead: Int
-    private let read: ([Int64]) throws -> [PostingCursor]
+    private let read: (Int64) throws -> [PostingCursor]
     /// The id the term is at; nil once every list is done.
     package private(set) var current: Int64?
-    /// How many segments the term has read so far, and in how many reads.
+    /// How many segments the term has read so far.
     package private(set) var segmentsRead = 0
-    package private(set) var reads = 0
-    private var postersRead = 0
 
-    /// A cursor over `segments`, reading segments' lists for this term with `read` (given
-    /// their ids) when they are first needed, with `readAhead` (0: each segment on its own).
-    package init(segments: [IndexSegment], readAhead: Int = 0, read: @escaping ([Int64]) throws -> [PostingCursor]) throws {
+    /// A cursor over lists already read, every segment's that can hold the term at once (as
+    /// PostgreSQL reads a tier of segments for every term in one statement).
+    package init(_ lists: [PostingCursor]) {
+        unread = []
+        read = { _ in [] }
+        self.lists = lists.filter { $0.current != nil }
+        current = self.lists.lazy.compactMap(\.current).max()
+    }
+
+    /// A cursor over `segments`, reading a segment's lists for this term with `read` (given
+    /// its id) when it is first needed.
+    package init(segments: [IndexSegment], read: @escaping (Int64) throws -> [PostingCursor]) throws {
         unread = segments.sorted { $0.top > $1.top }[...]
-        self.readAhead = readAhead
         self.read = read
         var highest: Int64?
         try readSegments(atMost: Int64.max, highest: &highest)
@@ -245,19 +244,9 @@ package struct TermCursor {
     /// highest found so far), moving `highest` up to theirs.
     private mutating func readSegments(atMost target: Int64, highest: inout Int64?) throws {
         while let next = unread.first, min(next.top, target) > (highest ?? 0) {
-            var group = [unread.removeFirst()]
-            if readAhead > 0 {
-                var posters = next.posters
-                let limit = max(readAhead, 4 * postersRead)
-                while let after = unread.first, posters + after.posters <= limit {
-                    posters += after.posters
-                    group.append(unread.removeFirst())
-                }
-            }
-            segmentsRead += group.count
-            reads += 1
-            postersRead += group.reduce(0) { $0 + $1.posters }
-            for var list in try read(group.map(\.id)) {
+            unread.removeFirst()
+            segmentsRead += 1
+            for var list in try read(next.id) {
                 list.seek(atMost: target)
                 guard let id = list.current else { continue }
                 highest = max(highest ?? id, id)

@@ -91,7 +91,7 @@ struct PostgresMigrationTests {
     }
 
     @Test func anAltTextlessDatabaseUpgradesAndKeepsItsPosters() throws {
-        // A version 6 database as version 6 wrote it: today's, less what steps 7 to 14 added.
+        // A version 6 database as version 6 wrote it: today's, less what steps 7 to 15 added.
         let url = try TestPostgres.freshDatabase()
         let folder = try TemporaryStore()
         let posted = try {
@@ -100,6 +100,7 @@ struct PostgresMigrationTests {
             let poster = try board.post(
                 PosterDraft(image1: .file(StoreContractTests.cat), image2: .file(StoreContractTests.dog), contents: "猫か犬か"))
             try store.pool.withConnection { connection in
+                try TestPostgres.undoPostingLists(on: connection)
                 try connection.execute(
                     """
                     DROP TABLE search_reading;

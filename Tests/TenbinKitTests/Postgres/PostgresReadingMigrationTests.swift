@@ -9,7 +9,7 @@ import Testing
 @Suite(.enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(10)))
 struct PostgresReadingMigrationTests {
     /// A board of `count` posters "猫 N" as step 13 left it: keys as written (no readings),
-    /// and no `search_reading`; then opened again, so step 14 runs.
+    /// GIN's `grams`, and no `search_reading`; then opened again, so steps 14 and 15 run.
     static func upgradedBoard(_ count: Int) throws -> (board: Board, store: PostgresStore, folder: TemporaryStore) {
         let url = try TestPostgres.freshDatabase()
         let folder = try TemporaryStore()
@@ -18,6 +18,7 @@ struct PostgresReadingMigrationTests {
         let contents = (1...count).map { "猫 \($0)" }
         try board.quickPost(contents.map { ($0, []) })
         try old.pool.withConnection { connection in
+            try TestPostgres.undoPostingLists(on: connection)
             let tokens = contents.map { SearchGrams.pieces(forKey: $0).map(SearchGrams.token(ofPiece:)).joined(separator: " ") }
             try connection.query(
                 """

@@ -3,12 +3,12 @@ import Testing
 @testable import TenbinKit
 @testable import TenbinPostgres
 
-/// Search on PostgreSQL past the newest keys: posters whose ids are spread over many id windows
-/// (the search index's window tokens), found exactly as the scan finds them, through
+/// Search on PostgreSQL past the newest keys: posters whose ids are spread far apart, found
+/// from the posting lists (schema step 15) exactly as the scan and SQLite find them, through
 /// statements planned once.
 @Suite(.enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(10)))
 struct PostgresSearchTests {
-    @Test func wordsCommonAndRareAreFoundAcrossIdWindowsAsTheScanFindsThem() throws {
+    @Test func wordsCommonAndRareAreFoundAcrossSpreadIdsAsTheScanFindsThem() throws {
         let folder = try TemporaryStore()
         let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
         let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
@@ -50,28 +50,25 @@ struct PostgresSearchTests {
                 #expect(below == Array(all.dropFirst(36).prefix(20)), "after a cursor, \(query)")
             }
         }
-        // The words of 1–2 characters went to the exact search function, in one statement.
-        let exact = try store.pool.withConnection { connection in
-            try connection.query("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%tenbin_search_newest%'")
-        }
-        #expect(try exact.int(0, 0) == 1)
         // Every search statement was prepared on the pool's one connection and planned once,
         // generically: never for its values.
         let plans = try store.pool.withConnection { connection in
             try connection.query(
-                "SELECT generic_plans, custom_plans, statement FROM pg_prepared_statements WHERE statement LIKE '%search_key k%'")
+                """
+                SELECT generic_plans, custom_plans, statement FROM pg_prepared_statements
+                WHERE statement LIKE '%search_key k%' OR statement LIKE '%search_posting%'
+                """)
         }
         let statements = (0..<plans.count).map { plans.text($0, 2) }
-        // The walk, a window, and the unrestricted rest all ran.
+        // The walk of the newest keys and the posting lists' blocks both ran.
         #expect(statements.contains { $0.contains("p.id < $1") })
-        #expect(statements.contains { $0.contains(" OR ") })
-        #expect(statements.contains { $0.contains("LIMIT \(PostgresSession.rareBelow)") })
+        #expect(statements.contains { $0.contains("LATERAL") })
         for row in 0..<plans.count {
             #expect(try plans.int(row, 0) >= 1 && plans.int(row, 1) == 0)
         }
     }
 
-    @Test func wordsOfOneOrTwoCharactersAreAnsweredByTheIndexAloneAsSQLiteAnswersThem() throws {
+    @Test func wordsOfOneOrTwoCharactersAreFoundAsSQLiteFindsThem() throws {
         let folder = try TemporaryStore()
         let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
         let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
@@ -112,24 +109,20 @@ struct PostgresSearchTests {
             } while cursor != nil
             #expect(walked == all, "pages of \(query)")
         }
-        // Those queries were answered by the one statement (and the longer ones were not).
-        #expect(SearchGrams.indexIsExact(for: SearchQuery("ねこ ﬀ ¨")))
-        #expect(!SearchGrams.indexIsExact(for: SearchQuery("ねこ 東京都")) && !SearchGrams.indexIsExact(for: SearchQuery("㍿")))
-        let statements = try store.pool.withConnection { connection in
-            try connection.query(
-                "SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%\(unescaped: PostgresStore.exactSearchFunction)%'")
-        }
-        #expect(statements.count == 1)
+        // Newest first, PostgreSQL answers them whole, rechecking only posters marked stale;
+        // other orders are the core's.
+        #expect(try store.exactSearchPosters(SearchQuery("ねこ"), order: .new, after: nil, offset: 0, limit: 20) == board.search(query: "ねこ"))
+        #expect(try store.exactSearchPosters(SearchQuery("ねこ"), order: .popular, after: nil, offset: 0, limit: 20) == nil)
     }
 
-    @Test func theExactSearchFunctionsWindowsOfEverySizeFindWhatTheScanFinds() throws {
+    @Test func postersSpreadOverAMillionIdsAreFoundInEveryOrderAsTheScanFindsThem() throws {
         let folder = try TemporaryStore()
         let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)
         let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
         _ = try board.quickPost("")  // the stand-in images' blob rows
         // 5,000 posters 200 ids apart up to about id 1,000,000, then 1,000 in a row: words of
-        // every frequency, so the function's walk, windows of 256, 2,048 and (terms qualified
-        // by) 16,384 ids, for one term and for several, and its unrestricted rest all serve.
+        // every frequency, for one term and for several, in segments of every size (the
+        // posters indexed 250 at a time, so merges run).
         var ids: [Int64] = []
         for number in 0..<6_000 { ids.append(number < 5_000 ? 2 + 200 * Int64(number) : 1_000_000 + Int64(number)) }
         let texts = (0..<6_000).map { number -> String in
@@ -156,7 +149,14 @@ struct PostgresSearchTests {
                     FROM unnest(\(ids)::bigint[], \(texts)::text[]) AS u(id, t), blob b1, blob b2
                     WHERE b1.digest = \(Board.standInImages[0].digest.hex) AND b2.digest = \(Board.standInImages[1].digest.hex)
                     """)
-                try PostgresStore.indexSearchKeys(ids: ids, posters: texts.map { ($0, []) }, on: connection)
+                let records = texts.map { SearchRecord(contents: $0, hashtags: []) }
+                try connection.query(
+                    "INSERT INTO search_key (poster_id, key) SELECT * FROM unnest(\(ids)::bigint[], \(records.map(\.key))::text[])")
+                let session = PostgresSession(connection)
+                for start in stride(from: 0, to: ids.count, by: 250) {
+                    let end = min(ids.count, start + 250)
+                    try session.indexSearch(ids: Array(ids[start..<end]), search: Array(records[start..<end]))
+                }
                 try connection.query("SELECT setval(pg_get_serial_sequence('poster', 'id'), \(ids.last!))")  // 6,000 ids
                 // Votes, many tied, so popular order ranks by votes and then by id.
                 try connection.execute("UPDATE poster SET good1 = id % 7, good2 = (id / 7) % 3")
@@ -229,7 +229,7 @@ struct PostgresSearchTests {
         _ = try store.pool.withConnection { connection in
             try connection.execute(
                 """
-                UPDATE search_key SET grams = '{}' WHERE poster_id = \(posters[5].id);
+                UPDATE search_posting SET postings = '\\x0005ff' WHERE (segment, piece) = (SELECT segment, piece FROM search_posting LIMIT 1);
                 UPDATE search_key SET key = 'いぬ' WHERE poster_id = \(posters[6].id);
                 DELETE FROM search_key WHERE poster_id = \(posters[7].id)
                 """)

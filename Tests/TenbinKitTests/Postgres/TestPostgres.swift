@@ -29,6 +29,28 @@ enum TestPostgres {
         return url.replacingLastPathComponent(with: name)
     }
 
+    /// Undoes schema step 15 on a database at step 15 (for tests that make an older schema by
+    /// taking later steps' work away): the posting lists' tables go, and `grams` (filled from
+    /// each key), the GIN index and the search functions of steps 4–6 come back.
+    static func undoPostingLists(on connection: Connection) throws {
+        try connection.execute(
+            """
+            DROP TABLE search_segment, search_posting, search_stale, search_merge;
+            ALTER TABLE search_key ADD COLUMN grams text[] NOT NULL DEFAULT '{}'; ALTER TABLE search_key ALTER COLUMN grams DROP DEFAULT
+            """)
+        let rows = try connection.query("SELECT poster_id, key FROM search_key ORDER BY poster_id")
+        let ids = try (0..<rows.count).map { try rows.int64($0, 0) }
+        let grams = (0..<rows.count).map { PostgresBind.textArrayLiteral(SearchGrams.tokens(forKey: rows.text($0, 1))) }
+        try connection.query(
+            "UPDATE search_key s SET grams = u.g::text[] FROM unnest(\(ids)::bigint[], \(grams)::text[]) AS u(i, g) WHERE s.poster_id = u.i"
+        )
+        try connection.execute(
+            [
+                PostgresStore.searchWindowSchemaSQL, PostgresStore.searchIndexSQL, PostgresStore.exactSearchFunctionSQL,
+                PostgresStore.popularWalkFunctionSQL, "DELETE FROM tenbin_schema WHERE version >= 15",
+            ].joined(separator: ";\n"))
+    }
+
     /// A server of the test's own (for tests that restart or stop it), removed by `stop`.
     final class PrivateServer {
         let folder: String

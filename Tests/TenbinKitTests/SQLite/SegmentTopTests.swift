@@ -17,27 +17,21 @@ import Testing
     final class Segments {
         let lists: [Int64: [Int64]]
         let tops: [Int64: Int64]
-        var read: [Int64] { reads.flatMap { $0 } }
-        /// The segments each read asked for.
-        var reads: [[Int64]] = []
+        var read: [Int64] = []
 
         init(_ segments: [(id: Int64, top: Int64, ids: [Int64])]) {
             lists = Dictionary(uniqueKeysWithValues: segments.map { ($0.id, $0.ids) })
             tops = Dictionary(uniqueKeysWithValues: segments.map { ($0.id, $0.top) })
         }
 
-        /// A cursor over every segment, given in order of id (the cursor orders them itself),
-        /// each segment written for as many posters as its list holds.
-        func cursor(readAhead: Int = 0) throws -> TermCursor {
-            let segments = tops.keys.sorted().map { IndexSegment(id: $0, top: tops[$0]!, posters: lists[$0]!.count) }
-            return try TermCursor(segments: segments, readAhead: readAhead) { segments in
-                self.reads.append(segments)
-                return segments.compactMap { segment in
-                    guard let ids = self.lists[segment], !ids.isEmpty else { return nil }
-                    var bytes: [UInt8] = []
-                    PostingCoding.encode(descending: ids, into: &bytes)
-                    return PostingCursor(bytes, bytes.indices)
-                }
+        /// A cursor over every segment, given in order of id (the cursor orders them itself).
+        func cursor() throws -> TermCursor {
+            try TermCursor(segments: tops.keys.sorted().map { IndexSegment(id: $0, top: tops[$0]!) }) { segment in
+                self.read.append(segment)
+                guard let ids = self.lists[segment], !ids.isEmpty else { return [] }
+                var bytes: [UInt8] = []
+                PostingCoding.encode(descending: ids, into: &bytes)
+                return [PostingCursor(bytes, bytes.indices)]
             }
         }
 
@@ -74,26 +68,6 @@ import Testing
         #expect(segments.read == [7, 5, 1, 9])
         #expect(rest == Array((1...60).reversed()))
         #expect(cursor.segmentsRead == 4)
-    }
-
-    @Test func withReadAheadAReadTakesTheNextSegmentsAlongUpToFourTimesWhatWasRead() throws {
-        // Segments as a store's levels fall: the newest small, the oldest large (ids 1–1000).
-        var segments: [(id: Int64, top: Int64, ids: [Int64])] = []
-        var top: Int64 = 0
-        for (id, size) in [(1, 500), (2, 200), (3, 200), (4, 50), (5, 30), (6, 10), (7, 10)] as [(Int64, Int64)] {
-            segments.append((id, top + size, Array((top + 1...top + size).reversed())))
-            top += size
-        }
-        let newest = Segments(segments)
-        var cursor = try newest.cursor(readAhead: 20)
-        // The first read takes the two newest (20 posters); the page is found there.
-        #expect(cursor.current == 1_000)
-        try cursor.seek(atMost: 981)
-        #expect(cursor.current == 981 && newest.reads == [[7, 6]])
-        // Then 4 × 20 = 80 posters: 30 and 50; then 4 × 100: 200 and 200; then the rest.
-        #expect(try Segments.all(&cursor) == Array((1...981).reversed()))
-        #expect(newest.reads == [[7, 6], [5, 4], [3, 2], [1]])
-        #expect(cursor.reads == 4 && cursor.segmentsRead == 7)
     }
 
     @Test func aSegmentWhoseTopIsNotKnownIsReadFirst() throws {

@@ -1,0 +1,362 @@
+import TenbinKit
+
+/// Search's reads: candidates from the posting lists (PostgresSession+SearchIndex.swift), and
+/// keys in popular or trending order for the core's walk by votes or scores. The core rechecks
+/// every candidate against its key, so a stale entry costs time, never a wrong answer, and the
+/// answers are SQLite's.
+extension PostgresSession {
+    /// Keys read newest first, unfiltered, before the index is asked: a common word (one poster
+    /// in a few) fills a page from them in one statement, where the index would hand over
+    /// every segment's whole lists.
+    static let walkBudget = 128
+
+    /// Below this many expected candidates (estimated from the walk) every segment's lists are
+    /// read at once: they are short. Above it, segments are read newest first, in tiers
+    /// (``Tier``), so a common word's page costs its newest segments' lists, not every list.
+    static let tieredAbove = 4_096
+
+    /// How many candidates the first tier of segments is expected to hold.
+    static let firstTierCandidates = 256
+
+    /// Candidates newest first: the newest ``walkBudget`` keys below the cursor, unfiltered
+    /// (how many hold every term estimates how common the terms are); then the posting lists,
+    /// all segments in one statement for rare terms, or for common ones tier by tier, newest
+    /// first; intersected here, and the hits' keys read in growing batches. All in this read's
+    /// snapshot.
+    func searchCandidates(_ terms: [IndexTerm], below: Int64?, visit: (SearchEntry) throws -> Bool) throws {
+        var cursor = below ?? Int64.max
+        guard !terms.isEmpty else {
+            var batch = Self.walkBudget
+            while let walked = try walk(below: cursor, limit: batch, pieces: [], visit: visit) {
+                cursor = walked.last
+                batch = min(batch * 4, 8192)
+            }
+            return
+        }
+        let pieces = terms.compactMap { SearchGrams.piece(ofToken: $0.token) }
+        guard let walked = try walk(below: cursor, limit: Self.walkBudget, pieces: pieces, visit: visit) else { return }
+        var batch = 32
+        try hitBatches(terms, after: walked, size: { batch }) { ids in
+            batch = min(batch * 4, 4096)
+            // A hit whose poster is gone (a stale entry) has no key and is passed over.
+            for entry in try searchEntries(ids: ids) {
+                guard try visit(entry) else { return false }
+            }
+            return true
+        }
+    }
+
+    /// Hands the ids holding every term below the walk's last, highest first, to `take` in
+    /// batches of `size()` (asked before each; a tier's last batch may be shorter) until it
+    /// returns false or none are left: all segments in one statement for terms the walk found
+    /// rare, or for common ones segments newest first, tier by tier (``Tier``), each tier's
+    /// hits complete before the next is read.
+    private func hitBatches(
+        _ terms: [IndexTerm], after walked: (first: Int64, last: Int64, holding: Int), size: () -> Int, _ take: ([Int64]) throws -> Bool
+    ) throws {
+        var cursor = walked.last
+        let rate = max(Double(walked.holding), 0.5) / Double(max(1, walked.first - walked.last + 1))
+        // Ids below the cursor expected to hold the first tier's candidates; every id when the
+        // terms are rare.
+        var span = rate * Double(cursor) <= Double(Self.tieredAbove) ? cursor : Int64(Double(Self.firstTierCandidates) / rate)
+        var tier = Tier.between(floor: max(0, cursor - span), ceiling: Int64.max)
+        var found = Array(repeating: [PostingCursor](), count: terms.count)
+        while true {
+            guard try addCursors(terms, tier: tier, to: &found) else { return }
+            let floor = tier.floor
+            // Every segment that can hold an id at or above the floor has been read: the
+            // hits there are complete. A term none of them holds has none there.
+            if found.allSatisfy({ !$0.isEmpty }) {
+                var hits = PostingIntersection(found.map(TermCursor.init), below: cursor)
+                var more = true
+                while more {
+                    let batch = size()
+                    var ids: [Int64] = []
+                    while ids.count < batch, let id = try hits.next() {
+                        guard id >= floor else {
+                            more = false
+                            break
+                        }
+                        ids.append(id)
+                    }
+                    if ids.count < batch { more = false }
+                    if !ids.isEmpty {
+                        guard try take(ids) else { return }
+                    }
+                }
+            }
+            guard floor > 0 else { return }
+            cursor = floor
+            span = span > Int64.max / 8 ? Int64.max : span * 8
+            tier = .between(floor: max(0, floor - span), ceiling: floor)
+        }
+    }
+
+    /// A page of the matches of `query`, whose terms the index answers exactly
+    /// (``SearchGrams/indexIsExact(for:)``), newest first below `below`, skipping `offset`, at
+    /// most `limit` (``PostgresStore/exactSearchPosters(_:order:after:offset:limit:)``). As
+    /// ``searchCandidates(_:below:visit:)`` finds them, but the hits need no key read to be
+    /// rechecked: a hit is a match unless the poster has a stale mark (it was edited, deleted or
+    /// re-keyed since a segment was written), and only those are rechecked, with the key read
+    /// beside the poster's row. So the hits' posters are read once, the page's worth at a time,
+    /// where the candidates' keys and then the page's posters were two statements reading
+    /// twice as many rows (cold ones, at 1M posters: most of a search's time).
+    func exactNewestPosters(_ query: SearchQuery, below: Int64?, offset: Int, limit: Int) throws -> [Poster] {
+        let wanted = offset + limit
+        guard limit > 0 else { return [] }
+        let terms = SearchGrams.terms(for: query)
+        guard !terms.isEmpty else { return [] }
+        // The matches in order, and the posters read so far.
+        var matched: [Int64] = []
+        var read: [Int64: Poster] = [:]
+        let pieces = terms.compactMap { SearchGrams.piece(ofToken: $0.token) }
+        // The core's recheck: every word in the key, byte for byte.
+        let words = query.words.map { Array($0.utf8) }
+        let walked = try walk(below: below ?? Int64.max, limit: Self.walkBudget, pieces: pieces) { entry in
+            if SearchGrams.key(entry.key, holdsEvery: words) { matched.append(entry.id) }
+            return matched.count < wanted
+        }
+        if let walked, matched.count < wanted {
+            // The walk's matches are read with the first batch of hits.
+            var waiting = Array(matched.dropFirst(offset))
+            try hitBatches(terms, after: walked, size: { max(4, wanted - matched.count) }) { ids in
+                let rows = try select(
+                    """
+                    SELECT w.*, s.poster_id IS NOT NULL,
+                        CASE WHEN s.poster_id IS NOT NULL THEN (SELECT k.key FROM search_key k WHERE k.poster_id = w.id) END
+                    FROM (\(unescaped: PostgresStore.posterColumns) WHERE p.id = ANY(\(waiting + ids)::bigint[])) w
+                    LEFT JOIN search_stale s ON s.poster_id = w.id
+                    """)
+                waiting.removeAll()
+                var stale: [Int64: String?] = [:]
+                for row in 0..<rows.count {
+                    let poster = try PostgresStore.decodePoster(rows, row)
+                    read[poster.id] = poster
+                    if try rows.bool(row, Self.posterColumnCount) {
+                        stale[poster.id] = rows.isNull(row, Self.posterColumnCount + 1) ? nil : rows.text(row, Self.posterColumnCount + 1)
+                    }
+                }
+                for id in ids where read[id] != nil {
+                    if let key = stale[id], !(key.map { SearchGrams.key($0, holdsEvery: words) } ?? false) { continue }
+                    matched.append(id)
+                    guard matched.count < wanted else { return false }
+                }
+                return true
+            }
+        }
+        let page = Array(matched.dropFirst(offset).prefix(limit))
+        let unread = page.filter { read[$0] == nil }
+        if !unread.isEmpty {
+            for poster in try posters(ids: unread) { read[poster.id] = poster }
+        }
+        return page.compactMap { read[$0] }
+    }
+
+    /// How many columns ``PostgresStore/posterColumns`` selects.
+    static let posterColumnCount = 19
+
+    /// Which segments a statement reads blocks of, by `top` (the highest id a segment can hold).
+    enum Tier: Equatable {
+        /// Those whose top is at least `floor` and below `ceiling`: with every tier above it
+        /// read, every segment that can hold an id at or above `floor`.
+        case between(floor: Int64, ceiling: Int64)
+        /// Those whose top is within `span` of the highest top.
+        case newest(span: Int64)
+        /// The others.
+        case older(span: Int64)
+
+        var floor: Int64 {
+            guard case .between(let floor, _) = self else { return 0 }
+            return floor
+        }
+
+        /// The condition on `s`, a segment.
+        var condition: PostgresQuery {
+            switch self {
+            case .between(let floor, let ceiling): "s.top >= \(floor) AND s.top < \(ceiling)"
+            case .newest(let span): "s.top >= (SELECT max(top) FROM search_segment) - \(span)"
+            case .older(let span): "s.top < (SELECT max(top) FROM search_segment) - \(span)"
+            }
+        }
+    }
+
+    /// Up to `limit` keys below `cursor`, newest first, unfiltered, each visited: the first and
+    /// last ids read and how many keys held every one of `pieces` (UTF-8), or nil when the walk
+    /// is over (fewer rows than asked, or `visit` stopped). Read from the poster rows as
+    /// ``searchEntries(ids:)`` reads them: one index scan down from the cursor.
+    private func walk(
+        below cursor: Int64, limit: Int, pieces: [[UInt8]], visit: (SearchEntry) throws -> Bool
+    ) throws -> (first: Int64, last: Int64, holding: Int)? {
+        let below = PostgresQuery.Shared(cursor)
+        let rows = try select(
+            """
+            SELECT p.id, coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)), p.votes
+            FROM poster p WHERE p.id < \(below) ORDER BY p.id DESC LIMIT \(unescaped: limit)
+            """)
+        var holding = 0
+        for row in 0..<rows.count where !rows.isNull(row, 1) {
+            let entry = try SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))
+            guard try visit(entry) else { return nil }
+            if !pieces.isEmpty && SearchGrams.key(entry.key, holdsEvery: pieces) { holding += 1 }
+        }
+        guard rows.count == limit else { return nil }
+        return try (rows.int64(0, 0), rows.int64(rows.count - 1, 0), holding)
+    }
+
+    /// Up to `limit` ids of posters holding every term, highest first (the intersection of
+    /// the posting lists, as SQLite's): first from the segments holding the newest
+    /// ``newestSpan`` ids, where a common term finds them all; then from every segment.
+    func searchCandidateIDs(_ terms: [IndexTerm], limit: Int) throws -> [Int64] {
+        guard limit > 0 else { return [] }
+        guard !terms.isEmpty else {
+            let rows = try select("SELECT poster_id FROM search_key LIMIT \(unescaped: limit)")
+            return try (0..<rows.count).map { try rows.int64($0, 0) }
+        }
+        var found = Array(repeating: [PostingCursor](), count: terms.count)
+        var ids: [Int64] = []
+        for tier in [Tier.newest(span: Self.newestSpan), .older(span: Self.newestSpan)] {
+            guard try addCursors(terms, tier: tier, to: &found) else { return [] }
+            guard found.allSatisfy({ !$0.isEmpty }) else { continue }
+            // Every id found counts, those of the newest segments that older ones also hold
+            // (an edited poster's) included, so a second pass finds a superset of the first.
+            var hits = PostingIntersection(found.map(TermCursor.init), below: nil)
+            ids.removeAll()
+            while ids.count < limit, let id = try hits.next() { ids.append(id) }
+            if ids.count >= limit { return ids }
+        }
+        return ids
+    }
+
+    /// The ids whose segments ``searchCandidateIDs(_:limit:)`` reads first.
+    static let newestSpan: Int64 = 1 << 16
+
+    /// Adds each term's cursors in the segments of `tier` to `found` (one array per term);
+    /// false when a term names no piece (it matches nothing). Every segment's blocks for every
+    /// term are read in one statement (``blocksQuery(_:tier:)``).
+    private func addCursors(_ terms: [IndexTerm], tier: Tier, to found: inout [[PostingCursor]]) throws -> Bool {
+        var ranges: [ClosedRange<Int64>] = []
+        var termOfRange: [Int] = []
+        for (index, term) in terms.enumerated() {
+            guard let pieces = term.pieceRanges else { return false }
+            ranges += pieces
+            termOfRange += Array(repeating: index, count: pieces.count)
+        }
+        let rows = try select(Self.blocksQuery(ranges, tier: tier))
+        // The blocks of each segment for each range, in order of first piece.
+        var blocks: [SegmentRange: [(firstPiece: Int64, block: [UInt8])]] = [:]
+        for row in 0..<rows.count {
+            let key = try SegmentRange(segment: rows.int64(row, 0), range: rows.int(row, 1) - 1)
+            try blocks[key, default: []].append((rows.int64(row, 2), rows.bytes(row, 3)))
+        }
+        for (key, segmentBlocks) in blocks {
+            found[termOfRange[key.range]] += Self.segmentCursors(segmentBlocks, within: ranges[key.range])
+        }
+        return true
+    }
+
+    /// One segment's blocks for one range of pieces.
+    private struct SegmentRange: Hashable {
+        let segment: Int64
+        let range: Int
+    }
+
+    /// One segment's cursors for the pieces in `range`, from its blocks that can hold them
+    /// (in order of first piece, as ``blocksQuery(_:tier:)`` finds them).
+    static func segmentCursors(_ blocks: [(firstPiece: Int64, block: [UInt8])], within range: ClosedRange<Int64>) -> [PostingCursor] {
+        var found: [PostingCursor] = []
+        for block in blocks.sorted(by: { $0.firstPiece < $1.firstPiece }) {
+            PostingBlock.cursors(in: block.block, firstPiece: block.firstPiece, within: range, into: &found)
+        }
+        return found
+    }
+
+    /// In every segment of `tier`, for each range of pieces (its 1-based place in `ranges`), the
+    /// blocks that can hold its pieces: the last starting at or below its lowest piece, and
+    /// every one starting after that up to its highest: (segment, range, first piece, block).
+    /// A range of one piece (every term the core asks for: ``IndexTerm/isPrefix`` is for
+    /// backends of tokens) is in one block, the last starting at or below it: one index probe
+    /// a segment, where a range takes two.
+    ///
+    /// `OFFSET 0` (and `LIMIT 1`) keeps the lookup a subquery of its own, planned as index
+    /// probes per segment and range; flattened into the join, the generic plan of the prepared
+    /// statement hashed a sequential scan of every block (58 ms at 1M posters against 2 ms,
+    /// docs/benchmarks.md).
+    static func blocksQuery(_ ranges: [ClosedRange<Int64>], tier: Tier) -> PostgresQuery {
+        let lookup =
+            ranges.allSatisfy { $0.lowerBound == $0.upperBound }
+            ? "SELECT p.piece, p.postings FROM search_posting p WHERE p.segment = s.id AND p.piece <= r.hi ORDER BY p.piece DESC LIMIT 1"
+            : """
+            SELECT p.piece, p.postings FROM search_posting p WHERE p.segment = s.id AND p.piece <= r.hi
+            AND p.piece >= coalesce((SELECT max(q.piece) FROM search_posting q WHERE q.segment = s.id AND q.piece <= r.lo), r.lo)
+            OFFSET 0
+            """
+        return """
+            SELECT s.id, r.n, b.piece, b.postings FROM search_segment s
+            CROSS JOIN unnest(\(ranges.map(\.lowerBound))::bigint[], \(ranges.map(\.upperBound))::bigint[]) WITH ORDINALITY AS r(lo, hi, n)
+            CROSS JOIN LATERAL (\(unescaped: lookup)) b
+            WHERE \(tier.condition)
+            """
+    }
+
+    /// The keys of `ids` from the poster rows (`walk_key`, the key's copy beside the votes; a
+    /// long key looked up in `search_key`): one index probe a poster where joining `search_key`
+    /// took two (the hits of a search are old posters at random places, mostly outside the
+    /// server's buffers: at 1M posters, 64 of them took 3.2 ms cold through the join, 2.2 ms from
+    /// the row). A poster without a key (a damaged store: check names it) is left out, as the
+    /// join left it.
+    func searchEntries(ids: [Int64]) throws -> [SearchEntry] {
+        guard !ids.isEmpty else { return [] }
+        let rows = try select(
+            """
+            SELECT p.id, coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)), p.votes, p.trend
+            FROM poster p WHERE p.id = ANY(\(ids)::bigint[])
+            """)
+        var byID: [Int64: SearchEntry] = [:]
+        for row in 0..<rows.count where !rows.isNull(row, 1) {
+            let entry = try SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2), score: rows.int64(row, 3))
+            byID[entry.id] = entry
+        }
+        return ids.compactMap { byID[$0] }
+    }
+
+    func searchEntriesByVotes(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
+        try searchEntriesRanked(order: .popular, after: after, visit: visit)
+    }
+
+    func searchEntriesByScore(after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
+        try searchEntriesRanked(order: .trending, after: after, visit: visit)
+    }
+
+    /// Every poster's key in popular or trending order after `after`, in batches.
+    private func searchEntriesRanked(order: FeedOrder, after: FeedPosition?, visit: (SearchEntry) throws -> Bool) throws {
+        // Popular reads `poster_popular` as an index-only scan (schema step 6: the keys beside
+        // the votes; a long one looked up), so it asks for no column outside it (a constant for
+        // the score); trending reads `poster_trending` and looks the keys up.
+        let (key, score) = order == .trending ? ("p.trend", "p.trend") : ("p.votes", "0::bigint")
+        var cursor = after
+        var batch = 256
+        while true {
+            // The limit is written into the text (one plan per batch size, sized for it); the
+            // first batch, without a cursor, reads the index from its start.
+            var condition: PostgresQuery = ""
+            if let cursor {
+                let value = order == .trending ? cursor.score : Int64(cursor.votes)
+                condition = " WHERE (\(unescaped: key), p.id) < (\(value), \(cursor.id))"
+            }
+            let rows = try select(
+                """
+                SELECT p.id, coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)), p.votes, \(unescaped: score)
+                FROM poster p\(condition) ORDER BY \(unescaped: key) DESC, p.id DESC LIMIT \(unescaped: batch)
+                """)
+            for row in 0..<rows.count {
+                let entry = try SearchEntry(
+                    id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2), score: rows.int64(row, 3))
+                guard try visit(entry) else { return }
+            }
+            guard rows.count == batch else { return }
+            cursor = try FeedPosition(
+                id: rows.int64(rows.count - 1, 0), votes: rows.int(rows.count - 1, 2), score: rows.int64(rows.count - 1, 3))
+            batch = min(batch * 4, 4096)
+        }
+    }
+}

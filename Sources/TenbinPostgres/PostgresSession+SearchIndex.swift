@@ -315,26 +315,16 @@ extension PostgresSession {
 }
 
 extension PostgresSession {
-    /// What `tenbin check` finds wrong with the search index's structure (as SQLite's
-    /// `searchProblems()`): a merge naming segments that do not exist, a block in no segment,
-    /// a block or list that cannot be read. Reads only, block by block in pages.
+    /// What `tenbin check` finds wrong with the search index's structure
+    /// (``SearchIndexCheck``, as on SQLite): a merge naming segments that do not exist, a block
+    /// in no segment, a block or list that cannot be read, a poster above its segment's top.
+    /// Reads only, block by block in pages.
     func searchIndexProblems() throws -> [String] {
-        var problems: [String] = []
-        let unknown = try connection.query(
-            """
-            SELECT id FROM (SELECT source AS id FROM search_merge UNION SELECT target FROM search_merge) m
-            WHERE NOT EXISTS (SELECT 1 FROM search_segment s WHERE s.id = m.id) ORDER BY id
-            """)
-        if unknown.count > 0 {
-            let ids = try (0..<unknown.count).map { String(try unknown.int64($0, 0)) }
-            problems.append(
-                "the search index is damaged (a merge names segments that do not exist: \(ids.joined(separator: ", "))); `tenbin check --repair` rebuilds it"
-            )
-        }
-        let segmentRows = try connection.query("SELECT id FROM search_segment")
-        let segments = Set(try (0..<segmentRows.count).map { try segmentRows.int64($0, 0) })
-        var damaged = 0
-        var example = ""
+        let segmentRows = try connection.query("SELECT id, top FROM search_segment", binary: true)
+        var tops: [Int64: Int64] = [:]
+        for row in 0..<segmentRows.count { tops[try segmentRows.int64(row, 0)] = try segmentRows.int64(row, 1) }
+        let mergeRows = try connection.query("SELECT source FROM search_merge UNION SELECT target FROM search_merge", binary: true)
+        var check = SearchIndexCheck(segmentTops: tops, mergeSegments: try (0..<mergeRows.count).map { try mergeRows.int64($0, 0) })
         var after = (segment: Int64.min, piece: Int64.min)
         while true {
             let rows = try connection.query(
@@ -344,27 +334,10 @@ extension PostgresSession {
                 """, binary: true)
             guard rows.count > 0 else { break }
             for row in 0..<rows.count {
-                let (segment, piece) = (try rows.int64(row, 0), try rows.int64(row, 1))
-                let block = rows.bytes(row, 2)
-                var listsRead = true
-                let blockRead = PostingBlock.forEach(block, firstPiece: UInt64(bitPattern: piece)) { _, list in
-                    listsRead = PostingCoding.decode(block, list) != nil
-                    return listsRead
-                }
-                let fault: String? =
-                    !segments.contains(segment)
-                    ? "it belongs to no segment" : !(blockRead && listsRead) ? "its lists of posters cannot be read" : nil
-                guard let fault else { continue }
-                damaged += 1
-                if damaged == 1 { example = "segment \(segment), piece \(piece): \(fault)" }
+                check.check(segment: try rows.int64(row, 0), firstPiece: try rows.int64(row, 1), block: rows.bytes(row, 2))
             }
             after = (try rows.int64(rows.count - 1, 0), try rows.int64(rows.count - 1, 1))
         }
-        if damaged > 0 {
-            problems.append(
-                "the search index is damaged (\(damaged) \(damaged == 1 ? "entry" : "entries"), such as \(example)); `tenbin check --repair` rebuilds it"
-            )
-        }
-        return problems
+        return check.problems
     }
 }

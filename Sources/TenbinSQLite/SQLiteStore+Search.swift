@@ -441,59 +441,18 @@ extension SQLiteSession {
         problems += try db.statement(
             "SELECT k.poster_id FROM search_key k WHERE NOT EXISTS (SELECT 1 FROM poster p WHERE p.id = k.poster_id)"
         ).map { "a search key remains for deleted poster \($0.int64(0))" }
-        let unknown = try db.statement(
-            """
-            SELECT id FROM (SELECT source AS id FROM search_merge UNION SELECT target FROM search_merge)
-            WHERE id NOT IN (SELECT id FROM search_segment) ORDER BY id
-            """
-        ).map { String($0.int64(0)) }
-        if !unknown.isEmpty {
-            problems.append(
-                "the search index is damaged (a merge names segments that do not exist: \(unknown.joined(separator: ", "))); `tenbin check --repair` rebuilds it"
-            )
-        }
         var tops: [Int64: Int64] = [:]
         for (segment, top) in try db.statement("SELECT id, top FROM search_segment").map({ ($0.int64(0), $0.int64(1)) }) {
             tops[segment] = top
         }
+        let merges = try db.statement("SELECT source FROM search_merge UNION SELECT target FROM search_merge").map { $0.int64(0) }
+        var check = SearchIndexCheck(segmentTops: tops, mergeSegments: merges)
         let rows = try db.statement("SELECT segment, piece, postings FROM search_posting")
         defer { rows.reset() }
-        var damaged = 0
-        var example = ""
         while try rows.step() {
-            let segment = rows.int64(0)
-            let block = rows.blob(2)
-            var listsRead = true
-            var highest: Int64 = 0
-            let blockRead = PostingBlock.forEach(block, firstPiece: UInt64(bitPattern: rows.int64(1))) { _, list in
-                let ids = PostingCoding.decode(block, list)
-                listsRead = ids != nil
-                highest = max(highest, ids?.first ?? 0)
-                return listsRead
-            }
-            let fault: String?
-            if let top = tops[segment] {
-                if !(blockRead && listsRead) {
-                    fault = "its lists of posters cannot be read"
-                } else if highest > top {
-                    // A search reads a segment only once below its top: a poster above it is missed.
-                    fault = "it holds poster \(highest), above its segment's top \(top)"
-                } else {
-                    fault = nil
-                }
-            } else {
-                fault = "it belongs to no segment"
-            }
-            guard let fault else { continue }
-            damaged += 1
-            if damaged == 1 { example = "segment \(segment), piece \(rows.int64(1)): \(fault)" }
+            check.check(segment: rows.int64(0), firstPiece: rows.int64(1), block: rows.blob(2))
         }
-        if damaged > 0 {
-            problems.append(
-                "the search index is damaged (\(damaged) \(damaged == 1 ? "entry" : "entries"), such as \(example)); `tenbin check --repair` rebuilds it"
-            )
-        }
-        return problems
+        return problems + check.problems
     }
 }
 

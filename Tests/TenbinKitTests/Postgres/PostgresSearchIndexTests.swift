@@ -197,6 +197,21 @@ struct PostgresSearchIndexTests {
         #expect(try s.levels() == [1: 1])
     }
 
+    @Test func checkNamesAPosterAboveItsSegmentsTopAndRepairMendsIt() throws {
+        let s = try Fixture()
+        let ids = try s.addBatch((0..<10).map { "高い \($0)" })
+        // A top below the segment's posters: a search reading segments by top would miss them.
+        try s.store.pool.withConnection { connection in
+            try connection.execute("UPDATE search_segment SET top = \(ids.min()!)")
+        }
+        let problems = try s.store.integrityProblems()
+        #expect(problems.count == 1, "\(problems)")
+        #expect(problems.first?.contains("above its segment's top \(ids.min()!)") == true, "\(problems)")
+        #expect(try s.board.check(repairingSearch: true).problems.filter { !$0.hasPrefix("blob ") }.isEmpty)
+        #expect(try s.store.integrityProblems() == [])
+        #expect(try s.board.search(query: "高い", limit: 100).map(\.id) == ids.reversed())
+    }
+
     @Test func aMergeOverADamagedBlockFailsItsWriteWholeAndSaysSo() throws {
         let s = try Fixture()
         for index in 0..<7 { try s.board.quickPost("壊れた \(index)") }

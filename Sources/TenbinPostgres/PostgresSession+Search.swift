@@ -129,12 +129,12 @@ extension PostgresSession {
                     """)
                 waiting.removeAll()
                 var stale: [Int64: String?] = [:]
+                // The two columns after the poster's: whether it is marked stale, and its key.
+                let (markedColumn, keyColumn) = (PostgresStore.posterColumnCount, PostgresStore.posterColumnCount + 1)
                 for row in 0..<rows.count {
                     let poster = try PostgresStore.decodePoster(rows, row)
                     read[poster.id] = poster
-                    if try rows.bool(row, Self.posterColumnCount) {
-                        stale[poster.id] = rows.isNull(row, Self.posterColumnCount + 1) ? nil : rows.text(row, Self.posterColumnCount + 1)
-                    }
+                    if try rows.bool(row, markedColumn) { stale[poster.id] = rows.isNull(row, keyColumn) ? nil : rows.text(row, keyColumn) }
                 }
                 for id in ids where read[id] != nil {
                     if let key = stale[id], !(key.map { SearchGrams.key($0, holdsEvery: words) } ?? false) { continue }
@@ -151,9 +151,6 @@ extension PostgresSession {
         }
         return page.compactMap { read[$0] }
     }
-
-    /// How many columns ``PostgresStore/posterColumns`` selects.
-    static let posterColumnCount = 19
 
     /// Which segments a statement reads blocks of, by `top` (the highest id a segment can hold).
     enum Tier: Equatable {

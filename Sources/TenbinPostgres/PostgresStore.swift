@@ -346,6 +346,10 @@ public final class PostgresStore: StoreBackend {
         }
     }
 
+    /// How many columns ``posterColumns`` selects and ``decodePoster(_:_:)`` reads: a query
+    /// selecting more after them finds its own from this column on.
+    static let posterColumnCount = 19
+
     static func decodePoster(_ rows: Rows, _ row: Int) throws -> Poster {
         try Poster(
             id: rows.int64(row, 0), contents: rows.bytesAsText(row, 1),

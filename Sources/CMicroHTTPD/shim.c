@@ -46,3 +46,8 @@ int tb_http_client_socket(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = tb_MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info == NULL ? -1 : info->connect_fd;
 }
+
+void *tb_http_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = tb_MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
+}

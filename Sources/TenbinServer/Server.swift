@@ -47,7 +47,7 @@ public final class Server: Sendable {
         self.monitoringDaemon = monitoringDaemon
         app.exchangesInProgress.withLock {
             $0 = { [weak daemon, weak monitoringDaemon] in
-                (daemon?.exchanges.withLock { $0.count } ?? 0) + (monitoringDaemon?.exchanges.withLock { $0.count } ?? 0)
+                (daemon?.exchangesInProgress ?? 0) + (monitoringDaemon?.exchangesInProgress ?? 0)
             }
         }
         var options = HTTPDaemonOptions(address: address, threads: configuration.threads)

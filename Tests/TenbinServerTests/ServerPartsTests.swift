@@ -115,6 +115,26 @@ import Testing
         #expect(RequestLog(json: true).line(for: unanswered).contains(#""status": null, "bytes": null"#))
     }
 
+    @Test func logLinesKeepTheTimeToTheMillisecondAndShowOnlyUnsafeCharactersAsMarks() {
+        let record = ExchangeRecord(
+            method: "GET", path: "/t/%E7%8C%AB/猫\u{202E}gpj.exe\u{7F}", route: "GET /t/{tag}", status: 0, bytes: nil,
+            duration: .microseconds(12_345_678), client: "::1")
+        // 2026-12-06T07:05:09.007Z, and an instant before 1970 (the millisecond counts up from
+        // the second before it).
+        let time = LogTime(millisecondsSince1970: 1_796_540_709_007)
+        #expect(time.description == "2026-12-06T07:05:09.007Z")
+        #expect(LogTime(millisecondsSince1970: -1).description == "1969-12-31T23:59:59.999Z")
+        #expect(LogTime(millisecondsSince1970: 1_796_540_709_120).description == "2026-12-06T07:05:09.120Z")
+        let text = RequestLog(json: false).line(for: record, finished: time)
+        #expect(text == "2026-12-06T07:05:09.007Z ::1 GET /t/%E7%8C%AB/猫?gpj.exe? - - 12345.678ms", "\(text)")
+        var answered = record
+        (answered.status, answered.bytes, answered.duration) = (404, 0, .nanoseconds(400))
+        #expect(RequestLog(json: false).line(for: answered, finished: time).hasSuffix(" 404 0 0.000ms"))
+        let json = RequestLog(json: true).line(for: answered, finished: time)
+        #expect(json.hasPrefix(#"{"time": "2026-12-06T07:05:09.007Z", "client": "::1""#), "\(json)")
+        #expect(json.hasSuffix(#""status": 404, "bytes": 0, "ms": 0.000}"#), "\(json)")
+    }
+
     @Test func aServerFailureTellsTheOperatorWhyAndTheClientOnlyThatItFailed() {
         struct DiskTrouble: Error, CustomStringConvertible {
             var description: String { "cannot create the blob folder /srv/board/blobs:\nNo such file or directory" }

@@ -63,6 +63,9 @@ const struct sockaddr *tb_http_client_address(struct MHD_Connection *connection)
 /// The socket of a connection (libmicrohttpd keeps owning it), or -1.
 int tb_http_client_socket(struct MHD_Connection *connection);
 
+/// The pointer the connection-notify callback stored for a connection when it opened, or NULL.
+void *tb_http_socket_context(struct MHD_Connection *connection);
+
 /// An epoll set for peers closing their end of a connection, with an eventfd in it as event
 /// number 0 (stored in `wake`); -1 and errno when either cannot be made.
 int tb_hangup_create(int *wake);

@@ -24,7 +24,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// Appends ``description``'s UTF-8 bytes, without the strings building it would take (a
     /// page of posters writes one time per poster).
-    func write(into bytes: inout [UInt8]) {
+    package func write(into bytes: inout [UInt8]) {
         let days = secondsSince1970 >= 0 ? secondsSince1970 / 86_400 : (secondsSince1970 - 86_399) / 86_400
         let seconds = secondsSince1970 - days * 86_400
         let (year, month, day) = Self.civil(fromDays: days)

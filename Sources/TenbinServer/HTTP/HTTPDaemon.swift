@@ -43,8 +43,6 @@ final class HTTPDaemon: Sendable {
     let handler: any HTTPHandling
     // The daemon handle: set by start(), cleared by stop(); both run under this lock.
     private let daemon = Locked<OpaquePointer?>(nil)
-    /// Exchanges in progress, for a graceful stop.
-    let exchanges = Locked<[ObjectIdentifier: HTTPExchange]>([:])
     /// Watches event streams' sockets for clients that leave; set while the daemon runs.
     private let hangUps = Locked<HangUpWatch?>(nil)
     /// Event streams whose response is queued, by exchange, so a stop can end them all.
@@ -142,7 +140,7 @@ final class HTTPDaemon: Sendable {
             // client a 502 (nginx does not send a POST elsewhere). The documented nginx block
             // closes idle upstream connections after 1 s (`keepalive_timeout`), inside the grace.
             let deadline = ContinuousClock.now + grace
-            while ContinuousClock.now < deadline, exchanges.withLock({ !$0.isEmpty }) || deadlines.openConnections > 0 {
+            while ContinuousClock.now < deadline, deadlines.openConnections > 0 {
                 usleep(10_000)
             }
             closing.withLock { $0 = true }
@@ -150,7 +148,7 @@ final class HTTPDaemon: Sendable {
             // process): resume every one first. An exchange begun after this snapshot is admitted
             // after `closing` was set, so it is refused at once and never suspends. An abandoned exchange never suspends again, and
             // a finished stream's reader never suspends, so none is suspended past this point.
-            for exchange in exchanges.withLock({ Array($0.values) }) { exchange.abandon() }
+            for exchange in deadlines.exchanges { exchange.abandon() }
             for stream in streams.withLock({ Array($0.values) }) { stream.finish() }
             MHD_stop_daemon(running)
             deadlines.stop()
@@ -164,22 +162,36 @@ final class HTTPDaemon: Sendable {
 
     // MARK: Callbacks, on the thread that owns the connection
 
-    /// The request line has arrived: a new exchange becomes the request's context.
+    /// Exchanges in progress now.
+    var exchangesInProgress: Int { deadlines.exchanges.count }
+
+    /// The request line has arrived: a new exchange becomes the request's context, and its
+    /// connection's exchange in progress.
     fileprivate func begin(target: String, connection: OpaquePointer?) -> UnsafeMutableRawPointer {
-        if let connection { deadlines.requestLineArrived(connection) }
         let exchange = HTTPExchange(target: target)
-        exchanges.withLock { $0[ObjectIdentifier(exchange)] = exchange }
+        if let open = connection.flatMap(Self.open) {
+            deadlines.requestLineArrived(open)
+            exchange.open = open
+            open.state.withLock { $0.exchange = exchange }
+        }
         return Unmanaged.passRetained(exchange).toOpaque()
     }
 
     /// The exchange is over, answered or not.
-    fileprivate func completed(_ exchange: HTTPExchange, connection: OpaquePointer?) {
-        if let connection { deadlines.answered(connection) }
+    fileprivate func completed(_ exchange: HTTPExchange) {
+        if let open = exchange.open {
+            deadlines.answered(open)
+            open.state.withLock { $0.exchange = nil }
+        }
         if let number = exchange.watched { hangUps.withLock { $0 }?.forget(number) }
         if exchange.stream != nil { streams.withLock { $0[ObjectIdentifier(exchange)] = nil } }
         exchange.close()
-        exchanges.withLock { $0[ObjectIdentifier(exchange)] = nil }
         handler.finished(exchange.record)
+    }
+
+    /// What is kept for an open connection (``connection(_:opened:context:)``).
+    private static func open(_ connection: OpaquePointer) -> HTTPConnection? {
+        tb_http_socket_context(connection).map { Unmanaged<HTTPConnection>.fromOpaque($0).takeUnretainedValue() }
     }
 
     /// One call of the access handler; returns false to close the connection.
@@ -190,12 +202,12 @@ final class HTTPDaemon: Sendable {
         switch exchange.phase {
         case .fresh:
             exchange.connection = connection
-            deadlines.headArrived(connection)
+            if let open = exchange.open { deadlines.headArrived(open) }
             let headers = Self.headers(of: connection)
             let headerBytes = headers.bytes
             let head = RequestHead(
                 method: method, target: exchange.target, headers: headers,
-                peerAddress: ListenAddress.describe(tb_http_client_address(connection)))
+                peerAddress: exchange.open?.peerAddress ?? ListenAddress.describe(tb_http_client_address(connection)))
             exchange.head = head
             let admission = refusal(target: exchange.target, headerBytes: headerBytes) ?? handler.admit(head)
             exchange.route = admission.route
@@ -396,12 +408,17 @@ final class HTTPDaemon: Sendable {
         return fields
     }
 
-    /// A connection opened or closed.
-    fileprivate func connection(_ connection: OpaquePointer, opened: Bool) {
+    /// A connection opened or closed: what is kept for it is made, held (retained) as its
+    /// socket context, and released once it closes.
+    fileprivate func connection(_ connection: OpaquePointer, opened: Bool, context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
         if opened {
-            deadlines.opened(connection, socket: tb_http_client_socket(connection))
-        } else {
-            deadlines.closed(connection)
+            let open = deadlines.opened(
+                socket: tb_http_client_socket(connection), peerAddress: ListenAddress.describe(tb_http_client_address(connection)))
+            context.pointee = Unmanaged.passRetained(open).toOpaque()
+        } else if let pointer = context.pointee {
+            context.pointee = nil
+            let open = Unmanaged<HTTPConnection>.fromOpaque(pointer).takeRetainedValue()
+            deadlines.closed(open)
         }
     }
 }
@@ -417,10 +434,10 @@ private enum Callbacks {
         return daemon.begin(target: uri.map { String(cString: $0) } ?? "", connection: connection)
     }
 
-    static let connection: MHD_NotifyConnectionCallback = { context, connection, _, code in
-        guard let connection else { return }
+    static let connection: MHD_NotifyConnectionCallback = { context, connection, socketContext, code in
+        guard let connection, let socketContext else { return }
         let daemon = Unmanaged<HTTPDaemon>.fromOpaque(context!).takeUnretainedValue()
-        daemon.connection(connection, opened: code == .CONNECTION_NOTIFY_STARTED)
+        daemon.connection(connection, opened: code == .CONNECTION_NOTIFY_STARTED, context: socketContext)
     }
 
     static let access: MHD_AccessHandlerCallback = { context, connection, _, method, _, upload, uploadSize, requestContext in
@@ -437,7 +454,7 @@ private enum Callbacks {
         guard let pointer = requestContext?.pointee else { return }
         requestContext!.pointee = nil
         let daemon = Unmanaged<HTTPDaemon>.fromOpaque(context!).takeUnretainedValue()
-        daemon.completed(Unmanaged<HTTPExchange>.fromOpaque(pointer).takeRetainedValue(), connection: connection)
+        daemon.completed(Unmanaged<HTTPExchange>.fromOpaque(pointer).takeRetainedValue())
     }
 
     static let header: MHD_KeyValueIterator = { context, _, key, value in

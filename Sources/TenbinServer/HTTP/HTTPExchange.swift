@@ -40,6 +40,8 @@ final class HTTPExchange: @unchecked Sendable {
     var head: RequestHead?
     var route = ""
     var connection: OpaquePointer?
+    /// What is kept for the connection (nil only for one libmicrohttpd gave no socket).
+    var open: HTTPConnection?
     var status = 0
     var bytesSent: Int?
     /// What failed behind a 5xx answer, for the log.

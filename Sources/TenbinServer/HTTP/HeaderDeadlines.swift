@@ -19,17 +19,14 @@ import TenbinKit
 /// close notification takes before libmicrohttpd closes the descriptor, so a descriptor number
 /// reused by a newer connection is never touched.
 final class HeaderDeadlines: Sendable {
-    private struct Entry {
-        let socket: Int32
-        var deadline: ContinuousClock.Instant?
-    }
-
     /// Seconds a connection has to send a request's line and header fields.
     let headerTimeout: Duration
     /// Seconds a kept-alive connection has to begin its next request.
     let idleTimeout: Duration
-    // Open connections by address; every access is under this lock.
-    private let entries = Locked<[UInt: Entry]>([:])
+    // Open connections by identity: added and removed as they open and close (each request
+    // changes only its own connection's deadline, under that connection's lock). Shutting a
+    // socket down happens under this lock, which `closed` takes before libmicrohttpd closes it.
+    private let open = Locked<[ObjectIdentifier: HTTPConnection]>([:])
     // The tick's source, kept to cancel it; set once in init.
     private let timer: Locked<(any DispatchSourceTimer)?> = Locked(nil)
 
@@ -46,64 +43,61 @@ final class HeaderDeadlines: Sendable {
 
     deinit { stop() }
 
-    /// Ends the tick.
     /// Connections open now.
-    var openConnections: Int { entries.withLock { $0.count } }
+    var openConnections: Int { open.withLock { $0.count } }
 
+    /// The exchanges in progress on the open connections.
+    var exchanges: [HTTPExchange] { open.withLock { $0.values.compactMap(\.exchange) } }
+
+    /// Ends the tick.
     func stop() {
         timer.withLock { $0?.cancel() }
     }
 
-    private static func key(_ connection: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection))) }
-
-    /// A connection was accepted: its first request's head is due within `headerTimeout`.
-    func opened(_ connection: OpaquePointer, socket: Int32) {
-        guard socket >= 0 else { return }
-        let deadline = ContinuousClock.now + headerTimeout
-        entries.withLock { $0[Self.key(connection)] = Entry(socket: socket, deadline: deadline) }
+    /// A connection was accepted: its first request's head is due within `headerTimeout`
+    /// (unless libmicrohttpd did not say what its socket is). Returns what is kept for it.
+    func opened(socket: Int32, peerAddress: String) -> HTTPConnection {
+        let connection = HTTPConnection(socket: socket, peerAddress: peerAddress, deadline: socket >= 0 ? .now + headerTimeout : nil)
+        open.withLock { $0[ObjectIdentifier(connection)] = connection }
+        return connection
     }
 
     /// A request line arrived: its header fields are due within `headerTimeout` (and never
     /// later than a deadline already running, the first request's since the connection opened).
-    func requestLineArrived(_ connection: OpaquePointer) {
+    func requestLineArrived(_ connection: HTTPConnection) {
         let limit = ContinuousClock.now + headerTimeout
-        entries.withLock { entries in
-            guard let deadline = entries[Self.key(connection)]?.deadline else {
-                entries[Self.key(connection)]?.deadline = limit
-                return
-            }
-            entries[Self.key(connection)]?.deadline = min(deadline, limit)
-        }
+        connection.state.withLock { state in state.deadline = min(state.deadline ?? limit, limit) }
     }
 
     /// The request's head is complete: nothing is due until it has been answered.
-    func headArrived(_ connection: OpaquePointer) {
-        entries.withLock { $0[Self.key(connection)]?.deadline = nil }
+    func headArrived(_ connection: HTTPConnection) {
+        connection.state.withLock { $0.deadline = nil }
     }
 
     /// A request was answered: a kept-alive connection's next request line is due within the
     /// idle timeout.
-    func answered(_ connection: OpaquePointer) {
+    func answered(_ connection: HTTPConnection) {
         let deadline = ContinuousClock.now + idleTimeout
-        entries.withLock { entries in
-            entries[Self.key(connection)]?.deadline = deadline
-        }
+        connection.state.withLock { $0.deadline = deadline }
     }
 
     /// The connection is closing; libmicrohttpd closes its socket after this returns.
-    func closed(_ connection: OpaquePointer) {
-        _ = entries.withLock { $0.removeValue(forKey: Self.key(connection)) }
+    func closed(_ connection: HTTPConnection) {
+        _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) }
     }
 
     private func closeLate() {
         let now = ContinuousClock.now
-        entries.withLock { entries in
-            for (key, entry) in entries {
-                guard let deadline = entry.deadline, deadline <= now else { continue }
+        open.withLock { open in
+            for connection in open.values {
+                let late = connection.state.withLock { state -> Bool in
+                    guard connection.socket >= 0, let deadline = state.deadline, deadline <= now else { return false }
+                    state.deadline = nil
+                    return true
+                }
                 // Shut down, not closed: the descriptor stays libmicrohttpd's to close. Fails
                 // only when the peer has already gone, which ends the connection anyway.
-                _ = shutdown(entry.socket, Int32(SHUT_RDWR))
-                entries[key]?.deadline = nil
+                if late { _ = shutdown(connection.socket, Int32(SHUT_RDWR)) }
             }
         }
     }

@@ -24,10 +24,21 @@ package struct LogTime: Sendable, CustomStringConvertible {
     }
 
     package var description: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        write(into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``description``'s UTF-8 bytes (every request's log line starts with them).
+    package func write(into bytes: inout [UInt8]) {
         let seconds = millisecondsSince1970 >= 0 ? millisecondsSince1970 / 1000 : (millisecondsSince1970 - 999) / 1000
         let milliseconds = millisecondsSince1970 - seconds * 1000
-        let whole = Timestamp(secondsSince1970: seconds).description  // ends in "Z"
-        let fraction = String(milliseconds)
-        return whole.dropLast() + "." + String(repeating: "0", count: 3 - fraction.count) + fraction + "Z"
+        Timestamp(secondsSince1970: seconds).write(into: &bytes)
+        bytes[bytes.count - 1] = UInt8(ascii: ".")  // in place of its "Z"
+        bytes.append(UInt8(ascii: "0") + UInt8(milliseconds / 100))
+        bytes.append(UInt8(ascii: "0") + UInt8(milliseconds / 10 % 10))
+        bytes.append(UInt8(ascii: "0") + UInt8(milliseconds % 10))
+        bytes.append(UInt8(ascii: "Z"))
     }
 }

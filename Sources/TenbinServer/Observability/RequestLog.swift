@@ -10,14 +10,20 @@ struct RequestLog: Sendable {
 
     /// The line for `record`, finished at `finished`, without a newline.
     func line(for record: ExchangeRecord, finished: LogTime = .now()) -> String {
+        var bytes: [UInt8] = []
+        append(record, finished: finished, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the line for `record` (without a newline) to `bytes`. The text line is written
+    /// byte by byte: the log's writer formats one for every request the server answers.
+    func append(_ record: ExchangeRecord, finished: LogTime, to bytes: inout [UInt8]) {
         let milliseconds = Double(record.duration.components.seconds) * 1000 + Double(record.duration.components.attoseconds) / 1e15
-        let time = finished.description
-        let status = record.status == 0 ? "-" : String(record.status)
         let client = (trustProxy ? RequestPolicy.lastForwarded(record.forwardedFor) : nil) ?? record.client
         if json {
             var writer = JSONWriter()
             writer.object { json in
-                json.field("time", time)
+                json.field("time", finished.description)
                 json.field("client", client)
                 json.field("method", record.method)
                 json.field("path", record.path)
@@ -28,26 +34,68 @@ struct RequestLog: Sendable {
                 if let cause = record.cause { json.field("error", cause) }
             }
             // Milliseconds with three decimals, as a number (the writer has whole numbers only).
-            return String(writer.text.dropLast()) + ", \"ms\": \(Self.decimal(milliseconds))}"
+            bytes += writer.text.utf8.dropLast()
+            bytes += ", \"ms\": ".utf8
+            Self.appendDecimal(milliseconds, to: &bytes)
+            bytes.append(UInt8(ascii: "}"))
+            return
         }
-        let line =
-            "\(time) \(Self.printable(client)) \(Self.printable(record.method)) \(Self.printable(record.path)) \(status) \(record.bytes.map(String.init) ?? "-") \(Self.decimal(milliseconds))ms"
-        guard let cause = record.cause else { return line }
-        return line + " error: " + Self.printable(cause)
+        let space = UInt8(ascii: " ")
+        finished.write(into: &bytes)
+        bytes.append(space)
+        Self.appendPrintable(client, to: &bytes)
+        bytes.append(space)
+        Self.appendPrintable(record.method, to: &bytes)
+        bytes.append(space)
+        Self.appendPrintable(record.path, to: &bytes)
+        bytes.append(space)
+        if record.status == 0 { bytes.append(UInt8(ascii: "-")) } else { Self.appendInteger(record.status, to: &bytes) }
+        bytes.append(space)
+        if let count = record.bytes { Self.appendInteger(count, to: &bytes) } else { bytes.append(UInt8(ascii: "-")) }
+        bytes.append(space)
+        Self.appendDecimal(milliseconds, to: &bytes)
+        bytes += "ms".utf8
+        guard let cause = record.cause else { return }
+        bytes += " error: ".utf8
+        Self.appendPrintable(cause, to: &bytes)
     }
 
-    private static func decimal(_ value: Double) -> String {
+    /// `value` in decimal digits (a minus sign first when negative).
+    private static func appendInteger(_ value: Int, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        let start = bytes.count
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        bytes[start...].reverse()
+    }
+
+    /// `value` with three decimals (`1.500`).
+    private static func appendDecimal(_ value: Double, to bytes: inout [UInt8]) {
         let thousandths = Int((value * 1000).rounded())
-        let fraction = String(thousandths % 1000)
-        return "\(thousandths / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+        appendInteger(thousandths / 1000, to: &bytes)
+        let fraction = abs(thousandths % 1000)
+        bytes += [
+            UInt8(ascii: "."), UInt8(ascii: "0") + UInt8(fraction / 100), UInt8(ascii: "0") + UInt8(fraction / 10 % 10),
+            UInt8(ascii: "0") + UInt8(fraction % 10),
+        ]
     }
 
     /// Text with control characters (which a client can put in a path or a forwarded address)
     /// shown as `?`, so a log line stays one line and cannot move a terminal's cursor or make
     /// text read backwards: C0, DEL, C1, line separators and bidirectional overrides, as
     /// ``SafeText`` judges them.
-    private static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: SafeText.isUnsafe) else { return text }
-        return String(String.UnicodeScalarView(text.unicodeScalars.map { SafeText.isUnsafe($0) ? "?" : $0 }))
+    private static func appendPrintable(_ text: String, to bytes: inout [UInt8]) {
+        // Printable ASCII (nearly every path and address) is copied as it is; anything else
+        // is judged scalar by scalar.
+        if text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {
+            bytes += text.utf8
+            return
+        }
+        for scalar in text.unicodeScalars {
+            bytes += String(SafeText.isUnsafe(scalar) ? "?" : scalar).utf8
+        }
     }
 }

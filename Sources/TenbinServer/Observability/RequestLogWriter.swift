@@ -108,13 +108,13 @@ final class RequestLogWriter: Sendable {
                 if !state.withLock({ $0.finishing }) { usleep(Self.gatherMicroseconds) }
                 continue
             }
-            var text = ""
-            text.reserveCapacity(batch.count * 120)
+            var text: [UInt8] = []
+            text.reserveCapacity(batch.count * 160)
             for entry in batch {
-                text += format.line(for: entry.record, finished: entry.finished)
-                text += "\n"
+                format.append(entry.record, finished: entry.finished, to: &text)
+                text.append(UInt8(ascii: "\n"))
             }
-            sink(text)
+            sink(String(decoding: text, as: UTF8.self))
         }
     }
 }

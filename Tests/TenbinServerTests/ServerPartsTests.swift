@@ -25,8 +25,11 @@ import Testing
         }
         #expect(text(answers.response(for: poster)) == JSON.poster(poster) + "\n")
         #expect(text(answers.response(for: poster)) == JSON.poster(poster) + "\n")
+        // A vote moves the counts and the trending score (which the JSON does not show).
         poster.good2 = 5
+        poster.trendingScore = 7_000
         #expect(text(answers.response(for: poster)).contains("\"good2\": 5"))
+        #expect(text(answers.response(for: poster)) == JSON.poster(poster) + "\n")
         #expect(answers.writes.withLock { $0 } == 1, "new counts reuse the poster's JSON")
         poster.contents = "犬か猫か"
         #expect(text(answers.response(for: poster)) == JSON.poster(poster) + "\n")

@@ -11,7 +11,7 @@ final class VoteAnswers: Sendable {
 
     /// A poster's JSON answer cut at its two counts.
     private struct Template {
-        /// The poster it was written from, counts set to zero.
+        /// The poster it was written from, counts and trending score set to zero.
         let poster: Poster
         /// The bytes before `good1`'s value, between `good1`'s and `good2`'s, and after.
         let parts: [[UInt8]]
@@ -26,8 +26,9 @@ final class VoteAnswers: Sendable {
 
     /// The answer to a vote that left `poster` as it is: byte for byte `JSON.poster(poster)`.
     func response(for poster: Poster) -> HTTPResponse {
+        // What a vote changes: the counts, and the trending score, which the JSON leaves out.
         var key = poster
-        (key.good1, key.good2) = (0, 0)
+        (key.good1, key.good2, key.trendingScore) = (0, 0, 0)
         var template = templates.withLock { $0[poster.id] }
         if template?.poster != key {
             writes.withLock { $0 += 1 }

@@ -2,6 +2,7 @@
 // called through the pointers library.c looks up.
 #include "library.h"
 
+#include <malloc.h>
 #include <netinet/in.h>
 
 struct MHD_Daemon *tb_http_start(const struct tb_http_options *options) {
@@ -50,4 +51,10 @@ int tb_http_client_socket(struct MHD_Connection *connection) {
 void *tb_http_socket_context(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = tb_MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return info == NULL ? NULL : info->socket_context;
+}
+
+void tb_http_keep_freed_memory(size_t trim_threshold, size_t mmap_threshold) {
+    // Hints: the allocator's defaults only cost time.
+    mallopt(M_TRIM_THRESHOLD, (int)trim_threshold);
+    mallopt(M_MMAP_THRESHOLD, (int)mmap_threshold);
 }

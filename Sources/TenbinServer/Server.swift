@@ -1,3 +1,4 @@
+import CMicroHTTPD
 import TenbinKit
 
 #if canImport(Glibc)
@@ -20,12 +21,23 @@ public final class Server: Sendable {
     /// The metrics address's URL (`http://HOST:PORT/`), when it has one.
     public let metricsURL: String?
 
+    /// A server allocates and frees the same sizes all day (a request's strings, a batch's
+    /// rows, a kept blob of up to 1 MiB). By default the C allocator hands freed memory at the
+    /// top of its heap back to the system past 128 KiB, and maps every block over 128 KiB on
+    /// its own, so under load `brk` and `munmap` were 2 % of the server's CPU on votes (`perf`
+    /// under wrk). Up to 64 MiB freed is kept for reuse instead, and blocks under 4 MiB come from
+    /// the heap.
+    private static func keepFreedMemory() {
+        tb_http_keep_freed_memory(64 << 20, 4 << 20)
+    }
+
     /// Starts serving `board` (whatever its backend). Throws when the listen address is not
     /// one or cannot be bound.
     public init(_ configuration: ServerConfiguration, board: Board) throws {
         let address = try Self.address(configuration.listen, option: "--listen")
         let monitoringAddress = try configuration.metricsListen.map { try Self.address($0, option: "--metrics-listen") }
         self.configuration = configuration
+        Self.keepFreedMemory()
         do {
             try board.checkBlobFolder(creating: true)
         } catch {

@@ -66,6 +66,12 @@ int tb_http_client_socket(struct MHD_Connection *connection);
 /// The pointer the connection-notify callback stored for a connection when it opened, or NULL.
 void *tb_http_socket_context(struct MHD_Connection *connection);
 
+/// Has the C allocator keep up to `trim_threshold` bytes freed at the top of its heap for reuse
+/// instead of handing them back to the system, and serve blocks under `mmap_threshold` bytes
+/// from its heap instead of mapping each one (the defaults are 128 KiB, adjusted as it goes).
+/// Not libmicrohttpd's: it is here as the server's one C module.
+void tb_http_keep_freed_memory(size_t trim_threshold, size_t mmap_threshold);
+
 /// An epoll set for peers closing their end of a connection, with an eventfd in it as event
 /// number 0 (stored in `wake`); -1 and errno when either cannot be made.
 int tb_hangup_create(int *wake);

@@ -141,7 +141,7 @@ enum ServeBenchmark {
         print("blob ≥ 0.7× nginx (issue 33: page ≥ 0.8×, blob ≥ 0.9×). wrk, nginx (2 workers) and tenbin share the 2 cores;")
         print("libmicrohttpd alone is scripts/mhd-minimal.c with tenbin's daemon flags: the library's own floor.\n")
 
-        try votes(context, board: board, port: port, folder: folder)
+        try votes(context, board: board, port: port, folder: folder, minimalPort: minimalPort)
         if baseline != nil {
             print("The same votes through the baseline build (TENBIN_BENCH_BASELINE), on its own store of the same posters:\n")
             try votes(context, port: baselinePort, folder: folder) { try totalVotes(port: baselinePort) }
@@ -153,12 +153,16 @@ enum ServeBenchmark {
     }
     /// Votes/s over keep-alive connections, spread over every poster and all on one, with the
     /// store's own count as the proof that none was lost or doubled.
-    static func votes(_ context: BenchContext, board: Board, port: UInt16, folder: String) throws {
-        try votes(context, port: port, folder: folder) { try totalVotes(board) }
+    /// With `minimalPort`, the same requests answered by libmicrohttpd alone the way tenbin
+    /// answers a vote, without the store (scripts/mhd-minimal.c): the library's floor for them.
+    static func votes(_ context: BenchContext, board: Board, port: UInt16, folder: String, minimalPort: UInt16? = nil) throws {
+        try votes(context, port: port, folder: folder, minimalPort: minimalPort) { try totalVotes(board) }
     }
 
     /// Votes/s through the server at `port`; `total` is the store's own count of votes.
-    static func votes(_ context: BenchContext, port: UInt16, folder: String, total totalVotes: () throws -> Int) throws {
+    static func votes(
+        _ context: BenchContext, port: UInt16, folder: String, minimalPort: UInt16? = nil, total totalVotes: () throws -> Int
+    ) throws {
         var table = Table(
             "POST /api/v1/posters/{id}/votes, \(connections) connections", "votes/s", "p50", "p99", "answered 2xx", "committed")
         for (name, spread) in [("spread over \(posters) posters", posters), ("one hot poster", 1)] {
@@ -176,6 +180,14 @@ enum ServeBenchmark {
                 )
             }
             if run.failures > 0 { print("Warning: \(run.failures) vote requests failed or were refused.") }
+            if let minimalPort {
+                let floor = try Wrk.run(url: "http://127.0.0.1:\(minimalPort)", connections: connections, seconds: seconds, script: script)
+                table.add(
+                    "  libmicrohttpd alone: each POST suspended, resumed by a second thread (no store)",
+                    Format.number(floor.rate, digits: 0), Format.ms(floor.p50), Format.ms(floor.p99),
+                    String(floor.requests - floor.failures),
+                    "-")
+            }
         }
         table.print()
         print("\n\"committed\" is good1 + good2 summed over the store before and after: at least every answered vote, at most")
@@ -339,7 +351,7 @@ enum MinimalServer {
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/mhd-minimal.c")
             .standardized.path
         let binary = "\(folder)/mhd-minimal"
-        try Shell.run("cc", "-O2", "-o", binary, source, "-lmicrohttpd")
+        try Shell.run("cc", "-O2", "-pthread", "-o", binary, source, "-lmicrohttpd")
         let threads = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
         let process = try Child([binary, String(port), String(threads), blob, page])
         try LoopbackHTTP.waitForListener(port: port, seconds: 10)

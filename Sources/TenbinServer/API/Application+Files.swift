@@ -37,13 +37,13 @@ extension Application {
     private func blobAnswer(_ digest: Digest, _ file: BlobFiles.File, _ head: RequestHead) throws -> HTTPResponse {
         let etag = "\"" + digest.hex + "\""
         if Self.notModified(head, etag: etag) { return HTTPResponse(status: 304, headers: Self.immutable(etag: etag)) }
-        let headers = [("Content-Type", Self.mediaType(file.format)), ("ETag", etag), ("Cache-Control", Self.immutableCaching)]
-        if let bytes = file.bytes {
+        if let kept = file.kept {
             // The bytes never change (the digest names them), but a delete or gc removes the file,
             // and then the image is gone, as it is for an answer from the file.
             guard access(file.path, F_OK) == 0 else { throw blobUnreadable(digest) }
-            return HTTPResponse(status: 200, headers: headers, body: .shared(bytes))
+            return kept.answer
         }
+        let headers = [("Content-Type", Self.mediaType(file.format)), ("ETag", etag), ("Cache-Control", Self.immutableCaching)]
         let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw blobUnreadable(digest) }
         var info = stat()
@@ -54,8 +54,9 @@ extension Application {
         let size = Int(info.st_size)
         if blobFiles.keeps(size), let bytes = SharedBytes(reading: descriptor, count: size) {
             _ = close(descriptor)  // read-only; nothing to lose
-            blobFiles.keep(digest, bytes)
-            return HTTPResponse(status: 200, headers: headers, body: .shared(bytes))
+            let kept = PreparedResponse(status: 200, headers: headers, bytes: bytes)
+            blobFiles.keep(digest, kept)
+            return kept.answer
         }
         return HTTPResponse(status: 200, headers: headers, body: .file(descriptor: descriptor, size: size))
     }

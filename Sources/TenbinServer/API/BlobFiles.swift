@@ -6,17 +6,18 @@ import TenbinKit
 /// the blob still exists is the file's business: a blob that a delete or `tenbin gc` removed
 /// is gone from disk, its `open` fails, and it is forgotten.
 ///
-/// The bytes of blobs up to ``largestKept`` are kept too, up to ``memoryBudget`` in all: an
-/// answer from memory lets libmicrohttpd send the head and the body in one call, where a file
-/// costs a separate send of the head, then `sendfile` (measured in docs/benchmarks.md: 31 against
-/// 20 µs of server CPU a 75 KB blob). Whether the blob still exists stays the file's business:
-/// each answer from memory first checks that the file is there (`access`).
+/// The bytes of blobs up to ``largestKept`` are kept too, up to ``memoryBudget`` in all, as an
+/// answer made once (``PreparedResponse``: head and bytes, queued as it is for every request):
+/// an answer from memory lets libmicrohttpd send the head and the body in one call, where a
+/// file costs a separate send of the head, then `sendfile` (measured in docs/benchmarks.md: 31
+/// against 20 µs of server CPU a 75 KB blob). Whether the blob still exists stays the file's
+/// business: each answer from memory first checks that the file is there (`access`).
 final class BlobFiles: Sendable {
-    /// A blob's stored format and the path of its file, and its bytes once kept.
+    /// A blob's stored format and the path of its file, and its answer once its bytes are kept.
     struct File: Sendable {
         var format: ImageFormat
         var path: String
-        var bytes: SharedBytes? = nil
+        var kept: PreparedResponse? = nil
     }
 
     /// The most digests remembered; past it, the memory starts over.
@@ -56,24 +57,24 @@ final class BlobFiles: Sendable {
         count <= largestKept
     }
 
-    /// Keeps the bytes of `digest`'s file (known already); past the budget the kept bytes
-    /// start over, their files still remembered.
-    func keep(_ digest: Digest, _ bytes: SharedBytes) {
+    /// Keeps the answer of `digest`'s file (known already), its bytes in memory; past the
+    /// budget the kept answers start over, their files still remembered.
+    func keep(_ digest: Digest, _ answer: PreparedResponse) {
         files.withLock { state in
-            guard state.files[digest] != nil, state.files[digest]?.bytes == nil else { return }
-            if state.keptBytes + bytes.count > memoryBudget {
-                for key in state.files.keys { state.files[key]?.bytes = nil }
+            guard state.files[digest] != nil, state.files[digest]?.kept == nil else { return }
+            if state.keptBytes + answer.bytes.count > memoryBudget {
+                for key in state.files.keys { state.files[key]?.kept = nil }
                 state.keptBytes = 0
             }
-            state.files[digest]?.bytes = bytes
-            state.keptBytes += bytes.count
+            state.files[digest]?.kept = answer
+            state.keptBytes += answer.bytes.count
         }
     }
 
     /// Forgets `digest` (its file is gone).
     func forget(_ digest: Digest) {
         files.withLock { state in
-            if let gone = state.files.removeValue(forKey: digest), let bytes = gone.bytes { state.keptBytes -= bytes.count }
+            if let gone = state.files.removeValue(forKey: digest), let kept = gone.kept { state.keptBytes -= kept.bytes.count }
         }
     }
 }

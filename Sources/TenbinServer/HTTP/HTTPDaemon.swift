@@ -355,11 +355,24 @@ final class HTTPDaemon: Sendable {
 
     /// Hands `response` to libmicrohttpd; false (close the connection) when it refuses it.
     private func queue(_ response: HTTPResponse, _ exchange: HTTPExchange) -> Bool {
+        if case .prepared(let prepared) = response.body {
+            // While draining every answer gets `Connection: close`, which a shared response
+            // cannot carry: it is then answered as any other.
+            guard draining.withLock({ !$0 }) else { return queue(prepared.response, exchange) }
+            exchange.phase = .answered
+            let made = prepared.libraryResponse { Self.made(SecurityHeaders.complete(prepared.response)) }
+            guard let made else { return false }
+            exchange.status = prepared.status
+            exchange.bytesSent = prepared.bytes.count
+            return MHD_queue_response(exchange.connection!, UInt32(prepared.status), made) == MHD_Result.YES  // set on the first call
+        }
         let response = SecurityHeaders.complete(response)
         exchange.phase = .answered
         let connection = exchange.connection!  // set on the first call
         let made: OpaquePointer?
         switch response.body {
+        case .prepared(let prepared):
+            made = Self.response(sharing: prepared.bytes)  // answered above; its head is `response`'s
         case .bytes(let bytes):
             made = bytes.withUnsafeBytes { buffer in
                 MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
@@ -368,11 +381,7 @@ final class HTTPDaemon: Sendable {
             made = MHD_create_response_from_fd64(UInt64(size), descriptor)
             if made == nil { _ = Glibc.close(descriptor) }  // the response would have owned it
         case .shared(let bytes):
-            // The response holds a reference until libmicrohttpd is done sending.
-            let context = Unmanaged.passRetained(bytes).toOpaque()
-            made = MHD_create_response_from_buffer_with_free_callback_cls(
-                bytes.count, bytes.baseAddress, Callbacks.releaseShared, context)
-            if made == nil { Unmanaged<SharedBytes>.fromOpaque(context).release() }
+            made = Self.response(sharing: bytes)
         case .events(let stream):
             exchange.stream = stream
             stream.attach(connection)
@@ -397,6 +406,26 @@ final class HTTPDaemon: Sendable {
         exchange.bytesSent = response.bodyCount
         exchange.cause = response.cause
         return MHD_queue_response(connection, UInt32(response.status), made) == MHD_Result.YES
+    }
+
+    /// A response sending `bytes` without a copy; it holds a reference to them until
+    /// libmicrohttpd is done sending.
+    private static func response(sharing bytes: SharedBytes) -> OpaquePointer? {
+        let context = Unmanaged.passRetained(bytes).toOpaque()
+        let made = MHD_create_response_from_buffer_with_free_callback_cls(bytes.count, bytes.baseAddress, Callbacks.releaseShared, context)
+        if made == nil { Unmanaged<SharedBytes>.fromOpaque(context).release() }
+        return made
+    }
+
+    /// libmicrohttpd's response for a prepared answer (``PreparedResponse/response``, its
+    /// security headers completed), kept and queued for every request that asks for it.
+    private static func made(_ response: HTTPResponse) -> OpaquePointer? {
+        guard case .shared(let bytes) = response.body, let made = Self.response(sharing: bytes) else { return nil }
+        for (name, value) in response.headers where MHD_add_response_header(made, name, value) != MHD_Result.YES {
+            MHD_destroy_response(made)
+            return nil
+        }
+        return made
     }
 
     /// The request's header fields tenbin reads, and the bytes of all of them.

@@ -10,6 +10,9 @@ struct HTTPResponse: Sendable {
         /// Bytes shared by many answers, sent without a copy (a blob kept in memory: the
         /// library then sends the head and the body in one call).
         case shared(SharedBytes)
+        /// An answer made once and sent as it is every time (``PreparedResponse``); its status
+        /// and header fields are the prepared ones.
+        case prepared(PreparedResponse)
         /// A server-sent event stream that stays open until either side ends it.
         case events(EventStream)
     }
@@ -68,6 +71,7 @@ struct HTTPResponse: Sendable {
         case .bytes(let bytes): bytes.count
         case .file(_, let size): size
         case .shared(let bytes): bytes.count
+        case .prepared(let prepared): prepared.bytes.count
         case .events: nil
         }
     }

@@ -43,6 +43,38 @@ extension ServeEndToEndTests {
             #expect(created.json["hashtags"] as? [String] == ["ねこ", "dogs"])
         }
 
+        @Test func aBlobKeptInMemoryIsAnsweredTheSameOnEveryConnectionUntilItsFileGoes() throws {
+            let server = try ServeProcess()
+            let poster = try Self.post(server)
+            let digest = try #require((poster["images"] as? [[String: Any]])?.first?["digest"] as? String)
+            let path = "\(server.store)/blobs/\(digest.prefix(2))/\(digest)"
+            let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            // The first answer reads the file and keeps the answer; the later ones, on other
+            // connections and kept-alive ones, send that answer as it was made.
+            let connections = try (0..<3).map { _ in try server.connect() }
+            var heads: [[String: String]] = []
+            for _ in 0..<3 {
+                for connection in connections {
+                    let reply = try connection.request("GET", "/blobs/\(digest)")
+                    #expect(reply.status == 200)
+                    #expect(reply.body == file)
+                    heads.append(reply.headers.filter { $0.key != "date" })
+                }
+            }
+            #expect(Set(heads.map { $0.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" } }).count == 1)
+            #expect(heads[0]["content-type"] == "image/jpeg")
+            #expect(heads[0]["etag"] == "\"\(digest)\"")
+            #expect(heads[0]["x-content-type-options"] == "nosniff")
+            #expect(heads[0]["cross-origin-resource-policy"] == "cross-origin")
+            #expect(heads[0]["content-length"] == String(file.count))
+            let head = try connections[0].request("HEAD", "/blobs/\(digest)")
+            #expect(head.status == 200)
+            #expect(head.body.isEmpty)
+            #expect(try connections[1].request("GET", "/blobs/\(digest)", headers: [("If-None-Match", "\"\(digest)\"")]).status == 304)
+            try FileManager.default.removeItem(atPath: path)
+            #expect(try connections[2].request("GET", "/blobs/\(digest)").status == 404)
+        }
+
         @Test func aShortOrMissingTokenFileStopsTheServerFromStarting() throws {
             let folder = try ScratchFolder()
             try "short\n".write(toFile: folder.path + "/token", atomically: true, encoding: .utf8)

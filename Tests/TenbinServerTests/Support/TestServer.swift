@@ -98,6 +98,7 @@ final class TestServer: Sendable {
         let bodyCount = response.bodyCount
         if case .file(let descriptor, let size) = response.body { response.body = .bytes(Self.readAll(descriptor, size)) }
         if case .shared(let shared) = response.body { response.body = .bytes(shared.array) }
+        if case .prepared(let prepared) = response.body { response.body = .bytes(prepared.bytes.array) }
         router.finished(
             ExchangeRecord(
                 method: method, path: String(head.rawPath), route: admission.route, status: response.status,

@@ -161,6 +161,8 @@ extension PostgresSession {
         case newest(span: Int64)
         /// The others.
         case older(span: Int64)
+        /// Those with these ids.
+        case segments([Int64])
 
         var floor: Int64 {
             guard case .between(let floor, _) = self else { return 0 }
@@ -173,6 +175,18 @@ extension PostgresSession {
             case .between(let floor, let ceiling): "s.top >= \(floor) AND s.top < \(ceiling)"
             case .newest(let span): "s.top >= (SELECT max(top) FROM search_segment) - \(span)"
             case .older(let span): "s.top < (SELECT max(top) FROM search_segment) - \(span)"
+            case .segments(let ids): "s.id = ANY(\(ids)::bigint[])"
+            }
+        }
+
+        /// Whether `segment` is in the tier, `highest` being the highest top of all segments
+        /// (as ``condition`` tests it on the server).
+        func holds(_ segment: SearchBlockCache.Segment, highest: Int64) -> Bool {
+            switch self {
+            case .between(let floor, let ceiling): segment.top >= floor && segment.top < ceiling
+            case .newest(let span): segment.top >= highest - span
+            case .older(let span): segment.top < highest - span
+            case .segments(let ids): ids.contains(segment.id)
             }
         }
     }
@@ -228,8 +242,10 @@ extension PostgresSession {
     static let newestSpan: Int64 = 1 << 16
 
     /// Adds each term's cursors in the segments of `tier` to `found` (one array per term);
-    /// false when a term names no piece (it matches nothing). Every segment's blocks for every
-    /// term are read in one statement (``blocksQuery(_:tier:)``).
+    /// false when a term names no piece (it matches nothing). In a read, through the store's
+    /// ``SearchBlockCache``: the snapshot's segments once a read, then only the blocks not kept
+    /// yet (``cachedBlocks(_:tier:)``); otherwise every segment's blocks for every term in one
+    /// statement (``blocksQuery(_:tier:)``).
     private func addCursors(_ terms: [IndexTerm], tier: Tier, to found: inout [[PostingCursor]]) throws -> Bool {
         var ranges: [ClosedRange<Int64>] = []
         var termOfRange: [Int] = []
@@ -238,17 +254,116 @@ extension PostgresSession {
             ranges += pieces
             termOfRange += Array(repeating: index, count: pieces.count)
         }
-        let rows = try select(Self.blocksQuery(ranges, tier: tier))
         // The blocks of each segment for each range, in order of first piece.
         var blocks: [SegmentRange: [(firstPiece: Int64, block: [UInt8])]] = [:]
-        for row in 0..<rows.count {
-            let key = try SegmentRange(segment: rows.int64(row, 0), range: rows.int(row, 1) - 1)
-            try blocks[key, default: []].append((rows.int64(row, 2), rows.bytes(row, 3)))
+        if searchBlocks != nil {
+            blocks = try cachedBlocks(ranges, tier: tier)
+        } else {
+            let rows = try select(Self.blocksQuery(ranges, tier: tier))
+            for row in 0..<rows.count {
+                let key = try SegmentRange(segment: rows.int64(row, 0), range: rows.int(row, 1) - 1)
+                try blocks[key, default: []].append((rows.int64(row, 2), rows.bytes(row, 3)))
+            }
         }
         for (key, segmentBlocks) in blocks {
             found[termOfRange[key.range]] += Self.segmentCursors(segmentBlocks, within: ranges[key.range])
         }
         return true
+    }
+
+    /// The blocks ``blocksQuery(_:tier:)`` would read, through ``searchBlocks``: the segments of
+    /// `tier` outside any merge by their directories, the blocks kept read from the cache and
+    /// the others in one statement (then kept); segments in a merge (whose blocks change as it
+    /// moves) by ``blocksQuery(_:tier:)``, as before.
+    private func cachedBlocks(_ ranges: [ClosedRange<Int64>], tier: Tier) throws -> [SegmentRange: [(firstPiece: Int64, block: [UInt8])]] {
+        guard let cache = searchBlocks else { return [:] }
+        let segments = try snapshotSegments()
+        let highest = segments.map(\.segment.top).max() ?? 0
+        let chosen = segments.filter { tier.holds($0.segment, highest: highest) }
+        let merging = chosen.filter(\.merging).map(\.segment.id)
+        let settled = chosen.filter { !$0.merging }.map(\.segment)
+        var directories: [SearchBlockCache.Segment: [Int64]] = [:]
+        var unknown: [SearchBlockCache.Segment] = []
+        for segment in settled {
+            if let directory = cache.directory(of: segment) { directories[segment] = directory } else { unknown.append(segment) }
+        }
+        if !unknown.isEmpty {
+            let rows = try select(
+                "SELECT segment, piece FROM search_posting WHERE segment = ANY(\(unknown.map(\.id))::bigint[]) ORDER BY segment, piece")
+            var read: [Int64: [Int64]] = [:]
+            for row in 0..<rows.count { try read[rows.int64(row, 0), default: []].append(rows.int64(row, 1)) }
+            var loaded: [SearchBlockCache.Segment: [Int64]] = [:]
+            for segment in unknown { loaded[segment] = read[segment.id] ?? [] }
+            cache.keep(loaded, live: Set(segments.map(\.segment)))
+            directories.merge(loaded) { _, new in new }
+        }
+        var blocks: [SegmentRange: [(firstPiece: Int64, block: [UInt8])]] = [:]
+        var missing: [(range: SegmentRange, key: SearchBlockCache.BlockKey)] = []
+        for segment in settled {
+            guard let directory = directories[segment], !directory.isEmpty else { continue }
+            for (index, range) in ranges.enumerated() {
+                let place = SegmentRange(segment: segment.id, range: index)
+                for piece in SearchBlockCache.blocks(in: directory, covering: range) {
+                    let key = SearchBlockCache.BlockKey(segment: segment, piece: piece)
+                    if let block = cache.block(key) {
+                        blocks[place, default: []].append((piece, block))
+                    } else {
+                        missing.append((place, key))
+                    }
+                }
+            }
+        }
+        if !missing.isEmpty {
+            // Each block once, however many ranges need it.
+            var wanted: [SearchBlockCache.BlockKey] = []
+            var seen: Set<SearchBlockCache.BlockKey> = []
+            for entry in missing where seen.insert(entry.key).inserted { wanted.append(entry.key) }
+            let rows = try select(
+                """
+                SELECT k.n, b.postings FROM unnest(\(wanted.map(\.segment.id))::bigint[], \(wanted.map(\.piece))::bigint[])
+                WITH ORDINALITY AS k(s, p, n)
+                CROSS JOIN LATERAL (SELECT q.postings FROM search_posting q WHERE q.segment = k.s AND q.piece = k.p OFFSET 0) b
+                """)
+            var fetched: [SearchBlockCache.BlockKey: [UInt8]] = [:]
+            for row in 0..<rows.count {
+                let key = wanted[try rows.int(row, 0) - 1]
+                let block = rows.bytes(row, 1)
+                fetched[key] = block
+                cache.add(block, key)
+            }
+            for entry in missing {
+                // A block of a settled segment is in every snapshot that names the segment.
+                guard let block = fetched[entry.key] else { continue }
+                blocks[entry.range, default: []].append((entry.key.piece, block))
+            }
+        }
+        if !merging.isEmpty {
+            let rows = try select(Self.blocksQuery(ranges, tier: .segments(merging)))
+            for row in 0..<rows.count {
+                let key = try SegmentRange(segment: rows.int64(row, 0), range: rows.int(row, 1) - 1)
+                try blocks[key, default: []].append((rows.int64(row, 2), rows.bytes(row, 3)))
+            }
+        }
+        return blocks
+    }
+
+    /// The search index's segments in this read's snapshot, and whether a merge names each
+    /// (as its source or target), read once a read.
+    private func snapshotSegments() throws -> [(segment: SearchBlockCache.Segment, merging: Bool)] {
+        if let searchSegments { return searchSegments }
+        let rows = try select(
+            """
+            SELECT s.id, s.top, s.posters, EXISTS (SELECT 1 FROM search_merge m WHERE m.source = s.id OR m.target = s.id)
+            FROM search_segment s
+            """)
+        let segments = try (0..<rows.count).map { row in
+            (
+                segment: SearchBlockCache.Segment(id: try rows.int64(row, 0), top: try rows.int64(row, 1), posters: try rows.int(row, 2)),
+                merging: try rows.bool(row, 3)
+            )
+        }
+        searchSegments = segments
+        return segments
     }
 
     /// One segment's blocks for one range of pieces.

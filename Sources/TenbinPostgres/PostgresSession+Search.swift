@@ -191,24 +191,45 @@ extension PostgresSession {
         }
     }
 
-    /// Up to `limit` keys below `cursor`, newest first, unfiltered, each visited: the first and
-    /// last ids read and how many keys held every one of `pieces` (UTF-8), or nil when the walk
-    /// is over (fewer rows than asked, or `visit` stopped). Read from the poster rows as
-    /// ``searchEntries(ids:)`` reads them: one index scan down from the cursor.
+    /// Up to `limit` keys below `cursor`, newest first, each visited (with `pieces`, only those
+    /// holding every one of them: no other can match): the first and last ids read and how many
+    /// keys held every piece, or nil when the walk is over (fewer rows than asked, or `visit`
+    /// stopped). Read from the poster rows as ``searchEntries(ids:)`` reads them: one index
+    /// scan down from the cursor. With `pieces` the server tests the keys (`strpos`, a byte
+    /// substring test on UTF-8 as ``SearchGrams/key(_:holdsEvery:)`` is) and sends only the
+    /// keys that hold every piece: the 128 keys were 20 KB to send and most of the client's
+    /// time to decode and test.
     private func walk(
         below cursor: Int64, limit: Int, pieces: [[UInt8]], visit: (SearchEntry) throws -> Bool
     ) throws -> (first: Int64, last: Int64, holding: Int)? {
         let below = PostgresQuery.Shared(cursor)
-        let rows = try select(
-            """
-            SELECT p.id, coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)), p.votes
+        let newest: PostgresQuery = """
+            SELECT p.id, coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)) AS key, p.votes
             FROM poster p WHERE p.id < \(below) ORDER BY p.id DESC LIMIT \(unescaped: limit)
-            """)
+            """
+        var walk = newest
+        if !pieces.isEmpty {
+            var holds: PostgresQuery = ""
+            for (index, piece) in pieces.enumerated() {
+                holds.append(index == 0 ? "" : " AND ")
+                holds.append("strpos(w.key, \(String(decoding: piece, as: UTF8.self))) > 0")
+            }
+            walk = "SELECT w.id, CASE WHEN \(holds) THEN w.key END, w.votes FROM (\(newest)) w ORDER BY w.id DESC"
+        }
+        let rows: Rows
+        if !pieces.isEmpty && searchBlocks != nil && searchSegments == nil {
+            // The index's segments, which the search reads next, in the same round trip.
+            let both = try select(pipelined: [walk, Self.segmentsQuery])
+            rows = both[0]
+            searchSegments = try Self.segments(both[1])
+        } else {
+            rows = try select(walk)
+        }
         var holding = 0
         for row in 0..<rows.count where !rows.isNull(row, 1) {
             let entry = try SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))
             guard try visit(entry) else { return nil }
-            if !pieces.isEmpty && SearchGrams.key(entry.key, holdsEvery: pieces) { holding += 1 }
+            holding += 1
         }
         guard rows.count == limit else { return nil }
         return try (rows.int64(0, 0), rows.int64(rows.count - 1, 0), holding)
@@ -351,19 +372,25 @@ extension PostgresSession {
     /// (as its source or target), read once a read.
     private func snapshotSegments() throws -> [(segment: SearchBlockCache.Segment, merging: Bool)] {
         if let searchSegments { return searchSegments }
-        let rows = try select(
-            """
-            SELECT s.id, s.top, s.posters, EXISTS (SELECT 1 FROM search_merge m WHERE m.source = s.id OR m.target = s.id)
-            FROM search_segment s
-            """)
-        let segments = try (0..<rows.count).map { row in
+        let segments = try Self.segments(select(Self.segmentsQuery))
+        searchSegments = segments
+        return segments
+    }
+
+    /// Every segment of the search index, and whether a merge names it.
+    static let segmentsQuery: PostgresQuery = """
+        SELECT s.id, s.top, s.posters, EXISTS (SELECT 1 FROM search_merge m WHERE m.source = s.id OR m.target = s.id)
+        FROM search_segment s
+        """
+
+    /// The segments ``segmentsQuery`` read.
+    static func segments(_ rows: Rows) throws -> [(segment: SearchBlockCache.Segment, merging: Bool)] {
+        try (0..<rows.count).map { row in
             (
                 segment: SearchBlockCache.Segment(id: try rows.int64(row, 0), top: try rows.int64(row, 1), posters: try rows.int(row, 2)),
                 merging: try rows.bool(row, 3)
             )
         }
-        searchSegments = segments
-        return segments
     }
 
     /// One segment's blocks for one range of pieces.

@@ -50,6 +50,13 @@ final class PostgresSession: StoreWriting {
         return try planOnce ? connection.queryPrepared(query, binary: true) : connection.query(query, binary: true)
     }
 
+    /// ``select(_:planOnce:)`` of each of `queries` in one round trip, in a read's transaction
+    /// (``Connection/queryPrepared(pipelined:binary:)``); one by one in a write or a single read.
+    func select(pipelined queries: [PostgresQuery]) throws -> [Rows] {
+        guard !single && !isWriting else { return try queries.map { try select($0) } }
+        return try connection.queryPrepared(pipelined: queries, binary: true)
+    }
+
     // MARK: Reading
 
     func posters(ids: [Int64]) throws -> [Poster] {

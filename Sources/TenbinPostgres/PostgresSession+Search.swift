@@ -33,9 +33,23 @@ extension PostgresSession {
             }
             return
         }
+        var batch = 32
+        if let kept = try keptCursors(terms) {
+            // Every block is kept: the hits straight from the lists, without the walk.
+            guard kept.allSatisfy({ !$0.isEmpty }) else { return }
+            var hits = PostingIntersection(kept.map(TermCursor.init), below: below)
+            while true {
+                var ids: [Int64] = []
+                while ids.count < batch, let id = try hits.next() { ids.append(id) }
+                for entry in try searchEntries(ids: ids) {
+                    guard try visit(entry) else { return }
+                }
+                guard ids.count == batch else { return }
+                batch = min(batch * 4, 4096)
+            }
+        }
         let pieces = terms.compactMap { SearchGrams.piece(ofToken: $0.token) }
         guard let walked = try walk(below: cursor, limit: Self.walkBudget, pieces: pieces, visit: visit) else { return }
-        var batch = 32
         try hitBatches(terms, after: walked, size: { batch }) { ids in
             batch = min(batch * 4, 4096)
             // A hit whose poster is gone (a stale entry) has no key and is passed over.
@@ -112,37 +126,53 @@ extension PostgresSession {
         let pieces = terms.compactMap { SearchGrams.piece(ofToken: $0.token) }
         // The core's recheck: every word in the key, byte for byte.
         let words = query.words.map { Array($0.utf8) }
-        let walked = try walk(below: below ?? Int64.max, limit: Self.walkBudget, pieces: pieces) { entry in
-            if SearchGrams.key(entry.key, holdsEvery: words) { matched.append(entry.id) }
-            return matched.count < wanted
-        }
-        if let walked, matched.count < wanted {
-            // The walk's matches are read with the first batch of hits.
-            var waiting = Array(matched.dropFirst(offset))
-            try hitBatches(terms, after: walked, size: { max(4, wanted - matched.count) }) { ids in
-                let rows = try select(
-                    """
-                    SELECT w.*, s.poster_id IS NOT NULL,
-                        CASE WHEN s.poster_id IS NOT NULL THEN (SELECT k.key FROM search_key k WHERE k.poster_id = w.id) END
-                    FROM (\(unescaped: PostgresStore.posterColumns) WHERE p.id = ANY(\(waiting + ids)::bigint[])) w
-                    LEFT JOIN search_stale s ON s.poster_id = w.id
-                    """)
-                waiting.removeAll()
-                var stale: [Int64: String?] = [:]
-                // The two columns after the poster's: whether it is marked stale, and its key.
-                let (markedColumn, keyColumn) = (PostgresStore.posterColumnCount, PostgresStore.posterColumnCount + 1)
-                for row in 0..<rows.count {
-                    let poster = try PostgresStore.decodePoster(rows, row)
-                    read[poster.id] = poster
-                    if try rows.bool(row, markedColumn) { stale[poster.id] = rows.isNull(row, keyColumn) ? nil : rows.text(row, keyColumn) }
-                }
-                for id in ids where read[id] != nil {
-                    if let key = stale[id], !(key.map { SearchGrams.key($0, holdsEvery: words) } ?? false) { continue }
-                    matched.append(id)
-                    guard matched.count < wanted else { return false }
-                }
-                return true
+        // Matches of the walk, read with the first batch of hits.
+        var waiting: [Int64] = []
+        /// Reads the posters of `ids` (hits, highest first) and of those waiting, and keeps the
+        /// matches; false once the page is full.
+        func take(_ ids: [Int64]) throws -> Bool {
+            let rows = try select(
+                """
+                SELECT w.*, s.poster_id IS NOT NULL,
+                    CASE WHEN s.poster_id IS NOT NULL THEN (SELECT k.key FROM search_key k WHERE k.poster_id = w.id) END
+                FROM (\(unescaped: PostgresStore.posterColumns) WHERE p.id = ANY(\(waiting + ids)::bigint[])) w
+                LEFT JOIN search_stale s ON s.poster_id = w.id
+                """)
+            waiting.removeAll()
+            var stale: [Int64: String?] = [:]
+            // The two columns after the poster's: whether it is marked stale, and its key.
+            let (markedColumn, keyColumn) = (PostgresStore.posterColumnCount, PostgresStore.posterColumnCount + 1)
+            for row in 0..<rows.count {
+                let poster = try PostgresStore.decodePoster(rows, row)
+                read[poster.id] = poster
+                if try rows.bool(row, markedColumn) { stale[poster.id] = rows.isNull(row, keyColumn) ? nil : rows.text(row, keyColumn) }
             }
+            for id in ids where read[id] != nil {
+                if let key = stale[id], !(key.map { SearchGrams.key($0, holdsEvery: words) } ?? false) { continue }
+                matched.append(id)
+                guard matched.count < wanted else { return false }
+            }
+            return true
+        }
+        if let kept = try keptCursors(terms) {
+            // Every block is kept: the hits straight from the lists, without the walk.
+            guard kept.allSatisfy({ !$0.isEmpty }) else { return [] }
+            var hits = PostingIntersection(kept.map(TermCursor.init), below: below)
+            while true {
+                let batch = max(4, wanted - matched.count)
+                var ids: [Int64] = []
+                while ids.count < batch, let id = try hits.next() { ids.append(id) }
+                guard !ids.isEmpty, try take(ids), ids.count == batch else { break }
+            }
+        } else if let walked = try walk(
+            below: below ?? Int64.max, limit: Self.walkBudget, pieces: pieces,
+            visit: { entry in
+                if SearchGrams.key(entry.key, holdsEvery: words) { matched.append(entry.id) }
+                return matched.count < wanted
+            }), matched.count < wanted
+        {
+            waiting = Array(matched.dropFirst(offset))
+            try hitBatches(terms, after: walked, size: { max(4, wanted - matched.count) }, take)
         }
         let page = Array(matched.dropFirst(offset).prefix(limit))
         let unread = page.filter { read[$0] == nil }
@@ -261,6 +291,33 @@ extension PostgresSession {
 
     /// The ids whose segments ``searchCandidateIDs(_:limit:)`` reads first.
     static let newestSpan: Int64 = 1 << 16
+
+    /// Every term's cursors in every segment of this read's snapshot, from blocks kept in
+    /// ``searchBlocks`` alone (one array per term; empty ones when a term names no piece): nil
+    /// when a segment is in a merge or a block is not kept, and the caller walks the newest keys
+    /// and reads blocks (``hitBatches(_:after:size:_:)``). With every block kept, a search needs
+    /// no walk: the segment list, then the hits' rows.
+    private func keptCursors(_ terms: [IndexTerm]) throws -> [[PostingCursor]]? {
+        guard let cache = searchBlocks else { return nil }
+        var found = Array(repeating: [PostingCursor](), count: terms.count)
+        var ranges: [(term: Int, range: ClosedRange<Int64>)] = []
+        for (index, term) in terms.enumerated() {
+            guard let pieces = term.pieceRanges else { return found }
+            ranges += pieces.map { (index, $0) }
+        }
+        for (segment, merging) in try snapshotSegments() {
+            guard !merging, let directory = cache.directory(of: segment) else { return nil }
+            for (term, range) in ranges {
+                var blocks: [(firstPiece: Int64, block: [UInt8])] = []
+                for piece in SearchBlockCache.blocks(in: directory, covering: range) {
+                    guard let block = cache.block(SearchBlockCache.BlockKey(segment: segment, piece: piece)) else { return nil }
+                    blocks.append((piece, block))
+                }
+                found[term] += Self.segmentCursors(blocks, within: range)
+            }
+        }
+        return found
+    }
 
     /// Adds each term's cursors in the segments of `tier` to `found` (one array per term);
     /// false when a term names no piece (it matches nothing). In a read, through the store's

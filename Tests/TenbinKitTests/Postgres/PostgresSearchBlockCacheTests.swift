@@ -46,7 +46,7 @@ struct PostgresSearchBlockCacheTests {
         let url: String
         let store: PostgresStore
         let board: Board
-        let queries = ["猫", "12", "猫 12", "語3", "7 犬", "犬"]
+        let queries = ["猫", "12", "猫 12", "語3", "7 犬", "犬", "100", "犬 21"]
 
         init() throws {
             folder = try TemporaryStore()
@@ -70,6 +70,17 @@ struct PostgresSearchBlockCacheTests {
                 let all = try board.scanSearchIDs(query: query)
                 #expect(try board.search(query: query, limit: 2000).map(\.id) == all, "\(query): \(note)")
                 #expect(try board.search(query: query, limit: 20).map(\.id) == Array(all.prefix(20)), "\(query): \(note)")
+                guard all.count > 3 else { continue }
+                // Below a cursor, through the core's candidates and the backend's own answer.
+                let after = FeedPosition(id: all[2])
+                let below = try store.read {
+                    try Board.searchIDs(SearchQuery(query), order: .new, after: after, offset: 0, limit: 5, in: $0)
+                }
+                #expect(below == Array(all.dropFirst(3).prefix(5)), "\(query) below \(all[2]): \(note)")
+                if SearchGrams.indexIsExact(for: SearchQuery(query)) {
+                    let page = try store.exactSearchPosters(SearchQuery(query), order: .new, after: after, offset: 1, limit: 5)
+                    #expect(page?.map(\.id) == Array(all.dropFirst(4).prefix(5)), "\(query) below \(all[2]), offset 1: \(note)")
+                }
             }
         }
 

@@ -196,6 +196,74 @@ package final class Connection {
         throw failure ?? lastError
     }
 
+    /// ``queryPrepared(_:binary:)`` of each of `queries` in one round trip (libpq's pipeline
+    /// mode, one Sync), their rows in order: with a deferred BEGIN (``deferBegin(_:)``) first, as
+    /// ``begin(_:then:binary:)`` sends it, else inside the transaction already open (whose
+    /// prepared statements this connection knows). A failure is thrown with the transaction
+    /// failed (the caller rolls it back); a BEGIN whose session's prepared statements were not
+    /// what this connection thought is rolled back and the queries run again one by one, after
+    /// the slower BEGIN.
+    package func queryPrepared(pipelined queries: [PostgresQuery], binary: Bool = false) throws -> [Rows] {
+        try settle()
+        let begin = deferredBegin
+        deferredBegin = nil
+        guard PQenterPipelineMode(handle) == 1 else { throw lastError }
+        var sent = 0
+        var preparing = prepared
+        func queue(_ command: () -> Int32) -> Bool {
+            guard command() == 1 else { return false }
+            sent += 1
+            return true
+        }
+        func queuePrepared(
+            _ name: String, _ sql: String, count: Int32, _ values: [UnsafePointer<CChar>?], _ lengths: [Int32], _ formats: [Int32]
+        ) -> Bool {
+            (preparing.contains(name) || (queue { PQsendPrepare(handle, name, sql, count, nil) } && preparing.insert(name).inserted))
+                && queue { PQsendQueryPrepared(handle, name, count, values, lengths, formats, binary ? 1 : 0) }
+        }
+        var queued = true
+        var learnt: Int?
+        if let begin {
+            queued =
+                queue { PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 0) }
+                && queuePrepared(Self.preparedListName, Self.preparedListSQL, count: 0, [], [], [])
+            learnt = sent - 1
+        }
+        var answers: [Int] = []
+        for query in queries {
+            queued =
+                queued
+                && withBinds(query.binds) { count, values, lengths, formats in
+                    queuePrepared(Self.statementName(query.sql), query.sql, count: count, values, lengths, formats)
+                }
+            answers.append(sent - 1)
+        }
+        let synced = queued && PQpipelineSync(handle) == 1
+        let results = collectPipeline(sent, synced: synced)
+        let failure = results.lazy.compactMap(\.error).first
+        guard queued && synced, results.count == sent else { throw failure ?? lastError }
+        if failure == nil {
+            var rows: [Rows] = []
+            for index in answers {
+                guard case .rows(let answer) = results[index] else { throw lastError }
+                rows.append(answer)
+            }
+            if let learnt, case .rows(let names) = results[learnt] {
+                // The list was read before the statements were prepared: they are held now too.
+                prepared = Set((0..<names.count).map { names.text($0, 0) }).union(preparing)
+            } else {
+                prepared = preparing
+            }
+            return rows
+        }
+        if let begin, let failure, failure.sqlState == "26000" || failure.sqlState == "42P05", isInTransaction, !isBroken {
+            try execute("ROLLBACK")
+            try self.begin(begin)
+            return try queries.map { try queryPrepared($0, binary: binary) }
+        }
+        throw failure ?? lastError
+    }
+
     /// The statement listing the session's prepared statements, itself prepared (and so in
     /// its own list) by ``begin(_:then:binary:)``: parsing and planning it took longer than
     /// running it.

@@ -33,9 +33,23 @@ extension PostgresSession {
             }
             return
         }
+        var batch = 32
+        if let kept = try keptCursors(terms) {
+            // Every block is kept: the hits straight from the lists, without the walk.
+            guard kept.allSatisfy({ !$0.isEmpty }) else { return }
+            var hits = PostingIntersection(kept.map(TermCursor.init), below: below)
+            while true {
+                var ids: [Int64] = []
+                while ids.count < batch, let id = try hits.next() { ids.append(id) }
+                for entry in try searchEntries(ids: ids) {
+                    guard try visit(entry) else { return }
+                }
+                guard ids.count == batch else { return }
+                batch = min(batch * 4, 4096)
+            }
+        }
         let pieces = terms.compactMap { SearchGrams.piece(ofToken: $0.token) }
         guard let walked = try walk(below: cursor, limit: Self.walkBudget, pieces: pieces, visit: visit) else { return }
-        var batch = 32
         try hitBatches(terms, after: walked, size: { batch }) { ids in
             batch = min(batch * 4, 4096)
             // A hit whose poster is gone (a stale entry) has no key and is passed over.
@@ -112,37 +126,53 @@ extension PostgresSession {
         let pieces = terms.compactMap { SearchGrams.piece(ofToken: $0.token) }
         // The core's recheck: every word in the key, byte for byte.
         let words = query.words.map { Array($0.utf8) }
-        let walked = try walk(below: below ?? Int64.max, limit: Self.walkBudget, pieces: pieces) { entry in
-            if SearchGrams.key(entry.key, holdsEvery: words) { matched.append(entry.id) }
-            return matched.count < wanted
-        }
-        if let walked, matched.count < wanted {
-            // The walk's matches are read with the first batch of hits.
-            var waiting = Array(matched.dropFirst(offset))
-            try hitBatches(terms, after: walked, size: { max(4, wanted - matched.count) }) { ids in
-                let rows = try select(
-                    """
-                    SELECT w.*, s.poster_id IS NOT NULL,
-                        CASE WHEN s.poster_id IS NOT NULL THEN (SELECT k.key FROM search_key k WHERE k.poster_id = w.id) END
-                    FROM (\(unescaped: PostgresStore.posterColumns) WHERE p.id = ANY(\(waiting + ids)::bigint[])) w
-                    LEFT JOIN search_stale s ON s.poster_id = w.id
-                    """)
-                waiting.removeAll()
-                var stale: [Int64: String?] = [:]
-                // The two columns after the poster's: whether it is marked stale, and its key.
-                let (markedColumn, keyColumn) = (PostgresStore.posterColumnCount, PostgresStore.posterColumnCount + 1)
-                for row in 0..<rows.count {
-                    let poster = try PostgresStore.decodePoster(rows, row)
-                    read[poster.id] = poster
-                    if try rows.bool(row, markedColumn) { stale[poster.id] = rows.isNull(row, keyColumn) ? nil : rows.text(row, keyColumn) }
-                }
-                for id in ids where read[id] != nil {
-                    if let key = stale[id], !(key.map { SearchGrams.key($0, holdsEvery: words) } ?? false) { continue }
-                    matched.append(id)
-                    guard matched.count < wanted else { return false }
-                }
-                return true
+        // Matches of the walk, read with the first batch of hits.
+        var waiting: [Int64] = []
+        /// Reads the posters of `ids` (hits, highest first) and of those waiting, and keeps the
+        /// matches; false once the page is full.
+        func take(_ ids: [Int64]) throws -> Bool {
+            let rows = try select(
+                """
+                SELECT w.*, s.poster_id IS NOT NULL,
+                    CASE WHEN s.poster_id IS NOT NULL THEN (SELECT k.key FROM search_key k WHERE k.poster_id = w.id) END
+                FROM (\(unescaped: PostgresStore.posterColumns) WHERE p.id = ANY(\(waiting + ids)::bigint[])) w
+                LEFT JOIN search_stale s ON s.poster_id = w.id
+                """)
+            waiting.removeAll()
+            var stale: [Int64: String?] = [:]
+            // The two columns after the poster's: whether it is marked stale, and its key.
+            let (markedColumn, keyColumn) = (PostgresStore.posterColumnCount, PostgresStore.posterColumnCount + 1)
+            for row in 0..<rows.count {
+                let poster = try PostgresStore.decodePoster(rows, row)
+                read[poster.id] = poster
+                if try rows.bool(row, markedColumn) { stale[poster.id] = rows.isNull(row, keyColumn) ? nil : rows.text(row, keyColumn) }
             }
+            for id in ids where read[id] != nil {
+                if let key = stale[id], !(key.map { SearchGrams.key($0, holdsEvery: words) } ?? false) { continue }
+                matched.append(id)
+                guard matched.count < wanted else { return false }
+            }
+            return true
+        }
+        if let kept = try keptCursors(terms) {
+            // Every block is kept: the hits straight from the lists, without the walk.
+            guard kept.allSatisfy({ !$0.isEmpty }) else { return [] }
+            var hits = PostingIntersection(kept.map(TermCursor.init), below: below)
+            while true {
+                let batch = max(4, wanted - matched.count)
+                var ids: [Int64] = []
+                while ids.count < batch, let id = try hits.next() { ids.append(id) }
+                guard !ids.isEmpty, try take(ids), ids.count == batch else { break }
+            }
+        } else if let walked = try walk(
+            below: below ?? Int64.max, limit: Self.walkBudget, pieces: pieces,
+            visit: { entry in
+                if SearchGrams.key(entry.key, holdsEvery: words) { matched.append(entry.id) }
+                return matched.count < wanted
+            }), matched.count < wanted
+        {
+            waiting = Array(matched.dropFirst(offset))
+            try hitBatches(terms, after: walked, size: { max(4, wanted - matched.count) }, take)
         }
         let page = Array(matched.dropFirst(offset).prefix(limit))
         let unread = page.filter { read[$0] == nil }
@@ -161,6 +191,8 @@ extension PostgresSession {
         case newest(span: Int64)
         /// The others.
         case older(span: Int64)
+        /// Those with these ids.
+        case segments([Int64])
 
         var floor: Int64 {
             guard case .between(let floor, _) = self else { return 0 }
@@ -173,28 +205,61 @@ extension PostgresSession {
             case .between(let floor, let ceiling): "s.top >= \(floor) AND s.top < \(ceiling)"
             case .newest(let span): "s.top >= (SELECT max(top) FROM search_segment) - \(span)"
             case .older(let span): "s.top < (SELECT max(top) FROM search_segment) - \(span)"
+            case .segments(let ids): "s.id = ANY(\(ids)::bigint[])"
+            }
+        }
+
+        /// Whether `segment` is in the tier, `highest` being the highest top of all segments
+        /// (as ``condition`` tests it on the server).
+        func holds(_ segment: SearchBlockCache.Segment, highest: Int64) -> Bool {
+            switch self {
+            case .between(let floor, let ceiling): segment.top >= floor && segment.top < ceiling
+            case .newest(let span): segment.top >= highest - span
+            case .older(let span): segment.top < highest - span
+            case .segments(let ids): ids.contains(segment.id)
             }
         }
     }
 
-    /// Up to `limit` keys below `cursor`, newest first, unfiltered, each visited: the first and
-    /// last ids read and how many keys held every one of `pieces` (UTF-8), or nil when the walk
-    /// is over (fewer rows than asked, or `visit` stopped). Read from the poster rows as
-    /// ``searchEntries(ids:)`` reads them: one index scan down from the cursor.
+    /// Up to `limit` keys below `cursor`, newest first, each visited (with `pieces`, only those
+    /// holding every one of them: no other can match): the first and last ids read and how many
+    /// keys held every piece, or nil when the walk is over (fewer rows than asked, or `visit`
+    /// stopped). Read from the poster rows as ``searchEntries(ids:)`` reads them: one index
+    /// scan down from the cursor. With `pieces` the server tests the keys (`strpos`, a byte
+    /// substring test on UTF-8 as ``SearchGrams/key(_:holdsEvery:)`` is) and sends only the
+    /// keys that hold every piece: the 128 keys were 20 KB to send and most of the client's
+    /// time to decode and test.
     private func walk(
         below cursor: Int64, limit: Int, pieces: [[UInt8]], visit: (SearchEntry) throws -> Bool
     ) throws -> (first: Int64, last: Int64, holding: Int)? {
         let below = PostgresQuery.Shared(cursor)
-        let rows = try select(
-            """
-            SELECT p.id, coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)), p.votes
+        let newest: PostgresQuery = """
+            SELECT p.id, coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)) AS key, p.votes
             FROM poster p WHERE p.id < \(below) ORDER BY p.id DESC LIMIT \(unescaped: limit)
-            """)
+            """
+        var walk = newest
+        if !pieces.isEmpty {
+            var holds: PostgresQuery = ""
+            for (index, piece) in pieces.enumerated() {
+                holds.append(index == 0 ? "" : " AND ")
+                holds.append("strpos(w.key, \(String(decoding: piece, as: UTF8.self))) > 0")
+            }
+            walk = "SELECT w.id, CASE WHEN \(holds) THEN w.key END, w.votes FROM (\(newest)) w ORDER BY w.id DESC"
+        }
+        let rows: Rows
+        if !pieces.isEmpty && searchBlocks != nil && searchSegments == nil {
+            // The index's segments, which the search reads next, in the same round trip.
+            let both = try select(pipelined: [walk, Self.segmentsQuery])
+            rows = both[0]
+            searchSegments = try Self.segments(both[1])
+        } else {
+            rows = try select(walk)
+        }
         var holding = 0
         for row in 0..<rows.count where !rows.isNull(row, 1) {
             let entry = try SearchEntry(id: rows.int64(row, 0), key: rows.text(row, 1), votes: rows.int(row, 2))
             guard try visit(entry) else { return nil }
-            if !pieces.isEmpty && SearchGrams.key(entry.key, holdsEvery: pieces) { holding += 1 }
+            holding += 1
         }
         guard rows.count == limit else { return nil }
         return try (rows.int64(0, 0), rows.int64(rows.count - 1, 0), holding)
@@ -227,9 +292,38 @@ extension PostgresSession {
     /// The ids whose segments ``searchCandidateIDs(_:limit:)`` reads first.
     static let newestSpan: Int64 = 1 << 16
 
+    /// Every term's cursors in every segment of this read's snapshot, from blocks kept in
+    /// ``searchBlocks`` alone (one array per term; empty ones when a term names no piece): nil
+    /// when a segment is in a merge or a block is not kept, and the caller walks the newest keys
+    /// and reads blocks (``hitBatches(_:after:size:_:)``). With every block kept, a search needs
+    /// no walk: the segment list, then the hits' rows.
+    private func keptCursors(_ terms: [IndexTerm]) throws -> [[PostingCursor]]? {
+        guard let cache = searchBlocks else { return nil }
+        var found = Array(repeating: [PostingCursor](), count: terms.count)
+        var ranges: [(term: Int, range: ClosedRange<Int64>)] = []
+        for (index, term) in terms.enumerated() {
+            guard let pieces = term.pieceRanges else { return found }
+            ranges += pieces.map { (index, $0) }
+        }
+        for (segment, merging) in try snapshotSegments() {
+            guard !merging, let directory = cache.directory(of: segment) else { return nil }
+            for (term, range) in ranges {
+                var blocks: [(firstPiece: Int64, block: [UInt8])] = []
+                for piece in SearchBlockCache.blocks(in: directory, covering: range) {
+                    guard let block = cache.block(SearchBlockCache.BlockKey(segment: segment, piece: piece)) else { return nil }
+                    blocks.append((piece, block))
+                }
+                found[term] += Self.segmentCursors(blocks, within: range)
+            }
+        }
+        return found
+    }
+
     /// Adds each term's cursors in the segments of `tier` to `found` (one array per term);
-    /// false when a term names no piece (it matches nothing). Every segment's blocks for every
-    /// term are read in one statement (``blocksQuery(_:tier:)``).
+    /// false when a term names no piece (it matches nothing). In a read, through the store's
+    /// ``SearchBlockCache``: the snapshot's segments once a read, then only the blocks not kept
+    /// yet (``cachedBlocks(_:tier:)``); otherwise every segment's blocks for every term in one
+    /// statement (``blocksQuery(_:tier:)``).
     private func addCursors(_ terms: [IndexTerm], tier: Tier, to found: inout [[PostingCursor]]) throws -> Bool {
         var ranges: [ClosedRange<Int64>] = []
         var termOfRange: [Int] = []
@@ -238,17 +332,122 @@ extension PostgresSession {
             ranges += pieces
             termOfRange += Array(repeating: index, count: pieces.count)
         }
-        let rows = try select(Self.blocksQuery(ranges, tier: tier))
         // The blocks of each segment for each range, in order of first piece.
         var blocks: [SegmentRange: [(firstPiece: Int64, block: [UInt8])]] = [:]
-        for row in 0..<rows.count {
-            let key = try SegmentRange(segment: rows.int64(row, 0), range: rows.int(row, 1) - 1)
-            try blocks[key, default: []].append((rows.int64(row, 2), rows.bytes(row, 3)))
+        if searchBlocks != nil {
+            blocks = try cachedBlocks(ranges, tier: tier)
+        } else {
+            let rows = try select(Self.blocksQuery(ranges, tier: tier))
+            for row in 0..<rows.count {
+                let key = try SegmentRange(segment: rows.int64(row, 0), range: rows.int(row, 1) - 1)
+                try blocks[key, default: []].append((rows.int64(row, 2), rows.bytes(row, 3)))
+            }
         }
         for (key, segmentBlocks) in blocks {
             found[termOfRange[key.range]] += Self.segmentCursors(segmentBlocks, within: ranges[key.range])
         }
         return true
+    }
+
+    /// The blocks ``blocksQuery(_:tier:)`` would read, through ``searchBlocks``: the segments of
+    /// `tier` outside any merge by their directories, the blocks kept read from the cache and
+    /// the others in one statement (then kept); segments in a merge (whose blocks change as it
+    /// moves) by ``blocksQuery(_:tier:)``, as before.
+    private func cachedBlocks(_ ranges: [ClosedRange<Int64>], tier: Tier) throws -> [SegmentRange: [(firstPiece: Int64, block: [UInt8])]] {
+        guard let cache = searchBlocks else { return [:] }
+        let segments = try snapshotSegments()
+        let highest = segments.map(\.segment.top).max() ?? 0
+        let chosen = segments.filter { tier.holds($0.segment, highest: highest) }
+        let merging = chosen.filter(\.merging).map(\.segment.id)
+        let settled = chosen.filter { !$0.merging }.map(\.segment)
+        var directories: [SearchBlockCache.Segment: [Int64]] = [:]
+        var unknown: [SearchBlockCache.Segment] = []
+        for segment in settled {
+            if let directory = cache.directory(of: segment) { directories[segment] = directory } else { unknown.append(segment) }
+        }
+        if !unknown.isEmpty {
+            let rows = try select(
+                "SELECT segment, piece FROM search_posting WHERE segment = ANY(\(unknown.map(\.id))::bigint[]) ORDER BY segment, piece")
+            var read: [Int64: [Int64]] = [:]
+            for row in 0..<rows.count { try read[rows.int64(row, 0), default: []].append(rows.int64(row, 1)) }
+            var loaded: [SearchBlockCache.Segment: [Int64]] = [:]
+            for segment in unknown { loaded[segment] = read[segment.id] ?? [] }
+            cache.keep(loaded, live: Set(segments.map(\.segment)))
+            directories.merge(loaded) { _, new in new }
+        }
+        var blocks: [SegmentRange: [(firstPiece: Int64, block: [UInt8])]] = [:]
+        var missing: [(range: SegmentRange, key: SearchBlockCache.BlockKey)] = []
+        for segment in settled {
+            guard let directory = directories[segment], !directory.isEmpty else { continue }
+            for (index, range) in ranges.enumerated() {
+                let place = SegmentRange(segment: segment.id, range: index)
+                for piece in SearchBlockCache.blocks(in: directory, covering: range) {
+                    let key = SearchBlockCache.BlockKey(segment: segment, piece: piece)
+                    if let block = cache.block(key) {
+                        blocks[place, default: []].append((piece, block))
+                    } else {
+                        missing.append((place, key))
+                    }
+                }
+            }
+        }
+        if !missing.isEmpty {
+            // Each block once, however many ranges need it.
+            var wanted: [SearchBlockCache.BlockKey] = []
+            var seen: Set<SearchBlockCache.BlockKey> = []
+            for entry in missing where seen.insert(entry.key).inserted { wanted.append(entry.key) }
+            let rows = try select(
+                """
+                SELECT k.n, b.postings FROM unnest(\(wanted.map(\.segment.id))::bigint[], \(wanted.map(\.piece))::bigint[])
+                WITH ORDINALITY AS k(s, p, n)
+                CROSS JOIN LATERAL (SELECT q.postings FROM search_posting q WHERE q.segment = k.s AND q.piece = k.p OFFSET 0) b
+                """)
+            var fetched: [SearchBlockCache.BlockKey: [UInt8]] = [:]
+            for row in 0..<rows.count {
+                let key = wanted[try rows.int(row, 0) - 1]
+                let block = rows.bytes(row, 1)
+                fetched[key] = block
+                cache.add(block, key)
+            }
+            for entry in missing {
+                // A block of a settled segment is in every snapshot that names the segment.
+                guard let block = fetched[entry.key] else { continue }
+                blocks[entry.range, default: []].append((entry.key.piece, block))
+            }
+        }
+        if !merging.isEmpty {
+            let rows = try select(Self.blocksQuery(ranges, tier: .segments(merging)))
+            for row in 0..<rows.count {
+                let key = try SegmentRange(segment: rows.int64(row, 0), range: rows.int(row, 1) - 1)
+                try blocks[key, default: []].append((rows.int64(row, 2), rows.bytes(row, 3)))
+            }
+        }
+        return blocks
+    }
+
+    /// The search index's segments in this read's snapshot, and whether a merge names each
+    /// (as its source or target), read once a read.
+    private func snapshotSegments() throws -> [(segment: SearchBlockCache.Segment, merging: Bool)] {
+        if let searchSegments { return searchSegments }
+        let segments = try Self.segments(select(Self.segmentsQuery))
+        searchSegments = segments
+        return segments
+    }
+
+    /// Every segment of the search index, and whether a merge names it.
+    static let segmentsQuery: PostgresQuery = """
+        SELECT s.id, s.top, s.posters, EXISTS (SELECT 1 FROM search_merge m WHERE m.source = s.id OR m.target = s.id)
+        FROM search_segment s
+        """
+
+    /// The segments ``segmentsQuery`` read.
+    static func segments(_ rows: Rows) throws -> [(segment: SearchBlockCache.Segment, merging: Bool)] {
+        try (0..<rows.count).map { row in
+            (
+                segment: SearchBlockCache.Segment(id: try rows.int64(row, 0), top: try rows.int64(row, 1), posters: try rows.int(row, 2)),
+                merging: try rows.bool(row, 3)
+            )
+        }
     }
 
     /// One segment's blocks for one range of pieces.

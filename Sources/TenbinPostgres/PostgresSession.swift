@@ -17,10 +17,15 @@ final class PostgresSession: StoreWriting {
     /// Whether this session is a ``PostgresStore/readSingle(_:)``: one statement, no transaction.
     private let single: Bool
     private var statements = 0
+    /// The store's search blocks, for a read's searches (``SearchBlockCache``); nil in writes.
+    let searchBlocks: SearchBlockCache?
+    /// The search index's segments in this read's snapshot, once a search has read them.
+    var searchSegments: [(segment: SearchBlockCache.Segment, merging: Bool)]?
 
-    init(_ connection: Connection, single: Bool = false) {
+    init(_ connection: Connection, single: Bool = false, searchBlocks: SearchBlockCache? = nil) {
         self.connection = connection
         self.single = single
+        self.searchBlocks = searchBlocks
     }
 
     /// Runs a reading statement: in a single read, the only one, prepared once per connection
@@ -43,6 +48,13 @@ final class PostgresSession: StoreWriting {
                 target: connection.target.description)
         }
         return try planOnce ? connection.queryPrepared(query, binary: true) : connection.query(query, binary: true)
+    }
+
+    /// ``select(_:planOnce:)`` of each of `queries` in one round trip, in a read's transaction
+    /// (``Connection/queryPrepared(pipelined:binary:)``); one by one in a write or a single read.
+    func select(pipelined queries: [PostgresQuery]) throws -> [Rows] {
+        guard !single && !isWriting else { return try queries.map { try select($0) } }
+        return try connection.queryPrepared(pipelined: queries, binary: true)
     }
 
     // MARK: Reading

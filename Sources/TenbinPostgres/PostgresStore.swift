@@ -17,6 +17,8 @@ public final class PostgresStore: StoreBackend {
     /// How many vote batches this store committed (every ``VoteSnapshot/pruneEvery``th prunes
     /// the vote log).
     private let batches = Locked(Int64(0))
+    /// The search index's blocks this store's reads have read, for its later searches.
+    let searchBlocks = SearchBlockCache()
 
     /// Opens the database at `url` (any libpq connection string or URI) with a pool of at
     /// most `poolSize` connections, creating or upgrading the schema unless `migrate` is false.
@@ -113,7 +115,7 @@ public final class PostgresStore: StoreBackend {
             try readConnection { connection in
                 try connection.deferBegin(Self.readBegin)
                 do {
-                    let value = try body(PostgresSession(connection))
+                    let value = try body(PostgresSession(connection, searchBlocks: searchBlocks))
                     try connection.commitWithoutWaiting()
                     return value
                 } catch {

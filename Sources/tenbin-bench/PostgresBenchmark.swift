@@ -16,6 +16,11 @@ enum PostgresBenchmark {
         if ProcessInfo.processInfo.environment["TENBIN_BENCH_PG_PART"] == "import" {
             return try PostgresScaleBenchmark.importRate(context, server: server)
         }
+        // `$TENBIN_BENCH_PG_PART=search`: the searches at 1M alone (on `$TENBIN_BENCH_PG_SCALE_URL`
+        // when set, else on a new copy of the 1M board), against SQLite's.
+        if PostgresScaleBenchmark.searchesOnly {
+            return try PostgresScaleBenchmark.latency(context, server: server, loaded: PostgresScaleBenchmark.loadedDatabase)
+        }
         if let loaded = PostgresScaleBenchmark.loadedDatabase {
             if let call = PostgresScaleBenchmark.profiled { return try PostgresScaleBenchmark.profile(context, url: loaded, call: call) }
             try PostgresScaleBenchmark.latency(context, server: server, loaded: loaded)

@@ -25,6 +25,16 @@ enum PostgresScaleBenchmark {
     /// its wall and client CPU time per call.
     static let profiled = ProcessInfo.processInfo.environment["TENBIN_BENCH_PG_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
 
+    /// `$TENBIN_BENCH_PG_PART=search`: only the search rows of ``latency(_:server:loaded:)`` (no
+    /// pages, no floors), for iterating on search with ``loadedDatabase``.
+    static let searchesOnly = ProcessInfo.processInfo.environment["TENBIN_BENCH_PG_PART"] == "search"
+
+    /// `$TENBIN_BENCH_PG_ROUNDS` (default 1): how many timed passes each row makes on each
+    /// backend, the backends alternated pass by pass, so a burst of load on the shared machine
+    /// falls on both; the medians and p99s are over every pass, and each pass's own ratio is
+    /// printed beside them.
+    static let rounds = max(1, ProcessInfo.processInfo.environment["TENBIN_BENCH_PG_ROUNDS"].flatMap { Int($0) } ?? 1)
+
     static func run(_ context: BenchContext, server: String) throws {
         try latency(context, server: server)
         print()
@@ -50,8 +60,8 @@ enum PostgresScaleBenchmark {
         let postgres = Board(Board.Configuration(), store: store, blobs: BlobStore(storeFolder: blobs))
         defer { postgres.close() }
         var table = Table(
-            "\(posters.formatted()) posters", "SQLite in process: median", "p99", "PostgreSQL over TCP: median", "p99", "ratio",
-            "answers")
+            ["\(posters.formatted()) posters", "SQLite in process: median", "p99", "PostgreSQL over TCP: median", "p99", "ratio"]
+                + (rounds > 1 ? ["ratio by pass"] : []) + ["answers"])
         let halfway = FeedPosition(id: Int64(posters / 2))
         let pages: [(String, (Board) throws -> [Int64])] = [
             ("page of 20, new", { try $0.posters(order: .new, limit: 20).map(\.id) }),
@@ -63,7 +73,7 @@ enum PostgresScaleBenchmark {
                 }
             ),
         ]
-        var rows: [(String, (Board, inout Samples) throws -> [Int64])] = pages.map { name, body in
+        var rows: [(String, (Board, inout Samples) throws -> [Int64])] = (searchesOnly ? [] : pages).map { name, body in
             (name, { board, times in try (0..<200).flatMap { _ in try timed(&times) { try body(board) } } })
         }
         var random = Random(seed: 7)
@@ -87,28 +97,50 @@ enum PostgresScaleBenchmark {
                     }
                 ))
         }
+        if let only = ProcessInfo.processInfo.environment["TENBIN_BENCH_PG_ROWS"], !only.isEmpty {
+            // `$TENBIN_BENCH_PG_ROWS`: only the rows whose name contains it (`2 characters`).
+            rows.removeAll { !$0.0.contains(only) }
+        }
         for (name, run) in rows {
             var answers: [[Int64]] = []
-            var samples: [Samples] = []
-            for board in [sqlite, postgres] {
+            var samples = [Samples(), Samples()]
+            var ratios: [String] = []
+            for (index, board) in [sqlite, postgres].enumerated() {
                 // One untimed pass warms the caches, as a running server's would be.
                 var warm = Samples()
                 _ = try run(board, &warm)
-                var times = Samples()
-                answers.append(try run(board, &times))
-                samples.append(times)
+                answers.append(try run(board, &samples[index]))
+            }
+            ratios.append(Format.ratio(samples[1].median / samples[0].median))
+            for _ in 1..<rounds {
+                var pass = [Samples(), Samples()]
+                for (index, board) in [sqlite, postgres].enumerated() {
+                    guard try run(board, &pass[index]) == answers[index] else { throw BenchError("\(name): a pass answered differently") }
+                    for value in pass[index].values { samples[index].add(value) }
+                }
+                ratios.append(Format.ratio(pass[1].median / pass[0].median))
             }
             table.add(
-                name, Format.ms(samples[0].median), Format.ms(samples[0].percentile(99)), Format.ms(samples[1].median),
-                Format.ms(samples[1].percentile(99)), Format.ratio(samples[1].median / samples[0].median),
-                answers[0] == answers[1] ? "identical" : "DIFFERENT")
+                [
+                    name, Format.ms(samples[0].median), Format.ms(samples[0].percentile(99)), Format.ms(samples[1].median),
+                    Format.ms(samples[1].percentile(99)), Format.ratio(samples[1].median / samples[0].median),
+                ] + (rounds > 1 ? [ratios.joined(separator: " ")] : []) + [answers[0] == answers[1] ? "identical" : "DIFFERENT"])
+        }
+        if searchesOnly {
+            print(
+                "PostgreSQL: \(loaded == nil ? "a new copy of the board" : "the database already loaded ($TENBIN_BENCH_PG_SCALE_URL)").\n")
+            table.print()
+            print("\nSearches alone ($TENBIN_BENCH_PG_PART=search), \(rounds) timed pass(es) a row on each backend, alternated.")
+            return
         }
         let floor = try roundTrip(url)
-        table.add("one round trip: prepared SELECT 1 (libpq)", "", "", Format.ms(floor.median), Format.ms(floor.percentile(99)), "", "")
+        let blank = Array(repeating: "", count: rounds > 1 ? 2 : 1)
+        table.add(
+            ["one round trip: prepared SELECT 1 (libpq)", "", "", Format.ms(floor.median), Format.ms(floor.percentile(99)), ""] + blank)
         if let pgbench = try? pgbenchLatency(url: url, sql: PostgresStore.firstPageStatement(order: .new, limit: 20)) {
             table.add(
-                "page of 20, new: its statement run by pgbench", "", "", Format.ms(pgbench.median), Format.ms(pgbench.percentile(99)), "",
-                "")
+                ["page of 20, new: its statement run by pgbench", "", "", Format.ms(pgbench.median), Format.ms(pgbench.percentile(99)), ""]
+                    + blank)
         }
         let board = "Board: the search section's generated store (\(built.map { String(format: "built in %.0f s", $0) } ?? "cached")); "
         if loaded == nil {
@@ -142,7 +174,14 @@ enum PostgresScaleBenchmark {
         let board = Board(Board.Configuration(), store: store, blobs: BlobStore(storeFolder: blobs))
         defer { board.close() }
         var random = Random(seed: 7)
-        let queries = (0..<100).map { _ in SearchBenchmark.QueryKind.one.query(&random) }
+        // `$TENBIN_BENCH_PG_PROFILE_WORDS` (`1`, `2` or `3`): the length of the search's words.
+        let kind: SearchBenchmark.QueryKind =
+            switch ProcessInfo.processInfo.environment["TENBIN_BENCH_PG_PROFILE_WORDS"] {
+            case "2": .two
+            case "3": .longer
+            default: .one
+            }
+        let queries = (0..<100).map { _ in kind.query(&random) }
         var index = 0
         let body: () throws -> Void =
             switch call {

@@ -105,6 +105,39 @@ struct PostgresPipelineTests {
         try other.execute("COMMIT")
     }
 
+    @Test func statementsPipelinedWithTheBeginAnswerInOrderFromItsSnapshotEachPreparedOnce() throws {
+        let url = try TestPostgres.freshDatabase()
+        let connection = try Connection(ConnectionTarget(url))
+        let writer = try Connection(ConnectionTarget(url))
+        try writer.execute("CREATE TABLE t (n int); INSERT INTO t VALUES (1)")
+        func times(_ number: Int) -> PostgresQuery { "SELECT \(number)::bigint * 3" }
+        let count: PostgresQuery = "SELECT count(*)::bigint FROM t"
+        try connection.deferBegin(Self.begin)
+        // The same statement twice (prepared once, run twice) and one reading the table.
+        let first = try connection.queryPrepared(pipelined: [times(1), count, times(2)])
+        #expect(try first.map { try $0.int(0, 0) } == [3, 1, 6])
+        #expect(connection.isInTransaction)
+        try writer.execute("INSERT INTO t VALUES (2)")
+        // Inside the transaction: its snapshot, and every statement known prepared now.
+        func plusOne(_ number: Int) -> PostgresQuery { "SELECT \(number)::bigint + 1" }
+        let second = try connection.queryPrepared(pipelined: [count, times(4), plusOne(7)])
+        #expect(try second.map { try $0.int(0, 0) } == [1, 12, 8])
+        // The one prepared in a pipeline without a BEGIN is known too: not prepared again.
+        #expect(try connection.queryPrepared(pipelined: [plusOne(8)]).map { try $0.int(0, 0) } == [9])
+        try connection.execute("COMMIT")
+        // A session that lost them (DEALLOCATE) is begun again the slow way.
+        try connection.execute("DEALLOCATE ALL")
+        try connection.deferBegin(Self.begin)
+        let third = try connection.queryPrepared(pipelined: [count, times(5)])
+        #expect(try third.map { try $0.int(0, 0) } == [2, 15])
+        try connection.execute("COMMIT")
+        // A failure fails the transaction and leaves the connection out of pipeline mode.
+        try connection.deferBegin(Self.begin)
+        #expect(throws: PostgresError.self) { try connection.queryPrepared(pipelined: [count, "SELECT 1 / \(0)::int"]) }
+        try connection.execute("ROLLBACK")
+        try connection.execute("SELECT 1; SELECT 2")
+    }
+
     @Test func aReadThatThrowsRollsBackAndTheConnectionServesTheNextRead() throws {
         let folder = try TemporaryStore()
         let store = try PostgresStore(url: try TestPostgres.freshDatabase(), poolSize: 1)

@@ -139,22 +139,37 @@ package final class Connection {
     }
 
     /// ``begin(_:)`` and the transaction's first statement (``queryPrepared(_:binary:)``)
-    /// in one round trip, through libpq's pipeline mode: BEGIN, the session's prepared
-    /// statements (``preparedListSQL``), the statement, each prepared first if this connection
-    /// has not prepared it, then one Sync.
-    ///
-    /// Whether to prepare is decided before the session's list arrives. When the session
-    /// disagrees (a pooler moved it, or DEALLOCATE), the statement fails and aborts the
-    /// transaction before anything was read from it: it is rolled back and begun again the
-    /// slower way, with the list learnt first. Any other failure is thrown with the
-    /// transaction failed (the caller rolls it back) or not begun, and the connection out of
-    /// pipeline mode, usable or broken.
+    /// in one round trip, through libpq's pipeline mode (``pipeline(begin:_:binary:)``).
     package func begin(_ begin: String, then query: PostgresQuery, binary: Bool = false) throws -> Rows {
         try settle()
-        let sql = query.sql
-        let name = Self.statementName(sql)
+        return try pipeline(begin: begin, [query], binary: binary)[0]
+    }
+
+    /// ``queryPrepared(_:binary:)`` of each of `queries` in one round trip, their rows in
+    /// order: with a deferred BEGIN (``deferBegin(_:)``) first, as ``begin(_:then:binary:)``
+    /// sends it, else inside the transaction already open (whose prepared statements this
+    /// connection knows).
+    package func queryPrepared(pipelined queries: [PostgresQuery], binary: Bool = false) throws -> [Rows] {
+        try settle()
+        let begin = deferredBegin
+        deferredBegin = nil
+        return try pipeline(begin: begin, queries, binary: binary)
+    }
+
+    /// `queries` through libpq's pipeline mode, one Sync, their rows in order: with `begin`,
+    /// first BEGIN and the session's prepared statements (``preparedListSQL``); each statement
+    /// prepared first if this connection has not prepared it.
+    ///
+    /// Whether to prepare is decided before the session's list arrives. When the session
+    /// disagrees (a pooler moved it, or DEALLOCATE), a statement fails and aborts the
+    /// transaction before anything was read from it: it is rolled back, begun again the slower
+    /// way with the list learnt first, and the queries run one by one. Any other failure is
+    /// thrown with the transaction failed (the caller rolls it back) or not begun, and the
+    /// connection out of pipeline mode, usable or broken.
+    private func pipeline(begin: String?, _ queries: [PostgresQuery], binary: Bool) throws -> [Rows] {
         guard PQenterPipelineMode(handle) == 1 else { throw lastError }
         var sent = 0
+        var preparing = prepared
         /// Queues one more command of the pipeline; false when libpq could not.
         func queue(_ command: () -> Int32) -> Bool {
             guard command() == 1 else { return false }
@@ -162,59 +177,6 @@ package final class Connection {
             return true
         }
         /// Queues a prepared statement, prepared first where this connection has not.
-        func queuePrepared(
-            _ name: String, _ sql: String, count: Int32, _ values: [UnsafePointer<CChar>?], _ lengths: [Int32], _ formats: [Int32]
-        ) -> Bool {
-            (prepared.contains(name) || queue { PQsendPrepare(handle, name, sql, count, nil) })
-                && queue { PQsendQueryPrepared(handle, name, count, values, lengths, formats, binary ? 1 : 0) }
-        }
-        var queued =
-            queue { PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 0) }
-            && queuePrepared(Self.preparedListName, Self.preparedListSQL, count: 0, [], [], [])
-        let learnt = sent - 1  // the list's own result
-        queued =
-            queued
-            && withBinds(query.binds) { count, values, lengths, formats in
-                queuePrepared(name, sql, count: count, values, lengths, formats)
-            }
-        let synced = queued && PQpipelineSync(handle) == 1
-        let results = collectPipeline(sent, synced: synced)
-        let failure = results.lazy.compactMap(\.error).first
-        guard queued && synced, results.count == sent else { throw failure ?? lastError }
-        if failure == nil, case .rows(let rows) = results[sent - 1], case .rows(let names) = results[learnt] {
-            // The list was read before the statement was prepared: it is held now too.
-            prepared = Set((0..<names.count).map { names.text($0, 0) } + [name])
-            return rows
-        }
-        if let failure, failure.sqlState == "26000" || failure.sqlState == "42P05", isInTransaction, !isBroken {
-            // The session's prepared statements were not what this connection thought:
-            // nothing was read in the transaction yet, so it begins again, learning them first.
-            try execute("ROLLBACK")
-            try self.begin(begin)
-            return try queryPrepared(query, binary: binary)
-        }
-        throw failure ?? lastError
-    }
-
-    /// ``queryPrepared(_:binary:)`` of each of `queries` in one round trip (libpq's pipeline
-    /// mode, one Sync), their rows in order: with a deferred BEGIN (``deferBegin(_:)``) first, as
-    /// ``begin(_:then:binary:)`` sends it, else inside the transaction already open (whose
-    /// prepared statements this connection knows). A failure is thrown with the transaction
-    /// failed (the caller rolls it back); a BEGIN whose session's prepared statements were not
-    /// what this connection thought is rolled back and the queries run again one by one, after
-    /// the slower BEGIN.
-    package func queryPrepared(pipelined queries: [PostgresQuery], binary: Bool = false) throws -> [Rows] {
-        try settle()
-        let begin = deferredBegin
-        deferredBegin = nil
-        guard PQenterPipelineMode(handle) == 1 else { throw lastError }
-        var sent = 0
-        var preparing = prepared
-        func queue(_ command: () -> Int32) -> Bool {
-            guard command() == 1 else { return false }
-            sent += 1
-            return true
-        }
         func queuePrepared(
             _ name: String, _ sql: String, count: Int32, _ values: [UnsafePointer<CChar>?], _ lengths: [Int32], _ formats: [Int32]
         ) -> Bool {
@@ -227,7 +189,7 @@ package final class Connection {
             queued =
                 queue { PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 0) }
                 && queuePrepared(Self.preparedListName, Self.preparedListSQL, count: 0, [], [], [])
-            learnt = sent - 1
+            learnt = sent - 1  // the list's own result
         }
         var answers: [Int] = []
         for query in queries {
@@ -249,14 +211,17 @@ package final class Connection {
                 rows.append(answer)
             }
             if let learnt, case .rows(let names) = results[learnt] {
-                // The list was read before the statements were prepared: they are held now too.
-                prepared = Set((0..<names.count).map { names.text($0, 0) }).union(preparing)
+                // The list was read before the statements were prepared; every one of them ran,
+                // so the session holds them now too.
+                prepared = Set((0..<names.count).map { names.text($0, 0) } + queries.map { Self.statementName($0.sql) })
             } else {
                 prepared = preparing
             }
             return rows
         }
         if let begin, let failure, failure.sqlState == "26000" || failure.sqlState == "42P05", isInTransaction, !isBroken {
+            // The session's prepared statements were not what this connection thought:
+            // nothing was read in the transaction yet, so it begins again, learning them first.
             try execute("ROLLBACK")
             try self.begin(begin)
             return try queries.map { try queryPrepared($0, binary: binary) }

@@ -227,15 +227,10 @@ package struct TermCursor {
         var highest: Int64?
         var index = 0
         while index < lists.count {
-            // A list already at or below the target is only read: seeking it (a mutation)
-            // checked its array's uniqueness, once per list per step, most of an intersection's
-            // time when every segment's lists are read at once (PostgreSQL).
-            if let id = lists[index].current, id <= target {
-                highest = max(highest ?? id, id)
-                index += 1
-                continue
-            }
-            lists[index].seek(atMost: target)
+            // Only a list above the target is sought: seeking (a mutation) checked the array's
+            // uniqueness, once per list per step, most of an intersection's time when every
+            // segment's lists are read at once (PostgreSQL).
+            if let id = lists[index].current, id > target { lists[index].seek(atMost: target) }
             if let id = lists[index].current {
                 highest = max(highest ?? id, id)
                 index += 1

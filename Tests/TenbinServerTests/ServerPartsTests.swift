@@ -130,6 +130,10 @@ import Testing
         #expect(LogTime(millisecondsSince1970: 1_796_540_709_120).description == "2026-12-06T07:05:09.120Z")
         let text = RequestLog(json: false).line(for: record, finished: time)
         #expect(text == "2026-12-06T07:05:09.007Z ::1 GET /t/%E7%8C%AB/猫?gpj.exe? - - 12345.678ms", "\(text)")
+        // An ASCII path too: DEL is a control character.
+        var ascii = record
+        ascii.path = "/a\u{7F}b~"
+        #expect(RequestLog(json: false).line(for: ascii, finished: time).contains(" GET /a?b~ - - "))
         var answered = record
         (answered.status, answered.bytes, answered.duration) = (404, 0, .nanoseconds(400))
         #expect(RequestLog(json: false).line(for: answered, finished: time).hasSuffix(" 404 0 0.000ms"))

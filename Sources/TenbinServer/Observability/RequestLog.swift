@@ -95,7 +95,7 @@ struct RequestLog: Sendable {
             return
         }
         for scalar in text.unicodeScalars {
-            bytes += String(SafeText.isUnsafe(scalar) ? "?" : scalar).utf8
+            UTF8.encode(SafeText.isUnsafe(scalar) ? "?" : scalar) { bytes.append($0) }
         }
     }
 }

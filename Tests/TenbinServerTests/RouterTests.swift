@@ -46,6 +46,43 @@ import Testing
         #expect(head.status == 200, "GET routes answer HEAD")
     }
 
+    @Test func aBodysKindIsItsMediaTypeInAnyCaseWithParametersAndSpacesAround() {
+        let cases: [(String?, BodyKind?)] = [
+            (nil, BodyKind.none), ("", BodyKind.none), ("  ", BodyKind.none), ("application/json", .json),
+            ("Application/JSON ; charset=utf-8", .json), ("\tapplication/json\t", .json),
+            (" multipart/form-data; boundary=x", .multipart), ("APPLICATION/X-WWW-FORM-URLENCODED", .urlencoded),
+            ("application/jsonp", nil), ("application/jso", nil), ("text/plain", nil), ("application/json x", nil),
+            // Only ASCII letters fold: a dotted capital I is not an i.
+            ("appl\u{130}cation/json", nil), ("application/json\u{301}", nil),
+        ]
+        for (value, kind) in cases {
+            #expect(BodyKind(contentType: value) == kind, "\(value ?? "nil")")
+        }
+        #expect(HTTPResponse(status: 200, headers: [("content-TYPE", "x")]).header("Content-Type") == "x")
+        #expect(HTTPResponse(status: 200, headers: [("Content-Types", "x")]).header("Content-Type") == nil)
+    }
+
+    @Test func aPathIsCutAtEverySlashKeepingEmptySegments() {
+        let cases: [(Substring, [Substring])] = [
+            ("/", [""]), ("/a", ["a"]), ("/a/b", ["a", "b"]), ("/a//b/", ["a", "", "b", ""]), ("//", ["", ""]),
+            ("/ねこ/%2F/x", ["ねこ", "%2F", "x"]),
+        ]
+        for (path, parts) in cases {
+            #expect(Array(Router.segments(of: path)) == parts, "\(path)")
+        }
+    }
+
+    @Test func aSecurityHeaderFollowsTheContentTypeInAnyCase() {
+        let image = SecurityHeaders.complete(HTTPResponse(status: 200, headers: [("Content-Type", "Image/JPEG")]))
+        #expect(image.header("Cross-Origin-Resource-Policy") == "cross-origin")
+        let page = SecurityHeaders.complete(HTTPResponse(status: 200, headers: [("Content-Type", "TEXT/HTML; charset=utf-8")]))
+        #expect(page.header("Cross-Origin-Opener-Policy") == "same-origin")
+        #expect(page.header("Cross-Origin-Resource-Policy") == "same-origin")
+        let json = SecurityHeaders.complete(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")]))
+        #expect(json.header("Cross-Origin-Opener-Policy") == nil)
+        #expect(json.header("X-Content-Type-Options") == "nosniff")
+    }
+
     @Test func everyAnswerCarriesTheSecurityHeadersOfWhatItIs() async throws {
         let server = try TestServer { $0.rateLimited = false }
         let posted = await server.post()

@@ -89,7 +89,7 @@ extension Application {
 
     /// Whether the request reached the server over https: through a trusted proxy that says so
     /// (tenbin itself serves plain HTTP).
-    private func isHTTPS(_ head: RequestHead) -> Bool {
-        policy.trustProxy && head.header("x-forwarded-proto")?.lowercased() == "https"
+    func isHTTPS(_ head: RequestHead) -> Bool {
+        policy.trustProxy && head.header("x-forwarded-proto")?.equalsIgnoringASCIICase("https") == true
     }
 }

@@ -107,7 +107,7 @@ extension Application {
     /// accepted before any route ran (`https` only behind a trusted proxy that says so).
     func publicOrigin(_ head: RequestHead) -> String {
         if let published = policy.origins.published.first { return published.description }
-        let https = policy.trustProxy && head.header("x-forwarded-proto")?.lowercased() == "https"
+        let https = isHTTPS(head)
         let scheme = https ? "https" : "http"
         // Behind a trusted proxy without --public-url any host is accepted: only a plain name
         // goes into a page.

@@ -56,13 +56,7 @@ struct HTTPResponse: Sendable {
     func header(_ name: String) -> String? {
         // Compared byte by byte, ASCII case folded: every answer is looked at this way as it is
         // sent (``SecurityHeaders``), so no lowercased copies are made.
-        headers.first { Self.sameName($0.name, name) }?.value
-    }
-
-    /// Whether two header names are equal regardless of ASCII case.
-    static func sameName(_ a: String, _ b: String) -> Bool {
-        func folded(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
-        return a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { folded($0) == folded($1) }
+        headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 
     /// Bytes of the body when known in advance.

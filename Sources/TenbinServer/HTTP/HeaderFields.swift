@@ -17,7 +17,6 @@ struct HeaderFields: Sendable, Equatable {
         "x-forwarded-host",
         "x-forwarded-proto",
     ]
-    private static let index = Dictionary(uniqueKeysWithValues: known.enumerated().map { ($1, $0) })
 
     /// The values by position in ``known``; a repeated field's values are joined with ", ".
     private var values = [String?](repeating: nil, count: HeaderFields.known.count)
@@ -35,7 +34,9 @@ struct HeaderFields: Sendable, Equatable {
     /// The value of `name` (lowercase), or nil when the request did not send it. Asking for a
     /// field not in ``known`` is a programming error: it would always read nil.
     subscript(name: String) -> String? {
-        guard let position = Self.index[name] else {
+        // A scan, not a dictionary: hashing the name cost more than comparing a few short
+        // strings (most fit in a String's inline bytes, compared as two words).
+        guard let position = Self.known.firstIndex(of: name) else {
             assertionFailure("header \(name) is not one tenbin reads: add it to HeaderFields.known")
             return nil
         }
@@ -52,7 +53,7 @@ struct HeaderFields: Sendable, Equatable {
 
     private mutating func add(name: String, value: String) {
         bytes += name.utf8.count + value.utf8.count
-        guard let position = Self.index[name] else { return }
+        guard let position = Self.known.firstIndex(of: name) else { return }
         append(value, at: position)
     }
 

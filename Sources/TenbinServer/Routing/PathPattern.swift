@@ -47,7 +47,8 @@ struct PathPattern: Sendable, CustomStringConvertible {
         for (segment, part) in zip(segments, parts) {
             switch segment {
             case .literal(let text):
-                guard part == text else { return nil }
+                // Bytes, not characters: a literal is ASCII and the part still percent-encoded.
+                guard part.utf8.elementsEqual(text.utf8) else { return nil }
             case .text(let name):
                 guard !part.isEmpty else { return nil }
                 parameters.values.append((name, .text(part)))

@@ -125,13 +125,17 @@ enum BodyKind: Sendable, Hashable {
             self = .none
             return
         }
-        let type = contentType.split(separator: ";").first.map { $0.trimmingCharacters.lowercased() } ?? ""
-        switch type {
-        case "application/json": self = .json
-        case "multipart/form-data": self = .multipart
-        case "application/x-www-form-urlencoded": self = .urlencoded
-        case "": self = .none
-        default: return nil
+        let type = contentType.mediaType
+        if type.isEmpty {
+            self = .none
+        } else if type.equalsIgnoringASCIICase("application/json") {
+            self = .json
+        } else if type.equalsIgnoringASCIICase("multipart/form-data") {
+            self = .multipart
+        } else if type.equalsIgnoringASCIICase("application/x-www-form-urlencoded") {
+            self = .urlencoded
+        } else {
+            return nil
         }
     }
 }

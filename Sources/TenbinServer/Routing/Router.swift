@@ -5,12 +5,13 @@
 /// memory: work that may block goes to the board executor (``Reply/blocking(_:_:)``).
 final class Router: HTTPHandling {
     let app: Application
-    /// The routes by number of path segments.
-    private let routes: [Int: [Route]]
+    /// The routes by number of path segments (at that position).
+    private let routes: [[Route]]
 
     init(app: Application, routes: [Route]) {
         self.app = app
-        self.routes = Dictionary(grouping: routes) { $0.path.segments.count }
+        let grouped = Dictionary(grouping: routes) { $0.path.segments.count }
+        self.routes = (0...(grouped.keys.max() ?? 0)).map { grouped[$0] ?? [] }
     }
 
     func finished(_ record: ExchangeRecord) {
@@ -18,7 +19,8 @@ final class Router: HTTPHandling {
     }
 
     func admit(_ head: RequestHead) -> Admission {
-        guard head.rawPath.hasPrefix("/") else {
+        let path = head.rawPath
+        guard path.utf8.first == UInt8(ascii: "/") else {
             return .reply("unmatched", .now(.error(.badRequest("the request target must be a path"))))
         }
         do throws(APIError) {
@@ -26,14 +28,12 @@ final class Router: HTTPHandling {
         } catch {
             return .reply("unmatched", .now(.error(error)))
         }
-        let parts = head.rawPath.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst().map {
-            Substring($0)
-        }[...]
+        let parts = Self.segments(of: path)
         var allowed: [String] = []
         var label = "unmatched"
         // A page's errors are pages; so is a browser's navigation to nothing.
         var page = head.wantsPage
-        for route in routes[parts.count] ?? [] {
+        for route in parts.count < routes.count ? routes[parts.count] : [] {
             guard let parameters = route.path.match(parts) else { continue }
             if route.method.matches(head.method) { return admit(head, route, parameters) }
             if allowed.isEmpty { label = route.label }
@@ -44,6 +44,26 @@ final class Router: HTTPHandling {
         guard allowed.isEmpty else { return .reply(label, .now(answer(.methodNotAllowed(head.method, allowed: allowed)))) }
         // Never the raw path: a crafted target must not come back in an answer.
         return .reply("unmatched", .now(answer(.notFound("nothing is at this path"))))
+    }
+
+    /// The segments of a path that starts with `/`, empty ones included (`/a//b/` is `a`, ``,
+    /// `b`, ``): cut by byte, in one array.
+    static func segments(of path: Substring) -> ArraySlice<Substring> {
+        var parts: [Substring] = []
+        parts.reserveCapacity(8)
+        let bytes = path.utf8
+        // `/` is ASCII, so every cut is on a character boundary.
+        var start = bytes.index(after: bytes.startIndex)
+        var index = start
+        while index != bytes.endIndex {
+            if bytes[index] == UInt8(ascii: "/") {
+                parts.append(path[start..<index])
+                start = bytes.index(after: index)
+            }
+            index = bytes.index(after: index)
+        }
+        parts.append(path[start...])
+        return parts[...]
     }
 
     /// The policy, then the handler.

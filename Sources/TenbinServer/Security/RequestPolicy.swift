@@ -96,14 +96,6 @@ struct RequestPolicy: Sendable {
         return peer.hasPrefix("127.") || peer == "::1" || peer.hasPrefix("::ffff:127.")
     }
 
-    /// Requires `Content-Type: application/json` (parameters such as a charset allowed).
-    func checkJSONContentType(_ head: RequestHead) throws(APIError) {
-        let type = head.header("content-type")?.split(separator: ";").first.map { $0.trimmingCharacters.lowercased() }
-        guard type == "application/json" else {
-            throw .unsupportedMediaType("the body must be JSON sent with Content-Type: application/json")
-        }
-    }
-
     /// Whether the request carries the admin token (`Authorization: Bearer`), compared in
     /// constant time; false when no token is set. Such requests are the operator's own (a script
     /// posting a thousand photos) and are not rate limited.
@@ -133,16 +125,6 @@ struct RequestPolicy: Sendable {
     /// a guess was right.
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         HMAC.constantTimeEqual(a, b)
-    }
-}
-
-extension StringProtocol {
-    /// The text without leading and trailing spaces and tabs.
-    var trimmingCharacters: SubSequence {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isSpace($0) }) else { return self[endIndex...] }
-        let last = lastIndex(where: { !isSpace($0) })!  // exists when `first` does
-        return self[first...last]
     }
 }
 

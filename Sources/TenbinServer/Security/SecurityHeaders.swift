@@ -20,9 +20,9 @@ enum SecurityHeaders {
             if response.header(name) == nil { response.headers.append((name, value)) }
         }
         add("X-Content-Type-Options", "nosniff")
-        guard let type = response.header("Content-Type")?.lowercased() else { return response }
-        add("Cross-Origin-Resource-Policy", type.hasPrefix("image/") ? "cross-origin" : "same-origin")
-        if type.hasPrefix("text/html") {
+        guard let type = response.header("Content-Type") else { return response }
+        add("Cross-Origin-Resource-Policy", type.hasPrefixIgnoringASCIICase("image/") ? "cross-origin" : "same-origin")
+        if type.hasPrefixIgnoringASCIICase("text/html") {
             add("Cross-Origin-Opener-Policy", "same-origin")
             add("Permissions-Policy", permissions)
         }

@@ -29,8 +29,8 @@ enum WebLanguage: String, Sendable, CaseIterable {
     static func fromCookie(_ header: String) -> WebLanguage? {
         for pair in header.split(separator: ";") {
             let parts = pair.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2, parts[0].trimmingSpaces == cookieName else { continue }
-            return WebLanguage(rawValue: String(parts[1].trimmingSpaces))
+            guard parts.count == 2, parts[0].trimmingCharacters == cookieName else { continue }
+            return WebLanguage(rawValue: String(parts[1].trimmingCharacters))
         }
         return nil
     }
@@ -41,14 +41,14 @@ enum WebLanguage: String, Sendable, CaseIterable {
         var best: (language: WebLanguage, weight: Double)? = nil
         for item in header.split(separator: ",") {
             let parts = item.split(separator: ";")
-            guard let tag = parts.first?.trimmingSpaces.lowercased() else { continue }
+            guard let tag = parts.first?.trimmingCharacters.lowercased() else { continue }
             let primary = tag.split(separator: "-").first.map(String.init) ?? tag
             guard let language = WebLanguage(rawValue: primary) else { continue }
             var weight = 1.0
             for parameter in parts.dropFirst() {
                 let pair = parameter.split(separator: "=", maxSplits: 1)
-                if pair.count == 2, pair[0].trimmingSpaces.lowercased() == "q" {
-                    weight = Double(String(pair[1].trimmingSpaces)) ?? 0
+                if pair.count == 2, pair[0].trimmingCharacters.lowercased() == "q" {
+                    weight = Double(String(pair[1].trimmingCharacters)) ?? 0
                 }
             }
             if weight > 0, weight > (best?.weight ?? 0) { best = (language, weight) }
@@ -62,15 +62,5 @@ enum WebLanguage: String, Sendable, CaseIterable {
         case .en: "English"
         case .ja: "日本語"
         }
-    }
-}
-
-extension Substring {
-    /// Without leading and trailing spaces and tabs (header syntax's optional white space).
-    fileprivate var trimmingSpaces: Substring {
-        var text = self
-        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
-        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
-        return text
     }
 }

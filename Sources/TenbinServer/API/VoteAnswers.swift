@@ -21,8 +21,9 @@ final class VoteAnswers: Sendable {
     private let templates = Locked<[Int64: Template]>([:])
     /// How many times a poster's JSON was written whole (the tests' evidence of reuse).
     let writes = Locked(0)
-    /// The headers of every JSON answer.
-    private let headers = HTTPResponse.json("").headers
+    /// The headers of every JSON answer, security headers included (so that completing them as
+    /// the answer is sent copies nothing).
+    private let headers = SecurityHeaders.complete(HTTPResponse.json("")).headers
 
     /// The answer to a vote that left `poster` as it is: byte for byte `JSON.poster(poster)`.
     func response(for poster: Poster) -> HTTPResponse {

@@ -399,7 +399,7 @@ final class HTTPDaemon: Sendable {
         // While draining every answer ends its connection, so kept-alive clients (a proxy's pool)
         // reconnect elsewhere instead of sending their next request here.
         if draining.withLock({ $0 }) { headers.append(("Connection", "close")) }
-        for (name, value) in headers where MHD_add_response_header(made, name, value) != MHD_Result.YES {
+        for (name, value) in headers where !Self.add(name, value, to: made) {
             return false
         }
         exchange.status = response.status
@@ -421,11 +421,20 @@ final class HTTPDaemon: Sendable {
     /// security headers completed), kept and queued for every request that asks for it.
     private static func made(_ response: HTTPResponse) -> OpaquePointer? {
         guard case .shared(let bytes) = response.body, let made = Self.response(sharing: bytes) else { return nil }
-        for (name, value) in response.headers where MHD_add_response_header(made, name, value) != MHD_Result.YES {
+        for (name, value) in response.headers where !Self.add(name, value, to: made) {
             MHD_destroy_response(made)
             return nil
         }
         return made
+    }
+
+    /// Adds a header field to a response; false when libmicrohttpd refuses it. The strings are
+    /// lent as they are: passed to the C function directly, Swift copied each into a new array
+    /// first (eight allocations for a vote's answer).
+    private static func add(_ name: String, _ value: String, to response: OpaquePointer) -> Bool {
+        name.withCString { name in
+            value.withCString { value in MHD_add_response_header(response, name, value) == MHD_Result.YES }
+        }
     }
 
     /// The request's header fields tenbin reads, and the bytes of all of them.

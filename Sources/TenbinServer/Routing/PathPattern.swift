@@ -43,12 +43,16 @@ struct PathPattern: Sendable, CustomStringConvertible {
     /// the parameters.
     func match(_ parts: ArraySlice<Substring>) -> PathParameters? {
         guard parts.count == segments.count else { return nil }
+        // The literals first: most routes tried do not match, and they then allocate nothing.
+        for (segment, part) in zip(segments, parts) {
+            // Bytes, not characters: a literal is ASCII and the part still percent-encoded.
+            if case .literal(let text) = segment, !part.utf8.elementsEqual(text.utf8) { return nil }
+        }
         var parameters = PathParameters()
         for (segment, part) in zip(segments, parts) {
             switch segment {
-            case .literal(let text):
-                // Bytes, not characters: a literal is ASCII and the part still percent-encoded.
-                guard part.utf8.elementsEqual(text.utf8) else { return nil }
+            case .literal:
+                continue
             case .text(let name):
                 guard !part.isEmpty else { return nil }
                 parameters.values.append((name, .text(part)))

@@ -35,16 +35,20 @@ extension Application {
     /// The answer for a blob whose file is known: 304, its bytes from memory, or the open file
     /// (whose bytes are then kept, when small enough).
     private func blobAnswer(_ digest: Digest, _ file: BlobFiles.File, _ head: RequestHead) throws -> HTTPResponse {
-        let etag = "\"" + digest.hex + "\""
-        if Self.notModified(head, etag: etag) { return HTTPResponse(status: 304, headers: Self.immutable(etag: etag)) }
+        // Made only when needed: most requests send no If-None-Match, and a kept answer has its own.
+        var etag: String { "\"" + digest.hex + "\"" }
+        if head.header("if-none-match") != nil, Self.notModified(head, etag: etag) {
+            return HTTPResponse(status: 304, headers: Self.immutable(etag: etag))
+        }
         if let kept = file.kept {
             // The bytes never change (the digest names them), but a delete or gc removes the file,
-            // and then the image is gone, as it is for an answer from the file.
-            guard access(file.path, F_OK) == 0 else { throw blobUnreadable(digest) }
+            // and then the image is gone, as it is for an answer from the file. (The path lent as
+            // a C string: passed directly, Swift copied it into a new array.)
+            guard file.path.withCString({ access($0, F_OK) }) == 0 else { throw blobUnreadable(digest) }
             return kept.answer
         }
         let headers = [("Content-Type", Self.mediaType(file.format)), ("ETag", etag), ("Cache-Control", Self.immutableCaching)]
-        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+        let descriptor = file.path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else { throw blobUnreadable(digest) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {

@@ -19,12 +19,19 @@ struct HeaderFields: Sendable, Equatable {
     ]
 
     /// The values by position in ``known``; a repeated field's values are joined with ", ".
-    private var values = [String?](repeating: nil, count: HeaderFields.known.count)
+    /// Held inline: an array was one more allocation per request.
+    private var values = InlineArray<18, String?>(repeating: nil)
     /// Bytes of every field's name and value, read or not.
     private(set) var bytes = 0
 
     /// No fields.
-    init() {}
+    init() {
+        assert(values.count == Self.known.count, "one value per known field")
+    }
+
+    static func == (a: HeaderFields, b: HeaderFields) -> Bool {
+        a.bytes == b.bytes && a.values.indices.allSatisfy { a.values[$0] == b.values[$0] }
+    }
 
     /// Fields given by name (any case), as tests and the in-process harness write them.
     init(_ fields: [String: String]) {

@@ -153,10 +153,12 @@ final class Database {
     /// that reads and then writes never fails halfway with a busy error.
     func transaction<T>(immediate: Bool = true, _ body: () throws -> T) throws -> T {
         backgroundCheckpointer?.beforeWrite()
-        try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN")
+        // Prepared once, like any statement: `sqlite3_exec` parsed both again for every
+        // transaction, and every read is one (a page, a search, a vote's batch).
+        try statement(immediate ? "BEGIN IMMEDIATE" : "BEGIN").run()
         do {
             let result = try body()
-            try execute("COMMIT")
+            try statement("COMMIT").run()
             return result
         } catch {
             // ROLLBACK fails only when no transaction is open (SQLite already rolled back).

@@ -284,43 +284,60 @@ struct SQLiteSession: StoreWriting {
     /// (``SQLiteStore/scoresVotes``): what a vote cost before trending order.
     static let voteUpdateWithoutScore = "UPDATE poster SET good1 = good1 + ?1, good2 = good2 + ?2 WHERE id = ?3"
 
-    /// Adds a delta to poster `id` and its bucket starting at `start`; its total and score
-    /// before (for the vote log), or nil when there is no such poster or it is hidden.
-    private func addVotes(id: Int64, good1: Int, good2: Int, start: Int64, at time: Timestamp) throws -> (votes: Int, score: Int64)? {
+    /// Adds a delta to poster `id` and its bucket starting at `start`: the poster as it was
+    /// before, and its new score; nil when there is no such poster or it is hidden.
+    private func addVotes(id: Int64, good1: Int, good2: Int, start: Int64, at time: Timestamp) throws -> (
+        before: Poster, score: Int64
+    )? {
         // The poster as it stands, read under the write lock the transaction holds, so nothing
-        // moves it before the update below. A hidden poster is gone for the public: its votes
-        // count as a missing poster's.
-        guard
-            let before = try db.statement(
-                "SELECT good1 + good2, trend FROM poster WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM poster_hidden WHERE poster_id = ?1)"
-            ).bind(id).first({ (votes: $0.int(0), score: $0.int64(1)) })
-        else { return nil }
+        // moves it before the update below: what the update leaves is this plus the delta. A
+        // hidden poster is gone for the public: its votes count as a missing poster's.
+        guard let before = try db.statement(Self.visiblePosterByID).bind(id).first(Self.decodePoster) else { return nil }
         // One statement: SQLite applies it atomically under the write lock, so concurrent
         // voters in any number of processes never lose or double a vote. The new score is worked
         // out here (``Trending/adding(_:to:)``, as the memory backend does) from the score read
         // above, so SQLite and the memory backend round alike.
+        var score = before.trendingScore
         if scoresVotes {
-            let score = Trending.adding(Trending.weight(count: good1 + good2, at: time), to: before.score)
+            score = Trending.adding(Trending.weight(count: good1 + good2, at: time), to: before.trendingScore)
             try db.statement(Self.voteUpdate).bind(good1, good2, id, score).run()
         } else {
             try db.statement(Self.voteUpdateWithoutScore).bind(good1, good2, id).run()
         }
         // In the same transaction: the timeline's totals are the counts.
         try addToBucket(id: id, start: start, good1: good1, good2: good2)
-        return before
+        return (before, score)
     }
+
+    /// A poster by id unless it is hidden.
+    static let visiblePosterByID = posterColumns + " WHERE p.id = ?1 AND NOT EXISTS (SELECT 1 FROM poster_hidden WHERE poster_id = ?1)"
 
     func addVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster] {
         // In-process, a prepared statement run once per poster costs what one statement over
         // the whole batch would, without building and parsing a list of deltas.
         let start = Timeline.minuteStart(of: time)
-        let before = try deltas.compactMap { delta in
-            try addVotes(id: delta.id, good1: delta.good1, good2: delta.good2, start: start, at: time).map {
-                (id: delta.id, votes: $0.votes, score: $0.score)
-            }
+        var after: [Poster] = []
+        after.reserveCapacity(deltas.count)
+        var log: [(id: Int64, votes: Int, score: Int64)] = []
+        log.reserveCapacity(deltas.count)
+        var exact = true
+        for delta in deltas {
+            guard let (before, score) = try addVotes(id: delta.id, good1: delta.good1, good2: delta.good2, start: start, at: time)
+            else { continue }
+            log.append((delta.id, before.good1 &+ before.good2, before.trendingScore))
+            // The poster as the update left it, without reading it again (the write lock has
+            // been held since it was read). Counts past Int.max, which SQLite keeps as a real
+            // number, are read back instead.
+            var poster = before
+            let (good1, overflow1) = before.good1.addingReportingOverflow(delta.good1)
+            let (good2, overflow2) = before.good2.addingReportingOverflow(delta.good2)
+            (poster.good1, poster.good2, poster.trendingScore) = (good1, good2, score)
+            exact = exact && !overflow1 && !overflow2
+            after.append(poster)
         }
-        try logVoteBatch(before, at: time)
-        return try posters(ids: before.map(\.id))
+        try logVoteBatch(log, at: time)
+        guard exact else { return try posters(ids: log.map(\.id)) }
+        return try withHashtags(after)
     }
 
     func updateText(id: Int64, contents: String, hashtags: [String], search: SearchRecord) throws -> Bool {

@@ -184,3 +184,13 @@ import Testing
         }
     }
 }
+
+@Suite struct VoteAnswerDigitsTests {
+    @Test func countsAreWrittenAsStringWritesThem() {
+        for value in [0, 1, 9, 10, 99, 100, 1_234_567, Int.max, -1, -90, Int.min] {
+            var body: [UInt8] = [UInt8(ascii: ":")]
+            VoteAnswers.appendDecimal(value, to: &body)
+            #expect(String(decoding: body, as: UTF8.self) == ":" + String(value), "\(value)")
+        }
+    }
+}

@@ -45,11 +45,30 @@ final class VoteAnswers: Sendable {
         var body: [UInt8] = []
         body.reserveCapacity(parts[0].count + parts[1].count + parts[2].count + 40)
         body += parts[0]
-        body += String(poster.good1).utf8
+        Self.appendDecimal(poster.good1, to: &body)
         body += parts[1]
-        body += String(poster.good2).utf8
+        Self.appendDecimal(poster.good2, to: &body)
         body += parts[2]
         return HTTPResponse(status: 200, headers: headers, body: .bytes(body))
+    }
+
+    /// Appends `value` in decimal digits, as `String(value)` writes it, without making the string.
+    static func appendDecimal(_ value: Int, to body: inout [UInt8]) {
+        guard value > 0 else {
+            body += value == 0 ? [UInt8(ascii: "0")] : Array(String(value).utf8)
+            return
+        }
+        // An Int has at most 19 digits; written from the last one back.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+            var rest = value
+            var start = 20
+            while rest > 0 {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+            body.append(contentsOf: buffer[start..<20])
+        }
     }
 
     /// `poster`'s answer cut at its counts (both zero), or nil if they cannot be found.

@@ -115,7 +115,14 @@ extension PostgresSession {
     /// beside the poster's row. So the hits' posters are read once, the page's worth at a time,
     /// where the candidates' keys and then the page's posters were two statements reading
     /// twice as many rows (cold ones, at 1M posters: most of a search's time).
-    func exactNewestPosters(_ query: SearchQuery, below: Int64?, offset: Int, limit: Int) throws -> [Poster] {
+    ///
+    /// `visibleOnly`: the hidden posters left out, in the same snapshot (the statement reading
+    /// the hits' rows leaves them out; the walk's matches are tested against the hidden posters
+    /// read in the read's transaction). With ``verifiedSegments`` set (no transaction), the hits
+    /// come from the kept blocks alone and each statement checks the kept segment list
+    /// (``KeptSegmentsMoved`` when it no longer matches, ``KeptBlocksMissing`` when a block is
+    /// not kept): a search whose page is in its first batch is one statement.
+    func exactNewestPosters(_ query: SearchQuery, below: Int64?, offset: Int, limit: Int, visibleOnly: Bool = false) throws -> [Poster] {
         let wanted = offset + limit
         guard limit > 0 else { return [] }
         let terms = SearchGrams.terms(for: query)
@@ -131,18 +138,24 @@ extension PostgresSession {
         /// Reads the posters of `ids` (hits, highest first) and of those waiting, and keeps the
         /// matches; false once the page is full.
         func take(_ ids: [Int64]) throws -> Bool {
+            // One row at least: the check's (whether the kept segment list matches the table in
+            // this statement's snapshot; true in a transaction), with the posters beside it.
+            let current: PostgresQuery = verifiedSegments.map { Self.segmentsMatchSQL($0) } ?? "true"
+            let hidden: PostgresQuery = visibleOnly ? " AND NOT EXISTS (SELECT 1 FROM poster_hidden h WHERE h.poster_id = p.id)" : ""
             let rows = try select(
                 """
-                SELECT w.*, s.poster_id IS NOT NULL,
-                    CASE WHEN s.poster_id IS NOT NULL THEN (SELECT k.key FROM search_key k WHERE k.poster_id = w.id) END
-                FROM (\(unescaped: PostgresStore.posterColumns) WHERE p.id = ANY(\(waiting + ids)::bigint[])) w
-                LEFT JOIN search_stale s ON s.poster_id = w.id
+                SELECT w.*, v.current FROM (SELECT \(current) AS current) v LEFT JOIN LATERAL (
+                    SELECT q.*, s.poster_id IS NOT NULL AS marked,
+                        CASE WHEN s.poster_id IS NOT NULL THEN (SELECT k.key FROM search_key k WHERE k.poster_id = q.id) END AS key
+                    FROM (\(unescaped: PostgresStore.posterColumns) WHERE p.id = ANY(\(waiting + ids)::bigint[]) AND v.current\(hidden)) q
+                    LEFT JOIN search_stale s ON s.poster_id = q.id) w ON true
                 """)
             waiting.removeAll()
-            var stale: [Int64: String?] = [:]
-            // The two columns after the poster's: whether it is marked stale, and its key.
+            // The columns after the poster's: whether it is marked stale, its key, the check.
             let (markedColumn, keyColumn) = (PostgresStore.posterColumnCount, PostgresStore.posterColumnCount + 1)
-            for row in 0..<rows.count {
+            guard rows.count > 0, try rows.bool(0, PostgresStore.posterColumnCount + 2) else { throw KeptSegmentsMoved() }
+            var stale: [Int64: String?] = [:]
+            for row in 0..<rows.count where !rows.isNull(row, 0) {
                 let poster = try PostgresStore.decodePoster(rows, row)
                 read[poster.id] = poster
                 if try rows.bool(row, markedColumn) { stale[poster.id] = rows.isNull(row, keyColumn) ? nil : rows.text(row, keyColumn) }
@@ -154,20 +167,32 @@ extension PostgresSession {
             }
             return true
         }
-        if let kept = try keptCursors(terms) {
-            // Every block is kept: the hits straight from the lists, without the walk.
-            guard kept.allSatisfy({ !$0.isEmpty }) else { return [] }
-            var hits = PostingIntersection(kept.map(TermCursor.init), below: below)
-            while true {
-                let batch = max(4, wanted - matched.count)
-                var ids: [Int64] = []
-                while ids.count < batch, let id = try hits.next() { ids.append(id) }
-                guard !ids.isEmpty, try take(ids), ids.count == batch else { break }
+        let kept = try keptCursors(terms)
+        if kept == nil && verifiedSegments != nil { throw KeptBlocksMissing() }
+        // The walk's matches are the page's without a read of their rows: those hidden are
+        // left out by the hidden posters' ids, read in the same snapshot.
+        let hidden = kept == nil && visibleOnly ? try hiddenIDs() : []
+        if let kept {
+            // Every block is kept: the hits straight from the lists, without the walk. Outside a
+            // transaction at least one statement runs, whose check is what makes the kept
+            // segment list (and so an answer of no hits) this moment's.
+            var checked = false
+            if kept.allSatisfy({ !$0.isEmpty }) {
+                var hits = PostingIntersection(kept.map(TermCursor.init), below: below)
+                while true {
+                    let batch = max(4, wanted - matched.count)
+                    var ids: [Int64] = []
+                    while ids.count < batch, let id = try hits.next() { ids.append(id) }
+                    guard !ids.isEmpty else { break }
+                    checked = true
+                    guard try take(ids), ids.count == batch else { break }
+                }
             }
+            if verifiedSegments != nil && !checked { _ = try take([]) }
         } else if let walked = try walk(
             below: below ?? Int64.max, limit: Self.walkBudget, pieces: pieces,
             visit: { entry in
-                if SearchGrams.key(entry.key, holdsEvery: words) { matched.append(entry.id) }
+                if !hidden.contains(entry.id) && SearchGrams.key(entry.key, holdsEvery: words) { matched.append(entry.id) }
                 return matched.count < wanted
             }), matched.count < wanted
         {
@@ -180,6 +205,38 @@ extension PostgresSession {
             for poster in try posters(ids: unread) { read[poster.id] = poster }
         }
         return page.compactMap { read[$0] }
+    }
+
+    /// The ids of the hidden posters, in this read's snapshot.
+    private func hiddenIDs() throws -> Set<Int64> {
+        let rows = try select("SELECT poster_id FROM poster_hidden")
+        return Set(try (0..<rows.count).map { try rows.int64($0, 0) })
+    }
+
+    /// Thrown by a search outside any transaction whose kept segment list
+    /// (``verifiedSegments``) no longer matches the segment table: the search is done again in
+    /// a read, which reads the list.
+    struct KeptSegmentsMoved: Error {}
+
+    /// Thrown by a search outside any transaction that needs a block or a directory not kept:
+    /// the search is done again in a read, which reads them.
+    struct KeptBlocksMissing: Error {}
+
+    /// Whether the segment table, in the statement's snapshot, holds exactly `segments` (by
+    /// id, top and posters) and no merge is under way: then every hit a search takes from the
+    /// kept blocks of `segments` is what reading the snapshot's segment list and blocks would
+    /// have given. A few dozen rows read (at 1M posters, 17 segments), in the statement that
+    /// reads the hits' rows.
+    static func segmentsMatchSQL(_ segments: [SearchBlockCache.Segment]) -> PostgresQuery {
+        """
+        ((SELECT coalesce(string_agg(s.id || ':' || s.top || ':' || s.posters, ',' ORDER BY s.id), '') FROM search_segment s) \
+        = \(segmentsFingerprint(segments)) AND NOT EXISTS (SELECT 1 FROM search_merge))
+        """
+    }
+
+    /// `segments` as ``segmentsMatchSQL(_:)`` writes the table's: `id:top:posters`, by id, comma-separated.
+    static func segmentsFingerprint(_ segments: [SearchBlockCache.Segment]) -> String {
+        segments.sorted { $0.id < $1.id }.map { "\($0.id):\($0.top):\($0.posters)" }.joined(separator: ",")
     }
 
     /// Which segments a statement reads blocks of, by `top` (the highest id a segment can hold).
@@ -251,7 +308,9 @@ extension PostgresSession {
             // The index's segments, which the search reads next, in the same round trip.
             let both = try select(pipelined: [walk, Self.segmentsQuery])
             rows = both[0]
-            searchSegments = try Self.segments(both[1])
+            let segments = try Self.segments(both[1])
+            searchSegments = segments
+            searchBlocks?.keepSegments(segments)
         } else {
             rows = try select(walk)
         }
@@ -431,6 +490,7 @@ extension PostgresSession {
         if let searchSegments { return searchSegments }
         let segments = try Self.segments(select(Self.segmentsQuery))
         searchSegments = segments
+        searchBlocks?.keepSegments(segments)
         return segments
     }
 

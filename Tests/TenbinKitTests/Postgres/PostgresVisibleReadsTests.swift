@@ -1,0 +1,148 @@
+import Testing
+
+@testable import TenbinKit
+@testable import TenbinPostgres
+
+/// Pages and searches of what the public may see, answered by PostgreSQL with the hidden
+/// posters left out in the statement itself (no read of the hidden posters first), and searches
+/// answered from the kept segment list and blocks in one statement that checks the list: a
+/// poster hidden, a segment written, or a merge begun by another process is seen by the very
+/// next read, with no wait for a notification.
+@Suite(.enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(10)))
+struct PostgresVisibleReadsTests {
+    /// Two stores on one database, as two server processes have: `board` reads, `other` writes.
+    final class Fixture {
+        let folder: TemporaryStore
+        let url: String
+        let store: PostgresStore
+        let board: Board
+        let otherStore: PostgresStore
+        let other: Board
+
+        init() throws {
+            folder = try TemporaryStore()
+            url = try TestPostgres.freshDatabase()
+            store = try PostgresStore(url: url, poolSize: 2)
+            board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
+            otherStore = try PostgresStore(url: url, poolSize: 2, migrate: false)
+            other = Board(folder.configuration(), store: otherStore, blobs: BlobStore(storeFolder: folder.path))
+        }
+
+        deinit {
+            board.close()
+            other.close()
+        }
+
+        @discardableResult
+        func addBatch(_ texts: [String], to store: PostgresStore? = nil) throws -> [Int64] {
+            try PostgresSearchIndexTests.Fixture.addBatch(texts, to: store ?? self.store)
+        }
+
+        /// The scan's answer without the hidden posters.
+        func expected(_ query: String, limit: Int = 20, offset: Int = 0) throws -> [Int64] {
+            let hidden = try Board.hiddenIDs(in: store)
+            return Array(try board.scanSearchIDs(query: query).filter { !hidden.contains($0) }.dropFirst(offset).prefix(limit))
+        }
+    }
+
+    @Test func aPosterHiddenThroughAnotherStoreLeavesTheVeryNextPageAndSearch() throws {
+        let s = try Fixture()
+        // A word in one poster of eight, in more posters than a search's first walk reads
+        // (128) and too few there for a page, so its blocks are read and kept.
+        let ids = try s.addBatch((0..<400).map { "\($0 % 8 == 7 ? "猫" : "犬") \($0)" })
+        let cats = ids.enumerated().filter { $0.offset % 8 == 7 }.map(\.element).reversed()
+        // Warm: the segment list and blocks kept, the search answered from them.
+        #expect(try s.board.search(query: "猫").map(\.id) == Array(cats.prefix(20)))
+        #expect(try s.board.search(query: "猫").map(\.id) == Array(cats.prefix(20)))
+        #expect(s.store.keptSearches.answered >= 1)
+        let newest = ids.last!
+        try s.other.hide(id: newest, actor: "moderator")
+        // No wait for the other store's notification: the very next reads leave it out.
+        let page = try s.board.posters(order: .new, limit: 20).map(\.id)
+        #expect(!page.contains(newest))
+        #expect(page == Array(ids.reversed().dropFirst().prefix(20)))
+        let answered = s.store.keptSearches.answered
+        try s.other.hide(id: cats.first!, actor: "moderator")
+        let found = try s.board.search(query: "猫").map(\.id)
+        #expect(!found.contains(cats.first!))
+        #expect(found == Array(cats.dropFirst().prefix(20)))
+        // Answered in one statement from what was kept (the hidden posters are not kept).
+        #expect(s.store.keptSearches.answered == answered + 1)
+        #expect(try s.board.search(query: "猫", limit: 5, offset: 3).map(\.id) == (try s.expected("猫", limit: 5, offset: 3)))
+        // Shown again: back in the very next reads.
+        try s.other.restore(id: newest, actor: "moderator")
+        #expect(try s.board.posters(order: .new, limit: 20).map(\.id).first == newest)
+        try s.other.restore(id: cats.first!, actor: "moderator")
+        #expect(try s.board.search(query: "猫").map(\.id).first == cats.first!)
+    }
+
+    @Test func pagesLeaveHiddenPostersOutBeforeCountingTheOffsetInEveryOrder() throws {
+        let s = try Fixture()
+        let ids = try s.addBatch((0..<40).map { "犬 \($0)" })
+        // Votes (before any is hidden: a hidden poster's are refused) put popular and trending
+        // order apart from new.
+        let deltas = ids.enumerated().filter { $0.offset % 3 == 0 }.map {
+            VoteDelta(id: $0.element, good1: $0.offset, good2: $0.offset % 5)
+        }
+        _ = try s.store.commitVotes(deltas)
+        let hidden = Set(ids.enumerated().filter { $0.offset % 4 == 1 }.map(\.element))
+        for id in hidden { try s.other.hide(id: id, actor: "moderator") }
+        for order in [FeedOrder.new, .popular, .trending] {
+            let all = try s.store.readSingle { try $0.page(order: order, after: nil, offset: 0, limit: 1000) }
+            let visible = all.filter { !hidden.contains($0.id) }
+            for offset in [0, 1, 5, 29] {
+                let page = try s.board.posters(order: order, limit: 7, offset: offset).map(\.id)
+                #expect(page == Array(visible.dropFirst(offset).prefix(7)).map(\.id), "\(order), offset \(offset)")
+            }
+            // After a position, as a cursor's page reads.
+            let after = FeedPosition(visible[4])
+            let store: any StoreBackend = s.store
+            #expect(
+                try store.visiblePage(order: order, after: after, offset: 0, limit: 6)?.map(\.id)
+                    == Array(visible.dropFirst(5).prefix(6)).map(\.id),
+                "\(order) after the fifth")
+        }
+    }
+
+    @Test func aSegmentWrittenThroughAnotherStoreIsInTheVeryNextSearch() throws {
+        let s = try Fixture()
+        try s.addBatch((0..<400).map { "\($0 % 8 == 7 ? "鳥" : "犬") \($0)" })
+        #expect(try s.board.search(query: "鳥").map(\.id) == (try s.expected("鳥")))
+        #expect(try s.board.search(query: "鳥").map(\.id) == (try s.expected("鳥")))
+        // A word no kept segment holds: an answer of nothing is checked too.
+        #expect(try s.board.search(query: "魚").isEmpty)
+        #expect(try s.board.search(query: "魚").isEmpty)
+        let answered = s.store.keptSearches.answered
+        #expect(answered >= 2)
+        // Another process writes a segment: this store's kept list is one segment short.
+        let added = try s.addBatch(["鳥 新", "魚 新"], to: s.otherStore)
+        #expect(try s.board.search(query: "鳥").map(\.id).first == added[0])
+        #expect(try s.board.search(query: "魚").map(\.id) == [added[1]])
+        #expect(s.store.keptSearches.outdated >= 1)
+        // The read that found the list outdated kept the new one: kept again from then on.
+        let before = s.store.keptSearches.answered
+        #expect(try s.board.search(query: "鳥").map(\.id) == (try s.expected("鳥")))
+        #expect(try s.board.search(query: "魚").map(\.id) == [added[1]])
+        #expect(s.store.keptSearches.answered == before + 2)
+    }
+
+    @Test func aMergeUnderWayIsNotAnsweredFromTheKeptList() throws {
+        let s = try Fixture()
+        let marking = try Connection(ConnectionTarget(s.url))
+        try marking.execute("BEGIN")
+        try marking.query("SELECT pg_advisory_xact_lock_shared(\(PostgresSchema.lockSpace), \(PostgresSchema.searchMergeLock))")
+        for batch in 0..<8 { try s.addBatch((0..<100).map { "語 \(batch * 100 + $0) \($0 % 9 == 0 ? "猫" : "")" }) }
+        try marking.execute("COMMIT")
+        #expect(try s.board.search(query: "猫").map(\.id) == (try s.expected("猫")))
+        #expect(try s.board.search(query: "猫").map(\.id) == (try s.expected("猫")))
+        // A step of the merge by the other store: the kept list no longer matches.
+        try s.otherStore.write { writing in try (writing as? PostgresSession)?.mergeSearch(budget: 3_000) }
+        let outdated = s.store.keptSearches.outdated
+        for query in ["猫", "猫 語", "語 5"] {
+            #expect(try s.board.search(query: query, limit: 50).map(\.id) == (try s.expected(query, limit: 50)), "\(query)")
+        }
+        #expect(s.store.keptSearches.outdated == outdated + 1)
+        // While the merge is under way nothing is answered from a kept list (none is kept).
+        #expect(s.store.searchBlocks.segments == nil)
+    }
+}

@@ -207,6 +207,31 @@ extension PostgresSession {
         return page.compactMap { read[$0] }
     }
 
+    /// The first `offset + limit` matches of `query` (a query the index answers exactly) among
+    /// the newest ``walkBudget`` posters below `below`, the hidden ones left out, in one
+    /// statement outside any transaction: the page when they fill it, nil when they do not (the
+    /// search is then done in a read). A common word's page is among the newest posters, so it
+    /// costs one round trip, where a read's walk costs two (the walk, then the page's rows).
+    /// The keys are tested on the server by `strpos`, a byte substring test on UTF-8 text as
+    /// ``SearchGrams/key(_:holdsEvery:)`` is, word by word: the core's own test, so no
+    /// candidate needs a recheck and no index is involved (nothing kept needs checking). A
+    /// poster without a key (a damaged store: check names it) is left out, as the walk leaves it.
+    func walkedPage(_ query: SearchQuery, below: Int64?, offset: Int, limit: Int) throws -> [Poster]? {
+        let wanted = offset + limit
+        guard limit > 0, wanted <= Self.walkBudget, !query.words.isEmpty else { return nil }
+        let newest = PostgresStore.posterColumns(
+            from: "poster", adding: ", coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)) AS key")
+        let rows = try select(
+            """
+            SELECT w.* FROM (\(unescaped: newest) WHERE p.id < \(below ?? Int64.max) ORDER BY p.id DESC LIMIT \(unescaped: Self.walkBudget)) w
+            WHERE w.key IS NOT NULL AND NOT EXISTS (SELECT 1 FROM unnest(\(query.words)::text[]) AS x(word) WHERE strpos(w.key, x.word) = 0)
+            AND NOT EXISTS (SELECT 1 FROM poster_hidden h WHERE h.poster_id = w.id)
+            ORDER BY w.id DESC LIMIT \(unescaped: wanted)
+            """)
+        guard rows.count == wanted else { return nil }
+        return try (offset..<rows.count).map { try PostgresStore.decodePoster(rows, $0) }
+    }
+
     /// The ids of the hidden posters, in this read's snapshot.
     private func hiddenIDs() throws -> Set<Int64> {
         let rows = try select("SELECT poster_id FROM poster_hidden")

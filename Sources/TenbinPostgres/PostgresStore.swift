@@ -22,10 +22,11 @@ public final class PostgresStore: StoreBackend {
     /// How many searches were answered from the kept segment list and blocks outside any
     /// transaction (``visibleExactSearchPosters(_:order:after:offset:limit:)``), and how many
     /// found the kept list outdated and were done again in a read.
-    private let keptSearchCounts = Locked((answered: 0, outdated: 0))
+    /// And how many were answered by the newest posters alone (``PostgresSession/walkedPage(_:below:offset:limit:)``).
+    private let keptSearchCounts = Locked((answered: 0, outdated: 0, walked: 0))
 
     /// ``keptSearchCounts`` (tests and benchmarks).
-    package var keptSearches: (answered: Int, outdated: Int) { keptSearchCounts.withLock { $0 } }
+    package var keptSearches: (answered: Int, outdated: Int, walked: Int) { keptSearchCounts.withLock { $0 } }
 
     /// Opens the database at `url` (any libpq connection string or URI) with a pool of at
     /// most `poolSize` connections, creating or upgrading the schema unless `migrate` is false.
@@ -213,6 +214,15 @@ public final class PostgresStore: StoreBackend {
                 // The read below reads and keeps them.
             }
         }
+        let walked = try translatingErrors {
+            try readConnection { connection in
+                try PostgresSession(connection, single: true).walkedPage(query, below: after?.id, offset: offset, limit: limit)
+            }
+        }
+        if let walked {
+            keptSearchCounts.withLock { $0.walked += 1 }
+            return walked
+        }
         return try read { reading in
             // `read` hands over a PostgresSession.
             try (reading as? PostgresSession)?.exactNewestPosters(query, below: after?.id, offset: offset, limit: limit, visibleOnly: true)
@@ -387,12 +397,13 @@ public final class PostgresStore: StoreBackend {
     static let posterColumns = posterColumns(from: "poster")
 
     /// ``posterColumns`` over `table` (a table or a CTE with the poster table's columns).
-    static func posterColumns(from table: String) -> String {
+    /// `adding` more columns after them (written as `, expression AS name`).
+    static func posterColumns(from table: String, adding more: String = "") -> String {
         """
         SELECT p.id, p.contents, p.good1, p.good2, p.created_at,
                p.image1, p.image1_format, p.image1_width, p.image1_height, p.image1_bytes,
                p.image2, p.image2_format, p.image2_width, p.image2_height, p.image2_bytes, p.hashtags, p.alt1, p.alt2,
-               p.trend
+               p.trend\(more)
         FROM \(table) p
         """
     }

@@ -126,7 +126,13 @@ enum PostgresScaleBenchmark {
                     Format.ms(samples[1].percentile(99)), Format.ratio(samples[1].median / samples[0].median),
                 ] + (rounds > 1 ? [ratios.joined(separator: " ")] : []) + [answers[0] == answers[1] ? "identical" : "DIFFERENT"])
         }
+        let kept = store.keptSearches
+        let paths =
+            "PostgreSQL's exact searches (words of one or two characters, newest first): \(kept.answered) in one statement from "
+            + "the kept segment list and blocks, \(kept.walked) in one statement from the newest posters, \(kept.outdated) found "
+            + "the kept list outdated; the others in a read."
         if searchesOnly {
+            print(paths)
             print(
                 "PostgreSQL: \(loaded == nil ? "a new copy of the board" : "the database already loaded ($TENBIN_BENCH_PG_SCALE_URL)").\n")
             table.print()
@@ -154,6 +160,7 @@ enum PostgresScaleBenchmark {
             print(board + "PostgreSQL: the database already loaded ($TENBIN_BENCH_PG_SCALE_URL).\n")
         }
         table.print()
+        print("\n" + paths)
         print(
             """
 

@@ -104,6 +104,29 @@ struct PostgresVisibleReadsTests {
         }
     }
 
+    @Test func aCommonWordsPageIsReadFromTheNewestPostersInOneStatementWithoutTheHiddenOnes() throws {
+        let s = try Fixture()
+        let ids = try s.addBatch((0..<300).map { "\($0 % 2 == 0 ? "猫" : "犬") \($0)" })
+        #expect(try s.board.search(query: "猫").map(\.id) == (try s.expected("猫")))
+        let walked = s.store.keptSearches.walked
+        #expect(walked >= 1)
+        // Hidden through the other store: left out, and the page still full.
+        try s.other.hide(id: ids[298], actor: "moderator")
+        #expect(try s.board.search(query: "猫").map(\.id) == (try s.expected("猫")))
+        #expect(try s.board.search(query: "猫", limit: 7, offset: 4).map(\.id) == (try s.expected("猫", limit: 7, offset: 4)))
+        #expect(s.store.keptSearches.walked == walked + 2)
+        // A poster whose key is missing (a damaged store) is no match, as the walk in a read has it.
+        try s.store.pool.withConnection { connection in
+            try connection.query("UPDATE poster SET walk_key = NULL WHERE id = \(ids[296])")
+            try connection.query("DELETE FROM search_key WHERE poster_id = \(ids[296])")
+        }
+        #expect(try s.board.search(query: "猫").map(\.id) == (try s.expected("猫")))
+        #expect(s.store.keptSearches.walked == walked + 3)
+        // Too few matches among the newest posters: the search is done in a read.
+        #expect(try s.board.search(query: "猫 98").map(\.id) == (try s.expected("猫 98")))
+        #expect(s.store.keptSearches.walked == walked + 3)
+    }
+
     @Test func aSegmentWrittenThroughAnotherStoreIsInTheVeryNextSearch() throws {
         let s = try Fixture()
         try s.addBatch((0..<400).map { "\($0 % 8 == 7 ? "鳥" : "犬") \($0)" })

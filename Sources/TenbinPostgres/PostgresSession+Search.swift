@@ -167,7 +167,9 @@ extension PostgresSession {
             }
             return true
         }
-        let kept = try keptCursors(terms)
+        // Outside a transaction, the segments whose blocks are kept may answer alone: when the
+        // page fills above the highest top of the others (`floor`).
+        let kept = try keptCursors(terms, partial: verifiedSegments != nil)
         if kept == nil && verifiedSegments != nil { throw KeptBlocksMissing() }
         // The walk's matches are the page's without a read of their rows: those hidden are
         // left out by the hidden posters' ids, read in the same snapshot.
@@ -177,17 +179,29 @@ extension PostgresSession {
             // transaction at least one statement runs, whose check is what makes the kept
             // segment list (and so an answer of no hits) this moment's.
             var checked = false
-            if kept.allSatisfy({ !$0.isEmpty }) {
-                var hits = PostingIntersection(kept.map(TermCursor.init), below: below)
+            // Whether the hits reached the floor: those below it may be incomplete.
+            var reachedFloor = !kept.cursors.allSatisfy({ !$0.isEmpty })
+            if !reachedFloor {
+                var hits = PostingIntersection(kept.cursors.map(TermCursor.init), below: below)
                 while true {
                     let batch = max(4, wanted - matched.count)
                     var ids: [Int64] = []
-                    while ids.count < batch, let id = try hits.next() { ids.append(id) }
+                    while ids.count < batch {
+                        // The kept segments' hits end, or go below the floor: the others' may follow.
+                        guard let id = try hits.next(), id > kept.floor else {
+                            reachedFloor = true
+                            break
+                        }
+                        ids.append(id)
+                    }
+                    // Too few hits above the floor for the page: known before any statement.
+                    if reachedFloor && kept.floor >= 0 && matched.count + ids.count < wanted { throw KeptBlocksMissing() }
                     guard !ids.isEmpty else { break }
                     checked = true
                     guard try take(ids), ids.count == batch else { break }
                 }
             }
+            if reachedFloor && kept.floor >= 0 && matched.count < wanted { throw KeptBlocksMissing() }
             if verifiedSegments != nil && !checked { _ = try take([]) }
         } else if let walked = try walk(
             below: below ?? Int64.max, limit: Self.walkBudget, pieces: pieces,
@@ -382,25 +396,46 @@ extension PostgresSession {
     /// and reads blocks (``hitBatches(_:after:size:_:)``). With every block kept, a search needs
     /// no walk: the segment list, then the hits' rows.
     private func keptCursors(_ terms: [IndexTerm]) throws -> [[PostingCursor]]? {
+        try keptCursors(terms, partial: false)?.cursors
+    }
+
+    /// ``keptCursors(_:)``; with `partial`, the cursors of the segments whose blocks are all
+    /// kept, and `floor`, the highest top of the others (-1 when there are none): a segment holds
+    /// no id above its top, so the hits above `floor` are all there are above it, and a search
+    /// whose page is full before the intersection reaches `floor` needs no other segment (a
+    /// word the walk found too rare for a page, whose read read its newest segments' blocks
+    /// only, ``Tier``).
+    private func keptCursors(_ terms: [IndexTerm], partial: Bool) throws -> (cursors: [[PostingCursor]], floor: Int64)? {
         guard let cache = searchBlocks else { return nil }
         var found = Array(repeating: [PostingCursor](), count: terms.count)
+        var floor: Int64 = -1
         var ranges: [(term: Int, range: ClosedRange<Int64>)] = []
         for (index, term) in terms.enumerated() {
-            guard let pieces = term.pieceRanges else { return found }
+            guard let pieces = term.pieceRanges else { return (found, floor) }
             ranges += pieces.map { (index, $0) }
         }
-        for (segment, merging) in try snapshotSegments() {
-            guard !merging, let directory = cache.directory(of: segment) else { return nil }
+        segments: for (segment, merging) in try snapshotSegments() {
+            guard !merging, let directory = cache.directory(of: segment) else {
+                guard partial, !merging else { return nil }
+                floor = max(floor, segment.top)
+                continue
+            }
+            var segmentFound: [(term: Int, cursors: [PostingCursor])] = []
             for (term, range) in ranges {
                 var blocks: [(firstPiece: Int64, block: [UInt8])] = []
                 for piece in SearchBlockCache.blocks(in: directory, covering: range) {
-                    guard let block = cache.block(SearchBlockCache.BlockKey(segment: segment, piece: piece)) else { return nil }
+                    guard let block = cache.block(SearchBlockCache.BlockKey(segment: segment, piece: piece)) else {
+                        guard partial else { return nil }
+                        floor = max(floor, segment.top)
+                        continue segments
+                    }
                     blocks.append((piece, block))
                 }
-                found[term] += Self.segmentCursors(blocks, within: range)
+                segmentFound.append((term, Self.segmentCursors(blocks, within: range)))
             }
+            for (term, cursors) in segmentFound { found[term] += cursors }
         }
-        return found
+        return (found, floor)
     }
 
     /// Adds each term's cursors in the segments of `tier` to `found` (one array per term);

@@ -74,6 +74,16 @@ final class SearchBlockCache: Sendable {
         }
     }
 
+    /// Drops every block of `segment` kept, as the budget drops blocks (tests).
+    func dropBlocks(of segment: Segment) {
+        state.withLock { state in
+            for key in state.newer.keys where key.segment == segment {
+                if let block = state.newer.removeValue(forKey: key) { state.newerBytes -= block.count }
+            }
+            state.older = state.older.filter { $0.key.segment != segment }
+        }
+    }
+
     /// The first pieces of `segment`'s blocks, in order, if known.
     func directory(of segment: Segment) -> [Int64]? {
         state.withLock { $0.directories[segment] }

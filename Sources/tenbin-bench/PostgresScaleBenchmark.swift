@@ -211,7 +211,8 @@ enum PostgresScaleBenchmark {
         print(
             "\(call): \(calls) calls, wall median \(microseconds(wall.median)), p90 \(microseconds(wall.percentile(90))); "
                 + "client CPU a call: user \(microseconds((end.user - start.user) / Double(calls))), "
-                + "system \(microseconds((end.system - start.system) / Double(calls)))")
+                + "system \(microseconds((end.system - start.system) / Double(calls)))"
+                + (call == "search" ? "; kept \(store.keptSearches)" : ""))
     }
 
     /// This process's CPU time so far, in user mode and in the kernel.

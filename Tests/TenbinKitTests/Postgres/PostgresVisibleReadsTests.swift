@@ -149,6 +149,29 @@ struct PostgresVisibleReadsTests {
         #expect(s.store.keptSearches.answered == before + 2)
     }
 
+    @Test func theNewestSegmentsKeptAnswerAPageThatFillsAboveTheOthersAndOnlyThen() throws {
+        let s = try Fixture()
+        // Two segments, a word in one poster of eight in each (50 a segment).
+        try s.addBatch((0..<400).map { "\($0 % 8 == 7 ? "猫" : "犬") \($0)" })
+        try s.addBatch((0..<400).map { "\($0 % 8 == 7 ? "猫" : "犬") \(1000 + $0)" })
+        #expect(try s.board.search(query: "猫").map(\.id) == (try s.expected("猫")))
+        #expect(try s.board.search(query: "猫", limit: 100).map(\.id) == (try s.expected("猫", limit: 100)))
+        let segments = try #require(s.store.searchBlocks.segments)
+        #expect(segments.count == 2)
+        // The older segment's blocks dropped (as a full cache drops them).
+        s.store.searchBlocks.dropBlocks(of: segments.min { $0.top < $1.top }!)
+        let answered = s.store.keptSearches.answered
+        // A page within the newer segment: from what is kept, in one statement.
+        #expect(try s.board.search(query: "猫", limit: 30).map(\.id) == (try s.expected("猫", limit: 30)))
+        #expect(s.store.keptSearches.answered == answered + 1)
+        // A page reaching into the older one: done in a read, whole.
+        #expect(try s.board.search(query: "猫", limit: 80).map(\.id) == (try s.expected("猫", limit: 80)))
+        #expect(s.store.keptSearches.answered == answered + 1)
+        // That read kept the older segment's blocks again.
+        #expect(try s.board.search(query: "猫 1", limit: 80).map(\.id) == (try s.expected("猫 1", limit: 80)))
+        #expect(s.store.keptSearches.answered == answered + 2)
+    }
+
     @Test func aMergeUnderWayIsNotAnsweredFromTheKeptList() throws {
         let s = try Fixture()
         let marking = try Connection(ConnectionTarget(s.url))

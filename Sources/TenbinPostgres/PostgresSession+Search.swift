@@ -122,7 +122,13 @@ extension PostgresSession {
     /// come from the kept blocks alone and each statement checks the kept segment list
     /// (``KeptSegmentsMoved`` when it no longer matches, ``KeptBlocksMissing`` when a block is
     /// not kept): a search whose page is in its first batch is one statement.
-    func exactNewestPosters(_ query: SearchQuery, below: Int64?, offset: Int, limit: Int, visibleOnly: Bool = false) throws -> [Poster] {
+    ///
+    /// `recheckAll`: any query, every hit rechecked (its key read with its row, tested as the
+    /// core tests it, ``SearchGrams/key(_:holdsEvery:)``) where only those marked stale are for a
+    /// query the index answers exactly.
+    func exactNewestPosters(
+        _ query: SearchQuery, below: Int64?, offset: Int, limit: Int, visibleOnly: Bool = false, recheckAll: Bool = false
+    ) throws -> [Poster] {
         let wanted = offset + limit
         guard limit > 0 else { return [] }
         let terms = SearchGrams.terms(for: query)
@@ -142,18 +148,29 @@ extension PostgresSession {
             // this statement's snapshot; true in a transaction), with the posters beside it.
             let current: PostgresQuery = verifiedSegments.map { Self.segmentsMatchSQL($0) } ?? "true"
             let hidden: PostgresQuery = visibleOnly ? " AND NOT EXISTS (SELECT 1 FROM poster_hidden h WHERE h.poster_id = p.id)" : ""
+            // Every hit's key when each is rechecked (its copy in the row, a long one looked up);
+            // otherwise only the keys of those marked stale.
+            let posters = PostgresStore.posterColumns(from: "poster", adding: recheckAll ? ", p.walk_key" : "")
+            let keys =
+                recheckAll
+                ? "true AS marked, coalesce(q.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = q.id)) AS key"
+                : """
+                s.poster_id IS NOT NULL AS marked,
+                CASE WHEN s.poster_id IS NOT NULL THEN (SELECT k.key FROM search_key k WHERE k.poster_id = q.id) END AS key
+                """
             let rows = try select(
                 """
                 SELECT w.*, v.current FROM (SELECT \(current) AS current) v LEFT JOIN LATERAL (
-                    SELECT q.*, s.poster_id IS NOT NULL AS marked,
-                        CASE WHEN s.poster_id IS NOT NULL THEN (SELECT k.key FROM search_key k WHERE k.poster_id = q.id) END AS key
-                    FROM (\(unescaped: PostgresStore.posterColumns) WHERE p.id = ANY(\(waiting + ids)::bigint[]) AND v.current\(hidden)) q
-                    LEFT JOIN search_stale s ON s.poster_id = q.id) w ON true
+                    SELECT q.*, \(unescaped: keys)
+                    FROM (\(unescaped: posters) WHERE p.id = ANY(\(waiting + ids)::bigint[]) AND v.current\(hidden)) q
+                    \(unescaped: recheckAll ? "" : "LEFT JOIN search_stale s ON s.poster_id = q.id")) w ON true
                 """)
             waiting.removeAll()
-            // The columns after the poster's: whether it is marked stale, its key, the check.
-            let (markedColumn, keyColumn) = (PostgresStore.posterColumnCount, PostgresStore.posterColumnCount + 1)
-            guard rows.count > 0, try rows.bool(0, PostgresStore.posterColumnCount + 2) else { throw KeptSegmentsMoved() }
+            // The columns after the poster's (and its `walk_key`): whether it is rechecked, its
+            // key, the check.
+            let markedColumn = PostgresStore.posterColumnCount + (recheckAll ? 1 : 0)
+            let keyColumn = markedColumn + 1
+            guard rows.count > 0, try rows.bool(0, markedColumn + 2) else { throw KeptSegmentsMoved() }
             var stale: [Int64: String?] = [:]
             for row in 0..<rows.count where !rows.isNull(row, 0) {
                 let poster = try PostgresStore.decodePoster(rows, row)
@@ -183,8 +200,14 @@ extension PostgresSession {
             var reachedFloor = !kept.cursors.allSatisfy({ !$0.isEmpty })
             if !reachedFloor {
                 var hits = PostingIntersection(kept.cursors.map(TermCursor.init), below: below)
+                // Rechecked hits may fail: each batch after the first four times the last (as
+                // the core reads candidates' keys), so a word whose pieces are common and the
+                // word rare costs a few round trips, not one per page's worth.
+                var previous = 0
                 while true {
-                    let batch = max(4, wanted - matched.count)
+                    var batch = max(4, wanted - matched.count)
+                    if recheckAll { batch = previous == 0 ? batch + 8 : min(4096, max(batch, previous * 4)) }
+                    previous = batch
                     var ids: [Int64] = []
                     while ids.count < batch {
                         // The kept segments' hits end, or go below the floor: the others' may follow.
@@ -211,7 +234,15 @@ extension PostgresSession {
             }), matched.count < wanted
         {
             waiting = Array(matched.dropFirst(offset))
-            try hitBatches(terms, after: walked, size: { max(4, wanted - matched.count) }, take)
+            var previous = 0
+            try hitBatches(
+                terms, after: walked,
+                size: {
+                    var batch = max(4, wanted - matched.count)
+                    if recheckAll { batch = previous == 0 ? batch + 8 : min(4096, max(batch, previous * 4)) }
+                    previous = batch
+                    return batch
+                }, take)
         }
         let page = Array(matched.dropFirst(offset).prefix(limit))
         let unread = page.filter { read[$0] == nil }

@@ -21,7 +21,7 @@ final class PostgresSession: StoreWriting {
     let searchBlocks: SearchBlockCache?
     /// The search index's segments in this read's snapshot, once a search has read them.
     var searchSegments: [(segment: SearchBlockCache.Segment, merging: Bool)]?
-    /// Set in a search outside any transaction (``PostgresStore/visibleExactSearchPosters(_:order:after:offset:limit:)``):
+    /// Set in a search outside any transaction (``PostgresStore/visibleSearchPosters(_:order:after:offset:limit:)``):
     /// the segment list kept from an earlier read, which every statement of the search checks
     /// against the segment table in its own snapshot (``segmentsMatchSQL(_:)``), throwing
     /// ``KeptSegmentsMoved`` when it does not match.

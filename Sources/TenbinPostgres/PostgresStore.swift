@@ -20,7 +20,7 @@ public final class PostgresStore: StoreBackend {
     /// The search index's blocks this store's reads have read, for its later searches.
     let searchBlocks = SearchBlockCache()
     /// How many searches were answered from the kept segment list and blocks outside any
-    /// transaction (``visibleExactSearchPosters(_:order:after:offset:limit:)``), and how many
+    /// transaction (``visibleSearchPosters(_:order:after:offset:limit:)``), and how many
     /// found the kept list outdated and were done again in a read.
     /// And how many were answered by the newest posters alone (``PostgresSession/walkedPage(_:below:offset:limit:)``).
     private let keptSearchCounts = Locked((answered: 0, outdated: 0, walked: 0))
@@ -168,9 +168,10 @@ public final class PostgresStore: StoreBackend {
         }
     }
 
-    /// ``exactSearchPosters(_:order:after:offset:limit:)`` without the hidden posters, which
-    /// the statement reading the hits' rows leaves out (so a page is not preceded by a read of
-    /// the hidden posters).
+    /// ``exactSearchPosters(_:order:after:offset:limit:)`` for any query newest first (every
+    /// hit's key read with its row and rechecked when the index does not answer the query
+    /// exactly), without the hidden posters, which the statement reading the hits' rows leaves
+    /// out (so a page is not preceded by a read of the hidden posters).
     ///
     /// When the search index's segment list and every block the search needs are kept
     /// (``SearchBlockCache``), the search runs outside any transaction: the hits come from the
@@ -191,10 +192,11 @@ public final class PostgresStore: StoreBackend {
     /// in that snapshot would give. When the check fails the search is done again in a read
     /// (which keeps the list it reads for the next search); when a block is not kept, too.
     /// Hidden posters are never kept at all: the statement leaves them out.
-    public func visibleExactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
+    public func visibleSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
         -> [Poster]?
     {
         guard order == .new else { return nil }
+        let recheckAll = !SearchGrams.indexIsExact(for: query)
         if let segments = searchBlocks.segments {
             do {
                 let posters = try translatingErrors {
@@ -202,7 +204,8 @@ public final class PostgresStore: StoreBackend {
                         let session = PostgresSession(connection, searchBlocks: searchBlocks)
                         session.searchSegments = segments.map { ($0, false) }
                         session.verifiedSegments = segments
-                        return try session.exactNewestPosters(query, below: after?.id, offset: offset, limit: limit, visibleOnly: true)
+                        return try session.exactNewestPosters(
+                            query, below: after?.id, offset: offset, limit: limit, visibleOnly: true, recheckAll: recheckAll)
                     }
                 }
                 keptSearchCounts.withLock { $0.answered += 1 }
@@ -225,7 +228,8 @@ public final class PostgresStore: StoreBackend {
         }
         return try read { reading in
             // `read` hands over a PostgresSession.
-            try (reading as? PostgresSession)?.exactNewestPosters(query, below: after?.id, offset: offset, limit: limit, visibleOnly: true)
+            try (reading as? PostgresSession)?.exactNewestPosters(
+                query, below: after?.id, offset: offset, limit: limit, visibleOnly: true, recheckAll: recheckAll)
         }
     }
 

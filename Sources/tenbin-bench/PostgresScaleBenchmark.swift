@@ -128,7 +128,7 @@ enum PostgresScaleBenchmark {
         }
         let kept = store.keptSearches
         let paths =
-            "PostgreSQL's exact searches (words of one or two characters, newest first): \(kept.answered) in one statement from "
+            "PostgreSQL's searches newest first: \(kept.answered) in one statement from "
             + "the kept segment list and blocks, \(kept.walked) in one statement from the newest posters, \(kept.outdated) found "
             + "the kept list outdated; the others in a read."
         if searchesOnly {

@@ -98,9 +98,7 @@ extension Board {
     static func searchPosters(
         _ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int, in store: any StoreBackend
     ) throws -> [Poster] {
-        if limit > 0, SearchGrams.indexIsExact(for: query),
-            let posters = try store.visibleExactSearchPosters(query, order: order, after: after, offset: offset, limit: limit)
-        {
+        if limit > 0, let posters = try store.visibleSearchPosters(query, order: order, after: after, offset: offset, limit: limit) {
             return posters
         }
         return try visiblePage(order: order, after: after, offset: offset, limit: limit, in: store) { after, offset, limit in

@@ -47,10 +47,14 @@ public protocol StoreBackend: Sendable {
     /// answers in one statement, where the core's way costs a round trip of its own.
     func visiblePage(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster]?
 
-    /// ``exactSearchPosters(_:order:after:offset:limit:)`` of the posters the public may see:
-    /// the hidden posters left out in the same snapshot, `offset` and `limit` counting the others.
-    /// nil when the backend has no such read (as there).
-    func visibleExactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
+    /// A page of the posters matching `query` that the public may see, in `order`, after
+    /// `after` when given, skipping `offset` of them, at most `limit`, from one snapshot: as
+    /// ``exactSearchPosters(_:order:after:offset:limit:)``, for any query (the backend rechecks
+    /// every candidate with the core's test, ``SearchGrams/key(_:holdsEvery:)``, where the index
+    /// does not answer exactly), with the hidden posters left out in the same snapshot and
+    /// `offset` and `limit` counting the others. nil when the backend has no such read: the core
+    /// then reads the hidden posters, the candidates, and rechecks them.
+    func visibleSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
         -> [Poster]?
 
     /// Where live feeds learn that something was committed.
@@ -94,7 +98,7 @@ extension StoreBackend {
     }
 
     /// nil: the core reads the hidden posters and filters pages itself.
-    public func visibleExactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
+    public func visibleSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
         -> [Poster]?
     {
         nil

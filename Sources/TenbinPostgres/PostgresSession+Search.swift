@@ -184,22 +184,23 @@ extension PostgresSession {
             }
             return true
         }
-        // Outside a transaction, the segments whose blocks are kept may answer alone: when the
-        // page fills above the highest top of the others (`floor`).
-        let kept = try keptCursors(terms, partial: verifiedSegments != nil)
-        if kept == nil && verifiedSegments != nil { throw KeptBlocksMissing() }
+        // Outside a transaction, each term's cursor reads the kept segments' lists lazily,
+        // newest top first, as SQLite's does: only the segments the page reaches are decoded,
+        // and one whose blocks are not kept throws ``KeptBlocksMissing`` when it is reached.
+        let lazy = verifiedSegments != nil ? try lazyKeptCursors(terms) : nil
+        let kept = lazy != nil ? nil : try keptCursors(terms)
+        if kept == nil && lazy == nil && verifiedSegments != nil { throw KeptBlocksMissing() }
         // The walk's matches are the page's without a read of their rows: those hidden are
         // left out by the hidden posters' ids, read in the same snapshot.
-        let hidden = kept == nil && visibleOnly ? try hiddenIDs() : []
-        if let kept {
+        let hidden = kept == nil && lazy == nil && visibleOnly ? try hiddenIDs() : []
+        if lazy != nil || kept != nil {
             // Every block is kept: the hits straight from the lists, without the walk. Outside a
             // transaction at least one statement runs, whose check is what makes the kept
             // segment list (and so an answer of no hits) this moment's.
             var checked = false
-            // Whether the hits reached the floor: those below it may be incomplete.
-            var reachedFloor = !kept.cursors.allSatisfy({ !$0.isEmpty })
-            if !reachedFloor {
-                var hits = PostingIntersection(kept.cursors.map(TermCursor.init), below: below)
+            let cursors = lazy ?? kept.map { $0.contains(where: \.isEmpty) ? [] : $0.map(TermCursor.init) } ?? []
+            if !cursors.isEmpty {
+                var hits = PostingIntersection(cursors, below: below)
                 // Rechecked hits may fail: each batch after the first four times the last (as
                 // the core reads candidates' keys), so a word whose pieces are common and the
                 // word rare costs a few round trips, not one per page's worth.
@@ -209,22 +210,12 @@ extension PostgresSession {
                     if recheckAll { batch = previous == 0 ? batch + 8 : min(4096, max(batch, previous * 4)) }
                     previous = batch
                     var ids: [Int64] = []
-                    while ids.count < batch {
-                        // The kept segments' hits end, or go below the floor: the others' may follow.
-                        guard let id = try hits.next(), id > kept.floor else {
-                            reachedFloor = true
-                            break
-                        }
-                        ids.append(id)
-                    }
-                    // Too few hits above the floor for the page: known before any statement.
-                    if reachedFloor && kept.floor >= 0 && matched.count + ids.count < wanted { throw KeptBlocksMissing() }
+                    while ids.count < batch, let id = try hits.next() { ids.append(id) }
                     guard !ids.isEmpty else { break }
                     checked = true
                     guard try take(ids), ids.count == batch else { break }
                 }
             }
-            if reachedFloor && kept.floor >= 0 && matched.count < wanted { throw KeptBlocksMissing() }
             if verifiedSegments != nil && !checked { _ = try take([]) }
         } else if let walked = try walk(
             below: below ?? Int64.max, limit: Self.walkBudget, pieces: pieces,
@@ -427,46 +418,63 @@ extension PostgresSession {
     /// and reads blocks (``hitBatches(_:after:size:_:)``). With every block kept, a search needs
     /// no walk: the segment list, then the hits' rows.
     private func keptCursors(_ terms: [IndexTerm]) throws -> [[PostingCursor]]? {
-        try keptCursors(terms, partial: false)?.cursors
-    }
-
-    /// ``keptCursors(_:)``; with `partial`, the cursors of the segments whose blocks are all
-    /// kept, and `floor`, the highest top of the others (-1 when there are none): a segment holds
-    /// no id above its top, so the hits above `floor` are all there are above it, and a search
-    /// whose page is full before the intersection reaches `floor` needs no other segment (a
-    /// word the walk found too rare for a page, whose read read its newest segments' blocks
-    /// only, ``Tier``).
-    private func keptCursors(_ terms: [IndexTerm], partial: Bool) throws -> (cursors: [[PostingCursor]], floor: Int64)? {
         guard let cache = searchBlocks else { return nil }
         var found = Array(repeating: [PostingCursor](), count: terms.count)
-        var floor: Int64 = -1
         var ranges: [(term: Int, range: ClosedRange<Int64>)] = []
         for (index, term) in terms.enumerated() {
-            guard let pieces = term.pieceRanges else { return (found, floor) }
+            guard let pieces = term.pieceRanges else { return found }
             ranges += pieces.map { (index, $0) }
         }
-        segments: for (segment, merging) in try snapshotSegments() {
-            guard !merging, let directory = cache.directory(of: segment) else {
-                guard partial, !merging else { return nil }
-                floor = max(floor, segment.top)
-                continue
-            }
-            var segmentFound: [(term: Int, cursors: [PostingCursor])] = []
+        for (segment, merging) in try snapshotSegments() {
+            guard !merging, let directory = cache.directory(of: segment) else { return nil }
             for (term, range) in ranges {
                 var blocks: [(firstPiece: Int64, block: [UInt8])] = []
                 for piece in SearchBlockCache.blocks(in: directory, covering: range) {
-                    guard let block = cache.block(SearchBlockCache.BlockKey(segment: segment, piece: piece)) else {
-                        guard partial else { return nil }
-                        floor = max(floor, segment.top)
-                        continue segments
-                    }
+                    guard let block = cache.block(SearchBlockCache.BlockKey(segment: segment, piece: piece)) else { return nil }
                     blocks.append((piece, block))
                 }
-                segmentFound.append((term, Self.segmentCursors(blocks, within: range)))
+                found[term] += Self.segmentCursors(blocks, within: range)
             }
-            for (term, cursors) in segmentFound { found[term] += cursors }
         }
-        return (found, floor)
+        return found
+    }
+
+    /// Each term's cursor over the snapshot's segments (none in a merge), reading a segment's
+    /// lists from the kept blocks when the intersection first reaches its top (SQLite's
+    /// `TermCursor(segments:read:)`): a page the newest segments fill decodes only theirs, and
+    /// needs only theirs kept. Reaching a segment whose directory or a block is not kept throws
+    /// ``KeptBlocksMissing``: a segment holds no id above its top, so every hit taken before
+    /// that was complete. Empty when a term names no piece (the query matches nothing); nil
+    /// without a cache or with a segment in a merge.
+    private func lazyKeptCursors(_ terms: [IndexTerm]) throws -> [TermCursor]? {
+        guard let cache = searchBlocks else { return nil }
+        var termRanges: [[ClosedRange<Int64>]] = []
+        for term in terms {
+            guard let ranges = term.pieceRanges else { return [] }
+            termRanges.append(ranges)
+        }
+        let segments = try snapshotSegments()
+        guard !segments.contains(where: \.merging) else { return nil }
+        var byID: [Int64: SearchBlockCache.Segment] = [:]
+        for (segment, _) in segments { byID[segment.id] = segment }
+        let index = segments.map { IndexSegment(id: $0.segment.id, top: $0.segment.top) }
+        return try termRanges.map { ranges in
+            try TermCursor(segments: index) { id in
+                guard let segment = byID[id], let directory = cache.directory(of: segment) else { throw KeptBlocksMissing() }
+                var found: [PostingCursor] = []
+                for range in ranges {
+                    var blocks: [(firstPiece: Int64, block: [UInt8])] = []
+                    for piece in SearchBlockCache.blocks(in: directory, covering: range) {
+                        guard let block = cache.block(SearchBlockCache.BlockKey(segment: segment, piece: piece)) else {
+                            throw KeptBlocksMissing()
+                        }
+                        blocks.append((piece, block))
+                    }
+                    found += Self.segmentCursors(blocks, within: range)
+                }
+                return found
+            }
+        }
     }
 
     /// Adds each term's cursors in the segments of `tier` to `found` (one array per term);

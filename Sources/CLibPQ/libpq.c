@@ -56,7 +56,6 @@
       (conn, name, count, values, lengths, formats, resultFormat))                                      \
     X(PGresult *, PQgetResult, (PGconn * conn), (conn))                                                 \
     X(int, PQconsumeInput, (PGconn * conn), (conn))                                                     \
-    X(int, PQisBusy, (PGconn * conn), (conn))                                                           \
     X(PGnotify *, PQnotifies, (PGconn * conn), (conn))                                                  \
     X(int, PQenterPipelineMode, (PGconn * conn), (conn))                                                \
     X(int, PQexitPipelineMode, (PGconn * conn), (conn))                                                 \

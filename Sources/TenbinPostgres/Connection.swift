@@ -1,5 +1,4 @@
 import CLibPQ
-import Dispatch
 import TenbinKit
 
 #if canImport(Glibc)
@@ -119,9 +118,7 @@ package final class Connection {
             prepared.insert(name)
         }
         let result = withBinds(query.binds) { count, values, lengths, formats in
-            pollNanoseconds > 0
-                ? execPolling { PQsendQueryPrepared(handle, name, count, values, lengths, formats, binary ? 1 : 0) }
-                : PQexecPrepared(handle, name, count, values, lengths, formats, binary ? 1 : 0)
+            PQexecPrepared(handle, name, count, values, lengths, formats, binary ? 1 : 0)
         }
         do {
             return try check(result)
@@ -129,55 +126,6 @@ package final class Connection {
             prepared.remove(name)
             return try self.query(query, binary: binary)
         }
-    }
-
-    /// The longest a prepared statement's answer is waited for by polling the socket (libpq's
-    /// non-blocking read, `PQconsumeInput`) before sleeping in poll(2) as `PQexecPrepared`
-    /// does: 60 µs, or `$TENBIN_PG_SPIN_US` (0: never). A thread asleep on a socket is woken by
-    /// the kernel when the answer comes, which on a virtual machine costs 20–60 µs a round trip
-    /// (a page's statement is 0.09 ms by pgbench on an idle VM, 0.02 ms when it is busy;
-    /// docs/benchmarks.md): polling for the length of a fast answer skips that wake-up.
-    static let spinNanoseconds: UInt64 = {
-        guard let text = getenv("TENBIN_PG_SPIN_US"), let microseconds = UInt64(String(cString: text)) else { return 60_000 }
-        return microseconds * 1_000
-    }()
-
-    /// How many polls in a row on this connection ended before the answer came, and how many
-    /// statements it has polled for or not. Polling is worth it only where answers come within
-    /// ``spinNanoseconds`` (a server on the same machine or rack, a short statement): after
-    /// four polls in a row in vain (a distant server, slow statements) the connection sleeps at
-    /// once, as libpq does, and tries polling again every 32nd statement, so a connection whose
-    /// answers are never that fast spends about 2 µs a statement on it.
-    package private(set) var pollsInVain = 0
-    /// This connection's ``spinNanoseconds`` (tests set their own).
-    package var pollNanoseconds = Connection.spinNanoseconds
-    private var polled = 0
-
-    /// Sends with `send` and reads every result as `PQexec` does (the last one kept), polling
-    /// for the answer first (``spinNanoseconds``) while this connection's answers come fast.
-    private func execPolling(_ send: () -> Int32) -> OpaquePointer? {
-        guard send() == 1 else { return nil }
-        polled &+= 1
-        if pollsInVain < 4 || polled % 32 == 0 {
-            let deadline = DispatchTime.now().uptimeNanoseconds + pollNanoseconds
-            var ready = false
-            while true {
-                // A failed read is left for PQgetResult to report.
-                guard PQconsumeInput(handle) == 1 else { break }
-                if PQisBusy(handle) == 0 {
-                    ready = true
-                    break
-                }
-                if DispatchTime.now().uptimeNanoseconds >= deadline { break }
-            }
-            pollsInVain = ready ? 0 : pollsInVain + 1
-        }
-        var last: OpaquePointer?
-        while let result = PQgetResult(handle) {
-            if let previous = last { PQclear(previous) }
-            last = result
-        }
-        return last
     }
 
     /// Begins a transaction with `begin` (`BEGIN …`) and, in the same round trip, learns

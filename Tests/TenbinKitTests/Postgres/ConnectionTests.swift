@@ -76,25 +76,6 @@ struct PostgresConnectionTests {
         #expect(Connection.statementName(sql) != Connection.statementName(sql + " "))
     }
 
-    @Test func aPreparedStatementsAnswerIsPolledForWhileAnswersComeFastAndSleptForAfterFourSlowOnes() throws {
-        let connection = try Connection(ConnectionTarget(TestPostgres.freshDatabase()))
-        // A poll long enough for any plain answer on a busy test machine.
-        connection.pollNanoseconds = 200_000_000
-        #expect(try connection.queryPrepared("SELECT 41 + 1").int(0, 0) == 42)
-        #expect(connection.pollsInVain == 0)
-        // Answers slower than the poll: four in vain, then the connection sleeps at once.
-        for round in 1...6 {
-            #expect(try connection.queryPrepared("SELECT \(round)::bigint FROM pg_sleep(0.3)").int(0, 0) == round)
-        }
-        #expect(connection.pollsInVain == 4)
-        // Fast again: the next probe (every 32nd statement) finds it so and polls from then on.
-        for round in 0..<40 { #expect(try connection.queryPrepared("SELECT \(round)::bigint").int(0, 0) == round) }
-        #expect(connection.pollsInVain == 0)
-        // An error is still the server's, with the connection usable after it.
-        #expect(throws: PostgresError.self) { try connection.queryPrepared("SELECT 1 / \(0)") }
-        #expect(try connection.queryPrepared("SELECT 2").int(0, 0) == 2)
-    }
-
     @Test func aFailedStatementSaysWhatTheServerSaidWithoutTheSQL() throws {
         let connection = try Connection(ConnectionTarget(TestPostgres.freshDatabase()))
         let error = try #require(throws: PostgresError.self) { try connection.query("SELECT * FROM no_such_table_here") }

@@ -130,6 +130,13 @@ struct PostgresVisibleReadsTests {
         // Too few matches among the newest posters: the search is done in a read.
         #expect(try s.board.search(query: "猫 98").map(\.id) == (try s.expected("猫 98")))
         #expect(s.store.keptSearches.walked == walked + 3)
+        // A store with nothing kept, a page larger than the newest posters' walk: the search in
+        // a read, whose walk leaves the hidden poster out by the hidden posters' ids.
+        let fresh = try PostgresStore(url: s.url, poolSize: 1, migrate: false)
+        defer { fresh.close() }
+        let third = Board(s.folder.configuration(), store: fresh, blobs: BlobStore(storeFolder: s.folder.path))
+        #expect(try third.search(query: "猫", limit: 130).map(\.id) == (try s.expected("猫", limit: 130)))
+        #expect(fresh.keptSearches == (answered: 0, outdated: 0, walked: 0))
     }
 
     @Test func aSegmentWrittenThroughAnotherStoreIsInTheVeryNextSearch() throws {
@@ -144,14 +151,25 @@ struct PostgresVisibleReadsTests {
         #expect(answered >= 2)
         // Another process writes a segment: this store's kept list is one segment short.
         let added = try s.addBatch(["鳥 新", "魚 新"], to: s.otherStore)
-        #expect(try s.board.search(query: "鳥").map(\.id).first == added[0])
+        // The word no kept segment held first: its answer of nothing from the kept list would
+        // be wrong now, and the statement checking the list says so.
         #expect(try s.board.search(query: "魚").map(\.id) == [added[1]])
+        #expect(try s.board.search(query: "鳥").map(\.id).first == added[0])
         #expect(s.store.keptSearches.outdated >= 1)
         // The read that found the list outdated kept the new one: kept again from then on.
         let before = s.store.keptSearches.answered
         #expect(try s.board.search(query: "鳥").map(\.id) == (try s.expected("鳥")))
         #expect(try s.board.search(query: "魚").map(\.id) == [added[1]])
         #expect(s.store.keptSearches.answered == before + 2)
+        // Words of three characters: a poster holding every piece of the word but not the word
+        // is no match (every hit rechecked), from kept state too.
+        let pair = try s.addBatch(["語 5123", "語 2351 5612"], to: s.otherStore)
+        let expected = try s.expected("123")
+        #expect(expected.first == pair[0] && !expected.contains(pair[1]))
+        #expect(try s.board.search(query: "123").map(\.id) == expected)
+        let rechecked = s.store.keptSearches.answered
+        #expect(try s.board.search(query: "123").map(\.id) == expected)
+        #expect(s.store.keptSearches.answered == rechecked + 1)
     }
 
     @Test func theNewestSegmentsKeptAnswerAPageThatFillsAboveTheOthersAndOnlyThen() throws {

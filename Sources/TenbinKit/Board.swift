@@ -105,7 +105,8 @@ public final class Board: Sendable {
 
     /// ``pageOfAll(order:after:offset:limit:)`` on `store`: also how a live feed is read (``LiveFeeds``).
     static func pageOfAll(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int, in store: any StoreBackend) throws -> [Poster] {
-        try visiblePage(order: order, after: after, offset: offset, limit: limit, in: store) { after, offset, limit in
+        if limit > 0, let page = try store.visiblePage(order: order, after: after, offset: offset, limit: limit) { return page }
+        return try visiblePage(order: order, after: after, offset: offset, limit: limit, in: store) { after, offset, limit in
             try store.readSingle { try $0.page(order: order, after: after, offset: offset, limit: limit) }
         }
     }

@@ -115,7 +115,20 @@ extension PostgresSession {
     /// beside the poster's row. So the hits' posters are read once, the page's worth at a time,
     /// where the candidates' keys and then the page's posters were two statements reading
     /// twice as many rows (cold ones, at 1M posters: most of a search's time).
-    func exactNewestPosters(_ query: SearchQuery, below: Int64?, offset: Int, limit: Int) throws -> [Poster] {
+    ///
+    /// `visibleOnly`: the hidden posters left out, in the same snapshot (the statement reading
+    /// the hits' rows leaves them out; the walk's matches are tested against the hidden posters
+    /// read in the read's transaction). With ``verifiedSegments`` set (no transaction), the hits
+    /// come from the kept blocks alone and each statement checks the kept segment list
+    /// (``KeptSegmentsMoved`` when it no longer matches, ``KeptBlocksMissing`` when a block is
+    /// not kept): a search whose page is in its first batch is one statement.
+    ///
+    /// `recheckAll`: any query, every hit rechecked (its key read with its row, tested as the
+    /// core tests it, ``SearchGrams/key(_:holdsEvery:)``) where only those marked stale are for a
+    /// query the index answers exactly.
+    func exactNewestPosters(
+        _ query: SearchQuery, below: Int64?, offset: Int, limit: Int, visibleOnly: Bool = false, recheckAll: Bool = false
+    ) throws -> [Poster] {
         let wanted = offset + limit
         guard limit > 0 else { return [] }
         let terms = SearchGrams.terms(for: query)
@@ -131,18 +144,35 @@ extension PostgresSession {
         /// Reads the posters of `ids` (hits, highest first) and of those waiting, and keeps the
         /// matches; false once the page is full.
         func take(_ ids: [Int64]) throws -> Bool {
+            // One row at least: the check's (whether the kept segment list matches the table in
+            // this statement's snapshot; true in a transaction), with the posters beside it.
+            let current: PostgresQuery = verifiedSegments.map { Self.segmentsMatchSQL($0) } ?? "true"
+            let hidden: PostgresQuery = visibleOnly ? " AND NOT EXISTS (SELECT 1 FROM poster_hidden h WHERE h.poster_id = p.id)" : ""
+            // Every hit's key when each is rechecked (its copy in the row, a long one looked up);
+            // otherwise only the keys of those marked stale.
+            let posters = PostgresStore.posterColumns(from: "poster", adding: recheckAll ? ", p.walk_key" : "")
+            let keys =
+                recheckAll
+                ? "true AS marked, coalesce(q.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = q.id)) AS key"
+                : """
+                s.poster_id IS NOT NULL AS marked,
+                CASE WHEN s.poster_id IS NOT NULL THEN (SELECT k.key FROM search_key k WHERE k.poster_id = q.id) END AS key
+                """
             let rows = try select(
                 """
-                SELECT w.*, s.poster_id IS NOT NULL,
-                    CASE WHEN s.poster_id IS NOT NULL THEN (SELECT k.key FROM search_key k WHERE k.poster_id = w.id) END
-                FROM (\(unescaped: PostgresStore.posterColumns) WHERE p.id = ANY(\(waiting + ids)::bigint[])) w
-                LEFT JOIN search_stale s ON s.poster_id = w.id
+                SELECT w.*, v.current FROM (SELECT \(current) AS current) v LEFT JOIN LATERAL (
+                    SELECT q.*, \(unescaped: keys)
+                    FROM (\(unescaped: posters) WHERE p.id = ANY(\(waiting + ids)::bigint[]) AND v.current\(hidden)) q
+                    \(unescaped: recheckAll ? "" : "LEFT JOIN search_stale s ON s.poster_id = q.id")) w ON true
                 """)
             waiting.removeAll()
+            // The columns after the poster's (and its `walk_key`): whether it is rechecked, its
+            // key, the check.
+            let markedColumn = PostgresStore.posterColumnCount + (recheckAll ? 1 : 0)
+            let keyColumn = markedColumn + 1
+            guard rows.count > 0, try rows.bool(0, markedColumn + 2) else { throw KeptSegmentsMoved() }
             var stale: [Int64: String?] = [:]
-            // The two columns after the poster's: whether it is marked stale, and its key.
-            let (markedColumn, keyColumn) = (PostgresStore.posterColumnCount, PostgresStore.posterColumnCount + 1)
-            for row in 0..<rows.count {
+            for row in 0..<rows.count where !rows.isNull(row, 0) {
                 let poster = try PostgresStore.decodePoster(rows, row)
                 read[poster.id] = poster
                 if try rows.bool(row, markedColumn) { stale[poster.id] = rows.isNull(row, keyColumn) ? nil : rows.text(row, keyColumn) }
@@ -154,25 +184,56 @@ extension PostgresSession {
             }
             return true
         }
-        if let kept = try keptCursors(terms) {
-            // Every block is kept: the hits straight from the lists, without the walk.
-            guard kept.allSatisfy({ !$0.isEmpty }) else { return [] }
-            var hits = PostingIntersection(kept.map(TermCursor.init), below: below)
-            while true {
-                let batch = max(4, wanted - matched.count)
-                var ids: [Int64] = []
-                while ids.count < batch, let id = try hits.next() { ids.append(id) }
-                guard !ids.isEmpty, try take(ids), ids.count == batch else { break }
+        // Outside a transaction, each term's cursor reads the kept segments' lists lazily,
+        // newest top first, as SQLite's does: only the segments the page reaches are decoded,
+        // and one whose blocks are not kept throws ``KeptBlocksMissing`` when it is reached.
+        let lazy = verifiedSegments != nil ? try lazyKeptCursors(terms) : nil
+        let kept = lazy != nil ? nil : try keptCursors(terms)
+        if kept == nil && lazy == nil && verifiedSegments != nil { throw KeptBlocksMissing() }
+        // The walk's matches are the page's without a read of their rows: those hidden are
+        // left out by the hidden posters' ids, read in the same snapshot.
+        let hidden = kept == nil && lazy == nil && visibleOnly ? try hiddenIDs() : []
+        if lazy != nil || kept != nil {
+            // Every block is kept: the hits straight from the lists, without the walk. Outside a
+            // transaction at least one statement runs, whose check is what makes the kept
+            // segment list (and so an answer of no hits) this moment's.
+            var checked = false
+            let cursors = lazy ?? kept.map { $0.contains(where: \.isEmpty) ? [] : $0.map(TermCursor.init) } ?? []
+            if !cursors.isEmpty {
+                var hits = PostingIntersection(cursors, below: below)
+                // Rechecked hits may fail: each batch after the first four times the last (as
+                // the core reads candidates' keys), so a word whose pieces are common and the
+                // word rare costs a few round trips, not one per page's worth.
+                var previous = 0
+                while true {
+                    var batch = max(4, wanted - matched.count)
+                    if recheckAll { batch = previous == 0 ? batch + 8 : min(4096, max(batch, previous * 4)) }
+                    previous = batch
+                    var ids: [Int64] = []
+                    while ids.count < batch, let id = try hits.next() { ids.append(id) }
+                    guard !ids.isEmpty else { break }
+                    checked = true
+                    guard try take(ids), ids.count == batch else { break }
+                }
             }
+            if verifiedSegments != nil && !checked { _ = try take([]) }
         } else if let walked = try walk(
             below: below ?? Int64.max, limit: Self.walkBudget, pieces: pieces,
             visit: { entry in
-                if SearchGrams.key(entry.key, holdsEvery: words) { matched.append(entry.id) }
+                if !hidden.contains(entry.id) && SearchGrams.key(entry.key, holdsEvery: words) { matched.append(entry.id) }
                 return matched.count < wanted
             }), matched.count < wanted
         {
             waiting = Array(matched.dropFirst(offset))
-            try hitBatches(terms, after: walked, size: { max(4, wanted - matched.count) }, take)
+            var previous = 0
+            try hitBatches(
+                terms, after: walked,
+                size: {
+                    var batch = max(4, wanted - matched.count)
+                    if recheckAll { batch = previous == 0 ? batch + 8 : min(4096, max(batch, previous * 4)) }
+                    previous = batch
+                    return batch
+                }, take)
         }
         let page = Array(matched.dropFirst(offset).prefix(limit))
         let unread = page.filter { read[$0] == nil }
@@ -180,6 +241,63 @@ extension PostgresSession {
             for poster in try posters(ids: unread) { read[poster.id] = poster }
         }
         return page.compactMap { read[$0] }
+    }
+
+    /// The first `offset + limit` matches of `query` (a query the index answers exactly) among
+    /// the newest ``walkBudget`` posters below `below`, the hidden ones left out, in one
+    /// statement outside any transaction: the page when they fill it, nil when they do not (the
+    /// search is then done in a read). A common word's page is among the newest posters, so it
+    /// costs one round trip, where a read's walk costs two (the walk, then the page's rows).
+    /// The keys are tested on the server by `strpos`, a byte substring test on UTF-8 text as
+    /// ``SearchGrams/key(_:holdsEvery:)`` is, word by word: the core's own test, so no
+    /// candidate needs a recheck and no index is involved (nothing kept needs checking). A
+    /// poster without a key (a damaged store: check names it) is left out, as the walk leaves it.
+    func walkedPage(_ query: SearchQuery, below: Int64?, offset: Int, limit: Int) throws -> [Poster]? {
+        let wanted = offset + limit
+        guard limit > 0, wanted <= Self.walkBudget, !query.words.isEmpty else { return nil }
+        let newest = PostgresStore.posterColumns(
+            from: "poster", adding: ", coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)) AS key")
+        let rows = try select(
+            """
+            SELECT w.* FROM (\(unescaped: newest) WHERE p.id < \(below ?? Int64.max) ORDER BY p.id DESC LIMIT \(unescaped: Self.walkBudget)) w
+            WHERE w.key IS NOT NULL AND NOT EXISTS (SELECT 1 FROM unnest(\(query.words)::text[]) AS x(word) WHERE strpos(w.key, x.word) = 0)
+            AND NOT EXISTS (SELECT 1 FROM poster_hidden h WHERE h.poster_id = w.id)
+            ORDER BY w.id DESC LIMIT \(unescaped: wanted)
+            """)
+        guard rows.count == wanted else { return nil }
+        return try (offset..<rows.count).map { try PostgresStore.decodePoster(rows, $0) }
+    }
+
+    /// The ids of the hidden posters, in this read's snapshot.
+    private func hiddenIDs() throws -> Set<Int64> {
+        let rows = try select("SELECT poster_id FROM poster_hidden")
+        return Set(try (0..<rows.count).map { try rows.int64($0, 0) })
+    }
+
+    /// Thrown by a search outside any transaction whose kept segment list
+    /// (``verifiedSegments``) no longer matches the segment table: the search is done again in
+    /// a read, which reads the list.
+    struct KeptSegmentsMoved: Error {}
+
+    /// Thrown by a search outside any transaction that needs a block or a directory not kept:
+    /// the search is done again in a read, which reads them.
+    struct KeptBlocksMissing: Error {}
+
+    /// Whether the segment table, in the statement's snapshot, holds exactly `segments` (by
+    /// id, top and posters) and no merge is under way: then every hit a search takes from the
+    /// kept blocks of `segments` is what reading the snapshot's segment list and blocks would
+    /// have given. A few dozen rows read (at 1M posters, 17 segments), in the statement that
+    /// reads the hits' rows.
+    static func segmentsMatchSQL(_ segments: [SearchBlockCache.Segment]) -> PostgresQuery {
+        """
+        ((SELECT coalesce(string_agg(s.id || ':' || s.top || ':' || s.posters, ',' ORDER BY s.id), '') FROM search_segment s) \
+        = \(segmentsFingerprint(segments)) AND NOT EXISTS (SELECT 1 FROM search_merge))
+        """
+    }
+
+    /// `segments` as ``segmentsMatchSQL(_:)`` writes the table's: `id:top:posters`, by id, comma-separated.
+    static func segmentsFingerprint(_ segments: [SearchBlockCache.Segment]) -> String {
+        segments.sorted { $0.id < $1.id }.map { "\($0.id):\($0.top):\($0.posters)" }.joined(separator: ",")
     }
 
     /// Which segments a statement reads blocks of, by `top` (the highest id a segment can hold).
@@ -251,7 +369,9 @@ extension PostgresSession {
             // The index's segments, which the search reads next, in the same round trip.
             let both = try select(pipelined: [walk, Self.segmentsQuery])
             rows = both[0]
-            searchSegments = try Self.segments(both[1])
+            let segments = try Self.segments(both[1])
+            searchSegments = segments
+            searchBlocks?.keepSegments(segments)
         } else {
             rows = try select(walk)
         }
@@ -317,6 +437,44 @@ extension PostgresSession {
             }
         }
         return found
+    }
+
+    /// Each term's cursor over the snapshot's segments (none in a merge), reading a segment's
+    /// lists from the kept blocks when the intersection first reaches its top (SQLite's
+    /// `TermCursor(segments:read:)`): a page the newest segments fill decodes only theirs, and
+    /// needs only theirs kept. Reaching a segment whose directory or a block is not kept throws
+    /// ``KeptBlocksMissing``: a segment holds no id above its top, so every hit taken before
+    /// that was complete. Empty when a term names no piece (the query matches nothing); nil
+    /// without a cache or with a segment in a merge.
+    private func lazyKeptCursors(_ terms: [IndexTerm]) throws -> [TermCursor]? {
+        guard let cache = searchBlocks else { return nil }
+        var termRanges: [[ClosedRange<Int64>]] = []
+        for term in terms {
+            guard let ranges = term.pieceRanges else { return [] }
+            termRanges.append(ranges)
+        }
+        let segments = try snapshotSegments()
+        guard !segments.contains(where: \.merging) else { return nil }
+        var byID: [Int64: SearchBlockCache.Segment] = [:]
+        for (segment, _) in segments { byID[segment.id] = segment }
+        let index = segments.map { IndexSegment(id: $0.segment.id, top: $0.segment.top) }
+        return try termRanges.map { ranges in
+            try TermCursor(segments: index) { id in
+                guard let segment = byID[id], let directory = cache.directory(of: segment) else { throw KeptBlocksMissing() }
+                var found: [PostingCursor] = []
+                for range in ranges {
+                    var blocks: [(firstPiece: Int64, block: [UInt8])] = []
+                    for piece in SearchBlockCache.blocks(in: directory, covering: range) {
+                        guard let block = cache.block(SearchBlockCache.BlockKey(segment: segment, piece: piece)) else {
+                            throw KeptBlocksMissing()
+                        }
+                        blocks.append((piece, block))
+                    }
+                    found += Self.segmentCursors(blocks, within: range)
+                }
+                return found
+            }
+        }
     }
 
     /// Adds each term's cursors in the segments of `tier` to `found` (one array per term);
@@ -431,6 +589,7 @@ extension PostgresSession {
         if let searchSegments { return searchSegments }
         let segments = try Self.segments(select(Self.segmentsQuery))
         searchSegments = segments
+        searchBlocks?.keepSegments(segments)
         return segments
     }
 

@@ -21,6 +21,11 @@ final class PostgresSession: StoreWriting {
     let searchBlocks: SearchBlockCache?
     /// The search index's segments in this read's snapshot, once a search has read them.
     var searchSegments: [(segment: SearchBlockCache.Segment, merging: Bool)]?
+    /// Set in a search outside any transaction (``PostgresStore/visibleSearchPosters(_:order:after:offset:limit:)``):
+    /// the segment list kept from an earlier read, which every statement of the search checks
+    /// against the segment table in its own snapshot (``segmentsMatchSQL(_:)``), throwing
+    /// ``KeptSegmentsMoved`` when it does not match.
+    var verifiedSegments: [SearchBlockCache.Segment]?
 
     init(_ connection: Connection, single: Bool = false, searchBlocks: SearchBlockCache? = nil) {
         self.connection = connection
@@ -73,6 +78,11 @@ final class PostgresSession: StoreWriting {
     }
 
     func page(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster] {
+        try page(order: order, after: after, offset: offset, limit: limit, visibleOnly: false)
+    }
+
+    /// A page, with `visibleOnly` the hidden posters left out (``PostgresStore/visiblePage(order:after:offset:limit:)``).
+    func page(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int, visibleOnly: Bool) throws -> [Poster] {
         guard limit > 0 else { return [] }
         // The limit is written into the text and OFFSET left out at 0, so a prepared
         // statement's one generic plan knows how few rows it reads (a page's sizes are few):
@@ -84,6 +94,10 @@ final class PostgresSession: StoreWriting {
             case .popular: query.append(" WHERE (p.votes, p.id) < (\(after.votes), \(after.id))")
             case .trending: query.append(" WHERE (p.trend, p.id) < (\(after.score), \(after.id))")
             }
+        }
+        if visibleOnly {
+            query.append(after == nil ? " WHERE " : " AND ")
+            query.append("NOT EXISTS (SELECT 1 FROM poster_hidden h WHERE h.poster_id = p.id)")
         }
         query.append(PostgresQuery(unescaped: PostgresStore.pageTail(order: order, limit: limit)))
         if offset > 0 { query.append(" OFFSET \(offset)") }

@@ -19,6 +19,14 @@ public final class PostgresStore: StoreBackend {
     private let batches = Locked(Int64(0))
     /// The search index's blocks this store's reads have read, for its later searches.
     let searchBlocks = SearchBlockCache()
+    /// How many searches were answered from the kept segment list and blocks outside any
+    /// transaction (``visibleSearchPosters(_:order:after:offset:limit:)``), and how many
+    /// found the kept list outdated and were done again in a read.
+    /// And how many were answered by the newest posters alone (``PostgresSession/walkedPage(_:below:offset:limit:)``).
+    private let keptSearchCounts = Locked((answered: 0, outdated: 0, walked: 0))
+
+    /// ``keptSearchCounts`` (tests and benchmarks).
+    package var keptSearches: (answered: Int, outdated: Int, walked: Int) { keptSearchCounts.withLock { $0 } }
 
     /// Opens the database at `url` (any libpq connection string or URI) with a pool of at
     /// most `poolSize` connections, creating or upgrading the schema unless `migrate` is false.
@@ -157,6 +165,83 @@ public final class PostgresStore: StoreBackend {
         return try read { reading in
             // `read` hands over a PostgresSession.
             try (reading as? PostgresSession)?.exactNewestPosters(query, below: after?.id, offset: offset, limit: limit)
+        }
+    }
+
+    /// ``exactSearchPosters(_:order:after:offset:limit:)`` for any query newest first (every
+    /// hit's key read with its row and rechecked when the index does not answer the query
+    /// exactly), without the hidden posters, which the statement reading the hits' rows leaves
+    /// out (so a page is not preceded by a read of the hidden posters).
+    ///
+    /// When the search index's segment list and every block the search needs are kept
+    /// (``SearchBlockCache``), the search runs outside any transaction: the hits come from the
+    /// kept blocks, and the statement reading their rows also checks, in its own snapshot, that
+    /// the segment table holds exactly the kept list and no merge is under way
+    /// (``PostgresSession/segmentsMatchSQL(_:)``). A page whose hits' first batch fills it is
+    /// then one statement, one round trip, where a read costs two (its BEGIN with the segment
+    /// list, then the rows) and the core's filter of hidden posters a third.
+    ///
+    /// Why nothing kept is trusted without that check, and why change notifications are not
+    /// used to keep it current: a write's NOTIFY is sent by ``ChangeNotifier`` after its
+    /// transaction has committed, from another thread, and reaches a listener later still. A
+    /// search started between a commit (a new segment, a merge's end, a poster hidden) and the
+    /// notification's arrival would read a list the notification had not yet invalidated, and
+    /// a listener that lost its connection misses notifications altogether. The check in the
+    /// statement has no such window: the rows, their stale marks, the hidden posters and the
+    /// segment table are all read in the one snapshot, so the answer is exactly the one a read
+    /// in that snapshot would give. When the check fails the search is done again in a read
+    /// (which keeps the list it reads for the next search); when a block is not kept, too.
+    /// Hidden posters are never kept at all: the statement leaves them out.
+    public func visibleSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
+        -> [Poster]?
+    {
+        guard order == .new else { return nil }
+        let recheckAll = !SearchGrams.indexIsExact(for: query)
+        if let segments = searchBlocks.segments {
+            do {
+                let posters = try translatingErrors {
+                    try readConnection { connection in
+                        let session = PostgresSession(connection, searchBlocks: searchBlocks)
+                        session.searchSegments = segments.map { ($0, false) }
+                        session.verifiedSegments = segments
+                        return try session.exactNewestPosters(
+                            query, below: after?.id, offset: offset, limit: limit, visibleOnly: true, recheckAll: recheckAll)
+                    }
+                }
+                keptSearchCounts.withLock { $0.answered += 1 }
+                return posters
+            } catch is PostgresSession.KeptSegmentsMoved {
+                keptSearchCounts.withLock { $0.outdated += 1 }
+                searchBlocks.forgetSegments(segments)
+            } catch is PostgresSession.KeptBlocksMissing {
+                // The read below reads and keeps them.
+            }
+        }
+        let walked = try translatingErrors {
+            try readConnection { connection in
+                try PostgresSession(connection, single: true).walkedPage(query, below: after?.id, offset: offset, limit: limit)
+            }
+        }
+        if let walked {
+            keptSearchCounts.withLock { $0.walked += 1 }
+            return walked
+        }
+        return try read { reading in
+            // `read` hands over a PostgresSession.
+            try (reading as? PostgresSession)?.exactNewestPosters(
+                query, below: after?.id, offset: offset, limit: limit, visibleOnly: true, recheckAll: recheckAll)
+        }
+    }
+
+    /// A page of the posters the public may see, in one statement: the page's statement with
+    /// the hidden posters left out (`NOT EXISTS` in `poster_hidden`, an index probe a row read),
+    /// where the core would read the hidden posters first, a round trip of its own.
+    public func visiblePage(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster]? {
+        try translatingErrors {
+            try readConnection { connection in
+                try PostgresSession(connection, single: true).page(
+                    order: order, after: after, offset: offset, limit: limit, visibleOnly: true)
+            }
         }
     }
 
@@ -316,12 +401,13 @@ public final class PostgresStore: StoreBackend {
     static let posterColumns = posterColumns(from: "poster")
 
     /// ``posterColumns`` over `table` (a table or a CTE with the poster table's columns).
-    static func posterColumns(from table: String) -> String {
+    /// `adding` more columns after them (written as `, expression AS name`).
+    static func posterColumns(from table: String, adding more: String = "") -> String {
         """
         SELECT p.id, p.contents, p.good1, p.good2, p.created_at,
                p.image1, p.image1_format, p.image1_width, p.image1_height, p.image1_bytes,
                p.image2, p.image2_format, p.image2_width, p.image2_height, p.image2_bytes, p.hashtags, p.alt1, p.alt2,
-               p.trend
+               p.trend\(more)
         FROM \(table) p
         """
     }

@@ -33,6 +33,7 @@ final class SearchBlockCache: Sendable {
     }
 
     private struct State: Sendable {
+        var segments: [Segment]?
         var directories: [Segment: [Int64]] = [:]
         var newer: [BlockKey: [UInt8]] = [:]
         var newerBytes = 0
@@ -47,6 +48,40 @@ final class SearchBlockCache: Sendable {
     /// blocks of a few thousand searches of rare words).
     init(budget: Int = 64 << 20) {
         self.budget = budget
+    }
+
+    /// The search index's segments as the last read that found none in a merge saw them
+    /// (ascending by id), or nil. Never trusted as it is: a search that uses it checks it
+    /// against the segment table in the statement that reads its hits
+    /// (``PostgresSession/segmentsMatchSQL(_:)``), and forgets it when it no longer matches.
+    var segments: [Segment]? {
+        state.withLock { $0.segments }
+    }
+
+    /// Keeps the segment list a read's snapshot holds, when no merge names any of them
+    /// (otherwise forgets the kept one: a search then reads the list in its transaction).
+    /// Reads on several threads may finish in any order, so the list kept may be older than
+    /// another just read: the check in the statement finds that out, as it finds a newer one.
+    func keepSegments(_ segments: [(segment: Segment, merging: Bool)]) {
+        let list = segments.contains(where: \.merging) ? nil : segments.map(\.segment).sorted { $0.id < $1.id }
+        state.withLock { $0.segments = list }
+    }
+
+    /// Forgets the kept segment list (it no longer matched the table).
+    func forgetSegments(_ stale: [Segment]) {
+        state.withLock { state in
+            if state.segments == stale { state.segments = nil }
+        }
+    }
+
+    /// Drops every block of `segment` kept, as the budget drops blocks (tests).
+    func dropBlocks(of segment: Segment) {
+        state.withLock { state in
+            for key in state.newer.keys where key.segment == segment {
+                if let block = state.newer.removeValue(forKey: key) { state.newerBytes -= block.count }
+            }
+            state.older = state.older.filter { $0.key.segment != segment }
+        }
     }
 
     /// The first pieces of `segment`'s blocks, in order, if known.

@@ -126,7 +126,13 @@ enum PostgresScaleBenchmark {
                     Format.ms(samples[1].percentile(99)), Format.ratio(samples[1].median / samples[0].median),
                 ] + (rounds > 1 ? [ratios.joined(separator: " ")] : []) + [answers[0] == answers[1] ? "identical" : "DIFFERENT"])
         }
+        let kept = store.keptSearches
+        let paths =
+            "PostgreSQL's searches newest first: \(kept.answered) in one statement from "
+            + "the kept segment list and blocks, \(kept.walked) in one statement from the newest posters, \(kept.outdated) found "
+            + "the kept list outdated; the others in a read."
         if searchesOnly {
+            print(paths)
             print(
                 "PostgreSQL: \(loaded == nil ? "a new copy of the board" : "the database already loaded ($TENBIN_BENCH_PG_SCALE_URL)").\n")
             table.print()
@@ -154,6 +160,7 @@ enum PostgresScaleBenchmark {
             print(board + "PostgreSQL: the database already loaded ($TENBIN_BENCH_PG_SCALE_URL).\n")
         }
         table.print()
+        print("\n" + paths)
         print(
             """
 
@@ -204,7 +211,8 @@ enum PostgresScaleBenchmark {
         print(
             "\(call): \(calls) calls, wall median \(microseconds(wall.median)), p90 \(microseconds(wall.percentile(90))); "
                 + "client CPU a call: user \(microseconds((end.user - start.user) / Double(calls))), "
-                + "system \(microseconds((end.system - start.system) / Double(calls)))")
+                + "system \(microseconds((end.system - start.system) / Double(calls)))"
+                + (call == "search" ? "; kept \(store.keptSearches)" : ""))
     }
 
     /// This process's CPU time so far, in user mode and in the kernel.

@@ -3,7 +3,10 @@
 ///
 /// Hidden posters are few, so the store is asked for their ids (one small read) and pages are
 /// filtered in the core: a page that lost posters to the filter is topped up from after its
-/// last poster, so it still holds `limit` posters when there are that many.
+/// last poster, so it still holds `limit` posters when there are that many. A backend that
+/// leaves them out in the page's own read (``StoreBackend/visiblePage(order:after:offset:limit:)``,
+/// ``StoreBackend/visibleSearchPosters(_:order:after:offset:limit:)``: PostgreSQL, where the
+/// small read is a round trip of its own) is asked first.
 extension Board {
     /// The ids of the hidden posters now.
     static func hiddenIDs(in store: any StoreBackend) throws -> Set<Int64> {

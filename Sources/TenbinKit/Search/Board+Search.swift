@@ -98,7 +98,10 @@ extension Board {
     static func searchPosters(
         _ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int, in store: any StoreBackend
     ) throws -> [Poster] {
-        try visiblePage(order: order, after: after, offset: offset, limit: limit, in: store) { after, offset, limit in
+        if limit > 0, let posters = try store.visibleSearchPosters(query, order: order, after: after, offset: offset, limit: limit) {
+            return posters
+        }
+        return try visiblePage(order: order, after: after, offset: offset, limit: limit, in: store) { after, offset, limit in
             try searchAllPosters(query, order: order, after: after, offset: offset, limit: limit, in: store)
         }
     }

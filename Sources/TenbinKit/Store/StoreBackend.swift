@@ -40,6 +40,23 @@ public protocol StoreBackend: Sendable {
     /// statement, one round trip.
     func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster]?
 
+    /// A page of the posters the public may see (every one but the ``StoreReading/hiddenPosters()``)
+    /// in `order`, after `after` when given, skipping `offset` of them, at most `limit`, from one
+    /// snapshot; nil when the backend has no such read, and the core reads the hidden posters
+    /// first and leaves them out of the pages it reads (``Board``'s `visiblePage`). PostgreSQL
+    /// answers in one statement, where the core's way costs a round trip of its own.
+    func visiblePage(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster]?
+
+    /// A page of the posters matching `query` that the public may see, in `order`, after
+    /// `after` when given, skipping `offset` of them, at most `limit`, from one snapshot: as
+    /// ``exactSearchPosters(_:order:after:offset:limit:)``, for any query (the backend rechecks
+    /// every candidate with the core's test, ``SearchGrams/key(_:holdsEvery:)``, where the index
+    /// does not answer exactly), with the hidden posters left out in the same snapshot and
+    /// `offset` and `limit` counting the others. nil when the backend has no such read: the core
+    /// then reads the hidden posters, the candidates, and rechecks them.
+    func visibleSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
+        -> [Poster]?
+
     /// Where live feeds learn that something was committed.
     var changes: any ChangeSource { get }
 
@@ -70,6 +87,18 @@ extension StoreBackend {
 
     /// nil: the core reads candidates and rechecks them.
     public func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
+        -> [Poster]?
+    {
+        nil
+    }
+
+    /// nil: the core reads the hidden posters and filters pages itself.
+    public func visiblePage(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster]? {
+        nil
+    }
+
+    /// nil: the core reads the hidden posters and filters pages itself.
+    public func visibleSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
         -> [Poster]?
     {
         nil

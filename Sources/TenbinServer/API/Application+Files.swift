@@ -42,9 +42,8 @@ extension Application {
         }
         if let kept = file.kept {
             // The bytes never change (the digest names them), but a delete or gc removes the file,
-            // and then the image is gone, as it is for an answer from the file. (The path lent as
-            // a C string: passed directly, Swift copied it into a new array.)
-            guard file.path.withCString({ access($0, F_OK) }) == 0 else { throw blobUnreadable(digest) }
+            // and then the image is gone, as it is for an answer from the file.
+            guard file.exists else { throw blobUnreadable(digest) }
             return kept.answer
         }
         let headers = [("Content-Type", Self.mediaType(file.format)), ("ETag", etag), ("Cache-Control", Self.immutableCaching)]
@@ -104,7 +103,7 @@ extension Application {
         // Made from the image's file by the image pipeline (its own tasks), once the file is
         // known to exist (looked up on the board executor the first time).
         let produce: @Sendable (BlobFiles.File, @escaping @Sendable (HTTPResponse) -> Void) -> Void = { [self] file, answer in
-            guard access(file.path, F_OK) == 0 else {
+            guard file.exists else {
                 blobFiles.forget(digest)
                 return answer(failure(.notFound("no image with digest \(digest.hex)")))
             }
@@ -118,7 +117,7 @@ extension Application {
             }
         }
         if let file = blobFiles.known(digest) {
-            if access(file.path, F_OK) == 0, let cached = thumbnails.cached(key) { return .now(Self.thumbnailResponse(cached, etag: etag)) }
+            if file.exists, let cached = thumbnails.cached(key) { return .now(Self.thumbnailResponse(cached, etag: etag)) }
             return .callback { answer in produce(file, answer) }
         }
         return executor.reply(failure: failure) { [self] answer in produce(try blobFiles.file(digest) { try gateway.blob(digest) }, answer)

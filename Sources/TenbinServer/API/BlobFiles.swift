@@ -1,5 +1,9 @@
 import TenbinKit
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Where each blob's file is and what format it holds, remembered after the store first
 /// confirmed that a poster uses the blob, so serving an image costs an `open` and no store
 /// query. A digest names its bytes for good, so what is remembered never goes stale; whether
@@ -18,6 +22,10 @@ final class BlobFiles: Sendable {
         var format: ImageFormat
         var path: String
         var kept: PreparedResponse? = nil
+
+        /// Whether the file is still there (a delete or gc removes it). The path is lent as a
+        /// C string: passed to `access` directly, Swift copied it into a new array each time.
+        var exists: Bool { path.withCString { access($0, F_OK) == 0 } }
     }
 
     /// The most digests remembered; past it, the memory starts over.

@@ -1,5 +1,4 @@
 import CMicroHTTPD
-import Synchronization
 import TenbinKit
 
 /// One request and its answer, from the request line to the end of the exchange. libmicrohttpd
@@ -59,8 +58,11 @@ final class HTTPExchange: @unchecked Sendable {
     var stream: EventStream?
     /// The number ``HangUpWatch`` knows `stream` by, if it watches its socket.
     var watched: UInt64?
-    /// Held in the exchange itself (a `Locked` would be two more allocations per request).
-    let waiting = Mutex(Waiting())
+    /// A `Locked` (a pthread mutex), not the standard library's `Mutex`, though that one would
+    /// save two allocations: the batcher resumes the connection while holding it, the woken I/O
+    /// thread then asks for it at once, and `Mutex` spins while it waits (5 % of the I/O
+    /// threads' time under votes, against under 1 % sleeping on a pthread mutex).
+    let waiting = Locked(Waiting())
 
     init(target: String) {
         self.target = target

@@ -72,6 +72,15 @@ import Testing
         }
     }
 
+    @Test func aLiteralSegmentMatchesItsBytesExactly() {
+        let path: Substring = "/api/votes/vote/Votes/ねこ/"
+        let parts = Router.segments(of: path)
+        #expect(parts.map { PathPattern.same($0, "votes") } == [false, true, false, false, false, false])
+        #expect(PathPattern.same(parts[parts.endIndex - 2], "ねこ"))
+        #expect(PathPattern.same(parts[parts.endIndex - 1], ""))
+        #expect(!PathPattern.same(parts[parts.startIndex], ""))
+    }
+
     @Test func aSecurityHeaderFollowsTheContentTypeInAnyCase() {
         let image = SecurityHeaders.complete(HTTPResponse(status: 200, headers: [("Content-Type", "Image/JPEG")]))
         #expect(image.header("Cross-Origin-Resource-Policy") == "cross-origin")

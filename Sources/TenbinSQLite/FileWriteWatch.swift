@@ -12,28 +12,19 @@ import TenbinKit
 /// Watching costs one inotify instance and a dispatch read source; nothing runs between
 /// writes. Writes through a shared memory mapping are not reported, nor (on most network file
 /// systems) writes by another machine: the change source's ticks still find those.
-///
-/// The watch is one-shot (`IN_ONESHOT`): the kernel removes it at its first event, and it is
-/// put back ``spacing`` later. A watch costs every writer in the folder on every `write`, not
-/// only its reader: a commit writes the log once per page and per frame header, and with the
-/// watch in place the kernel queued (or merged) an event for each, 4 % of the vote batcher's
-/// time under load. Writes while the watch is away are not seen, so putting it back counts
-/// as a write (the reader then looks once more, for nothing if there was none).
 final class FileWriteWatch: Sendable {
     // The read source, kept under a lock only so the class is Sendable; set once in init.
     private let source: Locked<any DispatchSourceRead>
 
-    /// What is watched: the file's own events, once.
-    private static let mask = UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO) | IN_ONESHOT
-
     /// Watches the file `name` in `folder` (the file need not exist yet), calling `written`
-    /// (on a dispatch queue) after each batch of writes to it, at most about once per
-    /// ``spacing``; nil when the folder cannot be watched (it does not exist, or the process
-    /// has no inotify instance left).
+    /// (on a dispatch queue) after each batch of writes to it, at most once per ``spacing``
+    /// (the handler holds the source until it is cancelled); nil when the folder cannot be
+    /// watched (it does not exist, or the process has no inotify instance left).
     init?(folder: String, name: String, written: @escaping @Sendable () -> Void) {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { return nil }
-        guard inotify_add_watch(descriptor, folder, Self.mask) >= 0 else {
+        let mask = UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO)
+        guard inotify_add_watch(descriptor, folder, mask) >= 0 else {
             _ = close(descriptor)  // nothing to do if closing an unused descriptor fails
             return nil
         }
@@ -43,16 +34,11 @@ final class FileWriteWatch: Sendable {
         nonisolated(unsafe) let paced = source
         source.setEventHandler {
             if Self.drain(descriptor, naming: name) { written() }
-            // The event removed the watch. It comes back after the spacing: under a stream of
-            // commits (this server's own votes, mostly) that is one wake and one look per
-            // spacing, and no event for the writes in between. (A cancelled source keeps its
-            // descriptor open until it is resumed, below.)
+            // At most one wake per spacing: under a stream of commits (this server's own
+            // votes, mostly) every commit writes the log, and each event would cost a thread
+            // wake. Writes meanwhile wait in the descriptor and are read at once on resume.
             paced.suspend()
-            DispatchQueue.global().asyncAfter(deadline: .now() + Self.spacing) {
-                // A folder gone meanwhile cannot be watched again: the ticks are left.
-                if inotify_add_watch(descriptor, folder, Self.mask) >= 0 { written() }
-                paced.resume()
-            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.spacing) { paced.resume() }
         }
         source.setCancelHandler { _ = close(descriptor) }
         source.resume()

@@ -28,6 +28,14 @@ import Testing
         #expect(HeaderFields(["Host": "example.org", "Cookie": "a=1"])["host"] == "example.org")
     }
 
+    @Test func everyKnownFieldIsKeptInItsOwnPlace() {
+        var fields = HeaderFields()
+        for name in HeaderFields.known {
+            name.uppercased().withCString { upper in name.withCString { fields.add(name: upper, value: $0) } }
+        }
+        for name in HeaderFields.known { #expect(fields[name] == name, "\(name)") }
+    }
+
     @Test func anAnswersFieldIsFoundByNameInAnyCaseAndOnlyByItsName() {
         let response = HTTPResponse(status: 200, headers: [("Content-Type", "text/plain"), ("X-A", "1")])
         #expect(response.header("content-type") == "text/plain")

@@ -184,6 +184,17 @@ extension PostgresSession {
             }
             return true
         }
+        // How many hits the next statement reads: the page's rest. Rechecked hits may fail, so
+        // then each batch after the first is four times the last (as the core reads candidates'
+        // keys): a word whose pieces are common and the word rare costs a few round trips, not
+        // one per page's worth.
+        var previous = 0
+        func nextBatch() -> Int {
+            var batch = max(4, wanted - matched.count)
+            if recheckAll { batch = previous == 0 ? batch + 8 : min(4096, max(batch, previous * 4)) }
+            previous = batch
+            return batch
+        }
         // Outside a transaction, each term's cursor reads the kept segments' lists lazily,
         // newest top first, as SQLite's does: only the segments the page reaches are decoded,
         // and one whose blocks are not kept throws ``KeptBlocksMissing`` when it is reached.
@@ -201,14 +212,8 @@ extension PostgresSession {
             let cursors = lazy ?? kept.map { $0.contains(where: \.isEmpty) ? [] : $0.map(TermCursor.init) } ?? []
             if !cursors.isEmpty {
                 var hits = PostingIntersection(cursors, below: below)
-                // Rechecked hits may fail: each batch after the first four times the last (as
-                // the core reads candidates' keys), so a word whose pieces are common and the
-                // word rare costs a few round trips, not one per page's worth.
-                var previous = 0
                 while true {
-                    var batch = max(4, wanted - matched.count)
-                    if recheckAll { batch = previous == 0 ? batch + 8 : min(4096, max(batch, previous * 4)) }
-                    previous = batch
+                    let batch = nextBatch()
                     var ids: [Int64] = []
                     while ids.count < batch, let id = try hits.next() { ids.append(id) }
                     guard !ids.isEmpty else { break }
@@ -225,15 +230,7 @@ extension PostgresSession {
             }), matched.count < wanted
         {
             waiting = Array(matched.dropFirst(offset))
-            var previous = 0
-            try hitBatches(
-                terms, after: walked,
-                size: {
-                    var batch = max(4, wanted - matched.count)
-                    if recheckAll { batch = previous == 0 ? batch + 8 : min(4096, max(batch, previous * 4)) }
-                    previous = batch
-                    return batch
-                }, take)
+            try hitBatches(terms, after: walked, size: nextBatch, take)
         }
         let page = Array(matched.dropFirst(offset).prefix(limit))
         let unread = page.filter { read[$0] == nil }

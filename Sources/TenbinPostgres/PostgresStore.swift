@@ -19,10 +19,10 @@ public final class PostgresStore: StoreBackend {
     private let batches = Locked(Int64(0))
     /// The search index's blocks this store's reads have read, for its later searches.
     let searchBlocks = SearchBlockCache()
-    /// How many searches were answered from the kept segment list and blocks outside any
-    /// transaction (``visibleSearchPosters(_:order:after:offset:limit:)``), and how many
-    /// found the kept list outdated and were done again in a read.
-    /// And how many were answered by the newest posters alone (``PostgresSession/walkedPage(_:below:offset:limit:)``).
+    /// How many searches (``visibleSearchPosters(_:order:after:offset:limit:)``) were answered
+    /// from the kept segment list and blocks outside any transaction, how many found the kept
+    /// list outdated and were done again in a read, and how many were answered by the newest
+    /// posters alone (``PostgresSession/walkedPage(_:below:offset:limit:)``).
     private let keptSearchCounts = Locked((answered: 0, outdated: 0, walked: 0))
 
     /// ``keptSearchCounts`` (tests and benchmarks).

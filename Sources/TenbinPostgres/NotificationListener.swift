@@ -55,8 +55,8 @@ package final class NotificationListener: @unchecked Sendable {
         wake = (fds[0], fds[1])
         // The thread keeps the listener until it ends.
         guard let thread = PosixThread.start({ self.run() }) else {
-            close(fds[0])
-            close(fds[1])
+            // deinit runs for this fully initialised object and closes both ends; closing them
+            // here too would close whatever another thread had opened under those numbers since.
             throw PostgresError(kind: .unavailable, sqlState: nil, message: "cannot start a thread", target: target.description)
         }
         self.thread = thread

@@ -32,7 +32,10 @@ final class HTTPConnection {
     init(port: UInt16, timeout: Int = 30) throws {
         self.port = port
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw ServeError("socket failed: \(errno)") }
+        guard descriptor >= 0 else {
+            closed = true
+            throw ServeError("socket failed: \(errno)")
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -44,7 +47,10 @@ final class HTTPConnection {
         }
         guard status == 0 else {
             let code = errno
-            Glibc.close(descriptor)
+            // Closed through close(), which marks it: the deinit that follows a throw from a
+            // fully initialised object would otherwise close the number again, by then perhaps
+            // another thread's fresh descriptor (a launcher's pipe failed with EBADF that way).
+            close()
             throw ServeError("connect to port \(port) failed: errno \(code)")
         }
         var limit = timeval(tv_sec: timeout, tv_usec: 0)

@@ -19,9 +19,10 @@ BUILD_PACKAGES = libsqlite3-dev libjpeg62-turbo-dev libpng-dev libssl-dev libcha
 	libmecab-dev mecab-ipadic-utf8 \
 	libpango1.0-dev libcairo2-dev fonts-ipafont-gothic
 # Tools the tests and benchmarks use (sample images, reference pipelines, terminals, a headless
-# browser with Japanese fonts for the web page, wrk and nginx for the serve benchmark, and a C
-# compiler for its libmicrohttpd-alone reference, scripts/mhd-minimal.c).
-TOOL_PACKAGES = gcc libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time chafa webp libheif-examples \
+# browser with Japanese fonts for the web page, wrk and nginx for the serve benchmark, a C
+# compiler for its libmicrohttpd-alone reference, scripts/mhd-minimal.c, and gdb for the stacks
+# of a test run that hangs, scripts/test-summary.sh).
+TOOL_PACKAGES = gcc gdb libjpeg-turbo-progs sqlite3 imagemagick libimage-exiftool-perl tmux time chafa webp libheif-examples \
 	chromium chromium-driver python3-selenium python3-pip fonts-ipafont-gothic wrk nginx-light postgresql dosfstools exfatprogs exfat-fuse
 # PyPI packages the browser test needs that Debian does not package (MODULE=REQUIREMENT), put in
 # .build/python for Debian's python3 without their dependencies (selenium is Debian's): axe-core

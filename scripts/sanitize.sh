@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `make sanitize`: the whole test suite under AddressSanitizer, then under ThreadSanitizer,
 # each in its own build folder so the normal build stays incremental. The end-to-end tests
-# run the binary built with the same sanitizer. Any report fails the run.
+# run the binary built with the same sanitizer. Any report fails the run. As in `make test`,
+# scripts/test-summary.sh prints failures in full and passing tests as a count, and stops a
+# run that hangs with the stacks and names of what was still running.
 # ThreadSanitizer skips two end-to-end suites whose work is one thread's and which are the
 # longest under it (about a third of its end-to-end time): SchemaUpgradeCommandTests (every
 # earlier schema migrated in place, some 550 commands) and ImportCrashTests (imports killed at
@@ -21,11 +23,11 @@ for sanitizer in $sanitizers; do
     TENBIN_BIN="$bin/tenbin" TENBIN_SANITIZER=$sanitizer \
     ASAN_OPTIONS=halt_on_error=1:detect_leaks=0:suppressions=$PWD/scripts/asan-suppressions.txt \
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-        scripts/postgres.sh run swift test --scratch-path "$scratch" --sanitize="$sanitizer" --skip-build "${skip[@]}"
+        scripts/postgres.sh run scripts/test-summary.sh swift test --scratch-path "$scratch" --sanitize="$sanitizer" --skip-build "${skip[@]}"
     # The browser test on its own, as in `make test`: chromium's load would slow the others.
     TENBIN_BIN="$bin/tenbin" TENBIN_SANITIZER=$sanitizer \
     ASAN_OPTIONS=halt_on_error=1:detect_leaks=0:suppressions=$PWD/scripts/asan-suppressions.txt \
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-        swift test --scratch-path "$scratch" --sanitize="$sanitizer" --skip-build --filter BrowserTests
+        scripts/test-summary.sh swift test --scratch-path "$scratch" --sanitize="$sanitizer" --skip-build --filter BrowserTests
 done
 echo "sanitizers clean: $sanitizers"

@@ -54,4 +54,29 @@ import Testing
                 == "✔ Test run with 1 test in 1 suite passed after 0.1 seconds.\n1 passing test not listed one by one (swift test --skip-build lists them).\n"
         )
     }
+
+    @Test func aRunPastItsTimeLimitIsKilledWithTheTestsThatNeverEndedNamedLast() throws {
+        // A stuck run: one test ended, one never does, and the command left a child of its own
+        // behind, which holds the output open and must be killed with it.
+        let script = """
+            printf '◇ Test quick() started.\\n◇ Test stuck() started.\\n✔ Test quick() passed after 0.1 seconds.\\n'
+            sleep 200 &
+            sleep 200
+            """
+        let started = Date()
+        let run = try Shell.capture([
+            "/usr/bin/env", "TEST_TIME_LIMIT=2", "\(Tenbin.root)/scripts/test-summary.sh", "/bin/sh", "-c", script,
+        ])
+        #expect(run.status == 124, "\(run.stdout)")
+        // Its output ended: the left-behind child did not hold it open for its 200 s.
+        #expect(Date().timeIntervalSince(started) < 100)
+        #expect(run.stdout.hasPrefix("== watchdog: still running after 2 s: /bin/sh -c"), "\(run.stdout)")
+        #expect(run.stdout.contains("sleep 200"), "the processes still running are listed: \(run.stdout)")
+        let unended =
+            (run.stdout.components(separatedBy: "== tests started and not ended\n").last ?? "")
+            .components(separatedBy: "== watchdog: killed").first ?? ""
+        #expect(unended.hasPrefix("  stuck()\n"), "\(run.stdout)")
+        #expect(!unended.contains("quick()"), "\(run.stdout)")
+        #expect(run.stdout.hasSuffix("== watchdog: killed after 2 s: /bin/sh -c \(script)\n"), "\(run.stdout)")
+    }
 }

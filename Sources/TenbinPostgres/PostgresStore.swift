@@ -155,23 +155,11 @@ public final class PostgresStore: StoreBackend {
         }
     }
 
-    /// A search the posting lists answer exactly, newest first, in one read (see
-    /// ``PostgresSession/exactNewestPosters(_:below:offset:limit:)``); nil in other orders (the
-    /// core ranks the candidates, or walks by votes or scores).
-    public func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
-        -> [Poster]?
-    {
-        guard order == .new else { return nil }
-        return try read { reading in
-            // `read` hands over a PostgresSession.
-            try (reading as? PostgresSession)?.exactNewestPosters(query, below: after?.id, offset: offset, limit: limit)
-        }
-    }
-
-    /// ``exactSearchPosters(_:order:after:offset:limit:)`` for any query newest first (every
-    /// hit's key read with its row and rechecked when the index does not answer the query
-    /// exactly), without the hidden posters, which the statement reading the hits' rows leaves
-    /// out (so a page is not preceded by a read of the hidden posters).
+    /// A page of the matches of `query` newest first (every hit's key read with its row and
+    /// rechecked when the index does not answer the query exactly), without the hidden posters,
+    /// which the statement reading the hits' rows leaves out (so a page is not preceded by a
+    /// read of the hidden posters); nil in other orders (the core ranks the candidates, or
+    /// walks by votes or scores).
     ///
     /// When the search index's segment list and every block the search needs are kept
     /// (``SearchBlockCache``), the search runs outside any transaction: the hits come from the
@@ -226,10 +214,17 @@ public final class PostgresStore: StoreBackend {
             keptSearchCounts.withLock { $0.walked += 1 }
             return walked
         }
-        return try read { reading in
+        return try readSearchPosters(query, after: after, offset: offset, limit: limit)
+    }
+
+    /// ``visibleSearchPosters(_:order:after:offset:limit:)`` in one read, which reads the
+    /// segment list in its own transaction (and keeps it): the way when nothing kept answers.
+    func readSearchPosters(_ query: SearchQuery, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster]? {
+        try read { reading in
             // `read` hands over a PostgresSession.
             try (reading as? PostgresSession)?.exactNewestPosters(
-                query, below: after?.id, offset: offset, limit: limit, visibleOnly: true, recheckAll: recheckAll)
+                query, below: after?.id, offset: offset, limit: limit, visibleOnly: true,
+                recheckAll: !SearchGrams.indexIsExact(for: query))
         }
     }
 

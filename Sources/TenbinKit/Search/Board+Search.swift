@@ -1,9 +1,9 @@
 /// Search planning and the recheck: the core's half of search. A backend only narrows
 /// candidates with its index of the key's pieces (``SearchGrams``); every candidate is
 /// rechecked here against its stored key, so results are exactly those of a scan whatever the
-/// index returns, and every backend answers the same. The one exception is a query the index
-/// answers exactly (``SearchGrams/indexIsExact(for:)``: words of one or two characters), which
-/// a backend may answer whole (``StoreBackend/exactSearchPosters(_:order:after:offset:limit:)``).
+/// index returns, and every backend answers the same. A backend may answer a page newest first
+/// whole, hidden posters left out, rechecking with the core's own test
+/// (``StoreBackend/visibleSearchPosters(_:order:after:offset:limit:)``: PostgreSQL).
 extension Board {
     /// More index hits than this and popular (trending) order walks the posters by votes
     /// (scores) instead.
@@ -62,23 +62,10 @@ extension Board {
     /// A page of a walk through the matches of `query` in `order` (popular or trending), after `after`, ranked
     /// as of `mark` (this read's own when nil; `cursor` is named by a refusal), and the walk's
     /// snapshot.
-    ///
-    /// A query the index answers exactly is asked of the backend whole when no vote moved a
-    /// poster since the mark, and its answer kept only if none did meanwhile either (a second
-    /// read of the log): then the backend ranked by the votes as of the mark.
     func searchWalk(
         _ query: SearchQuery, order: FeedOrder, after: FeedPosition?, mark: Int64?, cursor: PageCursor?, limit: Int
     ) throws -> ([Poster], VoteSnapshot) {
-        if SearchGrams.indexIsExact(for: query) {
-            let before = try store.read { try Self.voteSnapshot(order: order, mark: mark, cursor: cursor, in: $0) }
-            if before.moved.isEmpty,
-                let posters = try store.exactSearchPosters(query, order: order, after: after, offset: 0, limit: limit),
-                try store.read({ try Self.voteSnapshot(order: order, mark: before.mark, cursor: cursor, in: $0) }).moved.isEmpty
-            {
-                return (posters, before)
-            }
-        }
-        return try store.read { reading in
+        try store.read { reading in
             let snapshot = try Self.voteSnapshot(order: order, mark: mark, cursor: cursor, in: reading)
             let ids = try Self.searchIDs(query, order: order, after: after, offset: 0, limit: limit, in: reading, snapshot: snapshot)
             return (try reading.posters(ids: ids), snapshot)
@@ -86,9 +73,8 @@ extension Board {
     }
 
     /// The posters of a page of matches of `query` (as ``searchIDs(_:order:after:offset:limit:in:)``
-    /// finds them), from one snapshot. A query the index answers exactly
-    /// (``SearchGrams/indexIsExact(for:)``) is asked of the backend whole where it can
-    /// (PostgreSQL: one statement), with no candidates to recheck.
+    /// finds them) that the public may see, from one snapshot; asked of the backend whole where
+    /// it can (``StoreBackend/visibleSearchPosters(_:order:after:offset:limit:)``).
     func searchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster] {
         try Self.searchPosters(query, order: order, after: after, offset: offset, limit: limit, in: store)
     }
@@ -102,21 +88,9 @@ extension Board {
             return posters
         }
         return try visiblePage(order: order, after: after, offset: offset, limit: limit, in: store) { after, offset, limit in
-            try searchAllPosters(query, order: order, after: after, offset: offset, limit: limit, in: store)
-        }
-    }
-
-    /// ``searchPosters(_:order:after:offset:limit:in:)`` hidden posters included.
-    private static func searchAllPosters(
-        _ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int, in store: any StoreBackend
-    ) throws -> [Poster] {
-        if limit > 0, SearchGrams.indexIsExact(for: query),
-            let posters = try store.exactSearchPosters(query, order: order, after: after, offset: offset, limit: limit)
-        {
-            return posters
-        }
-        return try store.read { reading in
-            try reading.posters(ids: searchIDs(query, order: order, after: after, offset: offset, limit: limit, in: reading))
+            try store.read { reading in
+                try reading.posters(ids: searchIDs(query, order: order, after: after, offset: offset, limit: limit, in: reading))
+            }
         }
     }
 

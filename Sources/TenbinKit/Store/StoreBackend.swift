@@ -31,15 +31,6 @@ public protocol StoreBackend: Sendable {
     /// one round trip, no BEGIN or COMMIT).
     func commitVotes(_ deltas: [VoteDelta], at time: Timestamp) throws -> [Poster]
 
-    /// A page of the posters matching `query` in `order`, after `after` when given, skipping
-    /// `offset` of them, at most `limit`, from one snapshot. Asked only for a
-    /// query the index answers exactly (``SearchGrams/indexIsExact(for:)``: a key holds every
-    /// one of its terms exactly when it matches), so no candidate needs a recheck. nil when the
-    /// backend has no such path: the core then reads candidates and rechecks them
-    /// (``StoreReading/searchCandidates(_:below:visit:)``). PostgreSQL answers in one
-    /// statement, one round trip.
-    func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster]?
-
     /// A page of the posters the public may see (every one but the ``StoreReading/hiddenPosters()``)
     /// in `order`, after `after` when given, skipping `offset` of them, at most `limit`, from one
     /// snapshot; nil when the backend has no such read, and the core reads the hidden posters
@@ -48,12 +39,13 @@ public protocol StoreBackend: Sendable {
     func visiblePage(order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws -> [Poster]?
 
     /// A page of the posters matching `query` that the public may see, in `order`, after
-    /// `after` when given, skipping `offset` of them, at most `limit`, from one snapshot: as
-    /// ``exactSearchPosters(_:order:after:offset:limit:)``, for any query (the backend rechecks
-    /// every candidate with the core's test, ``SearchGrams/key(_:holdsEvery:)``, where the index
-    /// does not answer exactly), with the hidden posters left out in the same snapshot and
-    /// `offset` and `limit` counting the others. nil when the backend has no such read: the core
-    /// then reads the hidden posters, the candidates, and rechecks them.
+    /// `after` when given, skipping `offset` of them, at most `limit`, from one snapshot. The
+    /// backend rechecks every candidate with the core's test (``SearchGrams/key(_:holdsEvery:)``)
+    /// where its index does not answer the query exactly (``SearchGrams/indexIsExact(for:)``),
+    /// and leaves the hidden posters out in the same snapshot, `offset` and `limit` counting the
+    /// others. nil when the backend has no such read: the core then reads the hidden posters and
+    /// the candidates (``StoreReading/searchCandidates(_:below:visit:)``) and rechecks them.
+    /// PostgreSQL answers newest first, mostly in one statement.
     func visibleSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
         -> [Poster]?
 
@@ -83,13 +75,6 @@ extension StoreBackend {
     /// ``read(_:)``.
     public func readSingle<T>(_ body: (any StoreReading) throws -> T) throws -> T {
         try read(body)
-    }
-
-    /// nil: the core reads candidates and rechecks them.
-    public func exactSearchPosters(_ query: SearchQuery, order: FeedOrder, after: FeedPosition?, offset: Int, limit: Int) throws
-        -> [Poster]?
-    {
-        nil
     }
 
     /// nil: the core reads the hidden posters and filters pages itself.

@@ -78,7 +78,7 @@ struct PostgresSearchBlockCacheTests {
                 }
                 #expect(below == Array(all.dropFirst(3).prefix(5)), "\(query) below \(all[2]): \(note)")
                 if SearchGrams.indexIsExact(for: SearchQuery(query)) {
-                    let page = try store.exactSearchPosters(SearchQuery(query), order: .new, after: after, offset: 1, limit: 5)
+                    let page = try store.readSearchPosters(SearchQuery(query), after: after, offset: 1, limit: 5)
                     #expect(page?.map(\.id) == Array(all.dropFirst(4).prefix(5)), "\(query) below \(all[2]), offset 1: \(note)")
                 }
             }

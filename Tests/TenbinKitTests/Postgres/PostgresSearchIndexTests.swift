@@ -116,12 +116,12 @@ struct PostgresSearchIndexTests {
         let all = try s.board.scanSearchIDs(query: "猫")
         #expect(all.count == 100 - edited.count - deleted.count + 1)
         for (limit, offset) in [(20, 0), (1000, 0), (7, 80), (5, 93)] {
-            let page = try s.store.exactSearchPosters(SearchQuery("猫"), order: .new, after: nil, offset: offset, limit: limit)
+            let page = try s.store.readSearchPosters(SearchQuery("猫"), after: nil, offset: offset, limit: limit)
             #expect(page?.map(\.id) == Array(all.dropFirst(offset).prefix(limit)), "\(limit) after \(offset)")
         }
         #expect(try s.board.search(query: "猫", limit: 1000).map(\.id) == all)
         let after = FeedPosition(id: all[50])
-        let below = try s.store.exactSearchPosters(SearchQuery("猫"), order: .new, after: after, offset: 0, limit: 30)
+        let below = try s.store.readSearchPosters(SearchQuery("猫"), after: after, offset: 0, limit: 30)
         #expect(below?.map(\.id) == Array(all.dropFirst(51).prefix(30)))
         #expect(try s.board.search(query: "鳥", limit: 1000).map(\.id) == edited.reversed())
     }

@@ -111,8 +111,8 @@ struct PostgresSearchTests {
         }
         // Newest first, PostgreSQL answers them whole, rechecking only posters marked stale;
         // other orders are the core's.
-        #expect(try store.exactSearchPosters(SearchQuery("ねこ"), order: .new, after: nil, offset: 0, limit: 20) == board.search(query: "ねこ"))
-        #expect(try store.exactSearchPosters(SearchQuery("ねこ"), order: .popular, after: nil, offset: 0, limit: 20) == nil)
+        #expect(try store.readSearchPosters(SearchQuery("ねこ"), after: nil, offset: 0, limit: 20) == board.search(query: "ねこ"))
+        #expect(try store.visibleSearchPosters(SearchQuery("ねこ"), order: .popular, after: nil, offset: 0, limit: 20) == nil)
     }
 
     @Test func postersSpreadOverAMillionIdsAreFoundInEveryOrderAsTheScanFindsThem() throws {

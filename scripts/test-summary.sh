@@ -48,15 +48,24 @@ descendants() {
     done
 }
 
+# Every process of the run: the job's group and what it started, which Foundation puts in
+# process groups of their own.
+run_processes() {
+    local pid
+    for pid in $(pgrep -g "$group"); do
+        echo "$pid"
+        descendants "$pid"
+    done | sort -un
+}
+
 report() {
     echo "== watchdog: still running after $limit s: $*"
     local pids pid
-    pids=$(for pid in $(pgrep -g "$group"); do echo "$pid"; descendants "$pid"; done | sort -un)
+    pids=$(run_processes)
     for pid in $pids; do
-        case $(ps -o comm= -p "$pid") in
-            *Tests* | *xctest* | tenbin*) ;;
-            *) continue ;;
-        esac
+        # The test process (tenbinPackageTests.xctest, a name the kernel cuts to 15
+        # characters) and the tenbin processes its tests started.
+        [[ $(ps -o comm= -p "$pid") == tenbin* ]] || continue
         echo "== stacks of $(ps -o pid=,args= -p "$pid" | cut -c1-160)"
         if command -v gdb >/dev/null; then
             timeout 60 gdb -p "$pid" -batch -ex "thread apply all bt 16" 2>/dev/null | grep -E '^(Thread|#)' | cut -c1-200 | head -400
@@ -79,10 +88,8 @@ started=$SECONDS
 while kill -0 "$job" 2>/dev/null; do
     if ((limit > 0 && SECONDS - started >= limit)); then
         report "$@"
-        # The group holds the command and its filters; the children it started hold groups of
-        # their own and were listed above.
-        for pid in $(pgrep -g "$group"); do descendants "$pid"; done | xargs -r kill -KILL 2>/dev/null
-        kill -KILL -- "-$group" 2>/dev/null
+        run_processes | xargs -r kill -KILL 2>/dev/null
+        kill -KILL -- "-$group" 2>/dev/null  # anything the group started meanwhile
         wait "$job" 2>/dev/null
         echo "== watchdog: killed after $limit s: $*"
         exit 124

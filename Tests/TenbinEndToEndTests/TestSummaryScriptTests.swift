@@ -57,10 +57,14 @@ import Testing
 
     @Test func aRunPastItsTimeLimitIsKilledWithTheTestsThatNeverEndedNamedLast() throws {
         // A stuck run: one test ended, one never does, and the command left a child of its own
-        // behind, which holds the output open and must be killed with it.
+        // behind, which holds the output open and must be killed with it. The child is named
+        // like a tenbin process, whose stacks the report shows.
+        let folder = try ScratchFolder()
+        let sleeper = folder.path + "/tenbin-sleep"
+        try FileManager.default.copyItem(atPath: "/bin/sleep", toPath: sleeper)
         let script = """
             printf '◇ Test quick() started.\\n◇ Test stuck() started.\\n✔ Test quick() passed after 0.1 seconds.\\n'
-            sleep 200 &
+            \(sleeper) 200 &
             sleep 200
             """
         let started = Date()
@@ -72,6 +76,14 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 100)
         #expect(run.stdout.hasPrefix("== watchdog: still running after 2 s: /bin/sh -c"), "\(run.stdout)")
         #expect(run.stdout.contains("sleep 200"), "the processes still running are listed: \(run.stdout)")
+        let lines = run.stdout.split(separator: "\n")
+        let stacks = lines.drop { !($0.hasPrefix("== stacks of ") && $0.hasSuffix("tenbin-sleep 200")) }
+        #expect(!stacks.isEmpty, "the tenbin process's stacks are shown: \(run.stdout)")
+        if getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") {
+            // gdb attaches (as root; a user may be refused by the kernel's ptrace scope).
+            #expect(stacks.dropFirst().first?.hasPrefix("Thread ") == true, "\(run.stdout)")
+            #expect(stacks.contains { $0.hasPrefix("#0 ") }, "\(run.stdout)")
+        }
         let unended =
             (run.stdout.components(separatedBy: "== tests started and not ended\n").last ?? "")
             .components(separatedBy: "== watchdog: killed").first ?? ""

@@ -106,9 +106,9 @@ extension PostgresSession {
         }
     }
 
-    /// A page of the matches of `query`, whose terms the index answers exactly
-    /// (``SearchGrams/indexIsExact(for:)``), newest first below `below`, skipping `offset`, at
-    /// most `limit` (``PostgresStore/visibleSearchPosters(_:order:after:offset:limit:)``). As
+    /// A page of the matches of `query` newest first below `below`, skipping `offset`, at most
+    /// `limit` (``PostgresStore/visibleSearchPosters(_:order:after:offset:limit:)``), for a
+    /// query the index answers exactly (``SearchGrams/indexIsExact(for:)``) unless `recheckAll`. As
     /// ``searchCandidates(_:below:visit:)`` finds them, but the hits need no key read to be
     /// rechecked: a hit is a match unless the poster has a stale mark (it was edited, deleted or
     /// re-keyed since a segment was written), and only those are rechecked, with the key read

@@ -58,10 +58,12 @@ import Testing
     @Test func aRunPastItsTimeLimitIsKilledWithTheTestsThatNeverEndedNamedLast() throws {
         // A stuck run: one test ended, one never does, and the command left a child of its own
         // behind, which holds the output open and must be killed with it. The child is named
-        // like a tenbin process, whose stacks the report shows.
+        // like a tenbin process, whose stacks the report shows: a symbolic link, as the kernel
+        // names a process after the path it ran. (A copy failed once with "Text file busy": its
+        // descriptor, open for writing, was inherited by a child another test was forking.)
         let folder = try ScratchFolder()
         let sleeper = folder.path + "/tenbin-sleep"
-        try FileManager.default.copyItem(atPath: "/bin/sleep", toPath: sleeper)
+        try FileManager.default.createSymbolicLink(atPath: sleeper, withDestinationPath: "/bin/sleep")
         let script = """
             printf '◇ Test quick() started.\\n◇ Test stuck() started.\\n✔ Test quick() passed after 0.1 seconds.\\n'
             \(sleeper) 200 &

@@ -343,7 +343,7 @@ package final class Connection {
 
     /// `tenbin_` and the FNV-1a hash of `sql`, in hex.
     static func statementName(_ sql: String) -> String {
-        "tenbin_" + String(FNV1a.hash(sql.utf8), radix: 16)
+        "tenbin_" + String(FNV1a.hash(sql), radix: 16)
     }
 
     /// Runs one or more statements without parameters (a migration step, BEGIN, COMMIT).

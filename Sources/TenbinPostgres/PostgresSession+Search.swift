@@ -146,6 +146,9 @@ extension PostgresSession {
         func take(_ ids: [Int64]) throws -> Bool {
             // One row at least: the check's (whether the kept segment list matches the table in
             // this statement's snapshot; true in a transaction), with the posters beside it.
+            // `OFFSET 0` keeps `v` a subquery of its own, so the check runs once: pulled up, it
+            // was copied into both places that name it and ran twice (`EXPLAIN`: two pairs of
+            // init plans).
             let current: PostgresQuery = verifiedSegments.map { Self.segmentsMatchSQL($0) } ?? "true"
             let hidden: PostgresQuery = visibleOnly ? " AND NOT EXISTS (SELECT 1 FROM poster_hidden h WHERE h.poster_id = p.id)" : ""
             // Every hit's key when each is rechecked (its copy in the row, a long one looked up);
@@ -160,7 +163,7 @@ extension PostgresSession {
                 """
             let rows = try select(
                 """
-                SELECT w.*, v.current FROM (SELECT \(current) AS current) v LEFT JOIN LATERAL (
+                SELECT w.*, v.current FROM (SELECT \(current) AS current OFFSET 0) v LEFT JOIN LATERAL (
                     SELECT q.*, \(unescaped: keys)
                     FROM (\(unescaped: posters) WHERE p.id = ANY(\(waiting + ids)::bigint[]) AND v.current\(hidden)) q
                     \(unescaped: recheckAll ? "" : "LEFT JOIN search_stale s ON s.poster_id = q.id")) w ON true

@@ -45,7 +45,6 @@ extension Migrations {
 /// another would stop recognising its own posters on import.
 enum ContentsHash {
     static func of(_ contents: String) -> Int64 {
-        var contents = contents
-        return Int64(bitPattern: contents.withUTF8 { FNV1a.hash($0) })
+        Int64(bitPattern: FNV1a.hash(contents))
     }
 }

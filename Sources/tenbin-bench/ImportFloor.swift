@@ -109,7 +109,7 @@ enum ImportFloor {
         var posters = ""
         var tags = ""
         for (index, ((contents, hashtags, images), record)) in zip(texts, records).enumerated() {
-            let hash = Int64(bitPattern: FNV1a.hash(contents.utf8))
+            let hash = Int64(bitPattern: FNV1a.hash(contents))
             // The pairs import stored the images as blobs 1…300; any mapping keeps the spread.
             posters += "\(index + 1),\(field(contents)),\(hash),\(images.0 % 300 + 1),\(images.1 % 300 + 1),"
             posters += "\(field(record.key))\n"

@@ -40,7 +40,7 @@ package enum PreviewCard {
             // A cache key, not a security measure; the layout's version is in it so a changed
             // drawing is fetched again.
             let named = digests.map(\.hex).joined(separator: ",") + "\u{0}\(text)\u{0}\(percent1)\u{0}\(voted)\u{0}\(layout)"
-            return String(FNV1a.hash(named.utf8), radix: 16)
+            return String(FNV1a.hash(named), radix: 16)
         }
     }
 

@@ -17,6 +17,11 @@ import Testing
         #expect(ContentsHash.of("a") == Int64(bitPattern: 0xaf63_dc4c_8601_ec8c))
         #expect(ContentsHash.of("foobar") == Int64(bitPattern: 0x8594_4171_f739_67e8))
         #expect(ContentsHash.of("どっち") != ContentsHash.of("どっち "))
+        // The text's hash is the hash of its UTF-8 bytes, whichever way a caller gives them.
+        for text in ["", "a", "どっち #猫", String(repeating: "é", count: 300)] {
+            #expect(FNV1a.hash(text) == FNV1a.hash(Array(text.utf8)), "\(text)")
+            #expect(FNV1a.hash(text) == FNV1a.hash(text.utf8), "\(text)")
+        }
     }
 
     @Test func postersWhoseHashesCollideAreStillToldApartByTheirContents() throws {

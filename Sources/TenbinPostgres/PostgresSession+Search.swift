@@ -149,7 +149,7 @@ extension PostgresSession {
             // `OFFSET 0` keeps `v` a subquery of its own, so the check runs once: pulled up, it
             // was copied into both places that name it and ran twice (`EXPLAIN`: two pairs of
             // init plans).
-            let current: PostgresQuery = verifiedSegments.map { Self.segmentsMatchSQL($0) } ?? "true"
+            let current: PostgresQuery = verifiedSegments.map { Self.segmentsMatchSQL($0.fingerprint) } ?? "true"
             let hidden: PostgresQuery = visibleOnly ? " AND NOT EXISTS (SELECT 1 FROM poster_hidden h WHERE h.poster_id = p.id)" : ""
             // Every hit's key when each is rechecked (its copy in the row, a long one looked up);
             // otherwise only the keys of those marked stale.
@@ -283,15 +283,15 @@ extension PostgresSession {
     /// the search is done again in a read, which reads them.
     struct KeptBlocksMissing: Error {}
 
-    /// Whether the segment table, in the statement's snapshot, holds exactly `segments` (by
-    /// id, top and posters) and no merge is under way: then every hit a search takes from the
-    /// kept blocks of `segments` is what reading the snapshot's segment list and blocks would
-    /// have given. A few dozen rows read (at 1M posters, 17 segments), in the statement that
-    /// reads the hits' rows.
-    static func segmentsMatchSQL(_ segments: [SearchBlockCache.Segment]) -> PostgresQuery {
+    /// Whether the segment table, in the statement's snapshot, holds exactly the segments of
+    /// `fingerprint` (``segmentsFingerprint(_:)``: by id, top and posters) and no merge is under
+    /// way: then every hit a search takes from the kept blocks of those segments is what
+    /// reading the snapshot's segment list and blocks would have given. A few dozen rows read
+    /// (at 1M posters, 17 segments), in the statement that reads the hits' rows.
+    static func segmentsMatchSQL(_ fingerprint: String) -> PostgresQuery {
         """
         ((SELECT coalesce(string_agg(s.id || ':' || s.top || ':' || s.posters, ',' ORDER BY s.id), '') FROM search_segment s) \
-        = \(segmentsFingerprint(segments)) AND NOT EXISTS (SELECT 1 FROM search_merge))
+        = \(fingerprint) AND NOT EXISTS (SELECT 1 FROM search_merge))
         """
     }
 

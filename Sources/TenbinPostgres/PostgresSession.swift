@@ -25,7 +25,7 @@ final class PostgresSession: StoreWriting {
     /// the segment list kept from an earlier read, which every statement of the search checks
     /// against the segment table in its own snapshot (``segmentsMatchSQL(_:)``), throwing
     /// ``KeptSegmentsMoved`` when it does not match.
-    var verifiedSegments: [SearchBlockCache.Segment]?
+    var verifiedSegments: SearchBlockCache.KeptSegments?
 
     init(_ connection: Connection, single: Bool = false, searchBlocks: SearchBlockCache? = nil) {
         self.connection = connection

@@ -185,13 +185,13 @@ public final class PostgresStore: StoreBackend {
     {
         guard order == .new else { return nil }
         let recheckAll = !SearchGrams.indexIsExact(for: query)
-        if let segments = searchBlocks.segments {
+        if let kept = searchBlocks.kept {
             do {
                 let posters = try translatingErrors {
                     try readConnection { connection in
                         let session = PostgresSession(connection, searchBlocks: searchBlocks)
-                        session.searchSegments = segments.map { ($0, false) }
-                        session.verifiedSegments = segments
+                        session.searchSegments = kept.list.map { ($0, false) }
+                        session.verifiedSegments = kept
                         return try session.exactNewestPosters(
                             query, below: after?.id, offset: offset, limit: limit, visibleOnly: true, recheckAll: recheckAll)
                     }
@@ -200,7 +200,7 @@ public final class PostgresStore: StoreBackend {
                 return posters
             } catch is PostgresSession.KeptSegmentsMoved {
                 keptSearchCounts.withLock { $0.outdated += 1 }
-                searchBlocks.forgetSegments(segments)
+                searchBlocks.forgetSegments(kept.list)
             } catch is PostgresSession.KeptBlocksMissing {
                 // The read below reads and keeps them.
             }

@@ -26,6 +26,13 @@ final class SearchBlockCache: Sendable {
         let posters: Int
     }
 
+    /// A kept segment list and its fingerprint (``PostgresSession/segmentsFingerprint(_:)``),
+    /// written once when the list is kept rather than in every search that checks it.
+    struct KeptSegments: Sendable {
+        let list: [Segment]
+        let fingerprint: String
+    }
+
     /// One block: its segment and its first piece.
     struct BlockKey: Hashable, Sendable {
         let segment: Segment
@@ -33,7 +40,7 @@ final class SearchBlockCache: Sendable {
     }
 
     private struct State: Sendable {
-        var segments: [Segment]?
+        var segments: KeptSegments?
         var directories: [Segment: [Int64]] = [:]
         var newer: [BlockKey: [UInt8]] = [:]
         var newerBytes = 0
@@ -55,6 +62,11 @@ final class SearchBlockCache: Sendable {
     /// against the segment table in the statement that reads its hits
     /// (``PostgresSession/segmentsMatchSQL(_:)``), and forgets it when it no longer matches.
     var segments: [Segment]? {
+        kept?.list
+    }
+
+    /// ``segments`` with the fingerprint a search's check compares.
+    var kept: KeptSegments? {
         state.withLock { $0.segments }
     }
 
@@ -64,13 +76,14 @@ final class SearchBlockCache: Sendable {
     /// another just read: the check in the statement finds that out, as it finds a newer one.
     func keepSegments(_ segments: [(segment: Segment, merging: Bool)]) {
         let list = segments.contains(where: \.merging) ? nil : segments.map(\.segment).sorted { $0.id < $1.id }
-        state.withLock { $0.segments = list }
+        let kept = list.map { KeptSegments(list: $0, fingerprint: PostgresSession.segmentsFingerprint($0)) }
+        state.withLock { $0.segments = kept }
     }
 
     /// Forgets the kept segment list (it no longer matched the table).
     func forgetSegments(_ stale: [Segment]) {
         state.withLock { state in
-            if state.segments == stale { state.segments = nil }
+            if state.segments?.list == stale { state.segments = nil }
         }
     }
 

@@ -28,17 +28,25 @@ package enum PostgresBind: Sendable, Hashable {
     /// parameter, cast back per row (`unnest(… ::text[]) AS t(h)`, then `h::text[]`), one
     /// array per row — unnest would flatten a two-dimensional array, which must be rectangular.
     static func textArrayLiteral<S: Sequence>(_ values: S) -> String where S.Element: StringProtocol {
-        // Byte by byte: a quote or backslash byte is never part of a longer UTF-8 sequence.
-        // (Appending scalar by scalar to a String took 0.8 s for an import batch's 5 MB.)
+        // In bytes: a quote or backslash byte is never part of a longer UTF-8 sequence, so the
+        // runs between them are copied whole. (Appending scalar by scalar to a String took
+        // 0.8 s for an import batch's 5 MB; byte by byte, 4 % of an import's CPU.)
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
         var literal: [UInt8] = [UInt8(ascii: "{")]
         for value in values {
             if literal.count > 1 { literal.append(UInt8(ascii: ",")) }
-            literal.append(UInt8(ascii: "\""))
-            for byte in value.utf8 {
-                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { literal.append(UInt8(ascii: "\\")) }
-                literal.append(byte)
+            literal.append(quote)
+            var text = String(value)
+            text.withUTF8 { bytes in
+                var run = 0
+                for index in bytes.indices where bytes[index] == quote || bytes[index] == backslash {
+                    literal.append(contentsOf: bytes[run..<index])
+                    literal.append(backslash)
+                    run = index
+                }
+                literal.append(contentsOf: bytes[run...])
             }
-            literal.append(UInt8(ascii: "\""))
+            literal.append(quote)
         }
         literal.append(UInt8(ascii: "}"))
         return String(decoding: literal, as: UTF8.self)

@@ -108,6 +108,6 @@ extension PostgresSession {
 
     /// `text`'s UTF-8 bytes in hex, for a `bytea` column filled from a `text[]` (`decode(…, 'hex')`).
     static func hex(_ text: String) -> String {
-        Hex.string(text.utf8)
+        Hex.string(utf8Of: text)
     }
 }

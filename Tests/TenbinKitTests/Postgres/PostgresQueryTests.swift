@@ -25,6 +25,11 @@ import Testing
         let query: PostgresQuery = "SELECT \(ids)::bigint[], \(words)::text[], \([UInt8]([0, 0xFF]))::bytea, \([Int]())::int[]"
         #expect(query.sql == "SELECT $1::bigint[], $2::text[], $3::bytea, $4::int[]")
         #expect(query.binds == [.text("{1,-2,3}"), .text(#"{"a","b \"c\" \\d",""}"#), .bytes([0, 0xFF]), .text("{}")])
+        // Quotes and backslashes first, last, side by side, among multi-byte characters; a
+        // substring is escaped as its own text.
+        let awkward = ["\"", "\\\\", "東\"京\\", "\"\"x\\"]
+        #expect(PostgresBind.textArrayLiteral(awkward) == #"{"\"","\\\\","東\"京\\","\"\"x\\"}"#)
+        #expect(PostgresBind.textArrayLiteral(["a\"bc".dropFirst(), "d"]) == #"{"\"bc","d"}"#)
         #expect(PostgresBind.bytes([0, 0xFF]).encoded?.format == 1)
         #expect(PostgresBind.text("7").encoded?.bytes == [0x37, 0])
         #expect(PostgresBind.null.encoded == nil)

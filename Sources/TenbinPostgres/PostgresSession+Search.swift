@@ -146,9 +146,6 @@ extension PostgresSession {
         func take(_ ids: [Int64]) throws -> Bool {
             // One row at least: the check's (whether the kept segment list matches the table in
             // this statement's snapshot; true in a transaction), with the posters beside it.
-            // `OFFSET 0` keeps `v` a subquery of its own, so the check runs once: pulled up, it
-            // was copied into both places that name it and ran twice (`EXPLAIN`: two pairs of
-            // init plans).
             let current: PostgresQuery = verifiedSegments.map { Self.segmentsMatchSQL($0.fingerprint) } ?? "true"
             let hidden: PostgresQuery = visibleOnly ? " AND NOT EXISTS (SELECT 1 FROM poster_hidden h WHERE h.poster_id = p.id)" : ""
             // Every hit's key when each is rechecked (its copy in the row, a long one looked up);
@@ -161,6 +158,9 @@ extension PostgresSession {
                 s.poster_id IS NOT NULL AS marked,
                 CASE WHEN s.poster_id IS NOT NULL THEN (SELECT k.key FROM search_key k WHERE k.poster_id = q.id) END AS key
                 """
+            // `OFFSET 0` keeps `v` a subquery of its own, so the check runs once: pulled up, it
+            // was copied into both places that name it and ran twice (`EXPLAIN`: two pairs of
+            // init plans).
             let rows = try select(
                 """
                 SELECT w.*, v.current FROM (SELECT \(current) AS current OFFSET 0) v LEFT JOIN LATERAL (

@@ -40,7 +40,7 @@ final class SearchBlockCache: Sendable {
     }
 
     private struct State: Sendable {
-        var segments: KeptSegments?
+        var kept: KeptSegments?
         var directories: [Segment: [Int64]] = [:]
         var newer: [BlockKey: [UInt8]] = [:]
         var newerBytes = 0
@@ -58,16 +58,11 @@ final class SearchBlockCache: Sendable {
     }
 
     /// The search index's segments as the last read that found none in a merge saw them
-    /// (ascending by id), or nil. Never trusted as it is: a search that uses it checks it
-    /// against the segment table in the statement that reads its hits
+    /// (ascending by id) with their fingerprint, or nil. Never trusted as it is: a search that
+    /// uses it checks it against the segment table in the statement that reads its hits
     /// (``PostgresSession/segmentsMatchSQL(_:)``), and forgets it when it no longer matches.
-    var segments: [Segment]? {
-        kept?.list
-    }
-
-    /// ``segments`` with the fingerprint a search's check compares.
     var kept: KeptSegments? {
-        state.withLock { $0.segments }
+        state.withLock { $0.kept }
     }
 
     /// Keeps the segment list a read's snapshot holds, when no merge names any of them
@@ -77,13 +72,13 @@ final class SearchBlockCache: Sendable {
     func keepSegments(_ segments: [(segment: Segment, merging: Bool)]) {
         let list = segments.contains(where: \.merging) ? nil : segments.map(\.segment).sorted { $0.id < $1.id }
         let kept = list.map { KeptSegments(list: $0, fingerprint: PostgresSession.segmentsFingerprint($0)) }
-        state.withLock { $0.segments = kept }
+        state.withLock { $0.kept = kept }
     }
 
     /// Forgets the kept segment list (it no longer matched the table).
     func forgetSegments(_ stale: [Segment]) {
         state.withLock { state in
-            if state.segments?.list == stale { state.segments = nil }
+            if state.kept?.list == stale { state.kept = nil }
         }
     }
 

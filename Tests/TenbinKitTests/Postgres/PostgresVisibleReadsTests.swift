@@ -179,7 +179,7 @@ struct PostgresVisibleReadsTests {
         try s.addBatch((0..<400).map { "\($0 % 8 == 7 ? "猫" : "犬") \(1000 + $0)" })
         #expect(try s.board.search(query: "猫").map(\.id) == (try s.expected("猫")))
         #expect(try s.board.search(query: "猫", limit: 100).map(\.id) == (try s.expected("猫", limit: 100)))
-        let segments = try #require(s.store.searchBlocks.segments)
+        let segments = try #require(s.store.searchBlocks.kept?.list)
         #expect(segments.count == 2)
         // The older segment's blocks dropped (as a full cache drops them).
         s.store.searchBlocks.dropBlocks(of: segments.min { $0.top < $1.top }!)
@@ -212,6 +212,6 @@ struct PostgresVisibleReadsTests {
         }
         #expect(s.store.keptSearches.outdated == outdated + 1)
         // While the merge is under way nothing is answered from a kept list (none is kept).
-        #expect(s.store.searchBlocks.segments == nil)
+        #expect(s.store.searchBlocks.kept == nil)
     }
 }

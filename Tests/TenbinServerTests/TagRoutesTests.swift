@@ -9,7 +9,10 @@ import Testing
 /// counted.
 @Suite struct TagRoutesTests {
     @Test func aTagsPageListsItsPostersTrendingFirstWithTotalsAndAChart() async throws {
-        let server = try TestServer { $0.rateLimited = false }
+        // A fixed clock: on the system's, a run across midnight UTC would split the votes over
+        // two day buckets.
+        let noon = Timestamp(secondsSince1970: 1_796_558_400)  // 2026-12-06 12:00 UTC
+        let server = try TestServer(board: { $0.now = { noon } }) { $0.rateLimited = false }
         await server.post(contents: "one", hashtags: ["cats"])
         await server.post(contents: "two", hashtags: ["Cats", "dogs"])
         await server.post(contents: "three", hashtags: ["dogs"])

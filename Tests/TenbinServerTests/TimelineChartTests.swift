@@ -42,7 +42,10 @@ import Testing
     }
 
     @Test func aPosterPageShowsItsVotesOverTimeAsANamedImageWithItsDataForTheScript() async throws {
-        let server = try TestServer { $0.rateLimited = false }
+        // A fixed clock, half past an hour: on the system's, a run that crossed the hour put the
+        // first three votes and the fourth in two buckets.
+        let halfPast = Timestamp(secondsSince1970: 1_796_560_200)  // 2026-12-06 12:30 UTC
+        let server = try TestServer(board: { $0.now = { halfPast } }) { $0.rateLimited = false }
         await server.post(contents: "cats or dogs")
         await server.vote(1, side: 1, times: 3)
         await server.vote(1, side: 2, times: 1)
@@ -50,7 +53,7 @@ import Testing
         let figure = try #require(html.firstRange(of: "<figure class=\"trend\"").map { String(html[$0.lowerBound...].prefix(2000)) })
         #expect(figure.contains("<svg viewBox=\"0 0 320 64\" preserveAspectRatio=\"none\" role=\"img\" aria-labelledby=\"trend-1\">"))
         #expect(figure.contains("<figcaption id=\"trend-1\"><span class=\"trend-title\">Votes over time</span>"))
-        #expect(figure.contains("left 3, right 1; in the last 24 hours left +3, right +1."))
+        #expect(figure.contains("Votes since 2026-12-06 12:00 UTC: left 3, right 1; in the last 24 hours left +3, right +1."))
         #expect(figure.contains("data-good1=\"0,3\" data-good2=\"0,1\""))
         #expect(figure.contains("<polyline class=\"line1\" vector-effect=\"non-scaling-stroke\" points=\"0,62 320,2\"/>"))
         // In the card, before the bar; the board's cards carry none (the script adds them).

@@ -28,13 +28,29 @@ final class HTTPConnection {
     let port: UInt16
     private var buffer: [UInt8] = []
 
-    /// Connects to 127.0.0.1:`port`; reads time out after `timeout` seconds.
-    init(port: UInt16, timeout: Int = 30) throws {
+    /// Connects to 127.0.0.1:`port`, from `source` when given (another loopback address, such
+    /// as 127.0.0.2, that no other test connects from); reads time out after `timeout` seconds.
+    init(port: UInt16, from source: String? = nil, timeout: Int = 30) throws {
         self.port = port
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else {
             closed = true
             throw ServeError("socket failed: \(errno)")
+        }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                let code = errno
+                close()
+                throw ServeError("bind to \(source) failed: errno \(code)")
+            }
         }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

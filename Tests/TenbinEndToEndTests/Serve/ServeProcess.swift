@@ -3,10 +3,16 @@ import TenbinKit
 import TestProcesses
 import Testing
 
-/// Every end-to-end test of `tenbin serve`, one at a time: each starts a server (some post
-/// images, open thousands of connections or vote from many threads), and the machine's few
-/// cores are shared with the rest of the suite.
+/// The end-to-end tests of `tenbin serve`'s requests, one at a time: each starts a server
+/// (some post images, open thousands of connections or vote from many threads), and the
+/// machine's few cores are shared with the rest of the suite.
 @Suite(.ownThreads, .serialized) struct ServeEndToEndTests {}
+
+/// The end-to-end tests of `tenbin serve` as a daemon (restarts, drains, its database gone
+/// and back, replicas, the operator's endpoints), one at a time like ``ServeEndToEndTests``
+/// and beside them: one chain of both was the last suite to end in every run, under the
+/// sanitizers on one core of two for its last minutes.
+@Suite(.ownThreads, .serialized) struct ServeDaemonEndToEndTests {}
 
 /// A `tenbin serve` running on a free loopback port for one test, over its own scratch store
 /// (or a given one). Stopped (SIGTERM, then SIGKILL if it hangs) when released.
@@ -84,8 +90,8 @@ final class ServeProcess: @unchecked Sendable {
     /// What the server wrote to standard error so far.
     var stderr: String { errors.text }
 
-    /// A new connection to the server.
-    func connect() throws -> HTTPConnection { try HTTPConnection(port: port) }
+    /// A new connection to the server, from `source` when given (see ``HTTPConnection``).
+    func connect(from source: String? = nil) throws -> HTTPConnection { try HTTPConnection(port: port, from: source) }
 
     /// One request on a fresh connection.
     func request(

@@ -2,12 +2,12 @@ import Foundation
 import TestPostgresServer
 import Testing
 
-extension ServeEndToEndTests {
+extension ServeDaemonEndToEndTests {
     /// Live feeds of a `tenbin serve` on PostgreSQL while the database goes away: within
     /// `--feed-grace` they stay open and then deliver one diff; past it they end with the
     /// documented error event. Each test has a PostgreSQL server of its own (it stops it).
     @Suite(.timeLimit(.minutes(10)), .enabled(if: TestPostgresServer.suitesRun)) struct ServeFeedOutageTests {
-        typealias Feed = ServeFeedTests
+        typealias Feed = ServeEndToEndTests.ServeFeedTests
 
         /// A PostgreSQL server of the test's own, removed when released.
         final class Cluster {
@@ -33,7 +33,7 @@ extension ServeEndToEndTests {
         static func server(on cluster: Cluster, _ arguments: [String], folder: ScratchFolder) throws -> ServeProcess {
             #expect(try Tenbin.run(["migrate", "--database", cluster.url]).status == 0)
             let server = try ServeProcess(["--database", cluster.url, "--no-rate-limit"] + arguments, store: folder.path)
-            try ServeAPITests.post(server, contents: "cats or dogs")
+            try ServeEndToEndTests.ServeAPITests.post(server, contents: "cats or dogs")
             return server
         }
 

@@ -2,7 +2,7 @@ import Foundation
 import TenbinKit
 import Testing
 
-extension ServeEndToEndTests {
+extension ServeDaemonEndToEndTests {
     /// `tenbin serve` through an operator's day: restarts on the same port, a drain on SIGTERM
     /// under votes, log rotation with SIGHUP, slow and oversized request heads, host names.
     @Suite(.timeLimit(.minutes(10))) struct ServeLifecycleTests {
@@ -41,7 +41,7 @@ extension ServeEndToEndTests {
 
         @Test func sigtermUnderKeepAliveVotesDrainsExitsZeroAndCountsEveryAnsweredVote() throws {
             let server = try ServeProcess(["--no-rate-limit"])
-            try ServeAPITests.post(server)
+            try ServeEndToEndTests.ServeAPITests.post(server)
             let feed = try server.connect()
             try feed.send("GET /api/v1/feed?limit=2 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             _ = try feed.read(until: "\r\n\r\n")

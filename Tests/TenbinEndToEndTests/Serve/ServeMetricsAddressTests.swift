@@ -3,7 +3,7 @@ import TenbinKit
 import TestProcesses
 import Testing
 
-extension ServeEndToEndTests {
+extension ServeDaemonEndToEndTests {
     /// `tenbin serve --metrics-listen`: metrics, health and readiness on an address of their
     /// own, on a real socket next to the main one.
     @Suite(.timeLimit(.minutes(5))) struct ServeMetricsAddressTests {

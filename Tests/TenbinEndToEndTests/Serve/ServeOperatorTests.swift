@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-extension ServeEndToEndTests {
+extension ServeDaemonEndToEndTests {
     /// `tenbin serve` as an operator meets it: starting it next to another server, and reading
     /// its request log behind a proxy or after hostile requests.
     @Suite(.timeLimit(.minutes(10))) struct ServeOperatorTests {
@@ -54,8 +54,8 @@ extension ServeEndToEndTests {
             // nginx in front, tenbin started without --trust-proxy: every visitor is the proxy's
             // address, so the whole site shares one client's vote rate, and nothing said so.
             let server = try ServeProcess(["--vote-rate", "0.01/1"])
-            try ServeAPITests.post(server)
-            try ServeAPITests.post(server, contents: "a poster the client of its own votes on")
+            try ServeEndToEndTests.ServeAPITests.post(server)
+            try ServeEndToEndTests.ServeAPITests.post(server, contents: "a poster the client of its own votes on")
             let forwarded = [("X-Forwarded-For", "203.0.113.7")]
             #expect(try server.postJSON("/api/v1/posters/1/votes", #"{"side": 1}"#, headers: forwarded).status == 200)
             let limited = try server.postJSON("/api/v1/posters/1/votes", #"{"side": 1}"#, headers: forwarded)

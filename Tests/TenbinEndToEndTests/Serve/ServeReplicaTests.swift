@@ -3,14 +3,15 @@ import TenbinKit
 import TestPostgresServer
 import Testing
 
-extension ServeEndToEndTests {
+extension ServeDaemonEndToEndTests {
     /// `tenbin serve --replica`: reads on a real hot standby made by `pg_basebackup`
     /// (scripts/postgres.sh standby), exact for voters and live feeds while it lags, taken out of
     /// rotation and put back, stopped and restarted under load. Each test has a primary and a
     /// standby of its own (it pauses or stops them).
     @Suite(.timeLimit(.minutes(10)), .enabled(if: TestPostgresServer.suitesRun)) struct ServeReplicaTests {
         typealias Cluster = ServeFeedOutageTests.Cluster
-        typealias Feed = ServeFeedTests
+        typealias Feed = ServeEndToEndTests.ServeFeedTests
+        typealias ReadCache = ServeEndToEndTests.ServeReadCacheTests
 
         /// A primary with a streaming hot standby, both removed when released.
         final class Pair {
@@ -57,7 +58,7 @@ extension ServeEndToEndTests {
             #expect(try Tenbin.run(["migrate", "--database", pair.primary.url]).status == 0)
             let server = try ServeProcess(
                 ["--database", pair.primary.url, "--replica", pair.standbyURL, "--no-rate-limit"] + arguments, store: folder.path)
-            try ServeAPITests.post(server, contents: "cats or dogs")
+            try ServeEndToEndTests.ServeAPITests.post(server, contents: "cats or dogs")
             return server
         }
 
@@ -78,14 +79,14 @@ extension ServeEndToEndTests {
             var shown: Int?
             let answered = try eventually {
                 limit += 1
-                shown = ServeReadCacheTests.good1(try server.request("GET", "/api/v1/posters?sort=popular&limit=\(limit)"), id: 1)
+                shown = ReadCache.good1(try server.request("GET", "/api/v1/posters?sort=popular&limit=\(limit)"), id: 1)
                 return try #require(try metric(server, "tenbin_postgres_replica_reads_total")) > readsBefore
             }
             return answered ? shown : nil
         }
 
         static func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
-            try ServeReadCacheTests.eventually(within: 30, condition)
+            try ReadCache.eventually(within: 30, condition)
         }
 
         /// good1 of poster 1 as `GET /api/v1/posters/1` answers.
@@ -128,7 +129,7 @@ extension ServeEndToEndTests {
                 #expect(vote.status == 200, "\(vote.text)")
                 #expect(try Self.good1(server) == times)
                 let page = try server.request("GET", "/api/v1/posters?sort=popular&limit=\(times + 10)")
-                #expect(ServeReadCacheTests.good1(page, id: 1) == times, "\(page.text)")
+                #expect(ReadCache.good1(page, id: 1) == times, "\(page.text)")
             }
             #expect(try Self.metric(server, "tenbin_postgres_replica_up") == 1)
             // Replayed again, the standby answers and shows the votes too.

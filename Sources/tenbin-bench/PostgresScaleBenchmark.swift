@@ -59,9 +59,19 @@ enum PostgresScaleBenchmark {
         let store = try PostgresStore(url: url, poolSize: 2)
         let postgres = Board(Board.Configuration(), store: store, blobs: BlobStore(storeFolder: blobs))
         defer { postgres.close() }
+        // The same database over the server's Unix socket, as a board on the database's own
+        // machine would connect: the same rows, a cheaper round trip.
+        let socketURL = localSocket(of: url)
+        let overSocket = try socketURL.map {
+            Board(Board.Configuration(), store: try PostgresStore(url: $0, poolSize: 2), blobs: BlobStore(storeFolder: blobs))
+        }
+        defer { overSocket?.close() }
+        let boards = [sqlite, postgres] + (overSocket.map { [$0] } ?? [])
         var table = Table(
             ["\(posters.formatted()) posters", "SQLite in process: median", "p99", "PostgreSQL over TCP: median", "p99", "ratio"]
-                + (rounds > 1 ? ["ratio by pass"] : []) + ["answers"])
+                + (rounds > 1 ? ["ratio by pass"] : [])
+                + (overSocket == nil ? [] : ["over the Unix socket: median", "p99", "ratio"] + (rounds > 1 ? ["ratio by pass"] : []))
+                + ["answers"])
         let halfway = FeedPosition(id: Int64(posters / 2))
         let pages: [(String, (Board) throws -> [Int64])] = [
             ("page of 20, new", { try $0.posters(order: .new, limit: 20).map(\.id) }),
@@ -103,28 +113,34 @@ enum PostgresScaleBenchmark {
         }
         for (name, run) in rows {
             var answers: [[Int64]] = []
-            var samples = [Samples(), Samples()]
-            var ratios: [String] = []
-            for (index, board) in [sqlite, postgres].enumerated() {
+            var samples = boards.map { _ in Samples() }
+            // Each PostgreSQL connection's ratio to SQLite, pass by pass.
+            var ratios = boards.dropFirst().map { _ in [String]() }
+            func addRatios(_ pass: [Samples]) {
+                for index in ratios.indices { ratios[index].append(Format.ratio(pass[index + 1].median / pass[0].median)) }
+            }
+            for (index, board) in boards.enumerated() {
                 // One untimed pass warms the caches, as a running server's would be.
                 var warm = Samples()
                 _ = try run(board, &warm)
                 answers.append(try run(board, &samples[index]))
             }
-            ratios.append(Format.ratio(samples[1].median / samples[0].median))
+            addRatios(samples)
             for _ in 1..<rounds {
-                var pass = [Samples(), Samples()]
-                for (index, board) in [sqlite, postgres].enumerated() {
+                var pass = boards.map { _ in Samples() }
+                for (index, board) in boards.enumerated() {
                     guard try run(board, &pass[index]) == answers[index] else { throw BenchError("\(name): a pass answered differently") }
                     for value in pass[index].values { samples[index].add(value) }
                 }
-                ratios.append(Format.ratio(pass[1].median / pass[0].median))
+                addRatios(pass)
             }
-            table.add(
-                [
-                    name, Format.ms(samples[0].median), Format.ms(samples[0].percentile(99)), Format.ms(samples[1].median),
-                    Format.ms(samples[1].percentile(99)), Format.ratio(samples[1].median / samples[0].median),
-                ] + (rounds > 1 ? [ratios.joined(separator: " ")] : []) + [answers[0] == answers[1] ? "identical" : "DIFFERENT"])
+            var cells = [name, Format.ms(samples[0].median), Format.ms(samples[0].percentile(99))]
+            for index in ratios.indices {
+                let times = samples[index + 1]
+                cells += [Format.ms(times.median), Format.ms(times.percentile(99)), Format.ratio(times.median / samples[0].median)]
+                if rounds > 1 { cells.append(ratios[index].joined(separator: " ")) }
+            }
+            table.add(cells + [answers.allSatisfy { $0 == answers[0] } ? "identical" : "DIFFERENT"])
         }
         let kept = store.keptSearches
         let paths =
@@ -139,14 +155,20 @@ enum PostgresScaleBenchmark {
             print("\nSearches alone ($TENBIN_BENCH_PG_PART=search), \(rounds) timed pass(es) a row on each backend, alternated.")
             return
         }
-        let floor = try roundTrip(url)
-        let blank = Array(repeating: "", count: rounds > 1 ? 2 : 1)
-        table.add(
-            ["one round trip: prepared SELECT 1 (libpq)", "", "", Format.ms(floor.median), Format.ms(floor.percentile(99)), ""] + blank)
-        if let pgbench = try? pgbenchLatency(url: url, sql: PostgresStore.firstPageStatement(order: .new, limit: 20)) {
-            table.add(
-                ["page of 20, new: its statement run by pgbench", "", "", Format.ms(pgbench.median), Format.ms(pgbench.percentile(99)), ""]
-                    + blank)
+        // The floors, over each connection: a cell pair for each, then the answers' blank.
+        let ratioBlank = Array(repeating: "", count: rounds > 1 ? 2 : 1)
+        func floorRow(_ name: String, _ measure: (String) throws -> Samples) rethrows -> [String] {
+            var cells = [name, "", ""]
+            for connection in [url] + (socketURL.map { [$0] } ?? []) {
+                let times = try measure(connection)
+                cells += [Format.ms(times.median), Format.ms(times.percentile(99))] + ratioBlank
+            }
+            return cells + [""]
+        }
+        table.add(try floorRow("one round trip: prepared SELECT 1 (libpq)", roundTrip))
+        let statement = PostgresStore.firstPageStatement(order: .new, limit: 20)
+        if let row = try? floorRow("page of 20, new: its statement run by pgbench", { try pgbenchLatency(url: $0, sql: statement) }) {
+            table.add(row)
         }
         let board = "Board: the search section's generated store (\(built.map { String(format: "built in %.0f s", $0) } ?? "cached")); "
         if loaded == nil {
@@ -165,13 +187,25 @@ enum PostgresScaleBenchmark {
             """
 
             In-process Board calls on each backend, PostgreSQL through libpq over TCP to 127.0.0.1 (a
-            pool of 2). Pages: 200 timed calls each; searches: \(queriesPerKind) queries per kind (the search
+            pool of 2) and, beside it, over the server's Unix socket (the same database; what a board
+            on the database's own machine gets). Pages: 200 timed calls each; searches: \(queriesPerKind) queries per kind (the search
             section's generator; half as many in popular order), 20 newest (or most voted) matches with
             hashtags, each timed once. "answers" compares every id returned by both. Aim: PostgreSQL
             within 2× of SQLite. The last rows are floors: one
             round trip through libpq to the same server, no table touched; and the newest page's
             statement run by pgbench (the server's work and a round trip, no decoding).
             """)
+    }
+
+    /// `url` (`postgresql://USER@HOST:PORT/DB`) as a connection string for the Unix socket of
+    /// the server `make bench` started (its folder in `$TENBIN_TEST_POSTGRES_DIR`), or nil when
+    /// that folder has no socket for the URL's port.
+    static func localSocket(of url: String) -> String? {
+        guard let folder = ProcessInfo.processInfo.environment["TENBIN_TEST_POSTGRES_DIR"], !folder.isEmpty,
+            let parts = URLComponents(string: url), let port = parts.port, let user = parts.user,
+            FileManager.default.fileExists(atPath: "\(folder)/.s.PGSQL.\(port)")
+        else { return nil }
+        return "host=\(folder) port=\(port) user=\(user) dbname=\(parts.path.dropFirst())"
     }
 
     /// ``profiled``'s loop: each call on PostgreSQL alone, then its wall and client CPU time.

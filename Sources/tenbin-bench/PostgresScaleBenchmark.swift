@@ -190,7 +190,7 @@ enum PostgresScaleBenchmark {
             pool of 2) and, beside it, over the server's Unix socket (the same database; what a board
             on the database's own machine gets). Pages: 200 timed calls each; searches: \(queriesPerKind) queries per kind (the search
             section's generator; half as many in popular order), 20 newest (or most voted) matches with
-            hashtags, each timed once. "answers" compares every id returned by both. Aim: PostgreSQL
+            hashtags, each timed once. "answers" compares every id returned by each. Aim: PostgreSQL
             within 2× of SQLite. The last rows are floors: one
             round trip through libpq to the same server, no table touched; and the newest page's
             statement run by pgbench (the server's work and a round trip, no decoding).

@@ -38,29 +38,13 @@ final class HTTPConnection {
             throw ServeError("socket failed: \(errno)")
         }
         if let source {
-            var local = sockaddr_in()
-            local.sin_family = sa_family_t(AF_INET)
-            local.sin_addr.s_addr = inet_addr(source)
-            let bound = withUnsafePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard bound == 0 else {
+            guard Self.withAddress(source, port: 0, { bind(descriptor, $0, $1) }) == 0 else {
                 let code = errno
                 close()
                 throw ServeError("bind to \(source) failed: errno \(code)")
             }
         }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        let status = Self.withAddress("127.0.0.1", port: port) { Glibc.connect(descriptor, $0, $1) }
         guard status == 0 else {
             let code = errno
             // Closed through close(), which marks it: the deinit that follows a throw from a
@@ -71,6 +55,17 @@ final class HTTPConnection {
         }
         var limit = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// `call` with `host`:`port` as an IPv4 socket address and its length.
+    private static func withAddress(_ host: String, port: UInt16, _ call: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr(host)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { call($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
     }
 
     deinit { close() }

@@ -10,8 +10,8 @@ import Testing
 
 /// The end-to-end tests of `tenbin serve` as a daemon (restarts, drains, its database gone
 /// and back, replicas, the operator's endpoints), one at a time like ``ServeEndToEndTests``
-/// and beside them: one chain of both was the last suite to end in every run, under the
-/// sanitizers on one core of two for its last minutes.
+/// and beside them: one chain of both was the last suite to end, on one core of two for the
+/// run's last minute.
 @Suite(.ownThreads, .serialized) struct ServeDaemonEndToEndTests {}
 
 /// A `tenbin serve` running on a free loopback port for one test, over its own scratch store

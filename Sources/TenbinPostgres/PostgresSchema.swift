@@ -145,6 +145,10 @@ package enum PostgresSchema {
         // transaction and merged in steps, replacing the GIN index, `grams` and the functions
         // that only it served; every key indexed (see PostgresSession+SearchIndex.swift).
         Step(sql: PostgresSession.searchIndexSchemaSQL, then: { connection in try PostgresSession.indexAllKeys(on: connection) }),
+        // 16: whether a poster is hidden, in its row beside `poster_hidden` (maintained with it,
+        // see PostgresSession+Moderation.swift), so a page or search tests the row it reads
+        // rather than probing the hidden posters' index once a row.
+        Step(sql: PostgresSession.hiddenColumnSQL),
     ]
 
     /// The expression `poster_identity` indexes (as version 3 creates it; a query must spell it

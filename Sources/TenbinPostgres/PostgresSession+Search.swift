@@ -147,7 +147,7 @@ extension PostgresSession {
             // One row at least: the check's (whether the kept segment list matches the table in
             // this statement's snapshot; true in a transaction), with the posters beside it.
             let current: PostgresQuery = verifiedSegments.map { Self.segmentsMatchSQL($0.fingerprint) } ?? "true"
-            let hidden: PostgresQuery = visibleOnly ? " AND NOT EXISTS (SELECT 1 FROM poster_hidden h WHERE h.poster_id = p.id)" : ""
+            let hidden: PostgresQuery = visibleOnly ? " AND NOT p.hidden" : ""
             // Every hit's key when each is rechecked (its copy in the row, a long one looked up);
             // otherwise only the keys of those marked stale.
             let posters = PostgresStore.posterColumns(from: "poster", adding: recheckAll ? ", p.walk_key" : "")
@@ -256,12 +256,12 @@ extension PostgresSession {
         let wanted = offset + limit
         guard limit > 0, wanted <= Self.walkBudget, !query.words.isEmpty else { return nil }
         let newest = PostgresStore.posterColumns(
-            from: "poster", adding: ", coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)) AS key")
+            from: "poster", adding: ", coalesce(p.walk_key, (SELECT k.key FROM search_key k WHERE k.poster_id = p.id)) AS key, p.hidden")
         let rows = try select(
             """
             SELECT w.* FROM (\(unescaped: newest) WHERE p.id < \(below ?? Int64.max) ORDER BY p.id DESC LIMIT \(unescaped: Self.walkBudget)) w
             WHERE w.key IS NOT NULL AND NOT EXISTS (SELECT 1 FROM unnest(\(query.words)::text[]) AS x(word) WHERE strpos(w.key, x.word) = 0)
-            AND NOT EXISTS (SELECT 1 FROM poster_hidden h WHERE h.poster_id = w.id)
+            AND NOT w.hidden
             ORDER BY w.id DESC LIMIT \(unescaped: wanted)
             """)
         guard rows.count == wanted else { return nil }

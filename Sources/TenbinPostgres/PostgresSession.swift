@@ -97,7 +97,7 @@ final class PostgresSession: StoreWriting {
         }
         if visibleOnly {
             query.append(after == nil ? " WHERE " : " AND ")
-            query.append("NOT EXISTS (SELECT 1 FROM poster_hidden h WHERE h.poster_id = p.id)")
+            query.append("NOT p.hidden")
         }
         query.append(PostgresQuery(unescaped: PostgresStore.pageTail(order: order, limit: limit)))
         if offset > 0 { query.append(" OFFSET \(offset)") }

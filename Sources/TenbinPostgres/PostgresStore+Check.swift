@@ -5,7 +5,8 @@ import TenbinKit
 /// PostgreSQL enforces the foreign keys and checks its own pages; what is left is tenbin's
 /// meaning: every poster has a search key that is the normal form of its text, whose copy
 /// beside the votes (`walk_key`, when there is one) is the same key, whose copies of its
-/// images' blob rows match them, and hashtags are a flat list of tags; and the search index's
+/// images' blob rows match them, hashtags are a flat list of tags, and whose mark of being
+/// hidden (`hidden`, schema 16) agrees with `poster_hidden`; and the search index's
 /// structure (``PostgresSession/searchIndexProblems()``).
 extension PostgresStore {
     /// One line per problem; empty when the database is sound.
@@ -25,6 +26,14 @@ extension PostgresStore {
             let malformed = try connection.query(
                 "SELECT id FROM poster WHERE array_ndims(hashtags) > 1 OR array_position(hashtags, NULL) IS NOT NULL ORDER BY id")
             problems += try (0..<malformed.count).map { "poster \(try malformed.int64($0, 0))'s hashtags are not a list of tags" }
+            // Schema 16's copy of `poster_hidden` in the poster row, which pages and searches test.
+            let hidden = try connection.query(
+                "SELECT id, hidden FROM poster p WHERE hidden <> EXISTS (SELECT 1 FROM poster_hidden h WHERE h.poster_id = p.id) ORDER BY id")
+            problems += try (0..<hidden.count).map {
+                try hidden.bool($0, 1)
+                    ? "poster \(try hidden.int64($0, 0))'s row is marked hidden but the poster is not hidden: the public cannot see it (`tenbin moderation restore` clears the mark)"
+                    : "poster \(try hidden.int64($0, 0)) is hidden but its row is not marked so: the public sees it (`tenbin moderation hide` marks it)"
+            }
             var after: Int64 = 0
             while true {
                 let rows = try connection.query(

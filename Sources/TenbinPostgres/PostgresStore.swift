@@ -378,7 +378,7 @@ public final class PostgresStore: StoreBackend {
         voted AS (
             UPDATE poster SET good1 = poster.good1 + delta.good1, good2 = poster.good2 + delta.good2\(unescaped: trendVoteAssignment)
             FROM \(sources) WHERE \(unescaped: condition)
-            AND NOT EXISTS (SELECT 1 FROM poster_hidden WHERE poster_hidden.poster_id = poster.id)
+            AND NOT poster.hidden
             RETURNING poster.*, locked.trend AS trend_before),
         bucket AS (
             INSERT INTO vote_bucket (poster_id, start, good1, good2)

@@ -91,7 +91,7 @@ struct PostgresMigrationTests {
     }
 
     @Test func anAltTextlessDatabaseUpgradesAndKeepsItsPosters() throws {
-        // A version 6 database as version 6 wrote it: today's, less what steps 7 to 15 added.
+        // A version 6 database as version 6 wrote it: today's, less what steps 7 to 16 added.
         let url = try TestPostgres.freshDatabase()
         let folder = try TemporaryStore()
         let posted = try {
@@ -123,6 +123,55 @@ struct PostgresMigrationTests {
             PosterDraft(image1: .file(StoreContractTests.dog), image2: .file(StoreContractTests.cat), alt1: "犬", alt2: "A cat"))
         #expect(try board.poster(id: described.id).alt2 == "A cat")
         #expect(try upgraded.integrityProblems().isEmpty)
+    }
+
+    @Test func aHiddenPosterStaysHiddenAcrossStep16AndCheckNamesARowWhoseMarkDisagrees() throws {
+        // A version 15 database with one poster hidden: today's, less step 16's column.
+        let url = try TestPostgres.freshDatabase()
+        let folder = try TemporaryStore()
+        let posters = try {
+            let store = try PostgresStore(url: url, poolSize: 1)
+            let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
+            let posters = try board.quickPost([("猫 a", []), ("猫 b", []), ("猫 c", [])])
+            _ = try board.hide(id: posters[1].id, actor: "moderator")
+            try store.pool.withConnection { connection in
+                try connection.execute("ALTER TABLE poster DROP COLUMN hidden; DELETE FROM tenbin_schema WHERE version >= 16")
+            }
+            store.close()
+            return posters
+        }()
+        let store = try PostgresStore(url: url, poolSize: 1)
+        defer { store.close() }
+        #expect(try store.schemaVersion() == PostgresSchema.latestVersion)
+        let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
+        let visible = [posters[2].id, posters[0].id]
+        for order in [FeedOrder.new, .popular, .trending] {
+            #expect(try board.posters(order: order).map(\.id).sorted(by: >) == visible, "\(order)")
+        }
+        #expect(try board.search(query: "猫").map(\.id) == visible)
+        #expect(throws: BoardError.noSuchPoster(posters[1].id)) { try board.vote(id: posters[1].id, side: .first) }
+        #expect(try store.integrityProblems().isEmpty)
+        // Restored, then hidden again: the mark follows.
+        try board.restore(id: posters[1].id, actor: "moderator")
+        #expect(try board.posters().map(\.id) == posters.map(\.id).reversed())
+        _ = try board.hide(id: posters[1].id, actor: "moderator")
+        #expect(try board.posters().map(\.id) == visible)
+        // A mark that disagrees with `poster_hidden` (a hand-edited database) is named, both
+        // ways, and mended by hiding or restoring the poster.
+        try store.pool.withConnection { connection in
+            try connection.execute("UPDATE poster SET hidden = false WHERE id = \(posters[1].id)")
+            try connection.execute("UPDATE poster SET hidden = true WHERE id = \(posters[0].id)")
+        }
+        let problems = try store.integrityProblems()
+        #expect(
+            problems == [
+                "poster \(posters[0].id)'s row is marked hidden but the poster is not hidden: the public cannot see it (`tenbin moderation restore` clears the mark)",
+                "poster \(posters[1].id) is hidden but its row is not marked so: the public sees it (`tenbin moderation hide` marks it)",
+            ])
+        _ = try board.hide(id: posters[1].id, actor: "moderator")
+        try board.restore(id: posters[0].id, actor: "moderator")
+        #expect(try store.integrityProblems().isEmpty)
+        #expect(try board.posters().map(\.id) == visible)
     }
 
     @Test func checkNamesAPosterWhoseHashtagsAreNotAListOfTags() throws {

@@ -9,7 +9,7 @@ import Testing
 @Suite(.enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(10)))
 struct PostgresReadingMigrationTests {
     /// A board of `count` posters "猫 N" as step 13 left it: keys as written (no readings),
-    /// GIN's `grams`, and no `search_reading`; then opened again, so steps 14 and 15 run.
+    /// GIN's `grams`, and no `search_reading`; then opened again, so steps 14 to 16 run.
     static func upgradedBoard(_ count: Int) throws -> (board: Board, store: PostgresStore, folder: TemporaryStore) {
         let url = try TestPostgres.freshDatabase()
         let folder = try TemporaryStore()

@@ -29,12 +29,14 @@ enum TestPostgres {
         return url.replacingLastPathComponent(with: name)
     }
 
-    /// Undoes schema step 15 on a database at step 15 (for tests that make an older schema by
-    /// taking later steps' work away): the posting lists' tables go, and `grams` (filled from
-    /// each key), the GIN index and the search functions of steps 4–6 come back.
+    /// Undoes schema steps 15 and 16 on a database at the latest step (for tests that make an
+    /// older schema by taking later steps' work away): step 16's `poster.hidden` goes, the
+    /// posting lists' tables go, and `grams` (filled from each key), the GIN index and the
+    /// search functions of steps 4–6 come back.
     static func undoPostingLists(on connection: Connection) throws {
         try connection.execute(
             """
+            ALTER TABLE poster DROP COLUMN hidden;
             DROP TABLE search_segment, search_posting, search_stale, search_merge;
             ALTER TABLE search_key ADD COLUMN grams text[] NOT NULL DEFAULT '{}'; ALTER TABLE search_key ALTER COLUMN grams DROP DEFAULT
             """)

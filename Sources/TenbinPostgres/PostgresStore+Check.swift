@@ -28,7 +28,8 @@ extension PostgresStore {
             problems += try (0..<malformed.count).map { "poster \(try malformed.int64($0, 0))'s hashtags are not a list of tags" }
             // Schema 16's copy of `poster_hidden` in the poster row, which pages and searches test.
             let hidden = try connection.query(
-                "SELECT id, hidden FROM poster p WHERE hidden <> EXISTS (SELECT 1 FROM poster_hidden h WHERE h.poster_id = p.id) ORDER BY id")
+                "SELECT id, hidden FROM poster p WHERE hidden <> EXISTS (SELECT 1 FROM poster_hidden h WHERE h.poster_id = p.id) ORDER BY id"
+            )
             problems += try (0..<hidden.count).map {
                 try hidden.bool($0, 1)
                     ? "poster \(try hidden.int64($0, 0))'s row is marked hidden but the poster is not hidden: the public cannot see it (`tenbin moderation restore` clears the mark)"

@@ -87,7 +87,7 @@ bench: deps tool-deps static-cxx
 	$(SWIFT) build $(RELEASE_FLAGS) --product tenbin-bench
 	scripts/postgres.sh run .build/release/tenbin-bench $(SECTIONS)
 
-# libFuzzer targets (Fuzz/), FUZZ_SECONDS each (default 60).
+# libFuzzer targets (Fuzz/), FUZZ_SECONDS each (default 60), one a core at once (FUZZ_JOBS).
 fuzz: deps tool-deps
 	scripts/fuzz.sh $(FUZZ_TARGETS)
 

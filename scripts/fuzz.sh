@@ -54,7 +54,21 @@ swiftc -sanitize=fuzzer,address -parse-as-library -module-name TenbinFuzz -packa
     -swift-version 6 -I Sources/CSQLite -I Fuzz/CCrypto -I Fuzz/CImageCodec -I Fuzz/CMeCab \
     -wmo -c $swift Fuzz/Fuzz*.swift -o "$build/fuzz-swift.o"
 
-status=0
+# Each target is linked, then fuzzed in the background, as many at once as there are cores
+# (FUZZ_JOBS overrides): each run is one process on one core, so two targets on two cores
+# take the time of one. Their reports are printed in order once all have ended.
+jobs_at_once=${FUZZ_JOBS:-$(nproc)}
+fuzz() {
+    local target=$1 binary=$2 corpus=$3 artifacts=$4
+    shift 4
+    if ! LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan-suppressions.txt" "$binary" -max_total_time="$seconds" "${seed[@]}" -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
+        -artifact_prefix="$artifacts" "$corpus" "$@" 2>"$build/fuzz-$target.log"; then
+        echo "Error: fuzz target $target found a failure; see $build/fuzz-$target.log and $artifacts" >&2
+        tail -30 "$build/fuzz-$target.log" >&2
+        return 1
+    fi
+    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$build/fuzz-$target.log" | sed "s/^/  $target: /"
+}
 for target in "${targets[@]}"; do
     binary="$build/fuzz-$target"
     rm -f "$binary"
@@ -81,14 +95,19 @@ for target in "${targets[@]}"; do
         request) seeds=(Fuzz/Seeds/request) ;;
     esac
     [[ -d Tests/Fixtures/fuzz/$target ]] && seeds+=("Tests/Fixtures/fuzz/$target")
-    echo "== fuzzing $target for ${seconds}s"
-    if ! LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan-suppressions.txt" "$binary" -max_total_time="$seconds" "${seed[@]}" -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
-        -artifact_prefix="$artifacts" "$corpus" "${seeds[@]}" 2>"$build/fuzz-$target.log"; then
-        echo "Error: fuzz target $target found a failure; see $build/fuzz-$target.log and $artifacts" >&2
-        tail -30 "$build/fuzz-$target.log" >&2
-        status=1
-    else
-        grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$build/fuzz-$target.log" | sed "s/^/  $target: /"
-    fi
+    while (($(jobs -rp | wc -l) >= jobs_at_once)); do wait -n || true; done
+    echo "== fuzzing $target for ${seconds}s (from $(date -u +%H:%M:%S) UTC)"
+    rm -f "$build/fuzz-$target.status"
+    {
+        if fuzz "$target" "$binary" "$corpus" "$artifacts" "${seeds[@]}" >"$build/fuzz-$target.report" 2>&1; then
+            echo 0 >"$build/fuzz-$target.status"
+        fi
+    } &
+done
+wait
+status=0
+for target in "${targets[@]}"; do
+    cat "$build/fuzz-$target.report"
+    [[ $(cat "$build/fuzz-$target.status" 2>/dev/null) == 0 ]] || status=1
 done
 exit $status

@@ -94,7 +94,9 @@ standby() {
     primary_port=$(cat "$primary/port")
     mkdir -p "$dir"
     [[ $(id -u) -eq 0 ]] && chown postgres:postgres "$dir"
-    as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$primary_port" -U postgres -D "$dir/data" -R -X stream --no-sync \
+    # --checkpoint=fast: the backup starts at once, rather than after a spread checkpoint of a
+    # primary just loaded (more than 8 minutes of waiting after a copy of a million posters).
+    as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$primary_port" -U postgres -D "$dir/data" -R -X stream --no-sync --checkpoint=fast \
         >"$dir/basebackup.log" 2>&1 || { echo "Error: pg_basebackup from port $primary_port failed:" >&2; cat "$dir/basebackup.log" >&2; return 1; }
     start_on_free_port "$dir" "the standby"
 }

@@ -38,9 +38,10 @@ extension PostgresSession {
     /// Schema 16: `poster.hidden`, true exactly while the poster has a `poster_hidden` row
     /// (``setHidden(posterID:since:)`` writes both in its transaction; `tenbin check` names a
     /// row where they disagree). Public pages, searches and votes test it in the row they read
-    /// anyway: a `NOT EXISTS` in `poster_hidden` was an index probe a row, a fifth of a page's
-    /// time on the server (pgbench, 100,000 posters, none hidden). A constant default adds the
-    /// column without rewriting the table.
+    /// anyway: a `NOT EXISTS` in `poster_hidden` was an index probe a row, half of the newest
+    /// page's execution (`EXPLAIN ANALYZE`) and a tenth to a fifth of its time through pgbench
+    /// (100,000 posters, none hidden). A constant default adds the column without rewriting
+    /// the table.
     static let hiddenColumnSQL = """
         ALTER TABLE poster ADD COLUMN hidden boolean NOT NULL DEFAULT false;
         UPDATE poster p SET hidden = true FROM poster_hidden h WHERE h.poster_id = p.id

@@ -7,6 +7,21 @@ import Testing
 /// newer one is refused.
 @Suite(.enabled(if: TestPostgres.isAvailable), .timeLimit(.minutes(10)))
 struct PostgresMigrationTests {
+    /// A fresh database at today's schema, filled through a board by `fill`, then taken back to
+    /// an older version by `undo` (SQL removing what later steps added), and closed: its URL, the
+    /// folder of its blobs, and what `fill` returned.
+    static func olderDatabase<Filled>(
+        fill: (Board) throws -> Filled, undo: (Connection) throws -> Void
+    ) throws -> (url: String, folder: TemporaryStore, filled: Filled) {
+        let url = try TestPostgres.freshDatabase()
+        let folder = try TemporaryStore()
+        let store = try PostgresStore(url: url, poolSize: 1)
+        defer { store.close() }
+        let filled = try fill(Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path)))
+        try store.pool.withConnection { try undo($0) }
+        return (url, folder, filled)
+    }
+
     @Test func aDatabaseAtEachEarlierVersionUpgradesAndIndexesItsPosters() throws {
         // Versions 1-5, with posters as those versions wrote them (from 6 on, a poster row
         // holds copies of its blob rows and its walk key: `anAltTextlessDatabaseUpgrades…`).
@@ -92,29 +107,22 @@ struct PostgresMigrationTests {
 
     @Test func anAltTextlessDatabaseUpgradesAndKeepsItsPosters() throws {
         // A version 6 database as version 6 wrote it: today's, less what steps 7 to 16 added.
-        let url = try TestPostgres.freshDatabase()
-        let folder = try TemporaryStore()
-        let posted = try {
-            let store = try PostgresStore(url: url, poolSize: 1)
-            let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
-            let poster = try board.post(
-                PosterDraft(image1: .file(StoreContractTests.cat), image2: .file(StoreContractTests.dog), contents: "猫か犬か"))
-            try store.pool.withConnection { connection in
-                try TestPostgres.undoPostingLists(on: connection)
-                try connection.execute(
-                    """
-                    DROP TABLE search_reading;
-                    DROP INDEX poster_trending; ALTER TABLE poster DROP COLUMN trend;
-                    DROP TABLE vote_batch, vote_log_oldest, vote_log, vote_moved, vote_log_time;
-                    DROP TABLE post_proof_key, post_proof_spent;
-                    DROP TABLE vote_bucket, timeline_fold;
-                    DROP TABLE blocked_image; ALTER TABLE blob DROP COLUMN phash;
-                    DROP TABLE report, report_cleared, poster_hidden, audit;
-                    ALTER TABLE poster DROP COLUMN alt1, DROP COLUMN alt2; DELETE FROM tenbin_schema WHERE version >= 7
-                    """)
-            }
-            return poster
-        }()
+        let (url, folder, posted) = try Self.olderDatabase { board in
+            try board.post(PosterDraft(image1: .file(StoreContractTests.cat), image2: .file(StoreContractTests.dog), contents: "猫か犬か"))
+        } undo: { connection in
+            try TestPostgres.undoPostingLists(on: connection)
+            try connection.execute(
+                """
+                DROP TABLE search_reading;
+                DROP INDEX poster_trending; ALTER TABLE poster DROP COLUMN trend;
+                DROP TABLE vote_batch, vote_log_oldest, vote_log, vote_moved, vote_log_time;
+                DROP TABLE post_proof_key, post_proof_spent;
+                DROP TABLE vote_bucket, timeline_fold;
+                DROP TABLE blocked_image; ALTER TABLE blob DROP COLUMN phash;
+                DROP TABLE report, report_cleared, poster_hidden, audit;
+                ALTER TABLE poster DROP COLUMN alt1, DROP COLUMN alt2; DELETE FROM tenbin_schema WHERE version >= 7
+                """)
+        }
         let upgraded = try PostgresStore(url: url, poolSize: 1)
         #expect(try upgraded.schemaVersion() == PostgresSchema.latestVersion)
         let board = Board(folder.configuration(), store: upgraded, blobs: BlobStore(storeFolder: folder.path))
@@ -127,19 +135,13 @@ struct PostgresMigrationTests {
 
     @Test func aHiddenPosterStaysHiddenAcrossStep16AndCheckNamesARowWhoseMarkDisagrees() throws {
         // A version 15 database with one poster hidden: today's, less step 16's column.
-        let url = try TestPostgres.freshDatabase()
-        let folder = try TemporaryStore()
-        let posters = try {
-            let store = try PostgresStore(url: url, poolSize: 1)
-            let board = Board(folder.configuration(), store: store, blobs: BlobStore(storeFolder: folder.path))
+        let (url, folder, posters) = try Self.olderDatabase { board in
             let posters = try board.quickPost([("猫 a", []), ("猫 b", []), ("猫 c", [])])
             _ = try board.hide(id: posters[1].id, actor: "moderator")
-            try store.pool.withConnection { connection in
-                try connection.execute("ALTER TABLE poster DROP COLUMN hidden; DELETE FROM tenbin_schema WHERE version >= 16")
-            }
-            store.close()
             return posters
-        }()
+        } undo: { connection in
+            try connection.execute("ALTER TABLE poster DROP COLUMN hidden; DELETE FROM tenbin_schema WHERE version >= 16")
+        }
         let store = try PostgresStore(url: url, poolSize: 1)
         defer { store.close() }
         #expect(try store.schemaVersion() == PostgresSchema.latestVersion)

@@ -223,6 +223,9 @@ import Testing
             let observation = try board.observe(Feed(order: .popular))
             tasks.append(Task { for try await update in observation { observer.record(update) } })
         }
+        // An observer counts from its first wait, in its own task: settling before the last
+        // task has begun would settle 49 (as a run of one test at a time did).
+        await waitUntil("all 50 observers to begin") { board.live.observerCount == 50 }
         await settle(board, clock)
         #expect(board.live.observerCount == 50)
         #expect(recorder.reads == 1)

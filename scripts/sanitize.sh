@@ -14,8 +14,8 @@
 # - AddressSanitizer skips the popular search walk over 2,060 posters, the longest test of the
 #   whole suite (46 s of the debug build's 528 in a run of one test at a time; its suite took
 #   135 s alone under ASan, nearly all of it this test, the tail of the run). Its time goes to
-#   counting 2,001 candidate matches on every page, in Swift and SQL that the walk contract's
-#   other five walks also run. `make test` runs it.
+#   walking 2,060 posters by votes, 83 pages an order with votes and deletions between, in Swift
+#   and SQL that the walk contract's other five walks also run. `make test` runs it.
 # - ThreadSanitizer skips what runs on one thread. That is the walk contract's walks that vote
 #   between pages on the walking thread (167 s of CPU under it); the walk with other tasks
 #   voting all along stays. It is also the in-process suites whose tests run on one thread and

@@ -20,7 +20,9 @@
 #   between pages on the walking thread (167 s of CPU under it); the walk with other tasks
 #   voting all along stays. It is also the in-process suites whose tests run on one thread and
 #   took 3 s or more in a run of one test at a time (`thread_skipped_suites`: 54 s of the 528;
-#   SearchSegmentTests alone took 58 s of CPU under it). And it is the end-to-end suites of
+#   SearchSegmentTests alone took 58 s of CPU under it); not those whose code under test starts
+#   threads of its own or is shared between them (the importer, copy, PostgreSQL's search block
+#   cache), though the tests use one. And it is the end-to-end suites of
 #   one-shot commands (`thread_skipped_commands`; the end-to-end target took 370 of its 756 s,
 #   most of it starting sanitized processes). Those commands run no thread of their own. The
 #   threads they share (the image shrink thread, the blob flusher, the store's checkpointer) run

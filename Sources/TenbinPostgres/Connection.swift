@@ -19,13 +19,16 @@ package final class Connection {
     /// (``ReplicaSet``); -1 before it asks. A standby's restart ends its connections, so this
     /// stays a lower bound of what every later read on this one sees.
     var replayedAtLeast: Int64 = -1
+    /// How this connection's thread waits for an answer: as every connection of the process
+    /// does, unless a test gives it its own.
+    let waiting: AnswerWaiting
 
     /// Seconds a connection attempt may take before it fails, unless the string sets its own.
     static let connectTimeoutSeconds = 10
 
     /// Connects to `target`; throws a ``PostgresError`` (kind `unavailable` when the server
     /// cannot be reached or refuses the login).
-    package init(_ target: ConnectionTarget) throws {
+    package init(_ target: ConnectionTarget, waiting: AnswerWaiting = .process) throws {
         // Keywords are read in order and the expanded string (`dbname`) overrides the ones
         // before it, so the caller's own connect_timeout or application_name wins.
         let keywords = ["connect_timeout", "fallback_application_name", "dbname"]
@@ -48,6 +51,7 @@ package final class Connection {
         _ = PQsetNoticeProcessor(connection, { _, _ in }, nil)  // returns the previous processor
         self.handle = connection
         self.target = target
+        self.waiting = waiting
         // Every statement tenbin sends is written to have one good plan whatever its values
         // (limits written into the text, the search index's window tokens instead of a
         // planner's guess), so the session plans each once, generically: a prepared vote
@@ -89,7 +93,7 @@ package final class Connection {
         try settle()
         try beginDeferred()
         let result = withBinds(query.binds) { count, values, lengths, formats in
-            PQexecParams(handle, query.sql, count, nil, values, lengths, formats, binary ? 1 : 0)
+            exec { PQsendQueryParams(handle, query.sql, count, nil, values, lengths, formats, binary ? 1 : 0) }
         }
         return try check(result)
     }
@@ -111,14 +115,14 @@ package final class Connection {
         let name = Self.statementName(sql)
         if !prepared.contains(name) {
             do {
-                _ = try check(PQprepare(handle, name, sql, Int32(query.binds.count), nil))  // no rows: freed with them
+                _ = try check(exec { PQsendPrepare(handle, name, sql, Int32(query.binds.count), nil) })  // no rows: freed with them
             } catch let error as PostgresError where error.sqlState == "42P05" {
                 // Already prepared in this server session under this name: the same text.
             }
             prepared.insert(name)
         }
         let result = withBinds(query.binds) { count, values, lengths, formats in
-            PQexecPrepared(handle, name, count, values, lengths, formats, binary ? 1 : 0)
+            exec { PQsendQueryPrepared(handle, name, count, values, lengths, formats, binary ? 1 : 0) }
         }
         do {
             return try check(result)
@@ -134,7 +138,7 @@ package final class Connection {
     /// prepares a statement twice nor runs one the session lacks, either of which would abort it.
     package func begin(_ begin: String) throws {
         try settle()
-        let rows = try check(PQexec(handle, begin + "; SELECT name FROM pg_prepared_statements"))
+        let rows = try check(exec { PQsendQuery(handle, begin + "; SELECT name FROM pg_prepared_statements") })
         prepared = Set((0..<rows.count).map { rows.text($0, 0) })
     }
 
@@ -167,6 +171,8 @@ package final class Connection {
     /// thrown with the transaction failed (the caller rolls it back) or not begun, and the
     /// connection out of pipeline mode, usable or broken.
     private func pipeline(begin: String?, _ queries: [PostgresQuery], binary: Bool) throws -> [Rows] {
+        waiting.begin()
+        defer { waiting.end() }
         guard PQenterPipelineMode(handle) == 1 else { throw lastError }
         var sent = 0
         var preparing = prepared
@@ -201,6 +207,7 @@ package final class Connection {
             answers.append(sent - 1)
         }
         let synced = queued && PQpipelineSync(handle) == 1
+        if synced { waiting.spinForAnswer(on: handle) }
         let results = collectPipeline(sent, synced: synced)
         let failure = results.lazy.compactMap(\.error).first
         guard queued && synced, results.count == sent else { throw failure ?? lastError }
@@ -350,7 +357,24 @@ package final class Connection {
     package func execute(_ sql: String) throws {
         try settle()
         try beginDeferred()
-        _ = try check(PQexec(handle, sql))
+        _ = try check(exec { PQsendQuery(handle, sql) })
+    }
+
+    /// Sends one command with `send` (a `PQsend…` call) and returns its last result, as the
+    /// `PQexec…` call of the same name would: NULL when it could not be sent (``lastError``
+    /// says why). Unlike those, it waits for the answer as ``AnswerWaiting`` says.
+    private func exec(_ send: () -> Int32) -> OpaquePointer? {
+        waiting.begin()
+        defer { waiting.end() }
+        guard send() == 1 else { return nil }
+        waiting.spinForAnswer(on: handle)
+        var last: OpaquePointer?
+        // A command's results end with a NULL; a failed connection ends them too.
+        while let result = PQgetResult(handle) {
+            PQclear(last)
+            last = result
+        }
+        return last
     }
 
     private func check(_ result: OpaquePointer?) throws -> Rows {

@@ -68,7 +68,7 @@ enum PostgresReplicaBenchmark {
     }
 
     /// Reads per second of `readers` threads running `body` for ``seconds``.
-    static func rate(_ board: Board, _ body: @escaping @Sendable (Board, Int) throws -> Void) throws -> Double {
+    static func rate(_ board: Board, readers: Int = readers, _ body: @escaping @Sendable (Board, Int) throws -> Void) throws -> Double {
         let stop = Locked(false)
         let count = Counter()
         let failure = Locked<String?>(nil)

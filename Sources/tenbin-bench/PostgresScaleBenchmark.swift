@@ -183,6 +183,7 @@ enum PostgresScaleBenchmark {
         }
         table.print()
         print("\n" + paths)
+        try waitingTable(url: url, blobs: blobs)
         print(
             """
 
@@ -206,6 +207,61 @@ enum PostgresScaleBenchmark {
             FileManager.default.fileExists(atPath: "\(folder)/.s.PGSQL.\(port)")
         else { return nil }
         return "host=\(folder) port=\(port) user=\(user) dbname=\(parts.path.dropFirst())"
+    }
+
+    /// How a statement's thread waits for its answer (``AnswerWaiting``): read as
+    /// it arrives, as tenbin does, against asleep in `poll()`, on the same database in the same
+    /// run, alternated: a page's latency alone, then pages per second and the client's CPU a
+    /// page with 1, 2 and 8 threads reading at once (spinning stops once two statements wait).
+    static func waitingTable(url: String, blobs: String) throws {
+        let store = try PostgresStore(url: url, poolSize: 8)
+        let board = Board(Board.Configuration(), store: store, blobs: BlobStore(storeFolder: blobs))
+        defer { board.close() }
+        let spin = AnswerWaiting.process.limitNanoseconds.load(ordering: .relaxed)
+        defer { AnswerWaiting.process.limitNanoseconds.store(spin, ordering: .relaxed) }
+        let ways = [("read as it arrives (\(spin / 1_000) µs at most)", spin), ("asleep in poll()", 0)]
+        var table = Table(["page of 20, new, offset 0–199", ways[0].0, "CPU a page", ways[1].0, "CPU a page", "ratio"])
+        let page: @Sendable (Board, Int) throws -> Void = { board, round in
+            _ = try board.posters(order: .new, limit: 20, offset: round % 200)
+        }
+        var latency = [Samples(), Samples()]
+        for _ in 0..<4 {
+            for (index, way) in ways.enumerated() {
+                AnswerWaiting.process.limitNanoseconds.store(way.1, ordering: .relaxed)
+                for round in 0..<500 { _ = try timed(&latency[index]) { try page(board, round) } }
+            }
+        }
+        table.add(
+            "one reader: median (p99)", "\(Format.ms(latency[0].median)) (\(Format.ms(latency[0].percentile(99))))", "",
+            "\(Format.ms(latency[1].median)) (\(Format.ms(latency[1].percentile(99))))", "",
+            Format.ratio(latency[0].median / latency[1].median))
+        for readers in [1, 2, 8] {
+            var rates = [0.0, 0.0]
+            var cpu = [0.0, 0.0]
+            for _ in 0..<2 {
+                for (index, way) in ways.enumerated() {
+                    AnswerWaiting.process.limitNanoseconds.store(way.1, ordering: .relaxed)
+                    let start = cpuSeconds()
+                    let rate = try PostgresReplicaBenchmark.rate(board, readers: readers, page)
+                    let end = cpuSeconds()
+                    rates[index] += rate / 2
+                    cpu[index] += (end.user + end.system - start.user - start.system) / (rate * PostgresReplicaBenchmark.seconds) / 2
+                }
+            }
+            table.add(
+                "\(readers) reader\(readers == 1 ? "" : "s"): pages/s", Format.number(rates[0], digits: 0) + "/s",
+                String(format: "%.0f µs", cpu[0] * 1e6), Format.number(rates[1], digits: 0) + "/s",
+                String(format: "%.0f µs", cpu[1] * 1e6), Format.ratio(rates[0] / rates[1]))
+        }
+        print()
+        table.print()
+        print(
+            """
+
+            How a thread waits for PostgreSQL's answer, in one run on the same database over TCP (a pool
+            of 8), the two ways alternated: "CPU a page" is this process's user and system time over the
+            pages it read (the database server's is not counted).
+            """)
     }
 
     /// ``profiled``'s loop: each call on PostgreSQL alone, then its wall and client CPU time.

@@ -16,4 +16,9 @@
 /// when libpq cannot be loaded, naming the library and dlerror's reason. Thread-safe.
 int tb_libpq_load(char *error);
 
+/// After a command was sent: reads its answer as it arrives for at most `spin_nanoseconds`
+/// rather than sleeping until it is there. Returns 1 once PQgetResult would not block; 0 when
+/// the time is up or the connection failed (PQgetResult then sleeps, or reports the failure).
+int tb_pq_await(PGconn *conn, long spin_nanoseconds);
+
 #endif

@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 
 @testable import TenbinKit
@@ -161,6 +162,56 @@ struct PostgresConnectionTests {
         try sender.query("SELECT pg_notify('tenbin_test', 'two')")
         try waitUntil { events.withLock { $0.contains(.notification("two")) } }
         #expect(events.withLock { $0.contains { if case .lost = $0 { true } else { false } } })
+    }
+
+    /// A statement that is its process's only one in flight reads its answer as it arrives
+    /// (``AnswerWaiting``), for at most the limit; one sent while another waits sleeps, and a
+    /// limit of 0 never spins. Each connection here waits by its own rules, so the other
+    /// tests' statements do not count.
+    @Test func aStatementAloneReadsItsAnswerAsItArrivesForAtMostTheLimitAndNeverBesideAnother() throws {
+        let url = try TestPostgres.freshDatabase()
+        func counts(_ waiting: AnswerWaiting) -> (spins: Int, answered: Int) {
+            (waiting.spins.load(ordering: .relaxed), waiting.answeredSpinning.load(ordering: .relaxed))
+        }
+        // A limit far above a statement's time: the answer comes while the thread reads.
+        let patient = AnswerWaiting(limitNanoseconds: 30_000_000_000)
+        let alone = try Connection(ConnectionTarget(url), waiting: patient)
+        var before = counts(patient)
+        #expect(try alone.query("SELECT 7").int(0, 0) == 7)
+        #expect(counts(patient) == (before.spins + 1, before.answered + 1))
+
+        // Beside a statement in flight on another connection that waits the same way: asleep.
+        let observer = try Connection(ConnectionTarget(url), waiting: AnswerWaiting(limitNanoseconds: 0))
+        let sleeping = Locked<Result<Int, any Error>?>(nil)
+        let done = DispatchGroup()
+        before = counts(patient)
+        DispatchQueue.global().async(group: done) {
+            let result = Result { try Connection(ConnectionTarget(url), waiting: patient).query("SELECT 1 FROM pg_sleep(2)").int(0, 0) }
+            sleeping.withLock { $0 = result }
+        }
+        try waitUntil("the sleeping statement to run") {
+            try observer.query("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT 1 FROM pg_sleep%' AND state = 'active'")
+                .int(0, 0) == 1
+        }
+        // Its connection's set-up statements ran alone and spun; count from the sleep on.
+        let duringSleep = counts(patient)
+        #expect(try alone.query("SELECT 8").int(0, 0) == 8)
+        done.wait()
+        #expect(try sleeping.withLock { $0 }?.get() == 1)
+        #expect(counts(patient).spins == duringSleep.spins, "a statement beside another in flight spun")
+        #expect(counts(patient).spins > before.spins, "the sleeping statement, alone when sent, did not spin")
+
+        // A limit shorter than the statement: the thread stops reading before the answer comes.
+        let brief = AnswerWaiting(limitNanoseconds: 1_000_000)
+        let hurried = try Connection(ConnectionTarget(url), waiting: brief)
+        before = counts(brief)
+        #expect(try hurried.query("SELECT 1 FROM pg_sleep(0.3)").int(0, 0) == 1)
+        #expect(counts(brief) == (before.spins + 1, before.answered))
+
+        // A limit of 0: never.
+        let never = AnswerWaiting(limitNanoseconds: 0)
+        #expect(try Connection(ConnectionTarget(url), waiting: never).queryPrepared("SELECT 9").int(0, 0) == 9)
+        #expect(counts(never) == (0, 0))
     }
 }
 

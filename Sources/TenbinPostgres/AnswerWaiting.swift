@@ -19,9 +19,10 @@ import Synchronization
 ///   statement that takes longer costs that much processor time more, then waits asleep.
 /// - It yields the processor at every check, so any other runnable thread there (the
 ///   database's own backend on a shared machine) runs first.
-/// - Only a thread that is its process's one statement in flight spins. Under load, when
-///   several threads wait at once, they all sleep as before: no processor is held for them
-///   while work waits.
+/// - Only a thread that is its process's one statement in flight spins, and only once the
+///   last ``calmSends`` statements were each sent alone too. Under load, when threads wait
+///   for several at once, they all sleep as before: no processor is held for them while work
+///   waits, and a moment's lull between busy statements does not start a spin.
 /// - A machine of one processor never spins: the answer needs that processor.
 package final class AnswerWaiting: Sendable {
     /// Every connection's, unless a test makes its own.
@@ -40,6 +41,12 @@ package final class AnswerWaiting: Sendable {
     package let limitNanoseconds: Atomic<Int>
     /// Statements sent and not yet answered, on every connection that waits this way.
     private let inFlight = Atomic<Int>(0)
+    /// How many statements in a row were sent while no other was in flight.
+    private let alone = Atomic<Int>(0)
+    /// How many of those it takes before a thread spins. With 8 threads reading pages at once,
+    /// spinning whenever a statement happened to be alone cost 5 % of the pages a second
+    /// (docs/benchmarks.md).
+    static let calmSends = 4
     /// Waits that read as the answer arrived, and how many of those had it before the limit.
     package let spins = Atomic<Int>(0)
     package let answeredSpinning = Atomic<Int>(0)
@@ -49,7 +56,13 @@ package final class AnswerWaiting: Sendable {
     }
 
     /// Before a statement is sent.
-    func begin() { inFlight.add(1, ordering: .relaxed) }
+    func begin() {
+        if inFlight.add(1, ordering: .relaxed).oldValue == 0 {
+            alone.add(1, ordering: .relaxed)
+        } else {
+            alone.store(0, ordering: .relaxed)
+        }
+    }
 
     /// Once its answer is read (or it failed).
     func end() { inFlight.subtract(1, ordering: .relaxed) }
@@ -59,7 +72,7 @@ package final class AnswerWaiting: Sendable {
     /// then reads it with `PQgetResult`, which sleeps for whatever has not arrived.
     func spinForAnswer(on connection: OpaquePointer) {
         let limit = limitNanoseconds.load(ordering: .relaxed)
-        guard limit > 0, inFlight.load(ordering: .relaxed) == 1 else { return }
+        guard limit > 0, inFlight.load(ordering: .relaxed) == 1, alone.load(ordering: .relaxed) >= Self.calmSends else { return }
         spins.add(1, ordering: .relaxed)
         if tb_pq_await(connection, limit) == 1 { answeredSpinning.add(1, ordering: .relaxed) }
     }

@@ -238,19 +238,24 @@ enum PostgresScaleBenchmark {
         for readers in [1, 2, 8] {
             var rates = [0.0, 0.0]
             var cpu = [0.0, 0.0]
+            var spun = 0.0
             for _ in 0..<2 {
                 for (index, way) in ways.enumerated() {
                     AnswerWaiting.process.limitNanoseconds.store(way.1, ordering: .relaxed)
+                    let spins = AnswerWaiting.process.spins.load(ordering: .relaxed)
                     let start = cpuSeconds()
                     let rate = try PostgresReplicaBenchmark.rate(board, readers: readers, page)
                     let end = cpuSeconds()
+                    if index == 0 {
+                        spun += Double(AnswerWaiting.process.spins.load(ordering: .relaxed) - spins) / (rate * PostgresReplicaBenchmark.seconds) / 2
+                    }
                     rates[index] += rate / 2
                     cpu[index] += (end.user + end.system - start.user - start.system) / (rate * PostgresReplicaBenchmark.seconds) / 2
                 }
             }
             table.add(
                 "\(readers) reader\(readers == 1 ? "" : "s"): pages/s", Format.number(rates[0], digits: 0) + "/s",
-                String(format: "%.0f µs", cpu[0] * 1e6), Format.number(rates[1], digits: 0) + "/s",
+                String(format: "%.0f µs, %.0f %% spun", cpu[0] * 1e6, spun * 100), Format.number(rates[1], digits: 0) + "/s",
                 String(format: "%.0f µs", cpu[1] * 1e6), Format.ratio(rates[0] / rates[1]))
         }
         print()

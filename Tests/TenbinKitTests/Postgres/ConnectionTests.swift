@@ -164,18 +164,25 @@ struct PostgresConnectionTests {
         #expect(events.withLock { $0.contains { if case .lost = $0 { true } else { false } } })
     }
 
-    /// A statement that is its process's only one in flight reads its answer as it arrives
-    /// (``AnswerWaiting``), for at most the limit; one sent while another waits sleeps, and a
-    /// limit of 0 never spins. Each connection here waits by its own rules, so the other
-    /// tests' statements do not count.
+    /// A statement that is its process's only one in flight, after a few others sent alone,
+    /// reads its answer as it arrives (``AnswerWaiting``), for at most the limit; one sent
+    /// while another waits sleeps, so does the first one after that, and a limit of 0 never
+    /// spins. Each connection here waits by its own rules, so the other tests' statements do
+    /// not count.
     @Test func aStatementAloneReadsItsAnswerAsItArrivesForAtMostTheLimitAndNeverBesideAnother() throws {
         let url = try TestPostgres.freshDatabase()
         func counts(_ waiting: AnswerWaiting) -> (spins: Int, answered: Int) {
             (waiting.spins.load(ordering: .relaxed), waiting.answeredSpinning.load(ordering: .relaxed))
         }
+        /// A connection that waits by `waiting`, once it has sent enough statements alone to spin.
+        func calmConnection(_ waiting: AnswerWaiting) throws -> Connection {
+            let connection = try Connection(ConnectionTarget(url), waiting: waiting)
+            for _ in 0..<AnswerWaiting.calmSends { try connection.execute("SELECT 1") }
+            return connection
+        }
         // A limit far above a statement's time: the answer comes while the thread reads.
         let patient = AnswerWaiting(limitNanoseconds: 30_000_000_000)
-        let alone = try Connection(ConnectionTarget(url), waiting: patient)
+        let alone = try calmConnection(patient)
         var before = counts(patient)
         #expect(try alone.query("SELECT 7").int(0, 0) == 7)
         #expect(counts(patient) == (before.spins + 1, before.answered + 1))
@@ -200,17 +207,22 @@ struct PostgresConnectionTests {
         #expect(try sleeping.withLock { $0 }?.get() == 1)
         #expect(counts(patient).spins == duringSleep.spins, "a statement beside another in flight spun")
         #expect(counts(patient).spins > before.spins, "the sleeping statement, alone when sent, did not spin")
+        // The first statement alone after that lull does not spin yet; enough of them do.
+        #expect(try alone.query("SELECT 9").int(0, 0) == 9)
+        #expect(counts(patient).spins == duringSleep.spins, "a statement spun right after another was in flight")
+        for _ in 0..<AnswerWaiting.calmSends { try alone.execute("SELECT 1") }
+        #expect(counts(patient).spins > duringSleep.spins)
 
         // A limit shorter than the statement: the thread stops reading before the answer comes.
         let brief = AnswerWaiting(limitNanoseconds: 1_000_000)
-        let hurried = try Connection(ConnectionTarget(url), waiting: brief)
+        let hurried = try calmConnection(brief)
         before = counts(brief)
         #expect(try hurried.query("SELECT 1 FROM pg_sleep(0.3)").int(0, 0) == 1)
         #expect(counts(brief) == (before.spins + 1, before.answered))
 
         // A limit of 0: never.
         let never = AnswerWaiting(limitNanoseconds: 0)
-        #expect(try Connection(ConnectionTarget(url), waiting: never).queryPrepared("SELECT 9").int(0, 0) == 9)
+        #expect(try calmConnection(never).queryPrepared("SELECT 9").int(0, 0) == 9)
         #expect(counts(never) == (0, 0))
     }
 }

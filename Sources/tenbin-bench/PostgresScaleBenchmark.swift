@@ -247,7 +247,8 @@ enum PostgresScaleBenchmark {
                     let rate = try PostgresReplicaBenchmark.rate(board, readers: readers, page)
                     let end = cpuSeconds()
                     if index == 0 {
-                        spun += Double(AnswerWaiting.process.spins.load(ordering: .relaxed) - spins) / (rate * PostgresReplicaBenchmark.seconds) / 2
+                        let pages = rate * PostgresReplicaBenchmark.seconds
+                        spun += Double(AnswerWaiting.process.spins.load(ordering: .relaxed) - spins) / pages / 2
                     }
                     rates[index] += rate / 2
                     cpu[index] += (end.user + end.system - start.user - start.system) / (rate * PostgresReplicaBenchmark.seconds) / 2

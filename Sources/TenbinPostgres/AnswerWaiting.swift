@@ -11,8 +11,8 @@ import Synchronization
 /// Why: a thread that sleeps in `poll()` for a short statement's answer lets its processor go
 /// idle, and on a virtual machine waking an idle processor is the hypervisor's work, paid on
 /// every round trip. On this project's 2-core VM a prepared `SELECT 1` took 0.15–0.20 ms
-/// asleep and 0.05–0.07 ms read as it arrived; a page of 20 posters at a million 0.20–0.27 ms
-/// against 0.12–0.15 ms (docs/benchmarks.md).
+/// asleep and 0.04–0.07 ms read as it arrived, and a page of 20 posters at a million took
+/// 15–24 % less time (docs/benchmarks.md, "Reading the answer as it arrives").
 ///
 /// What it costs, and how that is kept small:
 /// - The waiting thread uses its processor while it waits, at most ``limitNanoseconds``: a

@@ -23,18 +23,19 @@ import Synchronization
 ///   last ``calmSends`` statements were each sent alone too. Under load, when threads wait
 ///   for several at once, they all sleep as before: no processor is held for them while work
 ///   waits, and a moment's lull between busy statements does not start a spin.
-/// - A machine of one processor never spins: the answer needs that processor.
+/// - A process that may run on one processor only never spins: the answer may need it.
 package final class AnswerWaiting: Sendable {
     /// Every connection's, unless a test makes its own.
     package static let process = AnswerWaiting(limitNanoseconds: defaultLimit)
 
-    /// From `TENBIN_POSTGRES_SPIN` (microseconds, 0 never), else 250 µs on a machine of two
-    /// processors or more, else 0.
+    /// From `TENBIN_POSTGRES_SPIN` (microseconds, 0 never), else 250 µs when the process may run
+    /// on two processors or more (its affinity: `taskset` or a container's cpuset may allow
+    /// one of many), else 0.
     static var defaultLimit: Int {
         if let text = getenv("TENBIN_POSTGRES_SPIN"), let microseconds = Int(String(cString: text)), microseconds >= 0 {
             return microseconds * 1_000
         }
-        return sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 ? 250_000 : 0
+        return tb_usable_processors() > 1 ? 250_000 : 0
     }
 
     /// How long a thread reads for its answer before it sleeps, in nanoseconds; 0 never.

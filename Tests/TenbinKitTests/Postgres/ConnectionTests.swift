@@ -1,4 +1,6 @@
+import CLibPQ
 import Dispatch
+import Foundation
 import Testing
 
 @testable import TenbinKit
@@ -224,6 +226,49 @@ struct PostgresConnectionTests {
         let never = AnswerWaiting(limitNanoseconds: 0)
         #expect(try calmConnection(never).queryPrepared("SELECT 9").int(0, 0) == 9)
         #expect(counts(never) == (0, 0))
+    }
+
+    /// A thread that may run on one processor only does not spin by default: the answer may
+    /// need that processor. Checked on a thread of its own, pinned by `taskset` to its first
+    /// allowed processor and given its mask back.
+    @Test func aThreadOnOneProcessorNeverSpinsByDefault() throws {
+        let outcome = Locked<Result<(pinned: Int32, limit: Int, restored: Int32), any Error>?>(nil)
+        let thread = Thread {
+            let result = Result { () throws -> (pinned: Int32, limit: Int, restored: Int32) in
+                // /proc/thread-self links to /proc/PID/task/TID.
+                let link = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")
+                let tid = link.split(separator: "/").last.map(String.init) ?? ""
+                func taskset(_ arguments: [String]) throws -> String {
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
+                    process.arguments = arguments
+                    let output = Pipe()
+                    process.standardOutput = output
+                    try process.run()
+                    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                    process.waitUntilExit()
+                    return text
+                }
+                // "pid N's current affinity list: 0,1" or "0-3".
+                let current = try taskset(["-p", "-c", tid])
+                let allowed = current.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                let first = String(allowed.prefix { $0.isNumber })
+                _ = try taskset(["-p", "-c", first, tid])
+                let pinned = tb_usable_processors()
+                let limit = AnswerWaiting.defaultLimit
+                _ = try taskset(["-p", "-c", allowed, tid])
+                return (pinned: pinned, limit: limit, restored: tb_usable_processors())
+            }
+            outcome.withLock { $0 = result }
+        }
+        thread.start()
+        try waitUntil("the pinned thread's answer") { outcome.withLock { $0 } != nil }
+        let answer = try #require(try outcome.withLock { $0 }?.get())
+        #expect(answer.pinned == 1)
+        if getenv("TENBIN_POSTGRES_SPIN") == nil {
+            #expect(answer.limit == 0)
+        }
+        #expect(answer.restored >= 1)
     }
 }
 

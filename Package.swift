@@ -98,7 +98,7 @@ let package = Package(
         .target(name: "TestProcesses", path: "Tests/TestProcesses"),
         .testTarget(
             name: "TenbinKitTests",
-            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinPostgres", "TestPostgresServer"],
+            dependencies: ["TenbinKit", "TenbinSQLite", "TenbinPostgres", "TestPostgresServer", "TestProcesses"],
             path: "Tests/TenbinKitTests"
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 import CLibPQ
 import Dispatch
 import Foundation
+import TestProcesses
 import Testing
 
 @testable import TenbinKit
@@ -244,9 +245,9 @@ struct PostgresConnectionTests {
                     process.arguments = arguments
                     let output = Pipe()
                     process.standardOutput = output
-                    try process.run()
+                    try process.start()
                     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                    process.waitUntilExit()
+                    process.waitForExit()
                     return text
                 }
                 // "pid N's current affinity list: 0,1" or "0-3".

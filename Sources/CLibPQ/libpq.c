@@ -12,9 +12,6 @@
 // name the loader searches for): for a libpq installed outside the loader's path, and for the
 // test that proves a missing libpq is one clear error.
 
-// sched_getaffinity and CPU_COUNT (tb_usable_processors), before any header.
-#define _GNU_SOURCE 1
-
 #include "CLibPQ.h"
 
 #include "CLibraryLoader.h"
@@ -124,14 +121,4 @@ int tb_pq_await(PGconn *conn, long spin_nanoseconds) {
         if (elapsed >= spin_nanoseconds) return 0;
         sched_yield();
     }
-}
-
-// The processors this process may run on (its affinity mask: `taskset`, a container's cpuset),
-// at least 1.
-int tb_usable_processors(void) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-    int count = CPU_COUNT(&set);
-    return count > 0 ? count : 1;
 }

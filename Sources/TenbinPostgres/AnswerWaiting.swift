@@ -1,5 +1,6 @@
 import CLibPQ
 import Synchronization
+import TenbinKit
 
 #if canImport(Glibc)
     import Glibc
@@ -35,7 +36,7 @@ package final class AnswerWaiting: Sendable {
         if let text = getenv("TENBIN_POSTGRES_SPIN"), let microseconds = Int(String(cString: text)), microseconds >= 0 {
             return microseconds * 1_000
         }
-        return tb_usable_processors() > 1 ? 250_000 : 0
+        return Machine.activeCores > 1 ? 250_000 : 0
     }
 
     /// How long a thread reads for its answer before it sleeps, in nanoseconds; 0 never.

@@ -21,7 +21,4 @@ int tb_libpq_load(char *error);
 /// the time is up or the connection failed (PQgetResult then sleeps, or reports the failure).
 int tb_pq_await(PGconn *conn, long spin_nanoseconds);
 
-/// How many processors this process may run on (its affinity mask), at least 1.
-int tb_usable_processors(void);
-
 #endif

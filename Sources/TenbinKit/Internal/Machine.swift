@@ -2,9 +2,44 @@ import Glibc
 
 /// What the machine tenbin runs on offers: cores and memory, read from the system.
 package enum Machine {
-    /// Cores online now (at least 1).
+    /// The cores this thread may run on now (at least 1): its affinity list, which `taskset` or
+    /// a container's cpuset may make a few of the machine's cores; the cores online when the
+    /// list cannot be read.
     package static var activeCores: Int {
-        max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        allowedCores() ?? max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    }
+
+    /// The count of `Cpus_allowed_list` in `/proc/thread-self/status` (`0-3,8,10-11`), nil when
+    /// it cannot be read. Swift's Glibc module leaves out `sched_getaffinity`.
+    static func allowedCores() -> Int? {
+        let descriptor = open("/proc/thread-self/status", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 4_096)
+        var length = 0
+        while length < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + length, $0.count - length) }
+            guard count > 0 else { break }
+            length += count
+        }
+        return coreCount(inStatus: bytes[..<length])
+    }
+
+    /// The cores named by the `Cpus_allowed_list:` line of a status file's `text`.
+    static func coreCount(inStatus text: ArraySlice<UInt8>) -> Int? {
+        let key = Array("Cpus_allowed_list:".utf8)
+        guard let start = text.indices.first(where: { text[$0...].starts(with: key) }) else { return nil }
+        let line = text[(start + key.count)...].prefix { $0 != UInt8(ascii: "\n") }
+        var total = 0
+        for range in line.split(separator: UInt8(ascii: ",")) {
+            let bounds = range.split(separator: UInt8(ascii: "-")).map { part in
+                Int(String(decoding: part.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }, as: UTF8.self))
+            }
+            guard let low = bounds.first ?? nil, bounds.count <= 2 else { return nil }
+            guard let high = bounds.count == 2 ? bounds[1] : low, high >= low else { return nil }
+            total += high - low + 1
+        }
+        return total > 0 ? total : nil
     }
 
     /// Physical memory in bytes (1 GiB when the system will not say).

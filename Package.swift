@@ -1,6 +1,12 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Every Swift target's: a generic type's metadata is reached through its accessor function, not
+/// by demangling its name at run time. A short command makes most of its types for the first
+/// time, and the demangler was a tenth of a vote's process (docs/benchmarks.md, "Types made
+/// without the demangler").
+let swiftSettings: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
+
 let package = Package(
     name: "tenbin",
     products: [
@@ -49,19 +55,22 @@ let package = Package(
         .target(
             name: "TenbinKit",
             dependencies: ["CCrypto", "CImageCodec", "CMeCab"],
-            path: "Sources/TenbinKit"
+            path: "Sources/TenbinKit",
+            swiftSettings: swiftSettings
         ),
         // The embedded backend: the only target that speaks SQLite.
         .target(
             name: "TenbinSQLite",
             dependencies: ["TenbinKit", "CSQLite"],
-            path: "Sources/TenbinSQLite"
+            path: "Sources/TenbinSQLite",
+            swiftSettings: swiftSettings
         ),
         // The PostgreSQL backend (libpq), for boards beyond one machine.
         .target(
             name: "TenbinPostgres",
             dependencies: ["TenbinKit", "CLibPQ"],
-            path: "Sources/TenbinPostgres"
+            path: "Sources/TenbinPostgres",
+            swiftSettings: swiftSettings
         ),
         // `tenbin serve`: HTTP on libmicrohttpd over any backend's Board. The web page's script,
         // style sheet and icon are real files, compiled into the binary as byte arrays
@@ -78,18 +87,21 @@ let package = Package(
                 .embedInCode("Web/Static/report.js"),
                 .embedInCode("Web/Static/report.css"),
                 .embedInCode("Web/Static/proof-worker.js"),
-            ]
+            ],
+            swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "tenbin",
             dependencies: ["TenbinKit", "TenbinSQLite", "TenbinPostgres", "TenbinServer", "CChafa"],
-            path: "Sources/tenbin"
+            path: "Sources/tenbin",
+            swiftSettings: swiftSettings
         ),
         // `make bench`: measurements printed as tables, never timed tests.
         .executableTarget(
             name: "tenbin-bench",
             dependencies: ["TenbinKit", "TenbinSQLite", "TenbinPostgres", "TenbinServer"],
-            path: "Sources/tenbin-bench"
+            path: "Sources/tenbin-bench",
+            swiftSettings: swiftSettings
         ),
         // The core's tests, the SQLite backend's own, and the contract suite every backend
         // passes (Contract/), with an in-memory backend that proves the seam complete.

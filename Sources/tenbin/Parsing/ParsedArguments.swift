@@ -92,13 +92,20 @@ struct ParsedArguments<Options: OptionGroup>: Sendable {
         text.count > 1 && text.dropFirst().allSatisfy(\.isASCII) && Int(text) != nil
     }
 
+    // The key-path subscripts below are always inlined, so the literal at each call site (`\.json`) meets
+    // `declarations[keyPath:]` and the optimizer turns the pair into a plain property read. Not
+    // inlined, each call site made a KeyPath object at its first use (`swift_getKeyPath`, about
+    // 5 % of a vote's process; docs/benchmarks.md).
+
     /// Whether a flag was given.
+    @inline(__always)
     subscript(dynamicMember flag: KeyPath<Options, Flag>) -> Bool {
         values[declarations[keyPath: flag].info.primary] != nil
     }
 
     /// An option's value, or its default when it was not given; throws a usage error when the
     /// text given is not a value it takes.
+    @inline(__always)
     subscript<Value>(dynamicMember option: KeyPath<Options, Option<Value>>) -> Value {
         get throws {
             let declaration = declarations[keyPath: option]
@@ -111,6 +118,7 @@ struct ParsedArguments<Options: OptionGroup>: Sendable {
     }
 
     /// The options of a group inside this one.
+    @inline(__always)
     subscript<Group: OptionGroup>(dynamicMember group: KeyPath<Options, Group>) -> ParsedArguments<Group> {
         ParsedArguments<Group>(
             spec: spec, positionals: positionals, declarations: declarations[keyPath: group], arguments: Group.argumentDeclarations,
@@ -125,12 +133,14 @@ struct ParsedArguments<Options: OptionGroup>: Sendable {
     }
 
     /// Whether an option with a value was given at all.
+    @inline(__always)
     func isGiven<Value>(_ option: KeyPath<Options, Option<Value>>) -> Bool {
         values[declarations[keyPath: option].info.primary] != nil
     }
 
     /// A positional argument's value (see ``Argument``); throws a usage error when it is
     /// missing or not a value it takes.
+    @inline(__always)
     subscript<Value>(dynamicMember argument: KeyPath<Options, Argument<Value>>) -> Value {
         get throws {
             let declaration = declarations[keyPath: argument]

@@ -272,13 +272,3 @@ struct PostgresConnectionTests {
         #expect(answer.restored == answer.before)
     }
 }
-
-/// Waits (up to 20 s) until `condition` holds; fails the test with what it waited for otherwise.
-func waitUntil(_ what: String = "condition", _ condition: () throws -> Bool) throws {
-    for _ in 0..<2_000 {
-        if try condition() { return }
-        usleep(10_000)
-    }
-    Issue.record("timed out waiting for \(what)")
-    throw CancellationError()
-}

@@ -100,16 +100,6 @@ struct PostgresFaultTests {
     }
 }
 
-/// Waits (up to 60 s) until `condition` holds, without blocking other tasks.
-func waitUntilAsync(_ condition: () throws -> Bool) async throws {
-    for _ in 0..<6_000 {
-        if try condition() { return }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    Issue.record("timed out waiting")
-    throw CancellationError()
-}
-
 /// Runs blocking `body` on a Dispatch thread, so a test that waits on processes, sockets or
 /// sleeps does not hold one of the cooperative pool's few threads.
 func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {

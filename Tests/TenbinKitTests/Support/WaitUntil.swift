@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 
 /// How long a test waits for something the code under test does by itself: generous for a
@@ -19,5 +20,22 @@ func waitUntil(
             return
         }
         await Task.yield()
+    }
+}
+
+/// ``waitUntil(_:within:sourceLocation:_:)`` for a test that runs off Swift's cooperative pool
+/// (PostgreSQL's, which block on sockets and processes): sleeps 10 ms between checks, and
+/// throws after recording the issue, so the test stops where it waited.
+func waitUntil(
+    _ what: @autoclosure () -> String, within limit: Duration = waitLimit, sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () throws -> Bool
+) throws {
+    let deadline = ContinuousClock.now + limit
+    while try !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("waited \(limit) for \(what()), in vain", sourceLocation: sourceLocation)
+            throw CancellationError()
+        }
+        usleep(10_000)
     }
 }

@@ -92,10 +92,10 @@ struct ParsedArguments<Options: OptionGroup>: Sendable {
         text.count > 1 && text.dropFirst().allSatisfy(\.isASCII) && Int(text) != nil
     }
 
-    // The key-path subscripts below are always inlined, so the literal at each call site (`\.json`) meets
-    // `declarations[keyPath:]` and the optimizer turns the pair into a plain property read. Not
-    // inlined, each call site made a KeyPath object at its first use (`swift_getKeyPath`, about
-    // 5 % of a vote's process; docs/benchmarks.md).
+    // The key-path subscripts below are always inlined, so the literal at each call site
+    // (`\.json`) meets `declarations[keyPath:]` and the optimizer turns the pair into a plain
+    // property read. Not inlined, each call site made a KeyPath object at its first use
+    // (`swift_getKeyPath`, about 5 % of a vote's process; docs/benchmarks.md).
 
     /// Whether a flag was given.
     @inline(__always)

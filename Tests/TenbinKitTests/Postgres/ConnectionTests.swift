@@ -153,16 +153,16 @@ struct PostgresConnectionTests {
             events.withLock { $0.append(event) }
         }
         defer { listener.stop() }
-        try waitUntil { events.withLock { $0.contains(.listening) } }
+        try waitUntil("the listener to listen") { events.withLock { $0.contains(.listening) } }
         let sender = try Connection(ConnectionTarget(url))
         try sender.query("SELECT pg_notify('tenbin_test', 'one')")
-        try waitUntil { events.withLock { $0.contains(.notification("one")) } }
+        try waitUntil("notification one") { events.withLock { $0.contains(.notification("one")) } }
         try sender.query(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' OR query = 'SELECT 1' AND pid <> pg_backend_pid()"
         )
-        try waitUntil { events.withLock { $0.filter { $0 == .listening }.count == 2 } }
+        try waitUntil("the listener to listen again") { events.withLock { $0.filter { $0 == .listening }.count == 2 } }
         try sender.query("SELECT pg_notify('tenbin_test', 'two')")
-        try waitUntil { events.withLock { $0.contains(.notification("two")) } }
+        try waitUntil("notification two") { events.withLock { $0.contains(.notification("two")) } }
         #expect(events.withLock { $0.contains { if case .lost = $0 { true } else { false } } })
     }
 

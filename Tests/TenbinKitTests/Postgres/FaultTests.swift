@@ -49,7 +49,7 @@ struct PostgresFaultTests {
                 }
             }
         }
-        try waitUntil { tally.withLock { $0.ok } >= 100 }
+        try waitUntil("100 answered votes") { tally.withLock { $0.ok } >= 100 }
         try server.restart()
         restarted.withLock { $0 = true }
         voters.wait()
@@ -76,16 +76,18 @@ struct PostgresFaultTests {
             for try await update in try watcher.observe(Feed(order: .new, limit: 5)) { recorder.record(update) }
         }
         defer { watching.cancel() }
-        try await waitUntilAsync { recorder.delivered.count == 1 }
+        await waitUntil("the feed's snapshot", pause: .milliseconds(10)) { recorder.delivered.count == 1 }
         _ = try voter.vote(id: poster.id, side: .first)
-        try await waitUntilAsync { recorder.delivered.count == 2 }
+        await waitUntil("the first vote's change", pause: .milliseconds(10)) { recorder.delivered.count == 2 }
         // Cut the listener; a vote while it reconnects arrives as one diff after.
         let admin = try Connection(ConnectionTarget(url))
         try admin.query(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'LISTEN%'"
         )
         _ = try voter.vote(id: poster.id, side: .second, times: 3)
-        try await waitUntilAsync { (try? watcher.posters().first?.good2) == 3 && recorder.delivered.last.map(Self.good2) == 3 }
+        await waitUntil("the vote cast while the listener reconnected", pause: .milliseconds(10)) {
+            (try? watcher.posters().first?.good2) == 3 && recorder.delivered.last.map(Self.good2) == 3
+        }
     }
 
     static func good2(_ update: FeedUpdate) -> Int? {

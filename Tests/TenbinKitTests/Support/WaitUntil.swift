@@ -6,12 +6,13 @@ import Testing
 /// ever, never a speed asserted.
 let waitLimit = Duration.seconds(60)
 
-/// Yields until `condition` holds (the tasks it waits for are already running); when it still
-/// does not after `limit`, records an issue naming `what` and returns, so a test whose awaited
-/// event never comes fails instead of spinning.
+/// Yields until `condition` holds (the tasks it waits for are already running), or with
+/// `pause` sleeps that long between checks (for what another thread or process does, which
+/// yielding would only spin for); when it still does not after `limit`, records an issue naming
+/// `what` and returns, so a test whose awaited event never comes fails instead of spinning.
 func waitUntil(
-    _ what: @autoclosure () -> String, within limit: Duration = waitLimit, sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: () -> Bool
+    _ what: @autoclosure () -> String, within limit: Duration = waitLimit, pause: Duration? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
 ) async {
     let deadline = ContinuousClock.now + limit
     while !condition() {
@@ -19,7 +20,7 @@ func waitUntil(
             Issue.record("waited \(limit) for \(what()), in vain", sourceLocation: sourceLocation)
             return
         }
-        await Task.yield()
+        if let pause { try? await Task.sleep(for: pause) } else { await Task.yield() }
     }
 }
 

@@ -12,17 +12,8 @@ package enum Machine {
     /// The count of `Cpus_allowed_list` in `/proc/thread-self/status` (`0-3,8,10-11`), nil when
     /// it cannot be read. Swift's Glibc module leaves out `sched_getaffinity`.
     static func allowedCores() -> Int? {
-        let descriptor = open("/proc/thread-self/status", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 4_096)
-        var length = 0
-        while length < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + length, $0.count - length) }
-            guard count > 0 else { break }
-            length += count
-        }
-        return coreCount(inStatus: bytes[..<length])
+        guard case .success(let bytes) = FileBytes.read("/proc/thread-self/status", limit: 64 * 1024) else { return nil }
+        return coreCount(inStatus: bytes[...])
     }
 
     /// The cores named by the `Cpus_allowed_list:` line of a status file's `text`.

@@ -28,7 +28,7 @@ enum ImportBenchmark {
         // The two-job speed-up is the noisiest figure here (it needs the second core free): more
         // rounds with TENBIN_BENCH_PHOTO_ROUNDS=N.
         let rounds = Int(ProcessInfo.processInfo.environment["TENBIN_BENCH_PHOTO_ROUNDS"] ?? "") ?? 5
-        let loadBefore = loadAverage()
+        let loadBefore = MachineState.loadAverage()
         var speedUps: [Double] = []
         var theirs = Samples()
         var theirsCPU = Samples()
@@ -100,7 +100,7 @@ enum ImportBenchmark {
             "Speed-up of two jobs over the same work on one core (one job's CPU time against two jobs' wall time): "
                 + "\(Format.ratio(oneCPU.median / two.median)) (aim ≥ 1.90×); by round: \(speedUps.map(Format.ratio).joined(separator: ", ")); "
                 + "two jobs against one job's wall time: \(Format.ratio(one.median / two.median)); "
-                + "load average before and after: \(loadBefore), \(loadAverage())."
+                + "load average before and after: \(loadBefore), \(MachineState.loadAverage())."
         )
         print("Peak RSS at two jobs: \(Format.mb(rss[2] ?? 0)) (aim < 120 MB).")
     }
@@ -116,25 +116,6 @@ enum ImportBenchmark {
             }
         }
         return folder
-    }
-
-    /// The 1-minute load average (other programs' demand for the cores), or "?".
-    static func loadAverage() -> String {
-        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "?"
-    }
-
-    /// How an idle virtual processor wakes, where the guest's `haltpoll` idle driver says: with
-    /// `guest_halt_poll_ns` 0 it halts at once and every wake-up (a round trip's answer, a vote
-    /// handed between threads) goes through the hypervisor. Nil on other machines.
-    static func idlePolling() -> String? {
-        let driver = try? String(contentsOfFile: "/sys/devices/system/cpu/cpuidle/current_driver", encoding: .utf8)
-        guard driver?.hasPrefix("haltpoll") == true,
-            let text = try? String(contentsOfFile: "/sys/module/haltpoll/parameters/guest_halt_poll_ns", encoding: .utf8),
-            let nanoseconds = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
-        else { return nil }
-        return nanoseconds == 0
-            ? "the VM's idle processors halt without polling (haltpoll, guest_halt_poll_ns 0): every wake-up goes through the hypervisor"
-            : "the VM's idle processors poll up to \(nanoseconds / 1000) µs before halting (haltpoll, guest_halt_poll_ns \(nanoseconds))"
     }
 
     /// `lines` posters over 300 small stored images: first import, then the same again.

@@ -196,7 +196,7 @@ enum PostgresScaleBenchmark {
             round trip through libpq to the same server, no table touched; and the newest page's
             statement run by pgbench (the server's work and a round trip, no decoding).
             """)
-        if let idle = ImportBenchmark.idlePolling() { print("Load average \(ImportBenchmark.loadAverage()); \(idle).") }
+        if let note = MachineState.wakeUpNote() { print(note) }
     }
 
     /// `url` (`postgresql://USER@HOST:PORT/DB`) as a connection string for the Unix socket of

@@ -192,7 +192,7 @@ enum ServeBenchmark {
         table.print()
         print("\n\"committed\" is good1 + good2 summed over the store before and after: at least every answered vote, at most")
         print("\(connections) more (requests still in flight when wrk stopped). Goal: ≥ 20,000 votes/s, p99 < 50 ms.")
-        if let idle = ImportBenchmark.idlePolling() { print("Load average \(ImportBenchmark.loadAverage()); \(idle).") }
+        if let note = MachineState.wakeUpNote() { print(note) }
         print()
     }
 

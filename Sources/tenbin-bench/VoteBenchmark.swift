@@ -60,7 +60,7 @@ enum VoteBenchmark {
         }
         table.print()
         print(
-            "\n\(rounds) runs each, interleaved; load average \(ImportBenchmark.loadAverage()). libpq and libmicrohttpd are "
+            "\n\(rounds) runs each, interleaved; load average \(MachineState.loadAverage()). libpq and libmicrohttpd are "
                 + "loaded only when used, so neither the loader nor GnuTLS's constructors run here.")
     }
 }

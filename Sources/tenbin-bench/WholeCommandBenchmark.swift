@@ -7,7 +7,7 @@ import TenbinKit
 /// million posters against `tenbin list` of the same store.
 enum WholeCommandBenchmark {
     static func run(_ context: BenchContext) throws {
-        print("Load average before: \(ImportBenchmark.loadAverage()) (the ratios, not the times, are the point).\n")
+        print("Load average before: \(MachineState.loadAverage()) (the ratios, not the times, are the point).\n")
         try post(context)
         print()
         try importPhotos(context)

@@ -24,7 +24,7 @@ func waitUntil(
     }
 }
 
-/// ``waitUntil(_:within:sourceLocation:_:)`` for a test that runs off Swift's cooperative pool
+/// ``waitUntil(_:within:pause:sourceLocation:_:)`` for a test that runs off Swift's cooperative pool
 /// (PostgreSQL's, which block on sockets and processes): sleeps 10 ms between checks, and
 /// throws after recording the issue, so the test stops where it waited.
 func waitUntil(

@@ -1,0 +1,41 @@
+import CSQLite
+import Testing
+
+@testable import TenbinSQLite
+
+/// A connection's prepared statements, found again by their text, and SQLite's process-wide
+/// settings.
+@Suite struct StatementCacheTests {
+    @Test func theSameTextGetsTheSameStatementReset() throws {
+        let db = try Database(path: ":memory:", mode: .memory)
+        let sql = "SELECT ?1 + 1 AS answer_with_a_name_long_enough_to_be_hashed_by_its_end"
+        let first = try db.statement(sql)
+        #expect(try first.bind(41).first { $0.int(0) } == 42)
+        // Built again, in other memory: found by the text, not by where it is.
+        let again = try db.statement(String(sql.utf8.map { Character(UnicodeScalar($0)) }))
+        #expect(again === first)
+        // Reset, with no binding left: an unbound parameter is NULL.
+        #expect(try again.first { $0.isNull(0) } == true)
+    }
+
+    @Test func textsThatEndAlikeAreDifferentStatements() throws {
+        let db = try Database(path: ":memory:", mode: .memory)
+        // The same length and the same last 32 bytes and more: the key hashes them alike, and
+        // only comparing the whole text tells them apart.
+        let end = " AS value, 'the same forty-byte ending of both' AS tail"
+        let one = try db.statement("SELECT 1" + end)
+        let two = try db.statement("SELECT 2" + end)
+        #expect(one !== two)
+        #expect(try db.statement("SELECT 1" + end).first { $0.int(0) } == 1)
+        #expect(try db.statement("SELECT 2" + end).first { $0.int(0) } == 2)
+    }
+
+    @Test func sqliteKeepsNoMemoryStatistics() throws {
+        let db = try Database(path: ":memory:", mode: .memory)
+        try db.execute("CREATE TABLE t (x TEXT); INSERT INTO t VALUES (hex(randomblob(5000)))")
+        #expect(try db.statement("SELECT length(x) FROM t").first { $0.int(0) } == 10_000)
+        // With statistics kept, every allocation above would be counted (and each taken under
+        // a process-wide mutex); tenbin turns them off before its first connection opens.
+        #expect(sqlite3_memory_used() == 0)
+    }
+}

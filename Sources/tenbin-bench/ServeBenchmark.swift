@@ -141,59 +141,89 @@ enum ServeBenchmark {
         print("blob ≥ 0.7× nginx (issue 33: page ≥ 0.8×, blob ≥ 0.9×). wrk, nginx (2 workers) and tenbin share the 2 cores;")
         print("libmicrohttpd alone is scripts/mhd-minimal.c with tenbin's daemon flags: the library's own floor.\n")
 
-        try votes(context, board: board, port: port, folder: folder, minimalPort: minimalPort)
-        if baseline != nil {
+        try votes(context, board: board, server: (port, server.pid), folder: folder, minimal: (minimalPort, minimal.pid))
+        if let baseline {
             print("The same votes through the baseline build (TENBIN_BENCH_BASELINE), on its own store of the same posters:\n")
-            try votes(context, port: baselinePort, folder: folder) { try totalVotes(port: baselinePort) }
+            try votes(context, server: (baselinePort, baseline.pid), folder: folder) { try totalVotes(port: baselinePort) }
         }
         let loadPeak = peakBytes(of: server.pid)
         try thumbnails(context, board: board, port: port, server: server, loadPeak: loadPeak)
         try liveFeeds(board: board, port: port, server: server)
         try feedCompression(board: board, port: port, server: server)
     }
+    /// A server under test: where it listens, and its process (whose CPU is read from /proc).
+    typealias Listener = (port: UInt16, pid: pid_t)
+
     /// Votes/s over keep-alive connections, spread over every poster and all on one, with the
-    /// store's own count as the proof that none was lost or doubled.
-    /// With `minimalPort`, the same requests answered by libmicrohttpd alone the way tenbin
+    /// store's own count as the proof that none was lost or doubled, and the server's CPU per
+    /// vote. With `minimal`, the same requests answered by libmicrohttpd alone the way tenbin
     /// answers a vote, without the store (scripts/mhd-minimal.c): the library's floor for them.
-    static func votes(_ context: BenchContext, board: Board, port: UInt16, folder: String, minimalPort: UInt16? = nil) throws {
-        try votes(context, port: port, folder: folder, minimalPort: minimalPort) { try totalVotes(board) }
+    static func votes(_ context: BenchContext, board: Board, server: Listener, folder: String, minimal: Listener? = nil) throws {
+        try votes(context, server: server, folder: folder, minimal: minimal) { try totalVotes(board) }
     }
 
-    /// Votes/s through the server at `port`; `total` is the store's own count of votes.
+    /// Votes/s through `server`; `total` is the store's own count of votes.
     static func votes(
-        _ context: BenchContext, port: UInt16, folder: String, minimalPort: UInt16? = nil, total totalVotes: () throws -> Int
+        _ context: BenchContext, server: Listener, folder: String, minimal: Listener? = nil, total totalVotes: () throws -> Int
     ) throws {
         var table = Table(
-            "POST /api/v1/posters/{id}/votes, \(connections) connections", "votes/s", "p50", "p99", "answered 2xx", "committed")
+            "POST /api/v1/posters/{id}/votes, \(connections) connections", "votes/s", "p50", "p99", "server CPU a vote", "answered 2xx",
+            "committed")
+        var budget: String?
         for (name, spread) in [("spread over \(posters) posters", posters), ("one hot poster", 1)] {
             let script = "\(folder)/votes-\(spread).lua"
             try Wrk.voteScript(posters: spread).write(toFile: script, atomically: true, encoding: .utf8)
             let before = try totalVotes()
-            let run = try Wrk.run(url: "http://127.0.0.1:\(port)", connections: connections, seconds: seconds, script: script)
+            let (run, cpu) = try measured(server, script: script)
             let committed = try totalVotes() - before
             table.add(
-                name, Format.number(run.rate, digits: 0), Format.ms(run.p50), Format.ms(run.p99), String(run.requests - run.failures),
-                String(committed))
+                name, Format.number(run.rate, digits: 0), Format.ms(run.p50), Format.ms(run.p99), Self.microseconds(cpu),
+                String(run.requests - run.failures), String(committed))
             if committed < run.requests - run.failures || committed > run.requests - run.failures + connections {
                 print(
                     "Warning: \(committed) votes committed for \(run.requests - run.failures) answered with 2xx (in flight at the end: at most \(connections))."
                 )
             }
             if run.failures > 0 { print("Warning: \(run.failures) vote requests failed or were refused.") }
-            if let minimalPort {
-                let floor = try Wrk.run(url: "http://127.0.0.1:\(minimalPort)", connections: connections, seconds: seconds, script: script)
+            if let minimal {
+                let (floor, floorCPU) = try measured(minimal, script: script)
                 table.add(
                     "  libmicrohttpd alone: each POST suspended, resumed by a second thread (no store)",
-                    Format.number(floor.rate, digits: 0), Format.ms(floor.p50), Format.ms(floor.p99),
-                    String(floor.requests - floor.failures),
-                    "-")
+                    Format.number(floor.rate, digits: 0), Format.ms(floor.p50), Format.ms(floor.p99), Self.microseconds(floorCPU),
+                    String(floor.requests - floor.failures), "-")
+                if budget == nil { budget = Self.budget(floorRate: floor.rate, floorCPU: floorCPU) }
             }
         }
         table.print()
         print("\n\"committed\" is good1 + good2 summed over the store before and after: at least every answered vote, at most")
         print("\(connections) more (requests still in flight when wrk stopped). Goal: ≥ 20,000 votes/s, p99 < 50 ms.")
+        print("\"server CPU a vote\": the server's user and system time over the run (/proc/PID/stat), per request answered.")
+        if let budget { print(budget) }
         if let note = MachineState.wakeUpNote() { print(note) }
         print()
+    }
+
+    /// One wrk run of `script` against `server`, and the server's CPU seconds per request answered.
+    private static func measured(_ server: Listener, script: String) throws -> (Wrk, Double) {
+        let before = try LiveBenchmark.statSeconds(of: server.pid)
+        let run = try Wrk.run(url: "http://127.0.0.1:\(server.port)", connections: connections, seconds: seconds, script: script)
+        let cpu = try LiveBenchmark.statSeconds(of: server.pid) - before
+        return (run, cpu / Double(max(1, run.requests - run.failures)))
+    }
+
+    private static func microseconds(_ seconds: Double) -> String { String(format: "%.1f µs", seconds * 1e6) }
+
+    /// What issue 33's 40,000 spread votes a second leave the server on this machine, worked out
+    /// from libmicrohttpd alone's run: with wrk saturating the cores, what the library did not
+    /// spend of them per request went to wrk and the loopback, and is spent again per vote.
+    private static func budget(floorRate: Double, floorCPU: Double) -> String? {
+        let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
+        guard floorRate > 0 else { return nil }
+        let others = cores / floorRate - floorCPU
+        let allowed = cores / 40_000 - others
+        let bound = allowed <= floorCPU ? ", no more than the library alone spends with no store" : ""
+        return "At libmicrohttpd alone's rate of spread votes, wrk and the loopback took about \(Self.microseconds(others)) of the "
+            + "\(Int(cores)) cores a request; 40,000 votes/s (issue 33) would leave the server \(Self.microseconds(allowed)) a vote\(bound)."
     }
 
     /// The votes of every poster as the server at `port` answers them (a page of all of them).

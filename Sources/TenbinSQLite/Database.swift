@@ -157,7 +157,7 @@ final class Database {
 
         func hash(into hasher: inout Hasher) {
             hasher.combine(sql.utf8.count)
-            let hashed = sql.utf8.withContiguousStorageIfAvailable { bytes in
+            let hashed: Void? = sql.utf8.withContiguousStorageIfAvailable { bytes in
                 hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes.suffix(32))))
             }
             if hashed == nil { hasher.combine(sql) }

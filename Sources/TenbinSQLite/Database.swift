@@ -149,11 +149,14 @@ final class Database {
 
     /// A statement's text as the cache's key, hashed by its length and last 32 bytes only: the
     /// same statement is looked up again and again (a vote batch asks for five a poster, of 80 to
-    /// 400 characters), and hashing the whole text was most of a lookup. Equality still compares
-    /// the whole text, which is one check when both are the same string, so two statements that
-    /// share an end are never mistaken for each other (they only share a bucket).
+    /// 400 characters), and hashing the whole text was most of a lookup. Equality compares the
+    /// whole text's bytes (as SQLite reads them; `==` on strings compares characters, which two
+    /// different byte sequences can share, and which would not match this hash), so two
+    /// statements that share an end are never mistaken for each other: they only share a bucket.
     private struct StatementKey: Hashable {
         let sql: String
+
+        static func == (one: Self, other: Self) -> Bool { one.sql.hasSameUTF8(as: other.sql) }
 
         func hash(into hasher: inout Hasher) {
             hasher.combine(sql.utf8.count)

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A route's path: literal segments and named parameters, typed where declared.
 ///
 /// Declared as text: `/api/v1/posters/{id:poster}/votes`. `{name}` matches any one non-empty
@@ -72,14 +68,7 @@ struct PathPattern: Sendable, CustomStringConvertible {
 extension PathPattern {
     /// Whether a part of the path is a literal byte for byte (one `memcmp` over both strings'
     /// bytes, where iterating the views compared them a byte at a time).
-    static func same(_ part: Substring, _ literal: String) -> Bool {
-        let count = literal.utf8.count
-        guard part.utf8.count == count else { return false }
-        let compared = part.utf8.withContiguousStorageIfAvailable { a in
-            literal.utf8.withContiguousStorageIfAvailable { b in count == 0 || memcmp(a.baseAddress!, b.baseAddress!, count) == 0 }
-        }
-        return (compared ?? nil) ?? part.utf8.elementsEqual(literal.utf8)
-    }
+    static func same(_ part: Substring, _ literal: String) -> Bool { part.hasSameUTF8(as: literal) }
 }
 
 /// The parameters a path matched, by name.

@@ -30,6 +30,17 @@ import Testing
         #expect(try db.statement("SELECT 2" + end).first { $0.int(0) } == 2)
     }
 
+    @Test func textsOfTheSameCharactersInOtherBytesAreDifferentStatements() throws {
+        let db = try Database(path: ":memory:", mode: .memory)
+        // é as one scalar, and as e with a combining accent: equal as Swift strings, not as the
+        // bytes SQLite is given, which count one character and two.
+        let precomposed = "SELECT length('\u{E9}')"
+        let decomposed = "SELECT length('e\u{301}')"
+        #expect(precomposed == decomposed)
+        #expect(try db.statement(precomposed).first { $0.int(0) } == 1)
+        #expect(try db.statement(decomposed).first { $0.int(0) } == 2)
+    }
+
     @Test func sqliteKeepsNoMemoryStatistics() throws {
         let db = try Database(path: ":memory:", mode: .memory)
         try db.execute("CREATE TABLE t (x TEXT); INSERT INTO t VALUES (hex(randomblob(5000)))")

@@ -160,10 +160,7 @@ final class Database {
 
         func hash(into hasher: inout Hasher) {
             hasher.combine(sql.utf8.count)
-            let hashed: Void? = sql.utf8.withContiguousStorageIfAvailable { bytes in
-                hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes.suffix(32))))
-            }
-            if hashed == nil { hasher.combine(sql) }
+            for byte in sql.utf8.suffix(32) { hasher.combine(byte) }
         }
     }
 

@@ -39,6 +39,14 @@ import Testing
         #expect(precomposed == decomposed)
         #expect(try db.statement(precomposed).first { $0.int(0) } == 1)
         #expect(try db.statement(decomposed).first { $0.int(0) } == 2)
+        // Two accents in either order: equal strings of equal length, whose different bytes lie
+        // before the last 32 that the key hashes, so only the comparison of bytes parts them.
+        let tail = " AS marks, 'an ending longer than the hashed part' AS tail"
+        let accents = "SELECT hex('a\u{301}\u{316}')" + tail
+        let swapped = "SELECT hex('a\u{316}\u{301}')" + tail
+        #expect(accents == swapped && accents.utf8.count == swapped.utf8.count)
+        #expect(try db.statement(accents).first { $0.text(0) } == "61CC81CC96")
+        #expect(try db.statement(swapped).first { $0.text(0) } == "61CC96CC81")
     }
 
     @Test func sqliteKeepsNoMemoryStatistics() throws {

@@ -304,11 +304,10 @@ enum PostgresScaleBenchmark {
         let start = cpuSeconds()
         for _ in 0..<calls { _ = try timed(&wall) { try body() } }
         let end = cpuSeconds()
-        func microseconds(_ seconds: Double) -> String { String(format: "%.1f µs", seconds * 1e6) }
         print(
-            "\(call): \(calls) calls, wall median \(microseconds(wall.median)), p90 \(microseconds(wall.percentile(90))); "
-                + "client CPU a call: user \(microseconds((end.user - start.user) / Double(calls))), "
-                + "system \(microseconds((end.system - start.system) / Double(calls)))"
+            "\(call): \(calls) calls, wall median \(Format.microseconds(wall.median)), p90 \(Format.microseconds(wall.percentile(90))); "
+                + "client CPU a call: user \(Format.microseconds((end.user - start.user) / Double(calls))), "
+                + "system \(Format.microseconds((end.system - start.system) / Double(calls)))"
                 + (call == "search" ? "; kept \(store.keptSearches)" : ""))
     }
 

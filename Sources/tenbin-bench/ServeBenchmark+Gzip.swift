@@ -13,7 +13,7 @@ extension ServeBenchmark {
             let (rss, growth, cpu) = try feedCost(board: board, port: port, server: server, gzip: compressed)
             cost.add(
                 compressed ? "gzip" : "plain", Format.mb(rss), String(format: "%.1f KB", Double(growth) / Double(feeds) / 1000),
-                Format.ms(cpu), String(format: "%.1f µs", cpu / Double(feeds) * 1e6))
+                Format.ms(cpu), Format.microseconds(cpu / Double(feeds)))
         }
         cost.print()
         print("\nResident memory of the server with the feeds open, and its growth while they opened (the plain feeds")

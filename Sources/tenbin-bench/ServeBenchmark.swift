@@ -177,7 +177,7 @@ enum ServeBenchmark {
             let (run, cpu) = try measured(server, script: script)
             let committed = try totalVotes() - before
             table.add(
-                name, Format.number(run.rate, digits: 0), Format.ms(run.p50), Format.ms(run.p99), Self.microseconds(cpu),
+                name, Format.number(run.rate, digits: 0), Format.ms(run.p50), Format.ms(run.p99), Format.microseconds(cpu),
                 String(run.requests - run.failures), String(committed))
             if committed < run.requests - run.failures || committed > run.requests - run.failures + connections {
                 print(
@@ -189,9 +189,9 @@ enum ServeBenchmark {
                 let (floor, floorCPU) = try measured(minimal, script: script)
                 table.add(
                     "  libmicrohttpd alone: each POST suspended, resumed by a second thread (no store)",
-                    Format.number(floor.rate, digits: 0), Format.ms(floor.p50), Format.ms(floor.p99), Self.microseconds(floorCPU),
+                    Format.number(floor.rate, digits: 0), Format.ms(floor.p50), Format.ms(floor.p99), Format.microseconds(floorCPU),
                     String(floor.requests - floor.failures), "-")
-                if budget == nil { budget = Self.budget(floorRate: floor.rate, floorCPU: floorCPU) }
+                if spread == posters { budget = Self.budget(floorRate: floor.rate, floorCPU: floorCPU) }
             }
         }
         table.print()
@@ -211,8 +211,6 @@ enum ServeBenchmark {
         return (run, cpu / Double(max(1, run.requests - run.failures)))
     }
 
-    private static func microseconds(_ seconds: Double) -> String { String(format: "%.1f µs", seconds * 1e6) }
-
     /// What issue 33's 40,000 spread votes a second leave the server on this machine, worked out
     /// from libmicrohttpd alone's run: with wrk saturating the cores, what the library did not
     /// spend of them per request went to wrk and the loopback, and is spent again per vote.
@@ -222,8 +220,8 @@ enum ServeBenchmark {
         let others = cores / floorRate - floorCPU
         let allowed = cores / 40_000 - others
         let bound = allowed <= floorCPU ? ", no more than the library alone spends with no store" : ""
-        return "At libmicrohttpd alone's rate of spread votes, wrk and the loopback took about \(Self.microseconds(others)) of the "
-            + "\(Int(cores)) cores a request; 40,000 votes/s (issue 33) would leave the server \(Self.microseconds(allowed)) a vote\(bound)."
+        return "At libmicrohttpd alone's rate of spread votes, wrk and the loopback took about \(Format.microseconds(others)) of the "
+            + "\(Int(cores)) cores a request; 40,000 votes/s (issue 33) would leave the server \(Format.microseconds(allowed)) a vote\(bound)."
     }
 
     /// The votes of every poster as the server at `port` answers them (a page of all of them).

@@ -147,6 +147,7 @@ struct Table {
 /// Number formatting for tables.
 enum Format {
     static func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1000) }
+    static func microseconds(_ seconds: Double) -> String { String(format: "%.1f µs", seconds * 1e6) }
     static func ratio(_ value: Double) -> String { String(format: "%.2f×", value) }
     static func mb(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
     static func number(_ value: Double, digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }

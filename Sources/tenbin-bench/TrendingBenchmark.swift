@@ -145,7 +145,7 @@ enum TrendingBenchmark {
             "server CPU per vote", "ratio")
         for (index, server) in servers.enumerated() {
             table.add(
-                server.name, Format.number(rates[index].median, digits: 0), String(format: "%.1f µs", perVote[index].median * 1e6),
+                server.name, Format.number(rates[index].median, digits: 0), Format.microseconds(perVote[index].median),
                 Format.ratio(perVote[index].median / reference))
         }
         table.print()
